@@ -1,0 +1,189 @@
+"""Dependency trees and arc-score arrays: the conventions every module shares.
+
+A sentence has n tokens plus the root 0. Arc scores are a float64 array ``S`` of shape (n+1, n+1) with
+``S[h, m]`` the score of head h -> modifier m; column 0 and the diagonal are never used and ``-inf`` marks a
+forbidden (pruned) arc. Heads are an int array of length n+1 with ``heads[0] = -1``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "NoTreeError",
+    "validate_scores",
+    "allowed_mask_shape",
+    "allowed_arcs",
+    "check_tree_exists",
+    "tree_problem",
+    "tree_error",
+    "is_tree",
+    "check_tree",
+    "is_projective",
+    "tree_score",
+    "heads_to_matrix",
+]
+
+
+class NoTreeError(ValueError):
+    """No dependency tree exists over the allowed (finite-score) arcs."""
+
+
+def validate_scores(scores: ArrayLike, name: str = "scores") -> NDArray[np.float64]:
+    """Return ``scores`` as a float64 (n+1, n+1) array, or raise ``ValueError``.
+
+    NaN and ``+inf`` are rejected; ``-inf`` marks a pruned arc. Column 0 and the diagonal are ignored.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 2 or s.shape[0] != s.shape[1]:
+        raise ValueError(f"{name} must be a square (n+1, n+1) array, got shape {s.shape}")
+    if s.shape[0] < 2:
+        raise ValueError(f"{name} describes an empty sentence (shape {s.shape}); need at least one token")
+    used = allowed_mask_shape(s.shape[0])
+    bad = used & np.isnan(s)
+    if bad.any():
+        h, m = np.argwhere(bad)[0]
+        raise ValueError(f"{name} contains NaN (first at head {h}, modifier {m})")
+    bad = used & np.isposinf(s)
+    if bad.any():
+        h, m = np.argwhere(bad)[0]
+        raise ValueError(f"{name} contains +inf (first at head {h}, modifier {m})")
+    return s
+
+
+def allowed_mask_shape(size: int) -> NDArray[np.bool_]:
+    """Boolean (size, size) mask of the positions that can hold an arc: m > 0 and h != m."""
+    mask = ~np.eye(size, dtype=bool)
+    mask[:, 0] = False
+    return mask
+
+
+def allowed_arcs(scores: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Boolean mask of arcs that are present: finite score, m > 0, h != m."""
+    return allowed_mask_shape(scores.shape[0]) & np.isfinite(scores)
+
+
+def _reachable(adj: NDArray[np.bool_], start: int, skip: int | None = None) -> NDArray[np.bool_]:
+    seen = np.zeros(adj.shape[0], dtype=bool)
+    seen[start] = True
+    queue = deque([start])
+    while queue:
+        u = queue.popleft()
+        for v in np.flatnonzero(adj[u] & ~seen):
+            if v == skip:
+                continue
+            seen[v] = True
+            queue.append(v)
+    return seen
+
+
+def tree_problem(mask: NDArray[np.bool_], single_root: bool = False) -> str | None:
+    """Why no tree exists over the arcs in ``mask`` (None when one does).
+
+    Multi-root: a tree exists iff every token is reachable from 0. Single-root: iff some root child r
+    reaches every other token through word-to-word arcs.
+    """
+    reach = _reachable(mask, 0)
+    if not reach.all():
+        missing = np.flatnonzero(~reach).tolist()
+        return f"tokens {missing} cannot be reached from the root over the allowed arcs"
+    if single_root:
+        words = mask.copy()
+        words[0, :] = False
+        for r in np.flatnonzero(mask[0]):
+            seen = _reachable(words, int(r))
+            seen[0] = True
+            if seen.all():
+                return None
+        return "no single root child reaches every other token over the allowed arcs"
+    return None
+
+
+def check_tree_exists(scores: NDArray[np.float64], single_root: bool = False) -> None:
+    """Raise :class:`NoTreeError` if no tree exists over the finite-score arcs of ``scores``."""
+    problem = tree_problem(allowed_arcs(scores), single_root)
+    if problem is not None:
+        kind = "single-root" if single_root else "multi-root"
+        raise NoTreeError(f"no {kind} dependency tree exists: {problem}")
+
+
+def _as_heads(heads: ArrayLike) -> NDArray[np.int64]:
+    h = np.asarray(heads)
+    if h.ndim != 1 or h.shape[0] < 2:
+        raise ValueError(f"heads must be a 1-d array of length n+1 >= 2, got shape {h.shape}")
+    return h.astype(np.int64)
+
+
+def tree_error(heads: ArrayLike, single_root: bool = False) -> str | None:
+    """Why ``heads`` is not a dependency tree rooted at 0 (None when it is)."""
+    h = _as_heads(heads)
+    n = h.shape[0] - 1
+    if h[0] != -1:
+        return f"heads[0] must be -1, got {h[0]}"
+    for m in range(1, n + 1):
+        if not 0 <= h[m] <= n:
+            return f"token {m} has head {h[m]} outside 0..{n}"
+        if h[m] == m:
+            return f"token {m} is its own head"
+    if single_root and int(np.sum(h[1:] == 0)) != 1:
+        return f"single-root tree needs exactly one child of the root, found {int(np.sum(h[1:] == 0))}"
+    state = np.zeros(n + 1, dtype=np.int8)  # 0 unvisited, 1 on current path, 2 reaches root
+    state[0] = 2
+    for start in range(1, n + 1):
+        path = []
+        v = start
+        while state[v] == 0:
+            state[v] = 1
+            path.append(v)
+            v = int(h[v])
+        if state[v] == 1:
+            cycle = path[path.index(v):]
+            return f"cycle through tokens {cycle}"
+        for u in path:
+            state[u] = 2
+    return None
+
+
+def is_tree(heads: ArrayLike, single_root: bool = False) -> bool:
+    """True iff ``heads`` is a dependency tree rooted at 0 (with one root child if ``single_root``)."""
+    return tree_error(heads, single_root) is None
+
+
+def check_tree(heads: ArrayLike, single_root: bool = False) -> NDArray[np.int64]:
+    """Return ``heads`` as an int array, or raise ``ValueError`` saying why it is not a tree."""
+    problem = tree_error(heads, single_root)
+    if problem is not None:
+        raise ValueError(f"not a dependency tree: {problem}")
+    return _as_heads(heads)
+
+
+def is_projective(heads: ArrayLike) -> bool:
+    """True iff no two arcs cross, root arcs included (the root sits left of token 1)."""
+    h = _as_heads(heads)
+    m = np.arange(1, h.shape[0])
+    lo = np.minimum(h[1:], m)
+    hi = np.maximum(h[1:], m)
+    # arcs a, b cross iff lo_a < lo_b < hi_a < hi_b
+    a_lo, b_lo = lo[:, None], lo[None, :]
+    a_hi, b_hi = hi[:, None], hi[None, :]
+    return not bool(np.any((a_lo < b_lo) & (b_lo < a_hi) & (a_hi < b_hi)))
+
+
+def tree_score(scores: ArrayLike, heads: ArrayLike) -> float:
+    """Sum of arc scores ``S[heads[m], m]`` over the tokens m = 1..n."""
+    s = np.asarray(scores, dtype=np.float64)
+    h = _as_heads(heads)
+    m = np.arange(1, h.shape[0])
+    return float(s[h[1:], m].sum())
+
+
+def heads_to_matrix(heads: ArrayLike) -> NDArray[np.float64]:
+    """0/1 (n+1, n+1) matrix with a 1 at (heads[m], m) for every token m."""
+    h = _as_heads(heads)
+    z = np.zeros((h.shape[0], h.shape[0]))
+    m = np.arange(1, h.shape[0])
+    z[h[1:], m] = 1.0
+    return z
