@@ -20,6 +20,7 @@ __all__ = [
     "check_tree_exists",
     "tree_problem",
     "tree_error",
+    "find_cycle",
     "is_tree",
     "check_tree",
     "is_projective",
@@ -130,6 +131,16 @@ def tree_error(heads: ArrayLike, single_root: bool = False) -> str | None:
             return f"token {m} is its own head"
     if single_root and int(np.sum(h[1:] == 0)) != 1:
         return f"single-root tree needs exactly one child of the root, found {int(np.sum(h[1:] == 0))}"
+    cycle = find_cycle(h)
+    if cycle is not None:
+        return f"cycle through tokens {cycle}"
+    return None
+
+
+def find_cycle(heads: ArrayLike) -> list[int] | None:
+    """Tokens of the first cycle in ``heads`` (heads must lie in 0..n), or None if every token reaches 0."""
+    h = _as_heads(heads)
+    n = h.shape[0] - 1
     state = np.zeros(n + 1, dtype=np.int8)  # 0 unvisited, 1 on current path, 2 reaches root
     state[0] = 2
     for start in range(1, n + 1):
@@ -140,8 +151,7 @@ def tree_error(heads: ArrayLike, single_root: bool = False) -> str | None:
             path.append(v)
             v = int(h[v])
         if state[v] == 1:
-            cycle = path[path.index(v):]
-            return f"cycle through tokens {cycle}"
+            return path[path.index(v):]
         for u in path:
             state[u] = 2
     return None

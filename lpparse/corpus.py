@@ -1,0 +1,304 @@
+"""Treebanks: reading and writing CoNLL-U and CoNLL-X, the :class:`Sentence` record, and UAS.
+
+Both formats have ten tab-separated columns (CoNLL-X: ID FORM LEMMA CPOSTAG POSTAG FEATS HEAD DEPREL PHEAD
+PDEPREL; CoNLL-U: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC). Lines are checked here, with file and
+line number in every error, before the ``conllu`` package parses each sentence; the parsed token list is kept
+so that writing predicted heads back preserves every other column, multiword tokens (``1-2``) and empty nodes
+(``1.1``) included. Multiword tokens and empty nodes are not part of the tree.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import conllu
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lpparse.trees import find_cycle, is_projective
+
+__all__ = [
+    "CorpusError",
+    "Sentence",
+    "read_treebank",
+    "iter_treebank",
+    "write_treebank",
+    "sample_treebank_path",
+    "is_punctuation",
+    "UAS",
+    "sentence_uas",
+    "corpus_uas",
+]
+
+_RAW = {name: (lambda line, i: line[i]) for name in ("feats", "deps", "misc")}
+_INT_ID = re.compile(r"^[1-9][0-9]*$")
+_RANGE_ID = re.compile(r"^[1-9][0-9]*-[1-9][0-9]*$")
+_EMPTY_ID = re.compile(r"^[0-9]+\.[1-9][0-9]*$")
+_INT = re.compile(r"^(0|[1-9][0-9]*)$")
+PUNCT_TAGS = frozenset({"PUNCT", "XP", "."})
+
+
+class CorpusError(ValueError):
+    """Malformed treebank input; the message names the file and line."""
+
+    def __init__(self, path: str | Path, line: int, message: str):
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = str(path)
+        self.line = line
+        self.reason = message
+
+
+@dataclass
+class Sentence:
+    """One annotated sentence: n tokens, arrays indexed 1..n with the root at position 0.
+
+    ``heads[0] = -1``; ``words[0]`` etc. hold the root pseudo-token ``<root>``. ``tokens`` is the parsed
+    ``conllu.TokenList`` (multiword tokens and empty nodes included) that :func:`write_treebank` updates.
+    """
+
+    words: list[str]
+    lemmas: list[str]
+    cpos: list[str]
+    pos: list[str]
+    heads: NDArray[np.int64]
+    labels: list[str]
+    tokens: conllu.TokenList = field(repr=False)
+    source: str = ""
+    line: int = 0
+
+    @property
+    def n(self) -> int:
+        """Number of tokens (the root excluded)."""
+        return len(self.words) - 1
+
+    @property
+    def sent_id(self) -> str:
+        return str(self.tokens.metadata.get("sent_id", f"{self.source}:{self.line}"))
+
+    @property
+    def root_children(self) -> int:
+        return int(np.sum(self.heads[1:] == 0))
+
+    @property
+    def single_rooted(self) -> bool:
+        return self.root_children == 1
+
+    @property
+    def projective(self) -> bool:
+        return is_projective(self.heads)
+
+    @property
+    def punct_mask(self) -> NDArray[np.bool_]:
+        """Boolean mask over 0..n: True for punctuation tokens (never for the root)."""
+        mask = np.array([is_punctuation(w, t) for w, t in zip(self.words, self.cpos)])
+        mask[0] = False
+        return mask
+
+    def text(self) -> str:
+        return " ".join(self.words[1:])
+
+
+def is_punctuation(form: str, tag: str | None = None) -> bool:
+    """Punctuation as the CoNLL-X evaluation counts it: a PUNCT-like tag, or a form made only of
+    Unicode punctuation characters."""
+    if tag in PUNCT_TAGS:
+        return True
+    return bool(form) and all(unicodedata.category(ch).startswith("P") for ch in form)
+
+
+def sample_treebank_path() -> Path:
+    """The small English treebank shipped with lpparse (CoNLL-U)."""
+    return Path(__file__).with_name("data") / "sample.conllu"
+
+
+def _blocks(path: Path) -> Iterator[tuple[int, list[tuple[int, str]]]]:
+    """Yield (first line number, [(line number, line)]) for each blank-line-separated sentence."""
+    block: list[tuple[int, str]] = []
+    with path.open(encoding="utf-8") as handle:
+        for number, raw in enumerate(handle, start=1):
+            line = raw.rstrip("\r\n")
+            if line.strip():
+                block.append((number, line))
+            elif block:
+                yield block[0][0], block
+                block = []
+    if block:
+        yield block[0][0], block
+
+
+def _check_block(path: Path, block: list[tuple[int, str]]) -> tuple[list[int], list[int]]:
+    """Check columns, ids and heads of one sentence block; return (heads, line numbers) of its words."""
+    heads: list[int] = []
+    lines: list[int] = []
+    for number, line in block:
+        if line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) != 10:
+            raise CorpusError(path, number, f"expected 10 tab-separated columns, found {len(cols)}")
+        tid, head = cols[0], cols[6]
+        if _RANGE_ID.match(tid) or _EMPTY_ID.match(tid):
+            continue
+        if not _INT_ID.match(tid):
+            raise CorpusError(path, number, f"token id {tid!r} is not an integer, a range a-b or a decimal a.b")
+        if int(tid) != len(heads) + 1:
+            raise CorpusError(path, number, f"token id {tid} out of sequence (expected {len(heads) + 1})")
+        if not _INT.match(head):
+            raise CorpusError(path, number, f"head {head!r} of token {tid} is not a non-negative integer")
+        heads.append(int(head))
+        lines.append(number)
+    if not heads:
+        raise CorpusError(path, block[0][0], "sentence has no tokens")
+    n = len(heads)
+    for m, (h, number) in enumerate(zip(heads, lines), start=1):
+        if h > n:
+            raise CorpusError(path, number, f"head {h} of token {m} is out of range 0..{n}")
+    cycle = find_cycle([-1, *heads])
+    if cycle is not None:
+        raise CorpusError(path, lines[min(cycle) - 1], f"gold heads contain a cycle through tokens {sorted(cycle)}")
+    return heads, lines
+
+
+def _sentence(path: Path, start: int, block: list[tuple[int, str]]) -> Sentence:
+    heads, _ = _check_block(path, block)
+    tokens = conllu.parse_token_and_metadata("\n".join(line for _, line in block), field_parsers=_RAW)
+    words = [t for t in tokens if isinstance(t["id"], int)]
+    value = lambda v: "_" if v is None else str(v)  # noqa: E731
+    return Sentence(
+        words=["<root>"] + [value(t["form"]) for t in words],
+        lemmas=["<root>"] + [value(t["lemma"]) for t in words],
+        cpos=["<root>"] + [value(t["upos"]) for t in words],
+        pos=["<root>"] + [value(t["xpos"]) for t in words],
+        heads=np.array([-1, *heads], dtype=np.int64),
+        labels=["<root>"] + [value(t["deprel"]) for t in words],
+        tokens=tokens,
+        source=str(path),
+        line=start,
+    )
+
+
+def iter_treebank(
+    path: str | Path, on_error: Literal["raise", "skip"] = "raise"
+) -> Iterator[Sentence]:
+    """Yield the sentences of a CoNLL-U or CoNLL-X file.
+
+    ``on_error="raise"`` stops at the first malformed sentence with a :class:`CorpusError` naming file and
+    line; ``"skip"`` drops such sentences and warns once at the end with their count and the first reason.
+    """
+    if on_error not in ("raise", "skip"):
+        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"treebank not found: {path}")
+    skipped: list[CorpusError] = []
+    for start, block in _blocks(path):
+        try:
+            yield _sentence(path, start, block)
+        except CorpusError as err:
+            if on_error == "raise":
+                raise
+            skipped.append(err)
+    if skipped:
+        warnings.warn(
+            f"{path}: skipped {len(skipped)} malformed sentence(s); first: {skipped[0]}", stacklevel=2
+        )
+
+
+def read_treebank(
+    path: str | Path,
+    on_error: Literal["raise", "skip"] = "raise",
+    limit: int | None = None,
+    max_length: int | None = None,
+) -> list[Sentence]:
+    """Read a whole treebank (see :func:`iter_treebank`), optionally the first ``limit`` sentences of at
+    most ``max_length`` tokens."""
+    out: list[Sentence] = []
+    for sentence in iter_treebank(path, on_error):
+        if max_length is not None and sentence.n > max_length:
+            continue
+        out.append(sentence)
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def write_treebank(
+    path: str | Path,
+    sentences: Iterable[Sentence],
+    heads: Iterable[ArrayLike] | None = None,
+    labels: Iterable[Sequence[str] | None] | None = None,
+) -> None:
+    """Write sentences in their original format, replacing HEAD (and DEPREL if given) with predictions.
+
+    Every other column, comment, multiword token and empty node is kept as read.
+    """
+    sentences = list(sentences)
+    predicted = list(heads) if heads is not None else [s.heads for s in sentences]
+    relabel = list(labels) if labels is not None else [None] * len(sentences)
+    if not len(predicted) == len(relabel) == len(sentences):
+        raise ValueError("sentences, heads and labels must have the same length")
+    with Path(path).open("w", encoding="utf-8") as handle:
+        for sentence, pred, lab in zip(sentences, predicted, relabel):
+            pred = np.asarray(pred)
+            if pred.shape != sentence.heads.shape:
+                raise ValueError(
+                    f"sentence {sentence.sent_id}: predicted heads have shape {pred.shape}, "
+                    f"expected {sentence.heads.shape}"
+                )
+            tokens = sentence.tokens.copy()
+            words = [t for t in tokens if isinstance(t["id"], int)]
+            for m, token in enumerate(words, start=1):
+                token["head"] = int(pred[m])
+                if lab is not None:
+                    token["deprel"] = lab[m]
+            handle.write(tokens.serialize())
+
+
+@dataclass(frozen=True)
+class UAS:
+    """Unlabeled attachment score: correct heads over scored tokens, with and without punctuation."""
+
+    correct: int
+    total: int
+    correct_no_punct: int
+    total_no_punct: int
+
+    @property
+    def uas(self) -> float:
+        return self.correct / self.total if self.total else float("nan")
+
+    @property
+    def uas_no_punct(self) -> float:
+        return self.correct_no_punct / self.total_no_punct if self.total_no_punct else float("nan")
+
+    def __add__(self, other: UAS) -> UAS:
+        return UAS(
+            self.correct + other.correct,
+            self.total + other.total,
+            self.correct_no_punct + other.correct_no_punct,
+            self.total_no_punct + other.total_no_punct,
+        )
+
+
+def sentence_uas(sentence: Sentence, predicted: ArrayLike) -> UAS:
+    """UAS of predicted heads against the sentence's gold heads."""
+    pred = np.asarray(predicted)
+    if pred.shape != sentence.heads.shape:
+        raise ValueError(f"predicted heads have shape {pred.shape}, expected {sentence.heads.shape}")
+    hit = pred[1:] == sentence.heads[1:]
+    keep = ~sentence.punct_mask[1:]
+    return UAS(int(hit.sum()), sentence.n, int(hit[keep].sum()), int(keep.sum()))
+
+
+def corpus_uas(sentences: Iterable[Sentence], predictions: Iterable[ArrayLike]) -> UAS:
+    """Micro-averaged UAS over a corpus (token counts summed over sentences)."""
+    total = UAS(0, 0, 0, 0)
+    for sentence, pred in zip(sentences, predictions, strict=True):
+        total = total + sentence_uas(sentence, pred)
+    return total
