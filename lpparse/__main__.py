@@ -1,0 +1,5 @@
+import sys
+
+from lpparse.cli import main
+
+sys.exit(main())

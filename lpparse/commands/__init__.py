@@ -1,0 +1,1 @@
+"""Sub-commands of the ``lpparse`` command line (see :mod:`lpparse.cli`)."""
