@@ -1,0 +1,116 @@
+"""The shared conventions of lpparse.trees, held against direct definitions."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lpparse.scores import noisy_gold_scores, random_scores
+from lpparse.trees import (
+    NoTreeError,
+    check_tree,
+    check_tree_exists,
+    find_cycle,
+    heads_to_matrix,
+    is_projective,
+    is_tree,
+    tree_score,
+    validate_scores,
+)
+
+
+def all_head_arrays(n: int):
+    for rest in itertools.product(range(n + 1), repeat=n):
+        yield np.array([-1, *rest])
+
+
+def reaches_root(heads: np.ndarray) -> bool:
+    """Definition: following heads from every token reaches 0 within n steps, no self-loops."""
+    n = len(heads) - 1
+    for m in range(1, n + 1):
+        v, steps = m, 0
+        while v != 0 and steps <= n:
+            if heads[v] == v:
+                return False
+            v, steps = heads[v], steps + 1
+        if v != 0:
+            return False
+    return True
+
+
+def crosses(heads: np.ndarray) -> bool:
+    arcs = [(min(h, m), max(h, m)) for m, h in enumerate(heads) if m > 0]
+    return any(a < c < b < d for (a, b), (c, d) in itertools.permutations(arcs, 2))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_tree_checks_match_definitions_exhaustively(n: int) -> None:
+    trees = 0
+    for heads in all_head_arrays(n):
+        tree = reaches_root(heads)
+        trees += tree
+        assert is_tree(heads) is tree
+        assert (find_cycle(heads) is None) is tree  # a self-loop is a cycle of length one
+        assert is_tree(heads, single_root=True) is (tree and int(np.sum(heads[1:] == 0)) == 1)
+        if tree:
+            assert is_projective(heads) is not crosses(heads)
+    assert trees == (n + 1) ** (n - 1)  # Cayley: rooted labelled trees on n+1 nodes rooted at 0
+
+
+def test_check_tree_errors() -> None:
+    with pytest.raises(ValueError, match="cycle"):
+        check_tree([-1, 2, 1])
+    with pytest.raises(ValueError, match="outside"):
+        check_tree([-1, 0, 5])
+    with pytest.raises(ValueError, match="heads\\[0\\]"):
+        check_tree([0, 0, 1])
+    with pytest.raises(ValueError, match="exactly one child"):
+        check_tree([-1, 0, 0], single_root=True)
+
+
+def test_validate_scores_rejects_bad_input() -> None:
+    s = random_scores(3, rng=0)
+    validate_scores(s)
+    with pytest.raises(ValueError, match="square"):
+        validate_scores(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="empty"):
+        validate_scores(np.zeros((1, 1)))
+    bad = s.copy()
+    bad[1, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        validate_scores(bad)
+    bad[1, 2] = np.inf
+    with pytest.raises(ValueError, match=r"\+inf"):
+        validate_scores(bad)
+    bad[1, 2] = 0.0
+    bad[2, 2] = np.nan  # the diagonal is never used
+    validate_scores(bad)
+
+
+def test_tree_existence() -> None:
+    s = random_scores(3, rng=1)
+    check_tree_exists(s, single_root=True)
+    s[:, 2] = -np.inf
+    with pytest.raises(NoTreeError, match=r"\[2\]"):
+        check_tree_exists(s)
+    s = random_scores(3, rng=1)
+    s[0, 1:] = [0.0, 0.0, 0.0]
+    s[1:, 1:] = -np.inf  # only root arcs: a multi-root tree exists, a single-root one does not
+    check_tree_exists(s)
+    with pytest.raises(NoTreeError, match="single"):
+        check_tree_exists(s, single_root=True)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_noisy_gold_scores_and_tree_score(n: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    heads = np.array([-1, *(rng.integers(0, m) for m in range(1, n + 1))])  # heads to the left: a tree
+    s = noisy_gold_scores(heads, noise=0.5, rng=seed)
+    assert np.isneginf(s[:, 0]).all() and np.isneginf(np.diag(s)).all()
+    assert tree_score(s, heads) == pytest.approx(float((heads_to_matrix(heads) * np.where(np.isfinite(s), s, 0)).sum()))
+    assert np.array_equal(s, noisy_gold_scores(heads, noise=0.5, rng=seed))
