@@ -1,0 +1,74 @@
+"""Triple enumeration and the lazy grandparent scorers: counts, bounds, errors."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lpparse.scores import random_scores
+from lpparse.trees import allowed_arcs
+from lpparse.triples import (
+    GP_DISTRIBUTIONS,
+    DenseTripleScorer,
+    TripleScorer,
+    candidate_triples,
+    synthetic_triple_scorer,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(1, 7), seed=st.integers(0, 2**32 - 1), prune=st.floats(0.0, 0.6))
+def test_candidate_triples_match_definition(n: int, seed: int, prune: float) -> None:
+    rng = np.random.default_rng(seed)
+    scores = random_scores(n, rng)
+    scores[rng.random(scores.shape) < prune] = -np.inf
+    arcs = allowed_arcs(scores)
+    expected = [
+        (g, p, c)
+        for g, p, c in itertools.product(range(n + 1), repeat=3)
+        if p > 0 and g != c and arcs[g, p] and arcs[p, c]
+    ]
+    assert list(zip(*(a.tolist() for a in candidate_triples(arcs)))) == expected
+
+
+@pytest.mark.parametrize("distribution", GP_DISTRIBUTIONS)
+def test_synthetic_bounds_are_valid_and_scoring_is_counted(distribution: str) -> None:
+    n = 6
+    scorer = synthetic_triple_scorer(n, rng=3, distribution=distribution)
+    assert isinstance(scorer, TripleScorer)
+    g, p, c = candidate_triples(allowed_arcs(random_scores(n, 0)))
+    values = scorer.score(g, p, c)
+    assert scorer.scored == g.size
+    scorer.score(g[:5], p[:5], c[:5])
+    assert scorer.scored == g.size + 5
+    assert np.all(scorer.bound_gp()[g, p] >= values)
+    assert np.all(scorer.bound_pc()[p, c] >= values)
+    exact = DenseTripleScorer(scorer.scores)
+    best_gp = np.full((n + 1, n + 1), -np.inf)
+    np.maximum.at(best_gp, (g, p), values)
+    assert np.allclose(exact.bound_gp()[g, p], best_gp[g, p])  # exact bounds are the true maxima
+    if distribution != "flat":
+        assert np.any(scorer.bound_gp()[g, p] > best_gp[g, p])  # the synthetic ones are loose
+
+
+def test_bad_batches_and_arrays() -> None:
+    scorer = synthetic_triple_scorer(4, rng=0)
+    with pytest.raises(ValueError, match="not a grandparent triple"):
+        scorer.score([1], [1], [2])
+    with pytest.raises(ValueError, match="0..4"):
+        scorer.score([0], [1], [5])
+    with pytest.raises(ValueError, match="same length"):
+        scorer.score([0, 1], [1], [2])
+    assert scorer.scored == 0
+    bad = np.zeros((4, 4, 4))
+    bad[0, 1, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        DenseTripleScorer(bad)
+    with pytest.raises(ValueError, match="non-negative"):
+        DenseTripleScorer(np.zeros((4, 4, 4)), slack_gp=-np.ones((4, 4)))
+    with pytest.raises(ValueError, match="unknown distribution"):
+        synthetic_triple_scorer(3, distribution="uniform")
