@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
 from collections.abc import Sequence
 
 from lpparse import __version__
 
-#: Sub-command modules, in the order ``lpparse --help`` lists them. Each has ``register(subparsers)``,
-#: which adds its parser and sets ``func`` to a callable taking the parsed arguments and returning an exit code.
-COMMANDS = ["demo", "solve"]
+#: Sub-commands listed first by ``lpparse --help``; every other module in :mod:`lpparse.commands` follows in
+#: alphabetical order. Each module has ``register(subparsers)``, which adds its parser and sets ``func`` to a
+#: callable taking the parsed arguments and returning an exit code.
+FIRST = ["demo", "solve", "parse", "train", "experiment", "report"]
+
+
+def command_modules() -> list[str]:
+    """Names of the sub-command modules, in the order ``lpparse --help`` lists them."""
+    import lpparse.commands
+
+    found = {info.name for info in pkgutil.iter_modules(lpparse.commands.__path__) if not info.name.startswith("_")}
+    return [name for name in FIRST if name in found] + sorted(found - set(FIRST))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"lpparse {__version__}")
     subparsers = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in command_modules():
         importlib.import_module(f"lpparse.commands.{name}").register(subparsers)
     return parser
 
