@@ -1,0 +1,1 @@
+"""Formulations: programs (:class:`lpparse.lp.LinearProgram`) for structured inference problems."""

@@ -1,0 +1,254 @@
+"""Arborescence polytope formulations (first-order dependency parsing as an LP/ILP).
+
+All three are built over the candidate arc set C = {(h, m): S[h, m] finite, m > 0, h != m} (pruned arcs
+have no variable), maximize Σ_a s_a z_a, and share
+
+* ``z[h,m]`` >= 0, integral in the ILP (z <= 1 is implied by OneHead);
+* ``OneHead[m]``: Σ_h z[h,m] = 1 for m >= 1            (Riedel, Smith & McCallum 2012, §3.1, OneHead);
+* ``OneRoot[0]``: Σ_m z[0,m] = 1, only with ``single_root``.
+
+Connectivity (no cycles) is then enforced by one of
+
+* :func:`single_commodity_flow` (Martins et al. 2009 as in RSM 2012 §3.1): flows ``phi[h,m]`` >= 0,
+  ``Source[0]``: Σ_m phi[0,m] = n; ``Consume[m]``: Σ_h phi[h,m] - Σ_c phi[m,c] = 1;
+  ``NoFlow[h,m]``: phi[h,m] - n z[h,m] <= 0. Exact as an ILP; its LP relaxation is not tight.
+* :func:`multi_commodity_flow` (Magnanti & Wolsey 1995; NOTES-dual-decomposition.md App. B): one unit of
+  commodity k from 0 to k, ``phi[k,h,m]`` >= 0, ``Source[k]``: Σ_m phi[k,0,m] = 1;
+  ``Consume[k,j]``: Σ_h phi[k,h,j] - Σ_c phi[k,j,c] = [j = k]; ``NoFlow[k,h,m]``: phi[k,h,m] - z[h,m] <= 0.
+  Its LP projects onto the arborescence polytope: the LP optimum is a tree.
+* :func:`cycle_cut_program` + :func:`solve_cycle_cuts` (Riedel & Clarke 2006): ``NoCycle[t]``:
+  Σ_{h,m in S_t} z[h,m] <= |S_t| - 1 for subsets S_t of the tokens, added by row generation
+  (:func:`separate_subtours`) until none is violated. With all subsets this is the arborescence polytope.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
+
+from lpparse.lp.program import LinearProgram
+from lpparse.lp.solution import TOL, Solution, Status
+from lpparse.lp.views import make_model
+from lpparse.trees import allowed_arcs, check_tree_exists, validate_scores
+
+__all__ = [
+    "FORMULATIONS",
+    "single_commodity_flow",
+    "multi_commodity_flow",
+    "cycle_cut_program",
+    "separate_subtours",
+    "add_subtour_cuts",
+    "solve_cycle_cuts",
+    "solve_arborescence",
+    "arc_matrix",
+]
+
+_FLOW_SCALE = 1e8  # integer capacities for scipy's max-flow (int32): separation exact to ~n²·1e-8
+
+
+def _arc_program(scores: NDArray[np.float64], single_root: bool, name: str) -> tuple[LinearProgram, NDArray[np.int64], NDArray[np.int64]]:
+    """Validated scores -> program with z, OneHead (and OneRoot); returns (lp, arcs (K,2), z columns)."""
+    s = validate_scores(scores)
+    check_tree_exists(s, single_root)
+    n = s.shape[0] - 1
+    arcs = np.argwhere(allowed_arcs(s)).astype(np.int64)
+    lp = LinearProgram(name)
+    lp.meta.update(n=n, single_root=single_root, formulation=name)
+    zc = lp.add_variables("z", arcs, cost=s[arcs[:, 0], arcs[:, 1]], integer=True)
+    lp.add_constraints("OneHead", np.arange(1, n + 1), arcs[:, 1] - 1, zc, np.ones(len(zc)), 1.0, 1.0)
+    if single_root:
+        out = arcs[:, 0] == 0
+        lp.add_constraints("OneRoot", [0], np.zeros(out.sum(), np.int64), zc[out], np.ones(out.sum()), 1.0, 1.0)
+    return lp, arcs, zc
+
+
+def _conservation(arcs: NDArray[np.int64], pc: NDArray[np.int64], row_of_node: Callable[[NDArray[np.int64]], NDArray[np.int64]]) -> tuple[NDArray, NDArray, NDArray]:
+    """COO of inflow - outflow per word node: +1 at the modifier's row, -1 at the (word) head's row."""
+    word_head = arcs[:, 0] > 0
+    rows = np.concatenate([row_of_node(arcs[:, 1]), row_of_node(arcs[word_head, 0])])
+    cols = np.concatenate([pc, pc[word_head]])
+    vals = np.concatenate([np.ones(len(pc)), -np.ones(int(word_head.sum()))])
+    return rows, cols, vals
+
+
+def single_commodity_flow(scores: NDArray[np.float64], single_root: bool = False) -> LinearProgram:
+    """Single-commodity flow program (RSM 2012 §3.1: OneHead, Source, Consume, NoFlow). Raises NoTreeError."""
+    lp, arcs, zc = _arc_program(scores, single_root, "single-flow")
+    n, k = lp.meta["n"], len(zc)
+    pc = lp.add_variables("phi", arcs)
+    root = arcs[:, 0] == 0
+    lp.add_constraints("Source", [0], np.zeros(root.sum(), np.int64), pc[root], np.ones(root.sum()), n, n)
+    lp.add_constraints("Consume", np.arange(1, n + 1), *_conservation(arcs, pc, lambda v: v - 1), 1.0, 1.0)
+    local = np.arange(k)
+    lp.add_constraints(
+        "NoFlow", arcs, np.concatenate([local, local]), np.concatenate([pc, zc]),
+        np.concatenate([np.ones(k), np.full(k, -float(n))]), upper=0.0,
+    )
+    return lp
+
+
+def multi_commodity_flow(scores: NDArray[np.float64], single_root: bool = False) -> LinearProgram:
+    """Multi-commodity flow program (one commodity per token; exact LP). Raises NoTreeError."""
+    lp, arcs, zc = _arc_program(scores, single_root, "multi-flow")
+    n, k = lp.meta["n"], len(zc)
+    com = np.repeat(np.arange(1, n + 1), k)  # commodity of each flow column, arcs tiled inside
+    flow_arcs = np.tile(arcs, (n, 1))
+    pc = lp.add_variables("phi", np.column_stack([com, flow_arcs]))
+    root = flow_arcs[:, 0] == 0
+    lp.add_constraints("Source", np.arange(1, n + 1), com[root] - 1, pc[root], np.ones(int(root.sum())), 1.0, 1.0)
+    cons_index = np.column_stack([np.repeat(np.arange(1, n + 1), n), np.tile(np.arange(1, n + 1), n)])
+    rows, cols, vals = _conservation(flow_arcs, pc, lambda v: v - 1)
+    rows = rows + n * (com[cols - pc[0]] - 1)  # row of (commodity, node)
+    rhs = (cons_index[:, 0] == cons_index[:, 1]).astype(np.float64)
+    lp.add_constraints("Consume", cons_index, rows, cols, vals, rhs, rhs)
+    local = np.arange(n * k)
+    lp.add_constraints(
+        "NoFlow", np.column_stack([com, flow_arcs]), np.concatenate([local, local]),
+        np.concatenate([pc, np.tile(zc, n)]), np.concatenate([np.ones(n * k), -np.ones(n * k)]), upper=0.0,
+    )
+    return lp
+
+
+def cycle_cut_program(scores: NDArray[np.float64], single_root: bool = False) -> LinearProgram:
+    """Riedel & Clarke (2006) master: z, OneHead (OneRoot); NoCycle rows come from :func:`add_subtour_cuts`."""
+    lp, _, _ = _arc_program(scores, single_root, "cycle-cuts")
+    lp.meta["cuts"] = []
+    return lp
+
+
+def arc_matrix(lp: LinearProgram, x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(n+1, n+1) matrix of the z values in a primal vector x (0 for absent arcs)."""
+    n = int(lp.meta["n"])
+    idx = lp.var_blocks["z"].index
+    zm = np.zeros((n + 1, n + 1))
+    zm[idx[:, 0], idx[:, 1]] = x[lp.cols("z")]
+    return zm
+
+
+def _inside(zm: NDArray[np.float64], subset: NDArray[np.int64]) -> float:
+    return float(zm[np.ix_(subset, subset)].sum())
+
+
+def separate_subtours(zm: NDArray[np.float64], tol: float = TOL) -> list[tuple[int, ...]]:
+    """Token subsets S with Σ_{h,m in S} z[h,m] > |S| - 1 + tol (violated NoCycle cuts) for arc values ``zm``.
+
+    First the strongly connected components of the support graph over the tokens (exact for integral z: its
+    cycles); if none is violated, a minimum 0 -> k cut for every token k (scipy max-flow on capacities z,
+    scaled to integers): a cut below 1 bounds a set S whose entering arcs carry < 1, i.e. (with OneHead)
+    Σ_{inside S} z > |S| - 1. Every returned set is re-checked exactly in floating point.
+    """
+    n = zm.shape[0] - 1
+    words = zm.copy()
+    words[0, :] = 0.0
+    support = sp.csr_matrix(words > tol)
+    ncomp, label = connected_components(support, directed=True, connection="strong")
+    found: dict[tuple[int, ...], None] = {}
+    for c in range(ncomp):
+        members = np.flatnonzero(label == c)
+        if members.size >= 2 and _inside(zm, members) > members.size - 1 + tol:
+            found[tuple(members.tolist())] = None
+    if found:
+        return list(found)
+    cap = sp.csr_matrix(np.round(np.clip(zm, 0.0, None) * _FLOW_SCALE).astype(np.int32))
+    covered = np.zeros(n + 1, dtype=bool)
+    for k in range(1, n + 1):
+        if covered[k]:
+            continue
+        result = maximum_flow(cap, 0, k)
+        if result.flow_value >= (1.0 - tol) * _FLOW_SCALE:
+            continue
+        residual = (cap - result.flow).tocsr()
+        residual.data = (residual.data > 0).astype(np.int8)
+        residual.eliminate_zeros()
+        reach = np.zeros(n + 1, dtype=bool)
+        reach[breadth_first_order(residual, 0, directed=True, return_predecessors=False)] = True
+        members = np.flatnonzero(~reach)
+        if members.size >= 2 and _inside(zm, members) > members.size - 1 + tol:
+            found[tuple(members.tolist())] = None
+            covered[members] = True
+    return list(found)
+
+
+def add_subtour_cuts(lp: LinearProgram, subsets: list[tuple[int, ...]]) -> NDArray[np.int64]:
+    """Append ``NoCycle`` rows Σ_{h,m in S} z[h,m] <= |S| - 1 (in one batch); return their rows."""
+    if not subsets:
+        return np.empty(0, np.int64)
+    n = int(lp.meta["n"])
+    idx, zc = lp.var_blocks["z"].index, lp.cols("z")
+    member = np.zeros((len(subsets), n + 1), dtype=bool)
+    for t, subset in enumerate(subsets):
+        member[t, list(subset)] = True
+    local, arc = np.nonzero(member[:, idx[:, 0]] & member[:, idx[:, 1]])
+    cuts: list[tuple[int, ...]] = lp.meta["cuts"]  # type: ignore[assignment]
+    first = len(cuts)
+    cuts.extend(subsets)
+    sizes = member.sum(axis=1).astype(np.float64)
+    return lp.add_constraints(
+        "NoCycle", np.arange(first, first + len(subsets)), local, zc[arc], np.ones(len(arc)), upper=sizes - 1.0
+    )
+
+
+def solve_cycle_cuts(
+    scores: NDArray[np.float64],
+    single_root: bool = False,
+    mip: bool = False,
+    view: str = "highs",
+    time_limit: float | None = None,
+    max_rounds: int = 1000,
+    tol: float = TOL,
+) -> Solution:
+    """Riedel & Clarke (2006) row generation: solve, separate NoCycle cuts, add them, re-solve warm.
+
+    Stops when no cut is violated (the returned solution is then optimal over the full cycle-cut polytope,
+    or, with ``mip``, ILP-optimal) or after ``max_rounds`` (status ITERATION_LIMIT). ``info`` records
+    ``rounds``, ``cuts`` and ``total_time``; ``time`` is the sum of the solves' times.
+    """
+    lp = cycle_cut_program(scores, single_root)
+    model = make_model(lp, view=view, mip=mip, time_limit=time_limit, tol=tol)
+    total, iterations = 0.0, 0
+    for rounds in range(max_rounds + 1):
+        sol = model.solve()
+        total += sol.time
+        iterations += sol.iterations
+        if sol.status is not Status.OPTIMAL or sol.x is None:
+            break
+        cuts = separate_subtours(arc_matrix(lp, sol.x), tol)
+        if not cuts:
+            break
+        if rounds == max_rounds:
+            sol.status, sol.certificate = Status.ITERATION_LIMIT, None
+            break
+        add_subtour_cuts(lp, cuts)
+    sol.time = total
+    sol.iterations = iterations
+    sol.info.update(rounds=rounds, cuts=len(lp.meta["cuts"]))  # type: ignore[arg-type]
+    return sol
+
+
+FORMULATIONS: dict[str, Callable[[NDArray[np.float64], bool], LinearProgram]] = {
+    "single-flow": single_commodity_flow,
+    "multi-flow": multi_commodity_flow,
+    "cycle-cuts": cycle_cut_program,
+}
+
+
+def solve_arborescence(
+    scores: NDArray[np.float64],
+    formulation: str = "single-flow",
+    mip: bool = False,
+    single_root: bool = False,
+    view: str = "highs",
+    time_limit: float | None = None,
+    tol: float = TOL,
+) -> Solution:
+    """Build ``formulation`` (a key of :data:`FORMULATIONS`) and solve it as LP or ILP in ``view``."""
+    if formulation == "cycle-cuts":
+        return solve_cycle_cuts(scores, single_root, mip, view, time_limit, tol=tol)
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"unknown formulation {formulation!r}; choose one of {sorted(FORMULATIONS)}")
+    lp = FORMULATIONS[formulation](scores, single_root)
+    return make_model(lp, view=view, mip=mip, time_limit=time_limit, tol=tol).solve()

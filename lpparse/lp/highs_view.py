@@ -1,0 +1,263 @@
+"""HiGHS view of a :class:`~lpparse.lp.program.LinearProgram`: one ``passModel``, then incremental growth.
+
+:class:`HighsModel` mirrors a LinearProgram in a live ``highspy.Highs`` object. The program is the single
+source of truth: :meth:`HighsModel.sync` pushes the columns, rows and coefficients appended to it since the
+last sync (batched ``addCols`` with their coefficients in existing rows, then batched ``addRows``), which keeps
+HiGHS's basis, so the next :meth:`HighsModel.solve` is a warm dual-simplex re-solve. :meth:`add_columns` and
+:meth:`add_rows` append to the program and sync in one step (delayed column/row generation, parse-price-cut).
+
+All sign conversion between HiGHS and lpparse happens in :func:`duals_from_highs`.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+from lpparse.lp.program import INF, LinearProgram
+from lpparse.lp.solution import TOL, Solution, Status
+
+__all__ = ["HighsModel", "duals_from_highs", "solve_highs"]
+
+_STATUS = {
+    highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
+    highspy.HighsModelStatus.kInfeasible: Status.INFEASIBLE,
+    highspy.HighsModelStatus.kUnbounded: Status.UNBOUNDED,
+    highspy.HighsModelStatus.kUnboundedOrInfeasible: Status.INFEASIBLE_OR_UNBOUNDED,
+    highspy.HighsModelStatus.kTimeLimit: Status.TIME_LIMIT,
+    highspy.HighsModelStatus.kIterationLimit: Status.ITERATION_LIMIT,
+    highspy.HighsModelStatus.kSolveError: Status.NUMERICAL_TROUBLE,
+    highspy.HighsModelStatus.kUnknown: Status.NUMERICAL_TROUBLE,
+    highspy.HighsModelStatus.kPostsolveError: Status.NUMERICAL_TROUBLE,
+    highspy.HighsModelStatus.kPresolveError: Status.NUMERICAL_TROUBLE,
+}
+
+
+def duals_from_highs(
+    row_dual: ArrayLike, col_dual: ArrayLike, sense: highspy.ObjSense = highspy.ObjSense.kMaximize
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Convert HiGHS's (row_dual, col_dual) to lpparse's (y, d) convention (see :mod:`lpparse.lp.solution`).
+
+    HiGHS (1.15, pinned by ``tests/test_lp_highs.py::test_dual_sign_convention``) reports, in both senses,
+    ``col_dual = c - Aᵀ row_dual`` with ``row_dual`` = d(objective)/d(row bound): when maximizing, duals of
+    binding ``<=`` rows are >= 0 and of binding ``>=`` rows <= 0. That is lpparse's maximize convention, so
+    for ``kMaximize`` the conversion is the identity; a model passed as ``kMinimize`` of -c would flip both.
+    """
+    y = np.array(row_dual, dtype=np.float64)
+    d = np.array(col_dual, dtype=np.float64)
+    if sense == highspy.ObjSense.kMinimize:
+        return -y, -d
+    return y, d
+
+
+def _inf(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Replace ±inf by HiGHS's infinity."""
+    return np.clip(a, -highspy.kHighsInf, highspy.kHighsInf)
+
+
+class HighsModel:
+    """A live HiGHS model of a LinearProgram (maximize; dual simplex; quiet).
+
+    ``mip=True`` imposes the program's integrality (ILP); otherwise the LP relaxation is solved.
+    ``time_limit`` in seconds; ``options`` are passed to ``Highs.setOptionValue``.
+    """
+
+    def __init__(
+        self,
+        lp: LinearProgram,
+        mip: bool = False,
+        time_limit: float | None = None,
+        tol: float = TOL,
+        options: dict[str, object] | None = None,
+    ) -> None:
+        self.lp = lp
+        self.mip = mip
+        self.tol = tol
+        self.highs = highspy.Highs()
+        opts: dict[str, object] = {
+            "output_flag": False,
+            "simplex_strategy": 1,  # dual simplex (DESIGN.md: IPM and PDLP lose here)
+            "mip_rel_gap": 1e-9,
+            "mip_abs_gap": 1e-9,
+        }
+        if time_limit is not None:
+            opts["time_limit"] = float(time_limit)
+        opts.update(options or {})
+        for key, value in opts.items():
+            self._check(self.highs.setOptionValue(key, value), f"option {key}")
+        self._pass_model()
+
+    @staticmethod
+    def _check(status: highspy.HighsStatus, what: str) -> None:
+        if status == highspy.HighsStatus.kError:
+            raise RuntimeError(f"HiGHS error in {what}")
+
+    def _pass_model(self) -> None:
+        lp = self.lp
+        csc = lp.A.tocsc()
+        csc.sort_indices()
+        h = highspy.HighsLp()
+        h.num_col_, h.num_row_ = lp.num_cols, lp.num_rows
+        h.col_cost_ = lp.cost.copy()
+        h.col_lower_, h.col_upper_ = _inf(lp.col_lower), _inf(lp.col_upper)
+        h.row_lower_, h.row_upper_ = _inf(lp.row_lower), _inf(lp.row_upper)
+        h.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        h.a_matrix_.start_ = csc.indptr.astype(np.int32)
+        h.a_matrix_.index_ = csc.indices.astype(np.int32)
+        h.a_matrix_.value_ = csc.data
+        h.sense_ = highspy.ObjSense.kMaximize
+        if self.mip:
+            h.integrality_ = [
+                highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous for i in lp.integrality
+            ]
+        self._check(self.highs.passModel(h), "passModel")
+        self._synced = (lp.num_cols, lp.num_rows, lp.num_nz)
+
+    # ---- growth -----------------------------------------------------------------------------------
+    def sync(self) -> None:
+        """Push columns, rows and coefficients appended to the program since the last sync (keeps the basis)."""
+        lp = self.lp
+        c0, r0, nz0 = self._synced
+        c1, r1 = lp.num_cols, lp.num_rows
+        rows, cols, vals = lp.coefficients_since(nz0)
+        new_row = rows >= r0
+        new_col_old_row = (cols >= c0) & ~new_row
+        old = ~new_row & ~new_col_old_row
+        if c1 > c0:
+            m = sp.csc_matrix(
+                (vals[new_col_old_row], (rows[new_col_old_row], cols[new_col_old_row] - c0)), shape=(r0, c1 - c0)
+            )
+            m.sum_duplicates()
+            self._check(
+                self.highs.addCols(
+                    c1 - c0,
+                    lp.cost[c0:c1].copy(),
+                    _inf(lp.col_lower[c0:c1]),
+                    _inf(lp.col_upper[c0:c1]),
+                    m.nnz,
+                    m.indptr[:-1].astype(np.int32),
+                    m.indices.astype(np.int32),
+                    m.data,
+                ),
+                "addCols",
+            )
+            if self.mip and lp.integrality[c0:c1].any():
+                self._check(
+                    self.highs.changeColsIntegrality(
+                        c1 - c0, np.arange(c0, c1, dtype=np.int32), lp.integrality[c0:c1].astype(np.uint8)
+                    ),
+                    "changeColsIntegrality",
+                )
+        if r1 > r0:
+            m = sp.csr_matrix((vals[new_row], (rows[new_row] - r0, cols[new_row])), shape=(r1 - r0, c1))
+            m.sum_duplicates()
+            self._check(
+                self.highs.addRows(
+                    r1 - r0,
+                    _inf(lp.row_lower[r0:r1]),
+                    _inf(lp.row_upper[r0:r1]),
+                    m.nnz,
+                    m.indptr[:-1].astype(np.int32),
+                    m.indices.astype(np.int32),
+                    m.data,
+                ),
+                "addRows",
+            )
+        if old.any():  # new coefficients of old columns in old rows: set the summed value
+            a = lp.A
+            for i, j in {(int(i), int(j)) for i, j in zip(rows[old], cols[old])}:
+                self._check(self.highs.changeCoeff(i, j, float(a[i, j])), "changeCoeff")
+        self._synced = (c1, r1, lp.num_nz)
+
+    def add_columns(
+        self,
+        block: str,
+        index: ArrayLike,
+        cost: ArrayLike,
+        rows: ArrayLike = (),
+        values: ArrayLike = (),
+        col_of_entry: ArrayLike = (),
+        lower: ArrayLike = 0.0,
+        upper: ArrayLike = INF,
+        integer: bool = False,
+    ) -> NDArray[np.int64]:
+        """Append columns to variable block ``block`` with coefficients in existing rows, and sync.
+
+        Coefficients are triplets: ``col_of_entry`` local column (0..k-1), ``rows`` global row, ``values``.
+        Returns the new global column positions.
+        """
+        pos = self.lp.add_variables(block, index, cost, lower, upper, integer)
+        local = np.asarray(col_of_entry, dtype=np.int64)
+        self.lp.add_coefficients(rows, pos[local] if local.size else local, values)
+        self.sync()
+        return pos
+
+    def add_rows(
+        self,
+        block: str,
+        index: ArrayLike,
+        rows: ArrayLike,
+        cols: ArrayLike,
+        values: ArrayLike,
+        lower: ArrayLike = -INF,
+        upper: ArrayLike = INF,
+    ) -> NDArray[np.int64]:
+        """Append rows to constraint block ``block`` (local ``rows``, global ``cols``), and sync."""
+        pos = self.lp.add_constraints(block, index, rows, cols, values, lower, upper)
+        self.sync()
+        return pos
+
+    # ---- solving ----------------------------------------------------------------------------------
+    def solve(self) -> Solution:
+        """Solve (warm when the model was solved before and only grew); return a certified-or-not Solution."""
+        self.sync()
+        start = time.perf_counter()
+        run_status = self.highs.run()
+        elapsed = time.perf_counter() - start
+        info = self.highs.getInfo()
+        status = _STATUS.get(self.highs.getModelStatus(), Status.NOT_SOLVED)
+        if run_status == highspy.HighsStatus.kError and status is Status.OPTIMAL:
+            status = Status.NUMERICAL_TROUBLE
+        kw: dict[str, object] = {
+            "iterations": int(info.simplex_iteration_count),
+            "time": elapsed,
+            "solver_objective": float(info.objective_function_value),
+            "info": {"model_status": self.highs.modelStatusToString(self.highs.getModelStatus())},
+        }
+        if self.mip:
+            kw["info"]["mip_nodes"] = int(info.mip_node_count)  # type: ignore[index]
+        sol = self.highs.getSolution()
+        if sol.value_valid:
+            kw["x"] = np.array(sol.col_value, dtype=np.float64)
+        if sol.dual_valid and not self.mip:
+            kw["row_dual"], kw["col_dual"] = duals_from_highs(sol.row_dual, sol.col_dual, self.highs.getObjectiveSense()[1])
+        return Solution.checked(
+            self.lp, status, self.mip, tol=self.tol, bound=float(info.mip_dual_bound), **kw  # type: ignore[arg-type]
+        )
+
+    def basis(self) -> highspy.HighsBasis:
+        """HiGHS's current basis (col_status, row_status)."""
+        return self.highs.getBasis()
+
+    def set_basis(self, basis: highspy.HighsBasis) -> None:
+        """Install a basis (e.g. from another model of the same program) for a warm start."""
+        self._check(self.highs.setBasis(basis), "setBasis")
+
+    def write(self, path: str | Path) -> None:
+        """Write the model (``.lp`` or ``.mps``) with symbolic names ``block[i,j]`` for inspection."""
+        self.sync()
+        for j, name in enumerate(self.lp.col_names()):
+            self.highs.passColName(j, name)
+        for i, name in enumerate(self.lp.row_names()):
+            self.highs.passRowName(i, name)
+        self._check(self.highs.writeModel(str(path)), "writeModel")
+
+
+def solve_highs(lp: LinearProgram, mip: bool = False, time_limit: float | None = None, tol: float = TOL) -> Solution:
+    """Build a :class:`HighsModel` and solve it once."""
+    return HighsModel(lp, mip=mip, time_limit=time_limit, tol=tol).solve()

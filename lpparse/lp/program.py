@@ -1,0 +1,347 @@
+"""LinearProgram: named variable and constraint blocks over one global column/row numbering.
+
+A formulation emits its blocks once, as numpy arrays; the Pyomo view (:mod:`lpparse.lp.pyomo_view`) and the
+HiGHS view (:mod:`lpparse.lp.highs_view`) are built from them. The sense is always *maximize*:
+
+    maximize  c·x   subject to   row_lower <= A x <= row_upper,   col_lower <= x <= col_upper,
+              x_j integral for the columns of integer blocks (ILP; the LP relaxation drops this).
+
+The program only grows: columns and rows are appended (to new or existing blocks) and so are coefficients,
+including coefficients of new columns in existing rows. Global positions never change, so a live solver
+model can mirror the program by pushing what was appended since it last looked (see
+:meth:`LinearProgram.coefficients_since`). This is what delayed column and row generation
+(parse, price and cut; Riedel, Smith & McCallum 2012, §4) needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["INF", "Block", "LinearProgram"]
+
+INF = np.inf
+
+_GROW = 1024
+
+
+def _as_index(index: ArrayLike) -> NDArray[np.int64]:
+    """Index tuples as a (k, d) int64 array (a 1-d array is read as k tuples of length 1)."""
+    a = np.asarray(index, dtype=np.int64)
+    if a.ndim == 1:
+        a = a[:, None]
+    if a.ndim != 2:
+        raise ValueError(f"index must be a (k, d) array of index tuples, got shape {a.shape}")
+    return a
+
+
+def _broadcast(value: ArrayLike, k: int, name: str) -> NDArray[np.float64]:
+    a = np.broadcast_to(np.asarray(value, dtype=np.float64), (k,))
+    if np.isnan(a).any():
+        raise ValueError(f"{name} contains NaN")
+    return np.array(a)
+
+
+class _Vec:
+    """Append-only float/int vector with amortized growth."""
+
+    def __init__(self, dtype: type) -> None:
+        self._a = np.empty(_GROW, dtype=dtype)
+        self.n = 0
+
+    def extend(self, values: NDArray) -> None:
+        k = values.shape[0]
+        if self.n + k > self._a.shape[0]:
+            new = np.empty(max(2 * self._a.shape[0], self.n + k), dtype=self._a.dtype)
+            new[: self.n] = self._a[: self.n]
+            self._a = new
+        self._a[self.n : self.n + k] = values
+        self.n += k
+
+    @property
+    def view(self) -> NDArray:
+        return self._a[: self.n]
+
+
+@dataclass
+class Block:
+    """A named block of columns or rows: index tuples (k, d) and their global positions (k,).
+
+    ``integer`` is meaningful for variable blocks only: the block is integral in the ILP.
+    """
+
+    name: str
+    kind: str  # "var" or "con"
+    arity: int
+    integer: bool = False
+    _index: list[NDArray[np.int64]] = field(default_factory=list, repr=False)
+    _pos: list[NDArray[np.int64]] = field(default_factory=list, repr=False)
+    _lookup: dict[tuple[int, ...], int] | None = field(default=None, repr=False)
+
+    @property
+    def index(self) -> NDArray[np.int64]:
+        """All index tuples of the block, in the order they were added, as a (k, d) array."""
+        if len(self._index) != 1:
+            self._index = [np.concatenate(self._index) if self._index else np.empty((0, self.arity), np.int64)]
+            self._pos = [np.concatenate(self._pos) if self._pos else np.empty(0, np.int64)]
+        return self._index[0]
+
+    @property
+    def positions(self) -> NDArray[np.int64]:
+        """Global column (or row) positions of the block, aligned with :attr:`index`."""
+        self.index  # noqa: B018  (consolidates the chunks)
+        return self._pos[0]
+
+    def __len__(self) -> int:
+        return int(sum(p.shape[0] for p in self._pos))
+
+    def _append(self, index: NDArray[np.int64], pos: NDArray[np.int64]) -> None:
+        if index.shape[1] != self.arity:
+            raise ValueError(f"block {self.name!r} has index tuples of length {self.arity}, got {index.shape[1]}")
+        if self._lookup is not None:
+            for key, p in zip(map(tuple, index.tolist()), pos.tolist()):
+                if key in self._lookup:
+                    raise ValueError(f"duplicate index {key} in block {self.name!r}")
+                self._lookup[key] = p
+        self._index.append(index)
+        self._pos.append(pos)
+
+    def lookup(self) -> dict[tuple[int, ...], int]:
+        """Dict index tuple -> global position (built on first use, then kept up to date)."""
+        if self._lookup is None:
+            idx, pos = self.index, self.positions
+            self._lookup = dict(zip(map(tuple, idx.tolist()), pos.tolist()))
+            if len(self._lookup) != idx.shape[0]:
+                raise ValueError(f"block {self.name!r} has duplicate index tuples")
+        return self._lookup
+
+
+class LinearProgram:
+    """Maximize c·x over named, growable variable and constraint blocks (see module docstring).
+
+    Build with :meth:`add_variables` and :meth:`add_constraints`; read the arrays through the properties
+    (``cost``, ``col_lower``, ``col_upper``, ``integrality``, ``row_lower``, ``row_upper``, ``A``).
+    """
+
+    def __init__(self, name: str = "lp") -> None:
+        self.name = name
+        self.var_blocks: dict[str, Block] = {}
+        self.con_blocks: dict[str, Block] = {}
+        self._cost = _Vec(np.float64)
+        self._col_lower = _Vec(np.float64)
+        self._col_upper = _Vec(np.float64)
+        self._integrality = _Vec(np.bool_)
+        self._col_block = _Vec(np.int32)
+        self._col_slot = _Vec(np.int64)
+        self._row_lower = _Vec(np.float64)
+        self._row_upper = _Vec(np.float64)
+        self._row_block = _Vec(np.int32)
+        self._row_slot = _Vec(np.int64)
+        self._coo_r = _Vec(np.int64)
+        self._coo_c = _Vec(np.int64)
+        self._coo_v = _Vec(np.float64)
+        self._csr: sp.csr_matrix | None = None
+        self._csr_nz = -1
+        self._block_names: list[tuple[str, str]] = []  # (kind, name) by block number
+        self.meta: dict[str, object] = {}
+
+    # ---- sizes and arrays -------------------------------------------------------------------------
+    @property
+    def num_cols(self) -> int:
+        return self._cost.n
+
+    @property
+    def num_rows(self) -> int:
+        return self._row_lower.n
+
+    @property
+    def num_nz(self) -> int:
+        return self._coo_v.n
+
+    @property
+    def cost(self) -> NDArray[np.float64]:
+        return self._cost.view
+
+    @property
+    def col_lower(self) -> NDArray[np.float64]:
+        return self._col_lower.view
+
+    @property
+    def col_upper(self) -> NDArray[np.float64]:
+        return self._col_upper.view
+
+    @property
+    def integrality(self) -> NDArray[np.bool_]:
+        """True for columns that are integral in the ILP."""
+        return self._integrality.view
+
+    @property
+    def row_lower(self) -> NDArray[np.float64]:
+        return self._row_lower.view
+
+    @property
+    def row_upper(self) -> NDArray[np.float64]:
+        return self._row_upper.view
+
+    @property
+    def A(self) -> sp.csr_matrix:
+        """Constraint matrix (num_rows x num_cols), CSR; duplicate coefficients are summed."""
+        if self._csr is None or self._csr.shape != (self.num_rows, self.num_cols) or self._csr_nz != self.num_nz:
+            self._csr = sp.csr_matrix(
+                (self._coo_v.view, (self._coo_r.view, self._coo_c.view)), shape=(self.num_rows, self.num_cols)
+            )
+            self._csr.sum_duplicates()
+            self._csr_nz = self.num_nz
+        return self._csr
+
+    def coefficients_since(self, nz: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+        """COO triplets (rows, cols, values) of the coefficients appended after the first ``nz``."""
+        return self._coo_r.view[nz:], self._coo_c.view[nz:], self._coo_v.view[nz:]
+
+    # ---- building ---------------------------------------------------------------------------------
+    def _block(self, table: dict[str, Block], kind: str, name: str, arity: int, integer: bool) -> tuple[Block, int]:
+        if name in table:
+            block = table[name]
+        else:
+            other = self.con_blocks if kind == "var" else self.var_blocks
+            if name in other:
+                raise ValueError(f"name {name!r} is already used by a {'constraint' if kind == 'var' else 'variable'} block")
+            block = table[name] = Block(name, kind, arity, integer)
+            self._block_names.append((kind, name))
+        if block.integer != integer and kind == "var":
+            raise ValueError(f"block {name!r} was created with integer={block.integer}")
+        return block, self._block_names.index((kind, name))
+
+    def add_variables(
+        self,
+        name: str,
+        index: ArrayLike,
+        cost: ArrayLike = 0.0,
+        lower: ArrayLike = 0.0,
+        upper: ArrayLike = INF,
+        integer: bool = False,
+    ) -> NDArray[np.int64]:
+        """Append columns to block ``name`` (created on first use); return their global positions.
+
+        ``index`` is a (k, d) array of index tuples (a 1-d array means d = 1); ``cost``, ``lower``,
+        ``upper`` broadcast to k. ``integer`` marks the block integral in the ILP.
+        """
+        idx = _as_index(index)
+        k = idx.shape[0]
+        block, number = self._block(self.var_blocks, "var", name, idx.shape[1], integer)
+        lo, hi = _broadcast(lower, k, "lower"), _broadcast(upper, k, "upper")
+        if (lo > hi).any():
+            raise ValueError(f"variable block {name!r}: lower bound above upper bound")
+        start = self.num_cols
+        pos = np.arange(start, start + k, dtype=np.int64)
+        block._append(idx, pos)
+        slot0 = len(block) - k
+        self._cost.extend(_broadcast(cost, k, "cost"))
+        self._col_lower.extend(lo)
+        self._col_upper.extend(hi)
+        self._integrality.extend(np.full(k, integer))
+        self._col_block.extend(np.full(k, number, dtype=np.int32))
+        self._col_slot.extend(np.arange(slot0, slot0 + k))
+        return pos
+
+    def add_constraints(
+        self,
+        name: str,
+        index: ArrayLike,
+        rows: ArrayLike,
+        cols: ArrayLike,
+        values: ArrayLike,
+        lower: ArrayLike = -INF,
+        upper: ArrayLike = INF,
+    ) -> NDArray[np.int64]:
+        """Append rows to block ``name``; return their global positions.
+
+        The rows' coefficients are COO triplets: ``rows`` local (0..k-1, into ``index``), ``cols`` global
+        column positions, ``values``. ``lower``/``upper`` broadcast to k (use ``-INF``/``INF`` for a
+        missing side; equal sides make an equality).
+        """
+        idx = _as_index(index)
+        k = idx.shape[0]
+        block, number = self._block(self.con_blocks, "con", name, idx.shape[1], False)
+        lo, hi = _broadcast(lower, k, "lower"), _broadcast(upper, k, "upper")
+        if (lo > hi).any():
+            raise ValueError(f"constraint block {name!r}: lower side above upper side")
+        r = np.asarray(rows, dtype=np.int64)
+        if r.size and (r.min() < 0 or r.max() >= k):
+            raise ValueError(f"constraint block {name!r}: local row numbers must lie in 0..{k - 1}")
+        start = self.num_rows
+        pos = np.arange(start, start + k, dtype=np.int64)
+        block._append(idx, pos)
+        slot0 = len(block) - k
+        self._row_lower.extend(lo)
+        self._row_upper.extend(hi)
+        self._row_block.extend(np.full(k, number, dtype=np.int32))
+        self._row_slot.extend(np.arange(slot0, slot0 + k))
+        self.add_coefficients(r + start, cols, values)
+        return pos
+
+    def add_coefficients(self, rows: ArrayLike, cols: ArrayLike, values: ArrayLike) -> None:
+        """Append coefficients A[rows, cols] += values (global positions), e.g. new columns in old rows."""
+        r = np.asarray(rows, dtype=np.int64).ravel()
+        c = np.asarray(cols, dtype=np.int64).ravel()
+        v = np.asarray(values, dtype=np.float64).ravel()
+        if not r.shape == c.shape == v.shape:
+            raise ValueError("rows, cols and values must have the same length")
+        if r.size:
+            if r.min() < 0 or r.max() >= self.num_rows or c.min() < 0 or c.max() >= self.num_cols:
+                raise ValueError("coefficient outside the matrix (add the columns and rows first)")
+            if not np.isfinite(v).all():
+                raise ValueError("coefficients must be finite")
+        self._coo_r.extend(r)
+        self._coo_c.extend(c)
+        self._coo_v.extend(v)
+
+    # ---- lookups ----------------------------------------------------------------------------------
+    def col(self, name: str, index: tuple[int, ...] | int) -> int:
+        """Global column of variable ``name[index]`` (KeyError if absent, e.g. a pruned arc)."""
+        key = index if isinstance(index, tuple) else (index,)
+        return self.var_blocks[name].lookup()[tuple(int(i) for i in key)]
+
+    def row(self, name: str, index: tuple[int, ...] | int) -> int:
+        """Global row of constraint ``name[index]``."""
+        key = index if isinstance(index, tuple) else (index,)
+        return self.con_blocks[name].lookup()[tuple(int(i) for i in key)]
+
+    def cols(self, name: str) -> NDArray[np.int64]:
+        """Global columns of block ``name``, aligned with ``var_blocks[name].index``."""
+        return self.var_blocks[name].positions
+
+    def rows(self, name: str) -> NDArray[np.int64]:
+        """Global rows of block ``name``, aligned with ``con_blocks[name].index``."""
+        return self.con_blocks[name].positions
+
+    def col_label(self, j: int) -> tuple[str, tuple[int, ...]]:
+        """(block name, index tuple) of global column ``j``."""
+        _, name = self._block_names[int(self._col_block.view[j])]
+        return name, tuple(self.var_blocks[name].index[int(self._col_slot.view[j])].tolist())
+
+    def row_label(self, i: int) -> tuple[str, tuple[int, ...]]:
+        """(block name, index tuple) of global row ``i``."""
+        _, name = self._block_names[int(self._row_block.view[i])]
+        return name, tuple(self.con_blocks[name].index[int(self._row_slot.view[i])].tolist())
+
+    def col_names(self, start: int = 0) -> Iterator[str]:
+        """LP-file-safe names ``block(i_j_...)`` (as Pyomo's symbolic labels) of the columns from ``start`` on."""
+        return (f"{n}({'_'.join(map(str, idx))})" for n, idx in map(self.col_label, range(start, self.num_cols)))
+
+    def row_names(self, start: int = 0) -> Iterator[str]:
+        """LP-file-safe names ``block(i_j_...)`` of the rows from ``start`` on."""
+        return (f"{n}({'_'.join(map(str, idx))})" for n, idx in map(self.row_label, range(start, self.num_rows)))
+
+    def values(self, name: str, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Entries of a column vector ``x`` (primal or reduced costs) for block ``name``."""
+        return x[self.cols(name)]
+
+    def __repr__(self) -> str:
+        vb = ", ".join(f"{n}:{len(b)}" for n, b in self.var_blocks.items())
+        cb = ", ".join(f"{n}:{len(b)}" for n, b in self.con_blocks.items())
+        return f"LinearProgram({self.name!r}, cols={self.num_cols} [{vb}], rows={self.num_rows} [{cb}], nz={self.num_nz})"
