@@ -1,0 +1,227 @@
+"""LP layer: program blocks and lookups, dual sign convention, certificates, statuses, growth of live models."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lpparse.formulations.arborescence import (
+    add_subtour_cuts,
+    arc_matrix,
+    cycle_cut_program,
+    multi_commodity_flow,
+    separate_subtours,
+    single_commodity_flow,
+)
+from lpparse.lp import (
+    INF,
+    FractionalSolutionError,
+    HighsModel,
+    LinearProgram,
+    Solution,
+    Status,
+    UncertifiedSolutionError,
+    certify_lp,
+)
+from lpparse.lp.pyomo_view import PyomoModel, to_pyomo
+from lpparse.trees import allowed_arcs
+
+
+def hand_lp() -> LinearProgram:
+    """max 3x - y + z + 5w  s.t.  r0: x + y + z <= 4,  r1: y >= 1,  x, y, z >= 0, z <= 10, w in [0, 1].
+
+    Optimum x=3, y=1, z=0, w=1, value 13. Shadow prices: r0 (<=, binding) +3; r1 (>=, binding) -4
+    (raising y's floor moves one unit from x to y: -3 - 1). Reduced costs c - Aᵀy: x 0, y 0, z 1-3 = -2
+    (at its lower bound), w +5 (at its upper bound).
+    """
+    lp = LinearProgram("hand")
+    lp.add_variables("v", [0, 1, 2], cost=[3.0, -1.0, 1.0], upper=[INF, INF, 10.0])
+    lp.add_variables("w", [0], cost=5.0, upper=1.0)
+    lp.add_constraints("r0", [0], [0, 0, 0], [0, 1, 2], [1.0, 1.0, 1.0], upper=4.0)
+    lp.add_constraints("r1", [0], [0], [1], [1.0], lower=1.0)
+    return lp
+
+
+EXPECTED_ROW_DUAL = np.array([3.0, -4.0])
+EXPECTED_COL_DUAL = np.array([0.0, 0.0, -2.0, 5.0])
+
+
+def test_dual_sign_convention_highs() -> None:
+    sol = HighsModel(hand_lp()).solve()
+    assert sol.certified
+    assert sol.objective == pytest.approx(13.0)
+    np.testing.assert_allclose(sol.x, [3.0, 1.0, 0.0, 1.0], atol=1e-9)
+    np.testing.assert_allclose(sol.row_dual, EXPECTED_ROW_DUAL, atol=1e-9)
+    np.testing.assert_allclose(sol.col_dual, EXPECTED_COL_DUAL, atol=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["appsi_highs", "highs"])
+def test_dual_sign_convention_pyomo(solver: str) -> None:
+    sol = PyomoModel(hand_lp(), solver=solver).solve()
+    assert sol.certified
+    np.testing.assert_allclose(sol.row_dual, EXPECTED_ROW_DUAL, atol=1e-9)
+    np.testing.assert_allclose(sol.col_dual, EXPECTED_COL_DUAL, atol=1e-9)
+
+
+def test_program_lookups_and_labels() -> None:
+    s = np.random.default_rng(1).normal(size=(5, 5))
+    s[2, 3] = -np.inf
+    lp = single_commodity_flow(s)
+    arcs = np.argwhere(allowed_arcs(s))
+    assert len(lp.var_blocks["z"]) == len(arcs) == len(lp.var_blocks["phi"])
+    for h, m in arcs:
+        j = lp.col("z", (h, m))
+        assert lp.col_label(j) == ("z", (h, m))
+        assert lp.cost[j] == s[h, m]
+    with pytest.raises(KeyError):
+        lp.col("z", (2, 3))  # pruned: no variable
+    i = lp.row("Consume", 3)
+    assert lp.row_label(i) == ("Consume", (3,))
+    assert lp.row_label(lp.row("NoFlow", (0, 1))) == ("NoFlow", (0, 1))
+    assert lp.A.shape == (lp.num_rows, lp.num_cols)
+    with pytest.raises(ValueError, match="duplicate"):
+        lp.add_variables("z", [[0, 1]], integer=True)
+
+
+def test_certificate_rejects_tampered_primal_and_dual() -> None:
+    s = np.random.default_rng(3).normal(size=(6, 6))
+    lp = multi_commodity_flow(s)
+    sol = HighsModel(lp).solve()
+    assert sol.certified and sol.integral
+    x, y = sol.x.copy(), sol.row_dual.copy()
+    assert certify_lp(lp, x, y).ok
+
+    bad_x = x.copy()
+    bad_x[lp.cols("z")[0]] += 0.3  # breaks OneHead
+    assert not certify_lp(lp, bad_x, y).ok
+    tampered = Solution.checked(lp, Status.OPTIMAL, False, x=bad_x, row_dual=y, col_dual=sol.col_dual)
+    assert not tampered.certified
+    with pytest.raises(UncertifiedSolutionError):
+        tampered.heads()
+
+    bad_y = y.copy()
+    bad_y[lp.row("OneHead", 2)] += 0.5  # feasible sign, but the gap opens
+    cert = certify_lp(lp, x, bad_y)
+    assert not cert.ok and cert.gap > 1e-3
+
+    bad_y = y.copy()
+    noflow = lp.rows("NoFlow")
+    bad_y[noflow[0]] = -1.0  # a <= row with a negative dual: dual infeasible
+    assert certify_lp(lp, x, bad_y).dual_infeasibility > 1e-3
+
+
+def test_statuses_are_never_certified() -> None:
+    lp = LinearProgram("infeasible")
+    lp.add_variables("x", [0], cost=1.0, upper=1.0)
+    lp.add_constraints("r", [0], [0], [0], [1.0], lower=2.0)
+    for sol in (HighsModel(lp).solve(), PyomoModel(lp).solve(), HighsModel(lp, mip=True).solve()):
+        assert sol.status in (Status.INFEASIBLE, Status.INFEASIBLE_OR_UNBOUNDED)
+        assert not sol.certified
+        with pytest.raises(UncertifiedSolutionError):
+            sol.require_certified()
+
+    lp = LinearProgram("unbounded")
+    lp.add_variables("x", [0], cost=1.0)
+    lp.add_constraints("r", [0], [0], [0], [1.0], lower=0.0)
+    for sol in (HighsModel(lp).solve(), PyomoModel(lp).solve()):
+        assert sol.status in (Status.UNBOUNDED, Status.INFEASIBLE_OR_UNBOUNDED)
+        assert not sol.certified
+
+    big = multi_commodity_flow(np.random.default_rng(0).normal(size=(16, 16)))
+    sol = HighsModel(big, time_limit=1e-9).solve()
+    assert sol.status is Status.TIME_LIMIT and not sol.certified
+
+
+def fractional_instance() -> np.ndarray:
+    """First seeded N(0,1) instance whose single-commodity LP optimum is fractional."""
+    for seed in range(100):
+        s = np.random.default_rng(seed).normal(size=(6, 6))
+        if not HighsModel(single_commodity_flow(s)).solve().integral:
+            return s
+    raise AssertionError("no fractional instance in 100 seeds")
+
+
+def test_fractional_solution_has_no_heads() -> None:
+    sol = HighsModel(single_commodity_flow(fractional_instance())).solve()
+    assert sol.certified and not sol.integral
+    with pytest.raises(FractionalSolutionError):
+        sol.heads()
+
+
+def test_warm_resolve_after_rows_matches_cold_and_saves_iterations() -> None:
+    s = np.random.default_rng(7).normal(size=(21, 21))
+    lp = cycle_cut_program(s)
+    warm = HighsModel(lp)
+    sol = warm.solve()
+    warm_iters, rounds = 0, 0
+    while cuts := separate_subtours(arc_matrix(lp, sol.x)):
+        add_subtour_cuts(lp, cuts)
+        sol = warm.solve()
+        warm_iters += sol.iterations
+        rounds += 1
+    assert rounds >= 1
+    cold = HighsModel(lp).solve()
+    assert sol.certified and cold.certified
+    assert sol.objective == pytest.approx(cold.objective, abs=1e-7)
+    assert sol.iterations < cold.iterations  # the last warm re-solve beats a cold solve of the same LP
+    assert PyomoModel(lp).solve().objective == pytest.approx(cold.objective, abs=1e-7)
+
+
+def test_add_columns_in_existing_rows_matches_full_program() -> None:
+    """Column generation in miniature: start without some arcs, add their z and phi columns (coefficients in
+    OneHead/Source/Consume) and their NoFlow rows to the live model, and reach the full program's optimum."""
+    rng = np.random.default_rng(11)
+    s = rng.normal(size=(9, 9))
+    n = s.shape[0] - 1
+    full = single_commodity_flow(s)
+    late = allowed_arcs(s) & (rng.random(s.shape) < 0.4)
+    late[0, 1] = False  # keep a tree among the early arcs
+    late[np.arange(1, n), np.arange(2, n + 1)] = False
+    early_scores = np.where(late, -np.inf, s)
+    lp = single_commodity_flow(early_scores)
+    model = HighsModel(lp)
+    first = model.solve()
+    pyomo_model = PyomoModel(lp)
+
+    arcs = np.argwhere(late)
+    k = len(arcs)
+    zc = model.add_columns("z", arcs, s[arcs[:, 0], arcs[:, 1]], rows=lp.rows("OneHead")[arcs[:, 1] - 1],
+                           values=np.ones(k), col_of_entry=np.arange(k), integer=True)
+    word = arcs[:, 0] > 0
+    consume = lp.rows("Consume")
+    phi_rows = np.concatenate([consume[arcs[:, 1] - 1], consume[arcs[word, 0] - 1]])
+    phi_vals = np.concatenate([np.ones(k), -np.ones(int(word.sum()))])
+    phi_local = np.concatenate([np.arange(k), np.flatnonzero(word)])
+    root = np.flatnonzero(arcs[:, 0] == 0)
+    phi_rows = np.concatenate([phi_rows, np.full(len(root), lp.row("Source", 0))])
+    phi_vals = np.concatenate([phi_vals, np.ones(len(root))])
+    phi_local = np.concatenate([phi_local, root])
+    pc = model.add_columns("phi", arcs, 0.0, rows=phi_rows, values=phi_vals, col_of_entry=phi_local)
+    model.add_rows("NoFlow", arcs, np.concatenate([np.arange(k)] * 2), np.concatenate([pc, zc]),
+                   np.concatenate([np.ones(k), np.full(k, -float(n))]), upper=0.0)
+    grown = model.solve()
+    reference = HighsModel(full).solve()
+    assert grown.certified and reference.certified
+    assert grown.objective >= first.objective - 1e-9
+    assert grown.objective == pytest.approx(reference.objective, abs=1e-7)
+    assert pyomo_model.solve().objective == pytest.approx(reference.objective, abs=1e-7)
+
+
+def test_pyomo_model_carries_paper_names(tmp_path) -> None:
+    import pyomo.environ as pyo
+
+    s = np.random.default_rng(5).normal(size=(4, 4))
+    lp = single_commodity_flow(s, single_root=True)
+    m = to_pyomo(lp)
+    for name in ("z", "phi", "OneHead", "Source", "Consume", "NoFlow", "OneRoot", "obj", "dual"):
+        assert hasattr(m, name), name
+    assert m.z[0, 1].lb == 0 and m.OneHead[2].upper == 1
+    m.extra = pyo.Constraint(expr=m.z[0, 1] == 1)  # a user's own constraint
+    pyo.SolverFactory("appsi_highs").solve(m)
+    assert pyo.value(m.z[0, 1]) == pytest.approx(1.0)
+    assert m.dual[m.OneHead[1]] is not None
+    PyomoModel(lp).write(tmp_path / "flow.lp")
+    text = (tmp_path / "flow.lp").read_text()
+    assert "OneHead(1)" in text and "z(0_1)" in text
+    HighsModel(lp).write(tmp_path / "flow_highs.lp")
+    assert "NoFlow(0_1)" in (tmp_path / "flow_highs.lp").read_text()
