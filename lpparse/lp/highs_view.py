@@ -223,14 +223,15 @@ class HighsModel:
         status = _STATUS.get(self.highs.getModelStatus(), Status.NOT_SOLVED)
         if run_status == highspy.HighsStatus.kError and status is Status.OPTIMAL:
             status = Status.NUMERICAL_TROUBLE
+        details: dict[str, object] = {"model_status": self.highs.modelStatusToString(self.highs.getModelStatus())}
+        if self.mip:
+            details["mip_nodes"] = int(info.mip_node_count)
         kw: dict[str, object] = {
             "iterations": int(info.simplex_iteration_count),
             "time": elapsed,
             "solver_objective": float(info.objective_function_value),
-            "info": {"model_status": self.highs.modelStatusToString(self.highs.getModelStatus())},
+            "info": details,
         }
-        if self.mip:
-            kw["info"]["mip_nodes"] = int(info.mip_node_count)  # type: ignore[index]
         sol = self.highs.getSolution()
         if sol.value_valid:
             kw["x"] = np.array(sol.col_value, dtype=np.float64)

@@ -82,18 +82,21 @@ class Block:
     _pos: list[NDArray[np.int64]] = field(default_factory=list, repr=False)
     _lookup: dict[tuple[int, ...], int] | None = field(default=None, repr=False)
 
-    @property
-    def index(self) -> NDArray[np.int64]:
-        """All index tuples of the block, in the order they were added, as a (k, d) array."""
+    def _consolidate(self) -> None:
         if len(self._index) != 1:
             self._index = [np.concatenate(self._index) if self._index else np.empty((0, self.arity), np.int64)]
             self._pos = [np.concatenate(self._pos) if self._pos else np.empty(0, np.int64)]
+
+    @property
+    def index(self) -> NDArray[np.int64]:
+        """All index tuples of the block, in the order they were added, as a (k, d) array."""
+        self._consolidate()
         return self._index[0]
 
     @property
     def positions(self) -> NDArray[np.int64]:
         """Global column (or row) positions of the block, aligned with :attr:`index`."""
-        self.index  # noqa: B018  (consolidates the chunks)
+        self._consolidate()
         return self._pos[0]
 
     def __len__(self) -> int:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import LinearProgram
-from lpparse.lp.pyomo_view import PyomoModel
 from lpparse.lp.solution import TOL
+
+if TYPE_CHECKING:
+    from lpparse.lp.pyomo_view import PyomoModel
 
 __all__ = ["VIEWS", "make_model"]
 
@@ -25,5 +29,7 @@ def make_model(
     if view == "highs":
         return HighsModel(lp, mip=mip, time_limit=time_limit, tol=tol)
     if view == "pyomo":
+        from lpparse.lp.pyomo_view import PyomoModel  # Pyomo is imported only when its view is used
+
         return PyomoModel(lp, mip=mip, solver=solver, time_limit=time_limit, tol=tol)
     raise ValueError(f"unknown view {view!r}; choose one of {VIEWS}")
