@@ -1,0 +1,19 @@
+"""Belief propagation with structured factors for dependency parsing (Gormley, Dredze & Eisner 2015): the factor
+graph, loopy BP with the TREE/PTREE factor, back-propagation through it, MBR decoding and training objectives."""
+
+from lpparse.bp.exact import brute_force_second_order, second_order_tree_scores
+from lpparse.bp.loopy import BPResult, FactorGraph, PairwiseFamily, ScoreGradients, bp_marginals, factor_graph
+from lpparse.bp.tree_factor import tree_marginals, tree_marginals_jvp
+
+__all__ = [
+    "BPResult",
+    "FactorGraph",
+    "PairwiseFamily",
+    "ScoreGradients",
+    "bp_marginals",
+    "brute_force_second_order",
+    "factor_graph",
+    "second_order_tree_scores",
+    "tree_marginals",
+    "tree_marginals_jvp",
+]
