@@ -1,0 +1,22 @@
+"""Trained scoring models: feature templates, hashed weights, lazy triple scoring, factorized bounds, training."""
+
+from lpparse.models.features import FIRST_ORDER_TEMPLATES, GRANDPARENT_TEMPLATES, GPTemplate, Vocabulary
+from lpparse.models.model import (
+    MODEL_FORMAT_VERSION,
+    GrandparentScorer,
+    Model,
+    ModelFormatError,
+    SentenceScorer,
+)
+
+__all__ = [
+    "FIRST_ORDER_TEMPLATES",
+    "GRANDPARENT_TEMPLATES",
+    "MODEL_FORMAT_VERSION",
+    "GPTemplate",
+    "GrandparentScorer",
+    "Model",
+    "ModelFormatError",
+    "SentenceScorer",
+    "Vocabulary",
+]

@@ -1,0 +1,327 @@
+"""Feature templates, token attributes and feature hashing, vectorized with numpy.
+
+Riedel, Smith and McCallum (2012, ``001_96d0466e746ddc9d.txt``) §2.3: a part's score is a sum of template
+scores, s_t = w_t · f_t(h^t_g, h^t_p, h^t_c, d^t_{g,p,c}) (eqs. 4–5), over token attributes h and, for
+grandparent triples, the relation d = (I[g > p], I[g > c], I[p > c]) (eq. 6).
+
+* Every token attribute (``word``, ``gword``, ``pos``, ``cpos``) is an integer id from a :class:`Vocabulary`
+  built on the training data; ids 0, 1, 2 are ``UNK``, ``ROOT`` (token 0) and ``BOUNDARY`` (outside the
+  sentence). ``gword`` is the word restricted to the most frequent words, so that grandparent bounds can
+  enumerate its range (eq. 13).
+* First-order templates follow McDonald, Crammer and Pereira (2005): head and modifier word and POS, their
+  pairs, POS in between, POS around, each conjoined with the direction, and with direction and binned
+  distance. Grandparent templates conjoin attributes of g, p and c with the relation (eq. 6).
+* A feature is hashed to a slot of one weight vector of 2^bits entries (feature hashing); all hashes of a
+  sentence are computed at once with uint64 arithmetic, one array per template.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lpparse.corpus import Sentence
+from lpparse.trees import allowed_mask_shape
+
+__all__ = [
+    "ATTRIBUTES",
+    "BOUNDARY",
+    "FIRST_ORDER_TEMPLATES",
+    "GRANDPARENT_TEMPLATES",
+    "ROOT",
+    "UNK",
+    "VALID_RELATIONS",
+    "ArcFeatures",
+    "GPTemplate",
+    "TokenIds",
+    "Vocabulary",
+    "arc_features",
+    "encode",
+    "hash_columns",
+    "relation",
+    "triple_slots",
+]
+
+UNK, ROOT, BOUNDARY = 0, 1, 2
+RESERVED = ("<unk>", "<root>", "<boundary>")
+#: Token attributes: lower-cased form, form among the most frequent ones, fine POS, coarse POS.
+ATTRIBUTES = ("word", "gword", "pos", "cpos")
+
+#: Distance bins: |h - m| in 1, 2, 3, 4, 5, 6–7, 8–10, 11–14, 15–19, 20–29, 30+.
+DISTANCE_EDGES = np.array([2, 3, 4, 5, 6, 8, 11, 15, 20, 30])
+
+#: First-order templates (McDonald et al. 2005). Each is a tuple of fields: ``X.attr`` for token X in h, m
+#: (head, modifier) or h±1, m±1 (their neighbours), and ``between`` (the coarse POS of each token strictly
+#: between h and m, one feature per distinct tag). Every template is used twice: conjoined with the direction,
+#: and with the direction and binned distance.
+FIRST_ORDER_TEMPLATES: tuple[tuple[str, ...], ...] = (
+    (),
+    ("h.word", "h.pos"),
+    ("h.word",),
+    ("h.pos",),
+    ("m.word", "m.pos"),
+    ("m.word",),
+    ("m.pos",),
+    ("h.word", "h.pos", "m.word", "m.pos"),
+    ("h.pos", "m.word", "m.pos"),
+    ("h.word", "m.word", "m.pos"),
+    ("h.word", "h.pos", "m.pos"),
+    ("h.word", "h.pos", "m.word"),
+    ("h.word", "m.word"),
+    ("h.pos", "m.pos"),
+    ("h.cpos", "m.cpos"),
+    ("h.pos", "h+1.pos", "m-1.pos", "m.pos"),
+    ("h-1.pos", "h.pos", "m-1.pos", "m.pos"),
+    ("h.pos", "h+1.pos", "m.pos", "m+1.pos"),
+    ("h-1.pos", "h.pos", "m.pos", "m+1.pos"),
+    ("h.cpos", "h+1.cpos", "m-1.cpos", "m.cpos"),
+    ("h-1.cpos", "h.cpos", "m.cpos", "m+1.cpos"),
+    ("h.cpos", "between", "m.cpos"),
+)
+
+
+@dataclass(frozen=True)
+class GPTemplate:
+    """A grandparent template: one attribute (or None) for each of g, p, c, always with the relation d."""
+
+    g: str | None
+    p: str | None
+    c: str | None
+
+    def name(self) -> str:
+        return " ".join(f"{x}.{a}" for x, a in zip("gpc", (self.g, self.p, self.c)) if a) + " rel"
+
+
+#: Grandparent templates (eqs. 5–6): POS and coarse POS triples, and word variants in which one token's
+#: frequent word replaces its coarse tag, plus g–c pairs (Carreras 2007).
+GRANDPARENT_TEMPLATES: tuple[GPTemplate, ...] = (
+    GPTemplate(None, None, None),
+    GPTemplate("pos", "pos", "pos"),
+    GPTemplate("cpos", "cpos", "cpos"),
+    GPTemplate("gword", "cpos", "cpos"),
+    GPTemplate("cpos", "gword", "cpos"),
+    GPTemplate("cpos", "cpos", "gword"),
+    GPTemplate("pos", None, "pos"),
+    GPTemplate("gword", None, "cpos"),
+    GPTemplate("cpos", None, "gword"),
+    GPTemplate("gword", None, "gword"),
+)
+
+
+@dataclass
+class Vocabulary:
+    """Per-attribute lists of strings; the position of a string is its id (ids 0–2 are reserved)."""
+
+    strings: dict[str, list[str]]
+
+    def __post_init__(self) -> None:
+        # reserved names are not strings of the data: a token spelt "<root>" is UNK, never ROOT
+        self._index = {
+            a: {s: i for i, s in enumerate(v) if i >= len(RESERVED)} for a, v in self.strings.items()
+        }
+
+    def size(self, attribute: str) -> int:
+        return len(self.strings[attribute])
+
+    def ids(self, attribute: str, values: Sequence[str]) -> NDArray[np.int64]:
+        index = self._index[attribute]
+        return np.fromiter((index.get(v, UNK) for v in values), dtype=np.int64, count=len(values))
+
+    @classmethod
+    def build(
+        cls, sentences: Iterable[Sentence], min_word_count: int = 2, gwords: int = 500, max_pos: int = 80
+    ) -> Vocabulary:
+        """Words seen at least ``min_word_count`` times; the ``gwords`` most frequent words; the ``max_pos``
+        most frequent fine and coarse tags. Everything else maps to ``UNK``."""
+        counts = {a: Counter[str]() for a in ("word", "pos", "cpos")}
+        for s in sentences:
+            counts["word"].update(w.lower() for w in s.words[1:])
+            counts["pos"].update(_fine_tags(s)[1:])
+            counts["cpos"].update(s.cpos[1:])
+        ranked = {a: sorted(c.items(), key=lambda kv: (-kv[1], kv[0])) for a, c in counts.items()}
+        strings = {
+            "word": [w for w, k in ranked["word"] if k >= min_word_count],
+            "gword": [w for w, _ in ranked["word"][:gwords]],
+            "pos": [t for t, _ in ranked["pos"][:max_pos]],
+            "cpos": [t for t, _ in ranked["cpos"][:max_pos]],
+        }
+        return cls({a: [*RESERVED, *v] for a, v in strings.items()})
+
+
+def _fine_tags(s: Sentence) -> list[str]:
+    """The fine tag of each token, or its coarse tag where the treebank has none (``_``)."""
+    return [f if f != "_" else c for f, c in zip(s.pos, s.cpos)]
+
+
+@dataclass(frozen=True)
+class TokenIds:
+    """Attribute ids of one sentence, padded: ``padded[a][i + 1]`` is the id of token i for i in -1..n+1
+    (``BOUNDARY`` at -1 and n+1, ``ROOT`` at 0)."""
+
+    n: int
+    padded: dict[str, NDArray[np.int64]]
+
+    def at(self, attribute: str, positions: NDArray[np.int64]) -> NDArray[np.int64]:
+        return self.padded[attribute][positions + 1]
+
+
+def encode(sentence: Sentence, vocab: Vocabulary) -> TokenIds:
+    """Integer attribute ids of every token of ``sentence``."""
+    words = [w.lower() for w in sentence.words[1:]]
+    raw = {"word": words, "gword": words, "pos": _fine_tags(sentence)[1:], "cpos": sentence.cpos[1:]}
+    padded = {
+        a: np.concatenate([[BOUNDARY, ROOT], vocab.ids(a, values), [BOUNDARY]]) for a, values in raw.items()
+    }
+    return TokenIds(sentence.n, padded)
+
+
+# ---------------------------------------------------------------------------------------------- hashing
+
+_MUL = np.uint64(0x9E3779B97F4A7C15)
+_FIN1 = np.uint64(0xBF58476D1CE4E5B9)
+_FIN2 = np.uint64(0x94D049BB133111EB)
+
+
+def hash_columns(seed: int, columns: Sequence[NDArray[np.int64]], bits: int) -> NDArray[np.int64]:
+    """Slots in [0, 2^bits) of the features whose fields are ``columns`` (broadcast together), for the
+    template numbered ``seed``: a multiply-xorshift combination finished by splitmix64's mixer."""
+    shape = np.broadcast_shapes(*(np.shape(c) for c in columns)) if columns else ()
+    h = np.full(shape, (seed * int(_MUL) + 1) & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
+    for col in columns:
+        h = (h ^ np.asarray(col).astype(np.uint64)) * _MUL
+        h ^= h >> np.uint64(29)
+    h ^= h >> np.uint64(31)
+    h *= _FIN1
+    h ^= h >> np.uint64(29)
+    h *= _FIN2
+    h ^= h >> np.uint64(32)
+    return (h & np.uint64((1 << bits) - 1)).astype(np.int64)
+
+
+# ------------------------------------------------------------------------------------- first order
+
+
+@dataclass(frozen=True)
+class ArcFeatures:
+    """Feature slots of every candidate arc of a sentence (m > 0, h ≠ m, in row-major order).
+
+    ``slots[k, a]`` is the slot of fixed-arity feature k of arc a; the in-between features, of variable
+    number per arc, are the pairs (``extra_arc[j]``, ``extra_slot[j]``).
+    """
+
+    n: int
+    heads: NDArray[np.int64]
+    mods: NDArray[np.int64]
+    slots: NDArray[np.int64]
+    extra_arc: NDArray[np.int64]
+    extra_slot: NDArray[np.int64]
+
+    def scores(self, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+        """(n+1, n+1) arc scores: the sum of the weights of each arc's features; -inf where no arc."""
+        arc = weights[self.slots].sum(axis=0)
+        arc += np.bincount(self.extra_arc, weights=weights[self.extra_slot], minlength=arc.size)
+        out = np.full((self.n + 1, self.n + 1), -np.inf)
+        out[self.heads, self.mods] = arc
+        return out
+
+    def gradient(self, coef: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """(slots, values) of Σ_arcs coef[h, m] · f(h, m), one entry per feature occurrence (unsummed)."""
+        c = coef[self.heads, self.mods]
+        keep = c != 0
+        idx = np.concatenate([self.slots[:, keep].ravel(), self.extra_slot[keep[self.extra_arc]]])
+        val = np.concatenate(
+            [
+                np.broadcast_to(c[keep], (self.slots.shape[0], int(keep.sum()))).ravel(),
+                c[self.extra_arc][keep[self.extra_arc]],
+            ]
+        )
+        return idx, val
+
+
+def _field(ids: TokenIds, name: str, h: NDArray[np.int64], m: NDArray[np.int64]) -> NDArray[np.int64]:
+    token, attribute = name.split(".")
+    base = h if token[0] == "h" else m
+    offset = int(token[1:]) if len(token) > 1 else 0
+    return ids.at(attribute, base + offset)
+
+
+def arc_features(
+    ids: TokenIds, bits: int, templates: Sequence[tuple[str, ...]] = FIRST_ORDER_TEMPLATES
+) -> ArcFeatures:
+    """Hash every first-order feature of every candidate arc (no Python loop over arcs)."""
+    n = ids.n
+    h, m = (x.astype(np.int64) for x in np.nonzero(allowed_mask_shape(n + 1)))
+    direction = (h < m).astype(np.int64)
+    distance = np.searchsorted(DISTANCE_EDGES, np.abs(h - m), side="right")
+    slots, extra_arc, extra_slot = [], [], []
+    for t, template in enumerate(templates):
+        fields = [f for f in template if f != "between"]
+        columns = [_field(ids, f, h, m) for f in fields]
+        if "between" in template:
+            arc, tag = _between(ids, h, m)
+            cols = [c[arc] for c in columns]
+            for v, conj in enumerate(([direction[arc]], [direction[arc], distance[arc]])):
+                extra_arc.append(arc)
+                extra_slot.append(hash_columns(2 * t + v, [*cols, tag, *conj], bits))
+            continue
+        slots.append(hash_columns(2 * t, [*columns, direction], bits))
+        slots.append(hash_columns(2 * t + 1, [*columns, direction, distance], bits))
+    return ArcFeatures(
+        n,
+        h,
+        m,
+        np.stack(slots),
+        np.concatenate(extra_arc) if extra_arc else np.zeros(0, np.int64),
+        np.concatenate(extra_slot) if extra_slot else np.zeros(0, np.int64),
+    )
+
+
+def _between(
+    ids: TokenIds, h: NDArray[np.int64], m: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(arc index, coarse tag) for every distinct coarse tag strictly between h and m."""
+    tags = ids.padded["cpos"][1 : ids.n + 2]  # positions 0..n
+    vocab = int(tags.max()) + 1
+    onehot = np.zeros((ids.n + 2, vocab), dtype=np.int32)
+    onehot[np.arange(1, ids.n + 2), tags] = 1
+    before = np.cumsum(onehot, axis=0)  # before[i, v] = #tokens < i with tag v
+    lo, hi = np.minimum(h, m), np.maximum(h, m)
+    present = (before[hi] - before[lo + 1]) > 0
+    arc, tag = np.nonzero(present)
+    return arc.astype(np.int64), tag.astype(np.int64)
+
+
+# ------------------------------------------------------------------------------------- grandparent
+
+#: Seeds of grandparent templates start here so that they never share a hash seed with first-order ones.
+GP_SEED = 1000
+
+#: The relation codes 4·I[g>p] + 2·I[g>c] + I[p>c] that three distinct positions can have (eq. 6):
+#: (1, 0, 1) and (0, 1, 0) are contradictory orders.
+VALID_RELATIONS = np.array([0, 1, 3, 4, 6, 7])
+
+
+def relation(g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]) -> NDArray[np.int64]:
+    """d_{g,p,c} of eq. 6 as the code 4·I[g>p] + 2·I[g>c] + I[p>c]."""
+    return 4 * (g > p) + 2 * (g > c) + (p > c)
+
+
+def triple_slots(
+    ids: TokenIds,
+    g: NDArray[np.int64],
+    p: NDArray[np.int64],
+    c: NDArray[np.int64],
+    bits: int,
+    templates: Sequence[GPTemplate] = GRANDPARENT_TEMPLATES,
+) -> NDArray[np.int64]:
+    """(templates, triples) slots of the grandparent features of a batch of triples (eq. 5)."""
+    rel = relation(g, p, c)
+    out = np.empty((len(templates), g.size), dtype=np.int64)
+    for t, tpl in enumerate(templates):
+        cols = [ids.at(a, x) for a, x in ((tpl.g, g), (tpl.p, p), (tpl.c, c)) if a is not None]
+        out[t] = hash_columns(GP_SEED + t, [*cols, rel], bits)
+    return out

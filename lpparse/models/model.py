@@ -1,0 +1,228 @@
+"""Hashed linear models of first and second (grandparent) order, their scorers and their model files.
+
+A :class:`Model` holds a vocabulary, the template lists, one weight vector of 2^bits entries and, for
+grandparent models, the per-template bound tables (:mod:`lpparse.models.bounds`). For a sentence it gives
+dense arc scores (``001_96d0466e746ddc9d.txt`` eq. 2 parts) and a :class:`GrandparentScorer`, the lazy and
+counted :class:`lpparse.triples.TripleScorer` of eq. 4 with the factorized bounds of eqs. 12–13.
+
+Model file format (``MODEL_FORMAT_VERSION``), one ``.npz`` archive (``numpy.savez_compressed``) holding:
+
+* ``meta``: a JSON string with ``format`` ("lpparse-model"), ``version``, ``order`` (1 or 2), ``bits``,
+  ``single_root``, ``first_order_templates`` (lists of field names), ``grandparent_templates`` (lists
+  [g, p, c] of attribute names or null), ``vocabulary`` (attribute -> list of strings; the position is the
+  id) and ``training`` (free-form: treebank, trainer, epochs, dev UAS, ...);
+* ``weight_index`` (int64) and ``weight_value`` (float64): the non-zero weights;
+* ``bound_pc_<t>`` and ``bound_gp_<t>`` (float64): the bound tables of grandparent template t.
+
+Loading a file of another format version raises :class:`ModelFormatError`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lpparse.corpus import Sentence
+from lpparse.models.bounds import BoundTables, bound_tables, sentence_bounds
+from lpparse.models.features import (
+    FIRST_ORDER_TEMPLATES,
+    GRANDPARENT_TEMPLATES,
+    ArcFeatures,
+    GPTemplate,
+    TokenIds,
+    Vocabulary,
+    arc_features,
+    encode,
+    triple_slots,
+)
+from lpparse.triples import _check_batch
+
+__all__ = ["MODEL_FORMAT_VERSION", "GrandparentScorer", "Model", "ModelFormatError", "SentenceScorer"]
+
+MODEL_FORMAT_VERSION = 1
+_FORMAT = "lpparse-model"
+
+
+class ModelFormatError(ValueError):
+    """A model file that is not an lpparse model of the supported format version."""
+
+
+@dataclass
+class Model:
+    """Weights over hashed first-order (and, for ``order == 2``, grandparent) features."""
+
+    vocab: Vocabulary
+    order: int = 1
+    bits: int = 22
+    single_root: bool = False
+    first_order: tuple[tuple[str, ...], ...] = FIRST_ORDER_TEMPLATES
+    grandparent: tuple[GPTemplate, ...] = GRANDPARENT_TEMPLATES
+    weights: NDArray[np.float64] = field(default=None)  # type: ignore[assignment]
+    training: dict[str, Any] = field(default_factory=dict)
+    _bounds: list[BoundTables] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.order not in (1, 2):
+            raise ValueError(f"order must be 1 or 2, got {self.order}")
+        if self.weights is None:
+            self.weights = np.zeros(1 << self.bits)
+        if self.weights.shape != (1 << self.bits,):
+            raise ValueError(f"weights must have 2^{self.bits} entries, got {self.weights.shape}")
+
+    @property
+    def templates(self) -> tuple[GPTemplate, ...]:
+        """The grandparent templates in use (none for a first-order model)."""
+        return self.grandparent if self.order == 2 else ()
+
+    def invalidate_bounds(self) -> None:
+        """Forget the bound tables (call after changing the weights)."""
+        self._bounds = None
+
+    def bounds(self) -> list[BoundTables]:
+        """Per-template bound tables (eq. 13), computed once per weight vector and cached."""
+        if self._bounds is None:
+            self._bounds = [
+                bound_tables(self.weights, self.vocab, t, tpl, self.bits)
+                for t, tpl in enumerate(self.templates)
+            ]
+        return self._bounds
+
+    def scorer(self, sentence: Sentence) -> SentenceScorer:
+        """Features of one sentence, ready to score with the current weights."""
+        ids = encode(sentence, self.vocab)
+        return SentenceScorer(self, ids, arc_features(ids, self.bits, self.first_order))
+
+    # -------------------------------------------------------------------------------- model files
+
+    def save(self, path: str | Path) -> None:
+        """Write the model file described in the module docstring."""
+        nz = np.flatnonzero(self.weights)
+        meta = {
+            "format": _FORMAT,
+            "version": MODEL_FORMAT_VERSION,
+            "order": self.order,
+            "bits": self.bits,
+            "single_root": self.single_root,
+            "first_order_templates": [list(t) for t in self.first_order],
+            "grandparent_templates": [[t.g, t.p, t.c] for t in self.grandparent],
+            "vocabulary": self.vocab.strings,
+            "training": self.training,
+        }
+        arrays: dict[str, NDArray[Any]] = {
+            "weight_index": nz.astype(np.int64),
+            "weight_value": self.weights[nz],
+        }
+        for t, table in enumerate(self.bounds()):
+            arrays[f"bound_pc_{t}"] = table.pc
+            arrays[f"bound_gp_{t}"] = table.gp
+        with Path(path).open("wb") as handle:
+            np.savez_compressed(handle, meta=np.array(json.dumps(meta)), **arrays)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Model:
+        """Read a model file; :class:`ModelFormatError` if it is not one of this format version."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"model not found: {path}")
+        try:
+            archive = np.load(path, allow_pickle=False)
+            meta = json.loads(str(archive["meta"]))
+        except (OSError, ValueError, KeyError) as err:
+            raise ModelFormatError(f"{path}: not an lpparse model file ({err})") from err
+        if meta.get("format") != _FORMAT:
+            raise ModelFormatError(f"{path}: not an lpparse model file (format {meta.get('format')!r})")
+        if meta.get("version") != MODEL_FORMAT_VERSION:
+            raise ModelFormatError(
+                f"{path}: model format version {meta.get('version')} is not supported by this lpparse "
+                f"(which reads version {MODEL_FORMAT_VERSION}); retrain the model with 'lpparse train'"
+            )
+        bits = int(meta["bits"])
+        weights = np.zeros(1 << bits)
+        weights[archive["weight_index"]] = archive["weight_value"]
+        model = cls(
+            vocab=Vocabulary({a: list(v) for a, v in meta["vocabulary"].items()}),
+            order=int(meta["order"]),
+            bits=bits,
+            single_root=bool(meta["single_root"]),
+            first_order=tuple(tuple(t) for t in meta["first_order_templates"]),
+            grandparent=tuple(GPTemplate(*t) for t in meta["grandparent_templates"]),
+            weights=weights,
+            training=meta["training"],
+        )
+        model._bounds = [
+            BoundTables(archive[f"bound_pc_{t}"], archive[f"bound_gp_{t}"])
+            for t in range(len(model.templates))
+        ]
+        return model
+
+
+@dataclass
+class SentenceScorer:
+    """A model applied to one sentence: arc scores, and triple scores for grandparent models."""
+
+    model: Model
+    ids: TokenIds
+    arcs: ArcFeatures
+
+    @property
+    def n(self) -> int:
+        return self.ids.n
+
+    def arc_scores(self) -> NDArray[np.float64]:
+        """(n+1, n+1) first-order scores S[h, m]; -inf on the diagonal and column 0."""
+        return self.arcs.scores(self.model.weights)
+
+    def triples(self) -> GrandparentScorer:
+        """A fresh counted triple scorer (grandparent models only)."""
+        if self.model.order != 2:
+            raise ValueError("a first-order model has no grandparent scores")
+        return GrandparentScorer(self.model, self.ids)
+
+
+@dataclass
+class GrandparentScorer:
+    """:class:`lpparse.triples.TripleScorer` of a trained grandparent model on one sentence (eqs. 4–6, 12–13)."""
+
+    model: Model
+    ids: TokenIds
+    _scored: int = field(default=0, init=False)
+    _bounds: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    @property
+    def n(self) -> int:
+        return self.ids.n
+
+    @property
+    def scored(self) -> int:
+        return self._scored
+
+    def slots(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:
+        """(templates, triples) feature slots of a batch (not counted as scoring)."""
+        g, p, c = _check_batch(self.n, g, p, c)
+        return triple_slots(self.ids, g, p, c, self.model.bits, self.model.templates)
+
+    def score(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.float64]:
+        """s(g, p, c) = Σ_t w_t · f_t (eq. 4) for a batch of triples; counts them."""
+        slots = self.slots(g, p, c)
+        self._scored += slots.shape[1]
+        return self.model.weights[slots].sum(axis=0)
+
+    def _both(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        if self._bounds is None:
+            self._bounds = sentence_bounds(self.model.bounds(), self.model.templates, self.ids)
+        return self._bounds
+
+    def bound_gp(self) -> NDArray[np.float64]:
+        """B[g, p] ≥ max_c s(g, p, c) (eq. 12 with c free)."""
+        return self._both()[0]
+
+    def bound_pc(self) -> NDArray[np.float64]:
+        """B[p, c] ≥ max_g s(g, p, c) (eq. 12)."""
+        return self._both()[1]

@@ -1,0 +1,207 @@
+"""Feature extraction, triple scoring, per-template bounds (checked exhaustively) and model files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import conllu
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lpparse.corpus import Sentence, read_treebank, sample_treebank_path
+from lpparse.models import GRANDPARENT_TEMPLATES, Model, ModelFormatError, Vocabulary
+from lpparse.models.features import DISTANCE_EDGES, encode, hash_columns, relation
+from lpparse.trees import allowed_arcs, allowed_mask_shape
+from lpparse.triples import TripleScorer, candidate_triples
+
+SAMPLE = read_treebank(sample_treebank_path())
+VOCAB = Vocabulary.build(SAMPLE, gwords=60)
+BITS = 16
+
+
+def _random_model(seed: int, order: int = 2, scale: float = 1.0) -> Model:
+    """Dense random weights: every slot non-zero, so every feature and collision matters."""
+    model = Model(VOCAB, order=order, bits=BITS)
+    model.weights = np.random.default_rng(seed).normal(0.0, scale, 1 << BITS)
+    return model
+
+
+def _sentence(words: list[str], cpos: list[str], pos: list[str]) -> Sentence:
+    n = len(words)
+    return Sentence(
+        words=["<root>", *words],
+        lemmas=["<root>", *words],
+        cpos=["<root>", *cpos],
+        pos=["<root>", *pos],
+        heads=np.array([-1, *([0] * n)]),
+        labels=["<root>", *(["dep"] * n)],
+        tokens=conllu.TokenList([]),
+    )
+
+
+# known words, tags and strings the model never saw (including a token spelt like a reserved name)
+WORDS = st.sampled_from([*VOCAB.strings["word"][3:30], "zyzzyva", "<root>", "<unk>", "The"])
+TAGS = st.sampled_from([*VOCAB.strings["cpos"][3:], "NEWTAG", "_"])
+random_sentences = st.integers(1, 7).flatmap(
+    lambda n: st.builds(
+        _sentence,
+        st.lists(WORDS, min_size=n, max_size=n),
+        st.lists(TAGS, min_size=n, max_size=n),
+        st.lists(TAGS, min_size=n, max_size=n),
+    )
+)
+
+
+def _check_bounds(model: Model, sentence: Sentence) -> None:
+    scorer = model.scorer(sentence).triples()
+    assert isinstance(scorer, TripleScorer)
+    n = sentence.n
+    g, p, c = candidate_triples(allowed_mask_shape(n + 1))
+    full = np.full((n + 1,) * 3, -np.inf)
+    full[g, p, c] = scorer.score(g, p, c)
+    assert scorer.scored == g.size
+    best_gp, best_pc = full.max(axis=2), full.max(axis=0)
+    b_gp, b_pc = scorer.bound_gp(), scorer.bound_pc()
+    assert b_gp.shape == b_pc.shape == (n + 1, n + 1)
+    assert np.all(b_gp >= best_gp - 1e-9), "bound s̄(g, p, ·) below max_c s(g, p, c)"
+    assert np.all(b_pc >= best_pc - 1e-9), "bound s̄(·, p, c) below max_g s(g, p, c)"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_bounds_valid_on_every_sample_sentence(seed: int) -> None:
+    model = _random_model(seed)
+    for sentence in SAMPLE:
+        _check_bounds(model, sentence)
+
+
+@settings(max_examples=60, deadline=None)
+@given(sentence=random_sentences, seed=st.integers(0, 3), scale=st.sampled_from([0.01, 1.0, 100.0]))
+def test_bounds_valid_on_random_sentences(sentence: Sentence, seed: int, scale: float) -> None:
+    _check_bounds(_random_model(seed, scale=scale), sentence)
+
+
+def test_bounds_exact_for_a_single_template() -> None:
+    """With one template the bound is the max over attribute values, attained by some value: on a
+    sentence containing that value it equals the true max."""
+    model = Model(VOCAB, order=2, bits=BITS, grandparent=(GRANDPARENT_TEMPLATES[2],))
+    model.weights = np.random.default_rng(3).normal(size=1 << BITS)
+    table = model.bounds()[0]
+    assert table.pc.shape == (VOCAB.size("cpos"), VOCAB.size("cpos"), 2)
+    sentence = SAMPLE[10]
+    scorer = model.scorer(sentence).triples()
+    ids = encode(sentence, VOCAB)
+    p, c = 2, 1
+    g = np.array([x for x in range(sentence.n + 1) if x not in (p, c)])
+    true = scorer.score(g, np.full(g.size, p), np.full(g.size, c)).max()
+    assert scorer.bound_pc()[p, c] >= true
+    assert (
+        scorer.bound_pc()[p, c]
+        == table.pc[ids.at("cpos", np.array([p]))[0], ids.at("cpos", np.array([c]))[0], 1]
+    )
+
+
+def test_arc_features_match_a_per_arc_reference() -> None:
+    model = _random_model(5, order=1)
+    sentence = SAMPLE[4]
+    scorer = model.scorer(sentence)
+    scores = scorer.arc_scores()
+    ids = scorer.ids
+    n = sentence.n
+    for h in range(n + 1):
+        for m in range(1, n + 1):
+            if h == m:
+                assert scores[h, m] == -np.inf
+                continue
+            d, dist = int(h < m), int(np.searchsorted(DISTANCE_EDGES, abs(h - m), side="right"))
+            total = 0.0
+            for t, template in enumerate(model.first_order):
+                vals = []
+                for f in template:
+                    if f == "between":
+                        continue
+                    tok, attr = f.split(".")
+                    pos = (h if tok[0] == "h" else m) + (int(tok[1:]) if len(tok) > 1 else 0)
+                    vals.append(ids.padded[attr][pos + 1])
+                if "between" in template:
+                    tags = {ids.padded["cpos"][b + 1] for b in range(min(h, m) + 1, max(h, m))}
+                    for tag in tags:
+                        total += model.weights[
+                            hash_columns(
+                                2 * t,
+                                [np.array([*vals, tag, d])[i : i + 1] for i in range(len(vals) + 2)],
+                                BITS,
+                            )[0]
+                        ]
+                        total += model.weights[
+                            hash_columns(
+                                2 * t + 1,
+                                [np.array([*vals, tag, d, dist])[i : i + 1] for i in range(len(vals) + 3)],
+                                BITS,
+                            )[0]
+                        ]
+                    continue
+                cols = [np.array([v]) for v in (*vals, d)]
+                total += model.weights[hash_columns(2 * t, cols, BITS)[0]]
+                total += model.weights[hash_columns(2 * t + 1, [*cols, np.array([dist])], BITS)[0]]
+            assert scores[h, m] == pytest.approx(total)
+
+
+def test_relation_codes_are_eq_6() -> None:
+    g, p, c = np.array([3, 0, 2]), np.array([1, 2, 3]), np.array([2, 1, 1])
+    assert relation(g, p, c).tolist() == [4 + 2 + 0, 0 + 0 + 1, 0 + 2 + 1]
+
+
+def test_triple_scorer_rejects_non_triples_and_counts() -> None:
+    scorer = _random_model(0).scorer(SAMPLE[0]).triples()
+    with pytest.raises(ValueError):
+        scorer.score([1], [1], [2])
+    scorer.score([0, 0], [1, 2], [2, 1])
+    assert scorer.scored == 2
+    with pytest.raises(ValueError, match="first-order"):
+        _random_model(0, order=1).scorer(SAMPLE[0]).triples()
+
+
+def test_unknown_and_reserved_strings_map_to_unk() -> None:
+    ids = encode(_sentence(["<root>", "zyzzyva"], ["NEWTAG", "NEWTAG"], ["_", "_"]), VOCAB)
+    assert ids.padded["word"].tolist() == [2, 1, 0, 0, 2]
+    assert ids.padded["cpos"].tolist() == [2, 1, 0, 0, 2]
+
+
+def test_saved_model_scores_identically(tmp_path: Path) -> None:
+    model = _random_model(7)
+    model.weights[np.random.default_rng(0).random(model.weights.size) < 0.5] = 0.0
+    model.training = {"note": "test"}
+    path = tmp_path / "m.npz"
+    model.save(path)
+    loaded = Model.load(path)
+    assert loaded.order == 2 and loaded.training == {"note": "test"}
+    assert np.array_equal(loaded.weights, model.weights)
+    for sentence in SAMPLE[:5]:
+        a, b = model.scorer(sentence), loaded.scorer(sentence)
+        assert np.array_equal(a.arc_scores(), b.arc_scores())
+        g, p, c = candidate_triples(allowed_arcs(a.arc_scores()))
+        ta, tb = a.triples(), b.triples()
+        assert np.array_equal(ta.score(g, p, c), tb.score(g, p, c))
+        assert np.array_equal(ta.bound_gp(), tb.bound_gp())
+        assert np.array_equal(ta.bound_pc(), tb.bound_pc())
+
+
+def test_model_of_another_version_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "m.npz"
+    _random_model(0, order=1).save(path)
+    archive = dict(np.load(path))
+    meta = json.loads(str(archive["meta"]))
+    meta["version"] = 999
+    archive["meta"] = np.array(json.dumps(meta))
+    np.savez_compressed(path, **archive)
+    with pytest.raises(ModelFormatError, match="version 999 is not supported"):
+        Model.load(path)
+    junk = tmp_path / "junk.npz"
+    junk.write_text("not a model")
+    with pytest.raises(ModelFormatError, match="not an lpparse model"):
+        Model.load(junk)
+    with pytest.raises(FileNotFoundError):
+        Model.load(tmp_path / "missing.npz")
