@@ -225,3 +225,24 @@ def test_pyomo_model_carries_paper_names(tmp_path) -> None:
     assert "OneHead(1)" in text and "z(0_1)" in text
     HighsModel(lp).write(tmp_path / "flow_highs.lp")
     assert "NoFlow(0_1)" in (tmp_path / "flow_highs.lp").read_text()
+
+
+def test_sync_changes_old_coefficients_and_new_integer_columns() -> None:
+    """Coefficients appended to old rows/old columns reach the live model (summed), and new columns of an
+    integer block stay integer in a live MIP."""
+    lp = hand_lp()
+    model = HighsModel(lp)
+    model.solve()
+    lp.add_coefficients([0], [0], [1.0])  # r0: 2x + y + z <= 4
+    warm = model.solve()
+    assert warm.objective == pytest.approx(HighsModel(lp).solve().objective)
+    assert warm.x[0] == pytest.approx(1.5)
+
+    ilp = LinearProgram("ilp")
+    ilp.add_variables("x", [0], cost=1.0, upper=10.0, integer=True)
+    ilp.add_constraints("r", [0], [0], [0], [2.0], upper=3.0)
+    mip = HighsModel(ilp, mip=True)
+    assert mip.solve().objective == pytest.approx(1.0)
+    mip.add_columns("x", [1], cost=1.0, rows=[ilp.row("r", 0)], values=[2.0], col_of_entry=[0], upper=10.0, integer=True)
+    sol = mip.solve()
+    assert sol.certified and sol.integral and sol.objective == pytest.approx(1.0)
