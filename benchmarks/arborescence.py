@@ -43,17 +43,26 @@ def bucket_of(n: int) -> str:
 
 
 def parse_args() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--treebank", type=Path, default=Path("/work/shared/treebanks/da_ddt/ddt-cdt-dev.conll"))
     p.add_argument("--limit", type=int, default=None, help="first LIMIT sentences (default: all)")
     p.add_argument("--seed", type=int, default=0, help="score noise seed (default 0)")
     p.add_argument("--noise", type=float, default=1.0, help="score noise std. dev. (default 1.0)")
-    p.add_argument("--single-root", action="store_true", help="single-root trees (default multi-root, as CoNLL-X DDT)")
+    p.add_argument(
+        "--single-root", action="store_true", help="single-root trees (default multi-root, as CoNLL-X DDT)"
+    )
     p.add_argument("--ilp", action="store_true", help="time the ILPs instead of the LP relaxations")
     p.add_argument("--formulations", nargs="+", choices=sorted(FORMULATIONS), default=sorted(FORMULATIONS))
     p.add_argument("--views", nargs="+", choices=VIEWS, default=list(VIEWS))
     p.add_argument(
-        "--max-length", type=int, nargs=2, action="append", metavar=("FORMULATION_VIEW", "N"), default=None,
+        "--max-length",
+        type=int,
+        nargs=2,
+        action="append",
+        metavar=("FORMULATION_VIEW", "N"),
+        default=None,
         help="skip FORMULATION_VIEW (e.g. multi-flow/pyomo) on sentences longer than N; repeatable",
     )
     p.add_argument("--out", type=Path, default=RESULTS / "arborescence", help="output stem (.json and .md)")
@@ -85,7 +94,9 @@ def main() -> None:
                 if sentence.n > max_length.get(key, 10**9):
                     continue
                 t0 = time.perf_counter()
-                sol = solve_arborescence(scores, formulation, mip=args.ilp, single_root=args.single_root, view=view)
+                sol = solve_arborescence(
+                    scores, formulation, mip=args.ilp, single_root=args.single_root, view=view
+                )
                 wall = time.perf_counter() - t0
                 record[key] = {
                     "ms": 1000 * wall,
@@ -93,12 +104,16 @@ def main() -> None:
                     "certified": sol.certified,
                     "integral": sol.integral,
                     "value": sol.objective,
-                    "matches_cle": bool(sol.certified and abs(sol.objective - best) <= 1e-6 * (1 + abs(best))),
+                    "matches_cle": bool(
+                        sol.certified and abs(sol.objective - best) <= 1e-6 * (1 + abs(best))
+                    ),
                     "rounds": sol.info.get("rounds"),
                 }
         records.append(record)
         if (number + 1) % 25 == 0:
-            print(f"{number + 1}/{len(sentences)} sentences, {time.perf_counter() - started:.0f} s", flush=True)
+            print(
+                f"{number + 1}/{len(sentences)} sentences, {time.perf_counter() - started:.0f} s", flush=True
+            )
     summary = summarize(records, args)
     meta = {
         "treebank": str(args.treebank),
@@ -112,7 +127,9 @@ def main() -> None:
         "total_seconds": time.perf_counter() - started,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.with_suffix(".json").write_text(json.dumps({"meta": meta, "summary": summary, "records": records}, indent=1))
+    args.out.with_suffix(".json").write_text(
+        json.dumps({"meta": meta, "summary": summary, "records": records}, indent=1)
+    )
     args.out.with_suffix(".md").write_text(render(meta, summary, args))
     print(render(meta, summary, args))
 
@@ -145,7 +162,9 @@ def summarize(records: list[dict], args: argparse.Namespace) -> dict:
             h, p = f"{formulation}/highs", f"{formulation}/pyomo"
             both = [r for r in rs if h in r and p in r]
             if both:
-                row[f"{formulation}/pyomo:highs"] = float(np.mean([r[p]["ms"] for r in both]) / np.mean([r[h]["ms"] for r in both]))
+                row[f"{formulation}/pyomo:highs"] = float(
+                    np.mean([r[p]["ms"] for r in both]) / np.mean([r[h]["ms"] for r in both])
+                )
         out[bucket] = row
     return out
 
@@ -157,7 +176,8 @@ def render(meta: dict, summary: dict, args: argparse.Namespace) -> str:
         f"- treebank: `{meta['treebank']}`, {meta['sentences']} sentences; {meta['problem']}",
         f"- scores: {meta['scores']}",
         f"- machine: {meta['machine']}; total run {meta['total_seconds']:.0f} s",
-        f"- {meta['timing']}; skipped: " + ", ".join(f"{k} above n={v}" for k, v in meta["max_length"].items()),
+        f"- {meta['timing']}; skipped: "
+        + ", ".join(f"{k} above n={v}" for k, v in meta["max_length"].items()),
         "",
         "## Mean ms per sentence (wall) by length bucket",
         "",
@@ -170,15 +190,27 @@ def render(meta: dict, summary: dict, args: argparse.Namespace) -> str:
     ]
     lines += [markdown_table(headers, rows, digits=2), "", "## Pyomo view / HiGHS view time ratio", ""]
     headers = ["bucket", *args.formulations]
-    rows = [[b, *[s.get(f"{f}/pyomo:highs", float("nan")) for f in args.formulations]] for b, s in summary.items()]
-    lines += [markdown_table(headers, rows, digits=1), "", "## Fractional optima / certified / = CLE (HiGHS view)", ""]
+    rows = [
+        [b, *[s.get(f"{f}/pyomo:highs", float("nan")) for f in args.formulations]] for b, s in summary.items()
+    ]
+    lines += [
+        markdown_table(headers, rows, digits=1),
+        "",
+        "## Fractional optima / certified / = CLE (HiGHS view)",
+        "",
+    ]
     view = "highs" if "highs" in args.views else args.views[0]
     headers = ["bucket", *args.formulations]
     rows = [
-        [b, *[
-            f"{s[k]['fractional']}/{s[k]['certified']}/{s[k]['matches_cle']} of {s[k]['sentences']}" if (k := f"{f}/{view}") in s else "-"
-            for f in args.formulations
-        ]]
+        [
+            b,
+            *[
+                f"{s[k]['fractional']}/{s[k]['certified']}/{s[k]['matches_cle']} of {s[k]['sentences']}"
+                if (k := f"{f}/{view}") in s
+                else "-"
+                for f in args.formulations
+            ],
+        ]
         for b, s in summary.items()
     ]
     lines += [markdown_table(headers, rows), ""]

@@ -1,4 +1,4 @@
-"""LP layer: program blocks and lookups, dual sign convention, certificates, statuses, growth of live models."""
+"""LP layer: blocks and lookups, dual sign convention, certificates, statuses, growth of live models."""
 
 from __future__ import annotations
 
@@ -185,8 +185,15 @@ def test_add_columns_in_existing_rows_matches_full_program() -> None:
 
     arcs = np.argwhere(late)
     k = len(arcs)
-    zc = model.add_columns("z", arcs, s[arcs[:, 0], arcs[:, 1]], rows=lp.rows("OneHead")[arcs[:, 1] - 1],
-                           values=np.ones(k), col_of_entry=np.arange(k), integer=True)
+    zc = model.add_columns(
+        "z",
+        arcs,
+        s[arcs[:, 0], arcs[:, 1]],
+        rows=lp.rows("OneHead")[arcs[:, 1] - 1],
+        values=np.ones(k),
+        col_of_entry=np.arange(k),
+        integer=True,
+    )
     word = arcs[:, 0] > 0
     consume = lp.rows("Consume")
     phi_rows = np.concatenate([consume[arcs[:, 1] - 1], consume[arcs[word, 0] - 1]])
@@ -197,8 +204,14 @@ def test_add_columns_in_existing_rows_matches_full_program() -> None:
     phi_vals = np.concatenate([phi_vals, np.ones(len(root))])
     phi_local = np.concatenate([phi_local, root])
     pc = model.add_columns("phi", arcs, 0.0, rows=phi_rows, values=phi_vals, col_of_entry=phi_local)
-    model.add_rows("NoFlow", arcs, np.concatenate([np.arange(k)] * 2), np.concatenate([pc, zc]),
-                   np.concatenate([np.ones(k), np.full(k, -float(n))]), upper=0.0)
+    model.add_rows(
+        "NoFlow",
+        arcs,
+        np.concatenate([np.arange(k)] * 2),
+        np.concatenate([pc, zc]),
+        np.concatenate([np.ones(k), np.full(k, -float(n))]),
+        upper=0.0,
+    )
     grown = model.solve()
     reference = HighsModel(full).solve()
     assert grown.certified and reference.certified
@@ -243,6 +256,8 @@ def test_sync_changes_old_coefficients_and_new_integer_columns() -> None:
     ilp.add_constraints("r", [0], [0], [0], [2.0], upper=3.0)
     mip = HighsModel(ilp, mip=True)
     assert mip.solve().objective == pytest.approx(1.0)
-    mip.add_columns("x", [1], cost=1.0, rows=[ilp.row("r", 0)], values=[2.0], col_of_entry=[0], upper=10.0, integer=True)
+    mip.add_columns(
+        "x", [1], cost=1.0, rows=[ilp.row("r", 0)], values=[2.0], col_of_entry=[0], upper=10.0, integer=True
+    )
     sol = mip.solve()
     assert sol.certified and sol.integral and sol.objective == pytest.approx(1.0)

@@ -9,7 +9,11 @@ from lpparse.cli import main
 
 @pytest.mark.parametrize(
     "extra",
-    [[], ["--formulation", "multi-flow", "--ilp"], ["--formulation", "cycle-cuts", "--view", "pyomo", "--single-root"]],
+    [
+        [],
+        ["--formulation", "multi-flow", "--ilp"],
+        ["--formulation", "cycle-cuts", "--view", "pyomo", "--single-root"],
+    ],
 )
 def test_solve_command_certifies_every_sentence(extra: list[str], capsys, tmp_path) -> None:
     lp_file = tmp_path / "first.lp"

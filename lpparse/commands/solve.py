@@ -29,17 +29,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Chu-Liu-Edmonds optimum."
         ),
     )
-    parser.add_argument("--treebank", type=Path, default=None, help="CoNLL-U/CoNLL-X file (default: the shipped sample)")
-    parser.add_argument("--formulation", choices=sorted(FORMULATIONS), default="single-flow", help="default single-flow")
-    parser.add_argument("--ilp", action="store_true", help="solve the integer program instead of the LP relaxation")
+    parser.add_argument(
+        "--treebank", type=Path, default=None, help="CoNLL-U/CoNLL-X file (default: the shipped sample)"
+    )
+    parser.add_argument(
+        "--formulation", choices=sorted(FORMULATIONS), default="single-flow", help="default single-flow"
+    )
+    parser.add_argument(
+        "--ilp", action="store_true", help="solve the integer program instead of the LP relaxation"
+    )
     parser.add_argument("--single-root", action="store_true", help="trees whose root has exactly one child")
-    parser.add_argument("--view", choices=VIEWS, default="highs", help="highs (highspy, fast) or pyomo (appsi_highs)")
+    parser.add_argument(
+        "--view", choices=VIEWS, default="highs", help="highs (highspy, fast) or pyomo (appsi_highs)"
+    )
     parser.add_argument("--limit", type=int, default=None, help="use only the first LIMIT sentences")
     parser.add_argument("--noise", type=float, default=1.0, help="std. dev. of the score noise (default 1.0)")
     parser.add_argument("--seed", type=int, default=0, help="random seed for the noise (default 0)")
     parser.add_argument("--time-limit", type=float, default=None, help="seconds per solve")
     parser.add_argument(
-        "--write-lp", type=Path, default=None, metavar="FILE",
+        "--write-lp",
+        type=Path,
+        default=None,
+        metavar="FILE",
         help="write the first sentence's model in LP format with symbolic names (cycle-cuts: without cuts)",
     )
     parser.add_argument("--quiet", action="store_true", help="print only the totals")
@@ -61,7 +72,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {args.write_lp} ({lp})")
         best = tree_score(scores, chu_liu_edmonds(scores, single_root=args.single_root))
         sol = solve_arborescence(
-            scores, args.formulation, mip=args.ilp, single_root=args.single_root, view=args.view,
+            scores,
+            args.formulation,
+            mip=args.ilp,
+            single_root=args.single_root,
+            view=args.view,
             time_limit=args.time_limit,
         )
         same = sol.certified and abs(sol.objective - best) <= 1e-6 * (1 + abs(best))
@@ -70,10 +85,19 @@ def run(args: argparse.Namespace) -> int:
         agree += same
         seconds += sol.time
         gap += sol.objective - best if sol.certified else 0.0
-        rows.append([
-            number, sentence.n, sol.status.value, sol.objective, best, "yes" if sol.integral else "no",
-            "yes" if sol.certified else "NO", "yes" if same else "no", 1000 * sol.time,
-        ])
+        rows.append(
+            [
+                number,
+                sentence.n,
+                sol.status.value,
+                sol.objective,
+                best,
+                "yes" if sol.integral else "no",
+                "yes" if sol.certified else "NO",
+                "yes" if same else "no",
+                1000 * sol.time,
+            ]
+        )
     kind = "ILP" if args.ilp else "LP"
     roots = "single-root" if args.single_root else "multi-root"
     print(
@@ -86,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
     total = len(sentences)
     print(
         f"total: certified {certified}/{total}, integral {integral}/{total}, value = CLE {agree}/{total}, "
-        f"mean LP - CLE {gap / max(certified, 1):.4g}, solve time {seconds:.3f} s ({1000 * seconds / total:.2f} ms/sent)"
+        f"mean LP - CLE {gap / max(certified, 1):.4g}, "
+        f"solve time {seconds:.3f} s ({1000 * seconds / total:.2f} ms/sent)"
     )
     return 0 if certified == total else 1

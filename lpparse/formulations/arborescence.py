@@ -23,7 +23,7 @@ Connectivity (no cycles) is then enforced by one of
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,20 +37,22 @@ from lpparse.trees import allowed_arcs, check_tree_exists, validate_scores
 
 __all__ = [
     "FORMULATIONS",
-    "single_commodity_flow",
-    "multi_commodity_flow",
-    "cycle_cut_program",
-    "separate_subtours",
     "add_subtour_cuts",
-    "solve_cycle_cuts",
-    "solve_arborescence",
     "arc_matrix",
+    "cycle_cut_program",
+    "multi_commodity_flow",
+    "separate_subtours",
+    "single_commodity_flow",
+    "solve_arborescence",
+    "solve_cycle_cuts",
 ]
 
 _FLOW_SCALE = 1e8  # integer capacities for scipy's max-flow (int32): separation exact to ~n²·1e-8
 
 
-def _arc_program(scores: NDArray[np.float64], single_root: bool, name: str) -> tuple[LinearProgram, NDArray[np.int64], NDArray[np.int64]]:
+def _arc_program(
+    scores: NDArray[np.float64], single_root: bool, name: str
+) -> tuple[LinearProgram, NDArray[np.int64], NDArray[np.int64]]:
     """Validated scores -> program with z, OneHead (and OneRoot); returns (lp, arcs (K,2), z columns)."""
     s = validate_scores(scores)
     check_tree_exists(s, single_root)
@@ -62,11 +64,17 @@ def _arc_program(scores: NDArray[np.float64], single_root: bool, name: str) -> t
     lp.add_constraints("OneHead", np.arange(1, n + 1), arcs[:, 1] - 1, zc, np.ones(len(zc)), 1.0, 1.0)
     if single_root:
         out = arcs[:, 0] == 0
-        lp.add_constraints("OneRoot", [0], np.zeros(out.sum(), np.int64), zc[out], np.ones(out.sum()), 1.0, 1.0)
+        lp.add_constraints(
+            "OneRoot", [0], np.zeros(out.sum(), np.int64), zc[out], np.ones(out.sum()), 1.0, 1.0
+        )
     return lp, arcs, zc
 
 
-def _conservation(arcs: NDArray[np.int64], pc: NDArray[np.int64], row_of_node: Callable[[NDArray[np.int64]], NDArray[np.int64]]) -> tuple[NDArray, NDArray, NDArray]:
+def _conservation(
+    arcs: NDArray[np.int64],
+    pc: NDArray[np.int64],
+    row_of_node: Callable[[NDArray[np.int64]], NDArray[np.int64]],
+) -> tuple[NDArray, NDArray, NDArray]:
     """COO of inflow - outflow per word node: +1 at the modifier's row, -1 at the (word) head's row."""
     word_head = arcs[:, 0] > 0
     rows = np.concatenate([row_of_node(arcs[:, 1]), row_of_node(arcs[word_head, 0])])
@@ -85,8 +93,12 @@ def single_commodity_flow(scores: NDArray[np.float64], single_root: bool = False
     lp.add_constraints("Consume", np.arange(1, n + 1), *_conservation(arcs, pc, lambda v: v - 1), 1.0, 1.0)
     local = np.arange(k)
     lp.add_constraints(
-        "NoFlow", arcs, np.concatenate([local, local]), np.concatenate([pc, zc]),
-        np.concatenate([np.ones(k), np.full(k, -float(n))]), upper=0.0,
+        "NoFlow",
+        arcs,
+        np.concatenate([local, local]),
+        np.concatenate([pc, zc]),
+        np.concatenate([np.ones(k), np.full(k, -float(n))]),
+        upper=0.0,
     )
     return lp
 
@@ -99,7 +111,9 @@ def multi_commodity_flow(scores: NDArray[np.float64], single_root: bool = False)
     flow_arcs = np.tile(arcs, (n, 1))
     pc = lp.add_variables("phi", np.column_stack([com, flow_arcs]))
     root = flow_arcs[:, 0] == 0
-    lp.add_constraints("Source", np.arange(1, n + 1), com[root] - 1, pc[root], np.ones(int(root.sum())), 1.0, 1.0)
+    lp.add_constraints(
+        "Source", np.arange(1, n + 1), com[root] - 1, pc[root], np.ones(int(root.sum())), 1.0, 1.0
+    )
     cons_index = np.column_stack([np.repeat(np.arange(1, n + 1), n), np.tile(np.arange(1, n + 1), n)])
     rows, cols, vals = _conservation(flow_arcs, pc, lambda v: v - 1)
     rows = rows + n * (com[cols - pc[0]] - 1)  # row of (commodity, node)
@@ -107,14 +121,19 @@ def multi_commodity_flow(scores: NDArray[np.float64], single_root: bool = False)
     lp.add_constraints("Consume", cons_index, rows, cols, vals, rhs, rhs)
     local = np.arange(n * k)
     lp.add_constraints(
-        "NoFlow", np.column_stack([com, flow_arcs]), np.concatenate([local, local]),
-        np.concatenate([pc, np.tile(zc, n)]), np.concatenate([np.ones(n * k), -np.ones(n * k)]), upper=0.0,
+        "NoFlow",
+        np.column_stack([com, flow_arcs]),
+        np.concatenate([local, local]),
+        np.concatenate([pc, np.tile(zc, n)]),
+        np.concatenate([np.ones(n * k), -np.ones(n * k)]),
+        upper=0.0,
     )
     return lp
 
 
 def cycle_cut_program(scores: NDArray[np.float64], single_root: bool = False) -> LinearProgram:
-    """Riedel & Clarke (2006) master: z, OneHead (OneRoot); NoCycle rows come from :func:`add_subtour_cuts`."""
+    """Riedel & Clarke (2006) master: z, OneHead (OneRoot); NoCycle rows come from
+    :func:`add_subtour_cuts`."""
     lp, _, _ = _arc_program(scores, single_root, "cycle-cuts")
     lp.meta["cuts"] = []
     return lp
@@ -188,7 +207,12 @@ def add_subtour_cuts(lp: LinearProgram, subsets: list[tuple[int, ...]]) -> NDArr
     cuts.extend(subsets)
     sizes = member.sum(axis=1).astype(np.float64)
     return lp.add_constraints(
-        "NoCycle", np.arange(first, first + len(subsets)), local, zc[arc], np.ones(len(arc)), upper=sizes - 1.0
+        "NoCycle",
+        np.arange(first, first + len(subsets)),
+        local,
+        zc[arc],
+        np.ones(len(arc)),
+        upper=sizes - 1.0,
     )
 
 

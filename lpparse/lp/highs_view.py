@@ -2,9 +2,10 @@
 
 :class:`HighsModel` mirrors a LinearProgram in a live ``highspy.Highs`` object. The program is the single
 source of truth: :meth:`HighsModel.sync` pushes the columns, rows and coefficients appended to it since the
-last sync (batched ``addCols`` with their coefficients in existing rows, then batched ``addRows``), which keeps
-HiGHS's basis, so the next :meth:`HighsModel.solve` is a warm dual-simplex re-solve. :meth:`add_columns` and
-:meth:`add_rows` append to the program and sync in one step (delayed column/row generation, parse-price-cut).
+last sync (batched ``addCols`` with their coefficients in existing rows, then batched ``addRows``), which
+keeps HiGHS's basis, so the next :meth:`HighsModel.solve` is a warm dual-simplex re-solve.
+:meth:`HighsModel.add_columns` and :meth:`HighsModel.add_rows` append to the program and sync in one step
+(delayed column/row generation, parse-price-cut).
 
 All sign conversion between HiGHS and lpparse happens in :func:`duals_from_highs`.
 """
@@ -113,14 +114,16 @@ class HighsModel:
         h.sense_ = highspy.ObjSense.kMaximize
         if self.mip:
             h.integrality_ = [
-                highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous for i in lp.integrality
+                highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
+                for i in lp.integrality
             ]
         self._check(self.highs.passModel(h), "passModel")
         self._synced = (lp.num_cols, lp.num_rows, lp.num_nz)
 
     # ---- growth -----------------------------------------------------------------------------------
     def sync(self) -> None:
-        """Push columns, rows and coefficients appended to the program since the last sync (keeps the basis)."""
+        """Push columns, rows and coefficients appended to the program since the last sync (keeps the
+        basis)."""
         lp = self.lp
         c0, r0, nz0 = self._synced
         c1, r1 = lp.num_cols, lp.num_rows
@@ -130,7 +133,8 @@ class HighsModel:
         old = ~new_row & ~new_col_old_row
         if c1 > c0:
             m = sp.csc_matrix(
-                (vals[new_col_old_row], (rows[new_col_old_row], cols[new_col_old_row] - c0)), shape=(r0, c1 - c0)
+                (vals[new_col_old_row], (rows[new_col_old_row], cols[new_col_old_row] - c0)),
+                shape=(r0, c1 - c0),
             )
             m.sum_duplicates()
             self._check(
@@ -223,7 +227,9 @@ class HighsModel:
         status = _STATUS.get(self.highs.getModelStatus(), Status.NOT_SOLVED)
         if run_status == highspy.HighsStatus.kError and status is Status.OPTIMAL:
             status = Status.NUMERICAL_TROUBLE
-        details: dict[str, object] = {"model_status": self.highs.modelStatusToString(self.highs.getModelStatus())}
+        details: dict[str, object] = {
+            "model_status": self.highs.modelStatusToString(self.highs.getModelStatus())
+        }
         if self.mip:
             details["mip_nodes"] = int(info.mip_node_count)
         kw: dict[str, object] = {
@@ -236,9 +242,16 @@ class HighsModel:
         if sol.value_valid:
             kw["x"] = np.array(sol.col_value, dtype=np.float64)
         if sol.dual_valid and not self.mip:
-            kw["row_dual"], kw["col_dual"] = duals_from_highs(sol.row_dual, sol.col_dual, self.highs.getObjectiveSense()[1])
+            kw["row_dual"], kw["col_dual"] = duals_from_highs(
+                sol.row_dual, sol.col_dual, self.highs.getObjectiveSense()[1]
+            )
         return Solution.checked(
-            self.lp, status, self.mip, tol=self.tol, bound=float(info.mip_dual_bound), **kw  # type: ignore[arg-type]
+            self.lp,
+            status,
+            self.mip,
+            tol=self.tol,
+            bound=float(info.mip_dual_bound),
+            **kw,  # type: ignore[arg-type]
         )
 
     def basis(self) -> highspy.HighsBasis:
@@ -259,6 +272,8 @@ class HighsModel:
         self._check(self.highs.writeModel(str(path)), "writeModel")
 
 
-def solve_highs(lp: LinearProgram, mip: bool = False, time_limit: float | None = None, tol: float = TOL) -> Solution:
+def solve_highs(
+    lp: LinearProgram, mip: bool = False, time_limit: float | None = None, tol: float = TOL
+) -> Solution:
     """Build a :class:`HighsModel` and solve it once."""
     return HighsModel(lp, mip=mip, time_limit=time_limit, tol=tol).solve()

@@ -15,8 +15,8 @@ model can mirror the program by pushing what was appended since it last looked (
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
 import scipy.sparse as sp
@@ -84,7 +84,9 @@ class Block:
 
     def _consolidate(self) -> None:
         if len(self._index) != 1:
-            self._index = [np.concatenate(self._index) if self._index else np.empty((0, self.arity), np.int64)]
+            self._index = [
+                np.concatenate(self._index) if self._index else np.empty((0, self.arity), np.int64)
+            ]
             self._pos = [np.concatenate(self._pos) if self._pos else np.empty(0, np.int64)]
 
     @property
@@ -104,7 +106,9 @@ class Block:
 
     def _append(self, index: NDArray[np.int64], pos: NDArray[np.int64]) -> None:
         if index.shape[1] != self.arity:
-            raise ValueError(f"block {self.name!r} has index tuples of length {self.arity}, got {index.shape[1]}")
+            raise ValueError(
+                f"block {self.name!r} has index tuples of length {self.arity}, got {index.shape[1]}"
+            )
         if self._lookup is not None:
             for key, p in zip(map(tuple, index.tolist()), pos.tolist()):
                 if key in self._lookup:
@@ -193,7 +197,11 @@ class LinearProgram:
     @property
     def A(self) -> sp.csr_matrix:
         """Constraint matrix (num_rows x num_cols), CSR; duplicate coefficients are summed."""
-        if self._csr is None or self._csr.shape != (self.num_rows, self.num_cols) or self._csr_nz != self.num_nz:
+        if (
+            self._csr is None
+            or self._csr.shape != (self.num_rows, self.num_cols)
+            or self._csr_nz != self.num_nz
+        ):
             self._csr = sp.csr_matrix(
                 (self._coo_v.view, (self._coo_r.view, self._coo_c.view)), shape=(self.num_rows, self.num_cols)
             )
@@ -206,13 +214,18 @@ class LinearProgram:
         return self._coo_r.view[nz:], self._coo_c.view[nz:], self._coo_v.view[nz:]
 
     # ---- building ---------------------------------------------------------------------------------
-    def _block(self, table: dict[str, Block], kind: str, name: str, arity: int, integer: bool) -> tuple[Block, int]:
+    def _block(
+        self, table: dict[str, Block], kind: str, name: str, arity: int, integer: bool
+    ) -> tuple[Block, int]:
         if name in table:
             block = table[name]
         else:
             other = self.con_blocks if kind == "var" else self.var_blocks
             if name in other:
-                raise ValueError(f"name {name!r} is already used by a {'constraint' if kind == 'var' else 'variable'} block")
+                raise ValueError(
+                    f"name {name!r} is already used by a "
+                    f"{'constraint' if kind == 'var' else 'variable'} block"
+                )
             block = table[name] = Block(name, kind, arity, integer)
             self._block_names.append((kind, name))
         if block.integer != integer and kind == "var":
@@ -333,12 +346,16 @@ class LinearProgram:
         return name, tuple(self.con_blocks[name].index[int(self._row_slot.view[i])].tolist())
 
     def col_names(self, start: int = 0) -> Iterator[str]:
-        """LP-file-safe names ``block(i_j_...)`` (as Pyomo's symbolic labels) of the columns from ``start`` on."""
-        return (f"{n}({'_'.join(map(str, idx))})" for n, idx in map(self.col_label, range(start, self.num_cols)))
+        """LP-file-safe names ``block(i_j_...)`` (as Pyomo's labels) of the columns from ``start`` on."""
+        return (
+            f"{n}({'_'.join(map(str, idx))})" for n, idx in map(self.col_label, range(start, self.num_cols))
+        )
 
     def row_names(self, start: int = 0) -> Iterator[str]:
         """LP-file-safe names ``block(i_j_...)`` of the rows from ``start`` on."""
-        return (f"{n}({'_'.join(map(str, idx))})" for n, idx in map(self.row_label, range(start, self.num_rows)))
+        return (
+            f"{n}({'_'.join(map(str, idx))})" for n, idx in map(self.row_label, range(start, self.num_rows))
+        )
 
     def values(self, name: str, x: NDArray[np.float64]) -> NDArray[np.float64]:
         """Entries of a column vector ``x`` (primal or reduced costs) for block ``name``."""
@@ -347,4 +364,5 @@ class LinearProgram:
     def __repr__(self) -> str:
         vb = ", ".join(f"{n}:{len(b)}" for n, b in self.var_blocks.items())
         cb = ", ".join(f"{n}:{len(b)}" for n, b in self.con_blocks.items())
-        return f"LinearProgram({self.name!r}, cols={self.num_cols} [{vb}], rows={self.num_rows} [{cb}], nz={self.num_nz})"
+        sizes = f"cols={self.num_cols} [{vb}], rows={self.num_rows} [{cb}], nz={self.num_nz}"
+        return f"LinearProgram({self.name!r}, {sizes})"

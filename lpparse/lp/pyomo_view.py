@@ -3,8 +3,8 @@
 Each variable block becomes a ``Var`` and each constraint block a ``Constraint`` carrying the papers' names
 (``z``, ``phi``, ``OneHead``, ``Source``, ``Consume``, ``NoFlow``, ...), indexed by the blocks' index tuples
 (arcs (h, m); a 1-tuple index becomes a plain int). The objective ``obj`` maximizes; for an LP, suffixes
-``dual`` and ``rc`` import duals and reduced costs (a MIP model has neither). Expressions are built once per row from the CSR matrix as
-``LinearExpression`` objects (linear in nnz, no operator overloading).
+``dual`` and ``rc`` import duals and reduced costs (a MIP model has neither). Expressions are built once
+per row from the CSR matrix as ``LinearExpression`` objects (linear in nnz, no operator overloading).
 
 :class:`PyomoModel` keeps the model in step with a growing program (:meth:`PyomoModel.sync`) and solves it
 through a Pyomo HiGHS interface (``appsi_highs`` by default; ``highs`` works too with pyomo 6.10 + highspy
@@ -26,7 +26,7 @@ from lpparse.lp.highs_view import duals_from_highs
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import TOL, Solution, Status
 
-__all__ = ["to_pyomo", "PyomoModel", "PYOMO_SOLVERS"]
+__all__ = ["PYOMO_SOLVERS", "PyomoModel", "to_pyomo"]
 
 PYOMO_SOLVERS = ("appsi_highs", "highs")
 
@@ -81,7 +81,9 @@ class PyomoModel:
     # ---- building ---------------------------------------------------------------------------------
     def _linear(self, cols: np.ndarray, coefs: np.ndarray) -> LinearExpression:
         vs = self.vars
-        return LinearExpression([MonomialTermExpression((float(a), vs[j])) for a, j in zip(coefs, cols.tolist())])
+        return LinearExpression(
+            [MonomialTermExpression((float(a), vs[j])) for a, j in zip(coefs, cols.tolist())]
+        )
 
     def _add_cols(self, c0: int, c1: int) -> None:
         lp, m = self.lp, self.model
@@ -143,7 +145,9 @@ class PyomoModel:
         if touched.size:  # old rows with new coefficients (e.g. new columns): rebuild their bodies
             csr = lp.A
             for i in touched.tolist():
-                self.cons[i].set_value((_bound(lp.row_lower[i]), self._row_expr(csr, i), _bound(lp.row_upper[i])))
+                self.cons[i].set_value(
+                    (_bound(lp.row_lower[i]), self._row_expr(csr, i), _bound(lp.row_upper[i]))
+                )
         if r1 > r0:
             self._add_rows(r0, r1)
         if c1 > c0 or not hasattr(self.model, "obj"):
@@ -175,7 +179,9 @@ class PyomoModel:
             results = self._solver.solve(m, load_solutions=False, options=opts)
             term = results.solver.termination_condition
         except (RuntimeError, ValueError) as exc:  # the Pyomo interfaces raise on some failures
-            return Solution.checked(self.lp, Status.NUMERICAL_TROUBLE, self.mip, tol=tol, info={"error": str(exc)})
+            return Solution.checked(
+                self.lp, Status.NUMERICAL_TROUBLE, self.mip, tol=tol, info={"error": str(exc)}
+            )
         status = _STATUS.get(term, Status.NUMERICAL_TROUBLE)
         kw: dict[str, Any] = {"info": {"termination": str(term)}}
         if status is Status.OPTIMAL:

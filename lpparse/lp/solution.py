@@ -27,12 +27,12 @@ from lpparse.lp.program import LinearProgram
 
 __all__ = [
     "TOL",
-    "Status",
     "Certificate",
+    "FractionalSolutionError",
     "Solution",
     "SolutionError",
+    "Status",
     "UncertifiedSolutionError",
-    "FractionalSolutionError",
     "certify_lp",
     "certify_mip",
     "is_integral",
@@ -80,7 +80,11 @@ class Certificate:
 
     @property
     def ok(self) -> bool:
-        return self.primal_infeasibility <= self.tol and self.dual_infeasibility <= self.tol and self.gap <= self.tol
+        return (
+            self.primal_infeasibility <= self.tol
+            and self.dual_infeasibility <= self.tol
+            and self.gap <= self.tol
+        )
 
     def __str__(self) -> str:
         verdict = "certified" if self.ok else "NOT certified"
@@ -101,17 +105,23 @@ def _primal_infeasibility(lp: LinearProgram, x: NDArray[np.float64]) -> float:
     return max(viol)
 
 
-def _bound_value(lo: NDArray[np.float64], hi: NDArray[np.float64], dual: NDArray[np.float64]) -> tuple[float, float]:
+def _bound_value(
+    lo: NDArray[np.float64], hi: NDArray[np.float64], dual: NDArray[np.float64]
+) -> tuple[float, float]:
     """(Σ hi·dual⁺ - lo·dual⁻ over finite sides, largest dual mass sitting on an infinite side)."""
     pos, neg = np.maximum(dual, 0.0), np.maximum(-dual, 0.0)
     fin_hi, fin_lo = np.isfinite(hi), np.isfinite(lo)
     value = float(np.dot(np.where(fin_hi, hi, 0.0), np.where(fin_hi, pos, 0.0)))
     value -= float(np.dot(np.where(fin_lo, lo, 0.0), np.where(fin_lo, neg, 0.0)))
-    wrong = max(float(np.where(fin_hi, 0.0, pos).max(initial=0.0)), float(np.where(fin_lo, 0.0, neg).max(initial=0.0)))
+    wrong = max(
+        float(np.where(fin_hi, 0.0, pos).max(initial=0.0)), float(np.where(fin_lo, 0.0, neg).max(initial=0.0))
+    )
     return value, wrong
 
 
-def certify_lp(lp: LinearProgram, x: NDArray[np.float64], row_dual: NDArray[np.float64], tol: float = TOL) -> Certificate:
+def certify_lp(
+    lp: LinearProgram, x: NDArray[np.float64], row_dual: NDArray[np.float64], tol: float = TOL
+) -> Certificate:
     """Check primal feasibility, dual feasibility and zero gap of (x, row_dual) for the LP relaxation.
 
     Reduced costs are recomputed as d = c - Aᵀy; a dual on a side that is infinite is dual infeasibility.
@@ -177,8 +187,14 @@ class Solution:
 
     @classmethod
     def checked(
-        cls, lp: LinearProgram, status: Status, mip: bool, tol: float = TOL, bound: float = float("nan"), **kw: object
-    ) -> "Solution":
+        cls,
+        lp: LinearProgram,
+        status: Status,
+        mip: bool,
+        tol: float = TOL,
+        bound: float = float("nan"),
+        **kw: object,
+    ) -> Solution:
         """Make a Solution and certify it when the status is OPTIMAL (``bound``: MIP dual bound)."""
         sol = cls(lp, status, mip, num_cols=lp.num_cols, num_rows=lp.num_rows, **kw)  # type: ignore[arg-type]
         if status is Status.OPTIMAL and sol.x is not None:
@@ -215,7 +231,9 @@ class Solution:
     def require_certified(self) -> None:
         """Raise :class:`UncertifiedSolutionError` unless :attr:`certified`."""
         if not self.certified:
-            why = f"status {self.status.value}" if self.status is not Status.OPTIMAL else str(self.certificate)
+            why = (
+                f"status {self.status.value}" if self.status is not Status.OPTIMAL else str(self.certificate)
+            )
             raise UncertifiedSolutionError(f"solution is not certified optimal: {why}")
 
     def heads(self, block: str = "z") -> NDArray[np.int64]:
