@@ -2,10 +2,26 @@
 graph, loopy BP with the TREE/PTREE factor, back-propagation through it, MBR decoding and training objectives."""
 
 from lpparse.bp.exact import brute_force_second_order, second_order_tree_scores
+from lpparse.bp.objectives import (
+    OBJECTIVES,
+    annealed_risk,
+    bp_gp_marginals,
+    cll_surrogate,
+    l2_distance,
+    objective_gradients,
+    temperature,
+)
 from lpparse.bp.loopy import BPResult, FactorGraph, PairwiseFamily, ScoreGradients, bp_marginals, factor_graph
 from lpparse.bp.tree_factor import tree_marginals, tree_marginals_jvp
 
 __all__ = [
+    "OBJECTIVES",
+    "annealed_risk",
+    "bp_gp_marginals",
+    "cll_surrogate",
+    "l2_distance",
+    "objective_gradients",
+    "temperature",
     "BPResult",
     "FactorGraph",
     "PairwiseFamily",
