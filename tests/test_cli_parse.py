@@ -1,0 +1,106 @@
+"""The decoder registry and the ``lpparse train`` / ``lpparse parse`` commands on the shipped sample."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lpparse.cli import main
+from lpparse.corpus import read_treebank, sample_treebank_path
+from lpparse.decoding import decode, decoder_names, get_decoder, register_decoder
+from lpparse.oracles import brute_force, chu_liu_edmonds
+from lpparse.scores import random_scores
+from lpparse.trees import tree_score
+from lpparse.triples import synthetic_triple_scorer
+
+SAMPLE = sample_treebank_path()
+
+
+def test_registry_lists_builtin_decoders_by_order() -> None:
+    assert {"cle", "eisner", "mbr"} <= set(decoder_names(1))
+    assert "gp-eisner" in decoder_names(2) and "gp-eisner" not in decoder_names(1)
+    assert get_decoder("gp-eisner").order == 2
+    with pytest.raises(ValueError, match="unknown decoder"):
+        get_decoder("nope")
+    with pytest.raises(ValueError, match="needs a grandparent model"):
+        decode("gp-eisner", random_scores(3, 0))
+    with pytest.raises(ValueError, match="order"):
+        register_decoder("bad", lambda *a, **k: None, 3)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_decoders_agree_with_brute_force(seed: int) -> None:
+    scores = random_scores(5, seed)
+    for single_root in (False, True):
+        cle = decode("cle", scores, single_root=single_root)
+        assert cle.objective == pytest.approx(brute_force(scores, single_root)[1])
+        eis = decode("eisner", scores, single_root=single_root)
+        assert eis.objective == pytest.approx(brute_force(scores, single_root, projective=True)[1])
+        mbr = decode("mbr", scores, single_root=single_root, projective=True)
+        assert mbr.objective == pytest.approx(tree_score(scores, mbr.heads))
+        triples = synthetic_triple_scorer(5, seed)
+        gp = decode("gp-eisner", scores, triples, single_root)
+        ref = brute_force(scores, single_root, projective=True, gp_scores=triples.scores)
+        assert gp.objective == pytest.approx(ref[1])
+        assert gp.stats["triples_scored"] == triples.scored > 0
+
+
+def test_mbr_on_peaked_scores_is_the_map_tree() -> None:
+    scores = 50.0 * random_scores(6, 3)
+    assert np.array_equal(decode("mbr", scores).heads, chu_liu_edmonds(scores))
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "model.npz"
+    out = tmp_path / "pred.conllu"
+    args = [
+        "train",
+        "--treebank",
+        str(SAMPLE),
+        "--dev",
+        str(SAMPLE),
+        "--dev-limit",
+        "10",
+        "--order",
+        str(order),
+    ]
+    args += ["--out", str(model), "--epochs", "2", "--bits", "16", "--no-progress", "--trainer", "perceptron"]
+    assert main(args) == 0
+    assert model.stat().st_size < 2_000_000
+    assert (
+        main(["parse", "--model", str(model), "--treebank", str(SAMPLE), "--out", str(out), "--no-progress"])
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "UAS" in text and ("gp-eisner" if order == 2 else "cle") in text
+    gold, pred = read_treebank(SAMPLE), read_treebank(out)
+    assert [s.words for s in gold] == [s.words for s in pred]
+    assert [s.labels for s in gold] == [s.labels for s in pred]
+    assert np.mean([np.mean(g.heads[1:] == p.heads[1:]) for g, p in zip(gold, pred)]) > 0.8
+
+
+def test_parse_errors_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bogus = tmp_path / "bogus.npz"
+    bogus.write_text("x")
+    assert main(["parse", "--model", str(bogus), "--treebank", str(SAMPLE)]) == 1
+    assert "not an lpparse model" in capsys.readouterr().err
+    model = tmp_path / "m.npz"
+    main(
+        [
+            "train",
+            "--treebank",
+            str(SAMPLE),
+            "--out",
+            str(model),
+            "--epochs",
+            "1",
+            "--bits",
+            "14",
+            "--no-progress",
+        ]
+    )
+    assert main(["parse", "--model", str(model), "--treebank", str(SAMPLE), "--decoder", "gp-eisner"]) == 1
+    assert "needs a grandparent model" in capsys.readouterr().err
