@@ -93,7 +93,7 @@ class GPTemplate:
     c: str | None
 
     def name(self) -> str:
-        return " ".join(f"{x}.{a}" for x, a in zip("gpc", (self.g, self.p, self.c)) if a) + " rel"
+        return " ".join([*(f"{x}.{a}" for x, a in zip("gpc", (self.g, self.p, self.c)) if a), "rel"])
 
 
 #: Grandparent templates (eqs. 5–6): POS and coarse POS triples, and word variants in which one token's
