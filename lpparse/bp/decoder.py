@@ -56,7 +56,7 @@ def bp_decode(
         "expected_recall": recall,
         "iterations": iterations,
         "residual": result.residuals[-1],
-        "log_z_bethe": result.log_z_bethe[-1],
+        "log_z_bethe": result.log_z_bethe,
         "triples_scored": (triple_scorer.scored - before) if triple_scorer is not None else 0,
     }
     return DecodeResult(heads, objective, stats)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.special import expit
 
 from lpparse.bp.tree_factor import tree_marginals, tree_marginals_jvp
 from lpparse.triples import TripleScorer, candidate_triples, triple_mask
@@ -40,25 +41,18 @@ __all__ = ["PairwiseFamily", "FactorGraph", "factor_graph", "BPResult", "ScoreGr
 TINY = 1e-300
 
 
-def _log_sigmoid(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    return -np.logaddexp(0.0, -x)
-
-
 def pairwise_message(s: NDArray[np.float64], lam: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Log-odds message f(s, λ) = log(σ(−λ) + e^s σ(λ)) of a pairwise factor ψ(ON,ON) = e^s (eq. 5)."""
-    return np.logaddexp(_log_sigmoid(-lam), s + _log_sigmoid(lam))
+    """Log-odds message f(s, λ) = log(σ(−λ) + e^s σ(λ)) = softplus(λ + s) − softplus(λ) of a pairwise factor
+    ψ(ON,ON) = e^s, given the other variable's log-odds λ (eq. 5)."""
+    return np.logaddexp(0.0, lam + s) - np.logaddexp(0.0, lam)
 
 
 def pairwise_message_grads(
     s: NDArray[np.float64], lam: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(∂f/∂s, ∂f/∂λ) of :func:`pairwise_message`, written with non-positive exponents only."""
-    a, b = _log_sigmoid(lam), _log_sigmoid(-lam)
-    f = np.logaddexp(b, s + a)
-    with np.errstate(invalid="ignore"):
-        d_s = np.exp(np.where(np.isneginf(s), -np.inf, s + a - f))
-        d_lam = np.exp(np.where(np.isneginf(s), -np.inf, a + b + s - f)) - np.exp(a + b - f)
-    return d_s, d_lam
+    """(∂f/∂s, ∂f/∂λ) = (σ(λ + s), σ(λ + s) − σ(λ)) of :func:`pairwise_message`."""
+    d_s = expit(lam + s)
+    return d_s, d_s - expit(lam)
 
 
 @dataclass(frozen=True)
@@ -184,7 +178,8 @@ class BPResult:
     graph: FactorGraph
     marginals: NDArray[np.float64]  #: arc beliefs b_a(ON), 0 off the candidate arcs
     factor_beliefs: dict[str, NDArray[np.float64]]  #: per family, b_α(ON, ON) over its triples (eq. 7)
-    log_z_bethe: list[float]  #: −(Bethe free energy) of the beliefs after each iteration
+    log_z_bethe: float  #: −(Bethe free energy) of the final beliefs
+    bethe_trace: list[float]  #: −(Bethe free energy) after each iteration (empty unless ``trace=True``)
     residuals: list[float]  #: max |ρ_t − ρ_{t−1}| of the tree factor's incoming log-odds (ρ_0 = θ)
     damping: float
     _steps: list[_Step] = field(repr=False, default_factory=list)
@@ -233,12 +228,14 @@ def bp_marginals(
     projective: bool = True,
     iterations: int = 4,
     damping: float = 0.0,
+    trace: bool = False,
 ) -> BPResult:
     """Run ``iterations`` iterations of loopy BP with the serial schedule of footnote 4 (eqs. 4–7).
 
     ``arc_scores`` is an (n+1, n+1) array (then the factor graph is built by :func:`factor_graph` from the
     other arguments) or a ready :class:`FactorGraph`. ``damping`` d ∈ [0, 1) mixes each new pairwise message
     with the previous one in log-odds: m ← (1 − d) m_new + d m_old. Messages start uniform (m⁽⁰⁾ = 1).
+    ``trace`` also records log Z_Bethe after every iteration (it costs about as much as the messages).
     """
     graph = (
         arc_scores
@@ -283,15 +280,31 @@ def bp_marginals(
         ]
         residuals.append(float(np.abs(np.where(mask, rho, 0.0) - prev_rho).max()))
         prev_rho = np.where(mask, rho, 0.0)
-        # log Z_Bethe = log Z_tree(ρ) − Σ μ (ρ − θ) − Σ_α [λ_a b_a + λ_b b_b − log Z_α] − Σ_i (d_i − 2) H(b_i)
-        value = log_z_tree - float((mu * (prev_rho - theta0)).sum())
-        value -= float((np.where(mask, degree - 2.0, 0.0) * _entropy(mu, rest)).sum())
-        for f, (la, lb) in zip(fams, lam):
-            log_z, _, ba, bb = _pair_beliefs(f.scores, la, lb)
-            value -= float(np.where(f.mask, la * ba + lb * bb - log_z, 0.0).sum())
-        trace_z.append(value)
+        if trace or len(steps) == iterations:
+            trace_z.append(_log_z_bethe(graph, log_z_tree, mu, rest, prev_rho - theta0, lam, degree))
     beliefs = {f.name: np.where(f.mask, _pair_beliefs(f.scores, la, lb)[1], 0.0) for f, (la, lb) in zip(fams, lam)}
-    return BPResult(graph, steps[-1].mu, beliefs, trace_z, residuals, damping, steps)
+    return BPResult(graph, steps[-1].mu, beliefs, trace_z[-1], trace_z if trace else [], residuals, damping, steps)
+
+
+def _log_z_bethe(
+    graph: FactorGraph,
+    log_z_tree: float,
+    mu: NDArray[np.float64],
+    rest: NDArray[np.float64],
+    incoming: NDArray[np.float64],
+    lam: list[tuple[NDArray[np.float64], NDArray[np.float64]]],
+    degree: NDArray[np.float64],
+) -> float:
+    """−F_Bethe = log Z_tree(ρ) − Σ_a μ_a (ρ_a − θ_a) − Σ_α [λ_a b_a + λ_b b_b − log Z_α] − Σ_a (d_a − 2) H(b_a):
+    the unary, tree and pairwise factors' average energies minus entropies, with the variables' counting
+    numbers 1 − d_a (Yedidia et al. 2005); exact (= log Z) on the first-order graph."""
+    mask = graph.arc_mask
+    value = log_z_tree - float((mu * incoming).sum())
+    value -= float((np.where(mask, degree - 2.0, 0.0) * _entropy(mu, rest)).sum())
+    for f, (la, lb) in zip(graph.families, lam):
+        log_z, _, ba, bb = _pair_beliefs(f.scores, la, lb)
+        value -= float(np.where(f.mask, la * ba + lb * bb - log_z, 0.0).sum())
+    return value
 
 
 def _backward(result: BPResult, d_mu_final: NDArray[np.float64]) -> ScoreGradients:

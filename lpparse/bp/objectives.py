@@ -61,7 +61,7 @@ def cll_surrogate(result: BPResult, gold_heads: ArrayLike, temperature: float | 
         gold_pairs = f.first(gold) * f.second(gold) * f.mask
         score += float((f.scores * gold_pairs).sum())
         setattr(grads, f.name, np.where(f.mask, result.factor_beliefs[f.name] - gold_pairs, 0.0))
-    return result.log_z_bethe[-1] - score, grads
+    return result.log_z_bethe - score, grads
 
 
 def l2_distance(result: BPResult, gold_heads: ArrayLike, temperature: float | None = None) -> tuple[float, ScoreGradients]:
@@ -120,4 +120,4 @@ def bp_gp_marginals(
     :data:`lpparse.models.train.GP_MARGINALS`, for CLL training with BP marginals."""
     r = bp_marginals(arc_scores, gp_scores, None, single_root, projective, iterations)
     assert r.gp_beliefs is not None
-    return r.log_z_bethe[-1], r.marginals, r.gp_beliefs
+    return r.log_z_bethe, r.marginals, r.gp_beliefs
