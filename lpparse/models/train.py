@@ -145,6 +145,12 @@ def _indicator(heads: NDArray[np.int64]) -> NDArray[np.float64]:
     return out
 
 
+def _summed(idx: NDArray[np.int64], val: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """Distinct slots and the sum of the values at each (a sparse vector from feature occurrences)."""
+    uniq, inv = np.unique(idx, return_inverse=True)
+    return uniq, np.bincount(inv, weights=val, minlength=uniq.size)
+
+
 @dataclass
 class _AdaGrad:
     """ℓ2-regularized AdaGrad, composite mirror descent form, applied to touched coordinates only."""
@@ -160,8 +166,7 @@ class _AdaGrad:
 
     def step(self, w: NDArray[np.float64], idx: NDArray[np.int64], val: NDArray[np.float64]) -> None:
         """One step on the loss gradient Σ val at slots idx (minimization)."""
-        uniq, inv = np.unique(idx, return_inverse=True)
-        g = np.bincount(inv, weights=val, minlength=uniq.size)
+        uniq, g = _summed(idx, val)
         self.squares[uniq] += g * g
         h = self.delta + np.sqrt(self.squares[uniq])
         w[uniq] = (h * w[uniq] - self.rate * g) / (h + self.rate * self.l2)
@@ -179,8 +184,8 @@ class _Averager:
         self.u = np.zeros(self.size)
 
     def step(self, w: NDArray[np.float64], idx: NDArray[np.int64], val: NDArray[np.float64]) -> None:
-        uniq, inv = np.unique(idx, return_inverse=True)
-        g = np.bincount(inv, weights=val, minlength=uniq.size)
+        """Add the update Σ val at slots idx, and its step-weighted copy for the average."""
+        uniq, g = _summed(idx, val)
         w[uniq] += g
         self.u[uniq] += self.count * g
 
