@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 #: Modules that register decoders when imported (``lpparse.ppc.decoder`` etc. add their line here).
-_PLUGINS: tuple[str, ...] = ()
+_PLUGINS: tuple[str, ...] = ("lpparse.bp.decoder",)
 
 
 @dataclass
