@@ -7,9 +7,9 @@ forbidden (pruned) arc. Heads are an int array of length n+1 with ``heads[0] = -
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
@@ -67,39 +67,28 @@ def allowed_arcs(scores: NDArray[np.float64]) -> NDArray[np.bool_]:
     return allowed_mask_shape(scores.shape[0]) & np.isfinite(scores)
 
 
-def _reachable(adj: NDArray[np.bool_], start: int, skip: int | None = None) -> NDArray[np.bool_]:
-    seen = np.zeros(adj.shape[0], dtype=bool)
-    seen[start] = True
-    queue = deque([start])
-    while queue:
-        u = queue.popleft()
-        for v in np.flatnonzero(adj[u] & ~seen):
-            if v == skip:
-                continue
-            seen[v] = True
-            queue.append(v)
-    return seen
-
-
 def tree_problem(mask: NDArray[np.bool_], single_root: bool = False) -> str | None:
     """Why no tree exists over the arcs in ``mask`` (None when one does).
 
     Multi-root: a tree exists iff every token is reachable from 0. Single-root: iff some root child r
-    reaches every other token through word-to-word arcs.
+    reaches every other token through word-to-word arcs, i.e. iff the condensation of the word graph has a
+    single source component and that component holds a child of the root.
     """
-    reach = _reachable(mask, 0)
-    if not reach.all():
-        missing = np.flatnonzero(~reach).tolist()
-        return f"tokens {missing} cannot be reached from the root over the allowed arcs"
+    graph = sp.csr_matrix(mask)
+    reached = csgraph.breadth_first_order(graph, 0, directed=True, return_predecessors=False)
+    if reached.shape[0] < mask.shape[0]:
+        seen = np.zeros(mask.shape[0], dtype=bool)
+        seen[reached] = True
+        return f"tokens {np.flatnonzero(~seen).tolist()} cannot be reached from the root over the allowed arcs"
     if single_root:
-        words = mask.copy()
-        words[0, :] = False
-        for r in np.flatnonzero(mask[0]):
-            seen = _reachable(words, int(r))
-            seen[0] = True
-            if seen.all():
-                return None
-        return "no single root child reaches every other token over the allowed arcs"
+        words = sp.csr_matrix(mask[1:, 1:])
+        _, component = csgraph.connected_components(words, directed=True, connection="strong")
+        src, dst = words.nonzero()
+        entered = np.zeros(component.max() + 1, dtype=bool)
+        entered[component[dst[component[src] != component[dst]]]] = True
+        sources = np.flatnonzero(~entered)
+        if sources.shape[0] != 1 or not mask[0, 1:][component == sources[0]].any():
+            return "no single root child reaches every other token over the allowed arcs"
     return None
 
 

@@ -10,6 +10,7 @@ from lpparse.oracles.brute_force import (
 )
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.oracles.eisner import eisner
+from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.oracles.inside_outside import projective_inside_outside, projective_log_partition, projective_marginals
 from lpparse.oracles.matrix_tree import arc_marginals, log_partition, matrix_tree
 
@@ -22,6 +23,7 @@ __all__ = [
     "chu_liu_edmonds",
     "eisner",
     "enumerate_trees",
+    "grandparent_eisner",
     "log_partition",
     "matrix_tree",
     "projective_inside_outside",
