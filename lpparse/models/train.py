@@ -93,7 +93,7 @@ def bp_gp_marginals(
     )
     beliefs = result.gp_beliefs
     assert beliefs is not None
-    return result.log_z_bethe, result.marginals, beliefs.copy()
+    return float(result.log_z_bethe), result.marginals, beliefs.copy()
 
 
 #: Grandparent marginal routines by name: surrogate likelihood with BP beliefs (the paper's training, §2.4)
