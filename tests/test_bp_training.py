@@ -8,7 +8,7 @@ import pytest
 
 from lpparse.bp import bp_marginals, tree_marginals
 from lpparse.bp.decoder import bp_decode, mbr_decode
-from lpparse.bp.objectives import annealed_risk, bp_gp_marginals, cll_surrogate, objective_gradients, temperature
+from lpparse.bp.objectives import annealed_risk, cll_surrogate, objective_gradients, temperature
 from lpparse.decoding import decode
 from lpparse.oracles import all_trees, brute_force, eisner, grandparent_eisner
 from lpparse.triples import DenseTripleScorer
@@ -156,11 +156,3 @@ def test_bp_decoder_is_registered_and_close_to_exact_on_an_easy_model():
     assert list(result.heads) == list(exact)
     assert result.stats["triples_scored"] > 0
     assert bp_decode(s, scorer, True, iterations=2).heads.tolist() == result.heads.tolist()
-
-
-def test_bp_gp_marginals_has_the_trainers_signature():
-    s, gp, _ = _model(18, 4)
-    log_z, mu, gmu = bp_gp_marginals(s, gp, False)
-    assert np.isfinite(log_z) and np.allclose(mu[:, 1:].sum(axis=0), 1.0)
-    assert gmu.shape == gp.shape and ((gmu >= 0) & (gmu <= 1)).all()
-    assert np.array_equal(eisner(np.where(allowed_arcs(s), mu, -np.inf)), mbr_decode(mu, allowed_arcs(s), projective=True)[0])

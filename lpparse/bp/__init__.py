@@ -5,7 +5,6 @@ from lpparse.bp.exact import brute_force_second_order, second_order_tree_scores
 from lpparse.bp.objectives import (
     OBJECTIVES,
     annealed_risk,
-    bp_gp_marginals,
     cll_surrogate,
     l2_distance,
     objective_gradients,
@@ -17,7 +16,6 @@ from lpparse.bp.tree_factor import tree_marginals, tree_marginals_jvp
 __all__ = [
     "OBJECTIVES",
     "annealed_risk",
-    "bp_gp_marginals",
     "cll_surrogate",
     "l2_distance",
     "objective_gradients",

@@ -32,7 +32,6 @@ __all__ = [
     "l2_distance",
     "annealed_risk",
     "objective_gradients",
-    "bp_gp_marginals",
 ]
 
 
@@ -107,17 +106,3 @@ def objective_gradients(
     result = bp_marginals(arc_scores, gp_scores, sib_scores, single_root, projective, iterations, damping)
     loss, grads = OBJECTIVES[objective](result, gold_heads, temperature)
     return loss, grads, result
-
-
-def bp_gp_marginals(
-    arc_scores: NDArray[np.float64],
-    gp_scores: NDArray[np.float64],
-    single_root: bool,
-    projective: bool = False,
-    iterations: int = 4,
-) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
-    """``(log Z_Bethe, arc beliefs, grandparent factor beliefs b(ON,ON))`` — the signature of
-    :data:`lpparse.models.train.GP_MARGINALS`, for CLL training with BP marginals."""
-    r = bp_marginals(arc_scores, gp_scores, None, single_root, projective, iterations)
-    assert r.gp_beliefs is not None
-    return r.log_z_bethe, r.marginals, r.gp_beliefs
