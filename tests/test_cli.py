@@ -1,0 +1,57 @@
+"""The command line: help texts and the demo on the shipped sample."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from lpparse.cli import build_parser, command_modules, main
+
+
+def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for name in command_modules():
+        assert name in out
+
+
+@pytest.mark.parametrize("name", command_modules())
+def test_every_command_has_a_help(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([name, "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: lpparse {name}") and len(out.splitlines()) > 3
+
+
+def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "commands" in capsys.readouterr().out
+
+
+def test_demo_compares_the_oracles(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--limit", "12", "--no-progress", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split("|")[1].strip(): line.split("|") for line in out.splitlines() if line.startswith("| ")}
+    for name in ("chu-liu-edmonds", "eisner", "brute-force", "matrix-tree MBR", "inside-outside MBR"):
+        assert name in rows
+    cle, bf = rows["chu-liu-edmonds"], rows["brute-force"]
+    assert cle[3].strip() == "12" and cle[-2].strip() == "12/12"
+    bf_sents = int(bf[3])
+    assert bf[-2].strip() == f"{bf_sents}/{bf_sents}"  # brute force finds the CLE tree whenever it runs
+    assert float(rows["eisner"][6]) <= float(cle[6]) + 1e-9  # projective trees never beat the best tree
+
+
+def test_demo_reports_a_missing_treebank(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--treebank", str(tmp_path / "missing.conllu")]) == 1
+    assert "not found" in capsys.readouterr().err
+
+
+def test_console_script_runs() -> None:
+    done = subprocess.run([sys.executable, "-m", "lpparse", "--version"], capture_output=True, text=True, check=True)
+    assert done.stdout.startswith("lpparse ")
+    assert build_parser().prog == "lpparse"
