@@ -1,0 +1,1 @@
+"""Experiments on top of the algorithms: sweeps, tables and reports."""
