@@ -39,7 +39,7 @@ def parse(
 
 
 def evaluate(
-    model: Model, sentences: Sequence[Sentence], decoder: str | None = None, progress: bool = False
+    model: Model, sentences: Sequence[Sentence], decoder: str | None = None, progress: bool = False, **options: Any
 ) -> UAS:
-    """UAS of the decoded trees against the gold heads."""
-    return corpus_uas(sentences, [r.heads for r in parse(model, sentences, decoder, progress)])
+    """UAS of the decoded trees against the gold heads (``options`` go to the decoder)."""
+    return corpus_uas(sentences, [r.heads for r in parse(model, sentences, decoder, progress, **options)])
