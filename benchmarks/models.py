@@ -181,6 +181,7 @@ def report(records: list[dict], meta: dict) -> str:
                 "best/epochs",
                 "decoder",
                 "dev UAS %",
+                "dev UAS % bp non-proj",
                 "paper test UAS %",
                 "s/epoch",
                 "sent/s",
