@@ -23,6 +23,6 @@ run hu_szeged-1 "${HU[@]}" "${FIRST[@]}"
 run it_partut-1 "${IT[@]}" "${FIRST[@]}"
 run hu_szeged-2 "${HU[@]}" "${GP[@]}"
 run it_partut-2 "${IT[@]}" "${GP[@]}"
-run da_ddt-2 "${DA[@]}" "${GP[@]}" --limit 2500
-run en_ewt-1 "${EN[@]}" "${FIRST[@]}" --limit 6000 --dev-limit 1000
-run en_ewt-2 "${EN[@]}" "${GP[@]}" --limit 2000 --dev-limit 500
+run da_ddt-2 "${DA[@]}" "${GP[@]}" --limit 1500
+run en_ewt-1 "${EN[@]}" "${FIRST[@]}" --limit 4000 --dev-limit 1000
+run en_ewt-2 "${EN[@]}" "${GP[@]}" --limit 1500 --dev-limit 500
