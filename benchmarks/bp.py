@@ -18,8 +18,9 @@ import importlib.util
 import json
 import platform
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -38,7 +39,11 @@ def model(n: int, rng: np.random.Generator, kind: str) -> tuple[np.ndarray, np.n
         gold = np.full(n + 1, -1)
         return random_scores(n, rng), synthetic_triple_scorer(n, rng).scores, gold
     gold = random_projective_tree(n, rng)
-    return noisy_gold_scores(gold, rng=rng, gold_bonus=2.0), synthetic_triple_scorer(n, rng, scale=0.5).scores, gold
+    return (
+        noisy_gold_scores(gold, rng=rng, gold_bonus=2.0),
+        synthetic_triple_scorer(n, rng, scale=0.5).scores,
+        gold,
+    )
 
 
 def random_projective_tree(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -77,23 +82,24 @@ def timing(sizes: list[int], sentences: int, iterations: int, kind: str, seed: i
         for _ in range(sentences):
             s, gp, gold = model(n, rng, kind)
             dp_heads = grandparent_eisner(s, gp)[0]
-            acc["dp"].append(seconds(lambda: grandparent_eisner(s, gp), 1))
+            acc["dp"].append(seconds(partial(grandparent_eisner, s, gp), 1))
             for projective, key in ((True, "agree_ptree"), (False, "agree_tree")):
                 r = bp_marginals(s, gp, projective=projective, iterations=iterations)
                 heads = mbr_decode(r.marginals, r.graph.arc_mask, projective=projective)[0]
                 acc[key].append(float(np.mean(heads[1:] == dp_heads[1:])))
-            acc["bp_fwd"].append(seconds(lambda: bp_marginals(s, gp, iterations=iterations), 1) / iterations)
-            acc["tree_fwd"].append(seconds(lambda: bp_marginals(s, gp, projective=False, iterations=iterations), 1) / iterations)
+            bp = partial(bp_marginals, s, gp, iterations=iterations)
+            acc["bp_fwd"].append(seconds(bp, 1) / iterations)
+            acc["tree_fwd"].append(seconds(partial(bp, projective=False), 1) / iterations)
             target = gold if gold[1] >= 0 else dp_heads
             acc["bp_fwd_bwd"].append(
-                seconds(lambda: l2_distance(bp_marginals(s, gp, iterations=iterations), target), 1) / iterations
+                seconds(lambda bp=bp, target=target: l2_distance(bp(), target), 1) / iterations
             )
         row.update({k: float(np.mean(v)) for k, v in acc.items()})
         row["ppc"] = None if not have_ppc else "not wired"
         rows.append(row)
         print(
-            f"n={n:3d}  PTREE {row['bp_fwd']*1e3:7.2f} ms/iter  (+backward {row['bp_fwd_bwd']*1e3:7.2f})  "
-            f"TREE {row['tree_fwd']*1e3:7.2f} ms/iter  GP-DP {row['dp']*1e3:8.2f} ms  "
+            f"n={n:3d}  PTREE {row['bp_fwd'] * 1e3:7.2f} ms/iter  (+backward {row['bp_fwd_bwd'] * 1e3:7.2f})  "
+            f"TREE {row['tree_fwd'] * 1e3:7.2f} ms/iter  GP-DP {row['dp'] * 1e3:8.2f} ms  "
             f"MBR=DP heads {row['agree_ptree']:.3f} (PTREE) {row['agree_tree']:.3f} (TREE)",
             flush=True,
         )
@@ -115,13 +121,25 @@ def errors(n: int, seeds: int, kind: str, iteration_list: list[int]) -> list[dic
             np.fill_diagonal(mask, False)
             worst.append(float(np.abs(b - exact)[mask].max()))
             mean.append(float(np.abs(b - exact)[mask].mean()))
-        rows.append({"n": n, "iterations": iterations, "max_err": float(np.max(worst)), "mean_err": float(np.mean(mean))})
-        print(f"n={n} iterations={iterations}: max |b-p| {rows[-1]['max_err']:.4f}, mean {rows[-1]['mean_err']:.4f}", flush=True)
+        rows.append(
+            {
+                "n": n,
+                "iterations": iterations,
+                "max_err": float(np.max(worst)),
+                "mean_err": float(np.mean(mean)),
+            }
+        )
+        print(
+            f"n={n} iterations={iterations}: max |b-p| {rows[-1]['max_err']:.4f}, mean {rows[-1]['mean_err']:.4f}",
+            flush=True,
+        )
     return rows
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 30, 40, 60, 80])
     parser.add_argument("--sentences", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=4)
@@ -142,22 +160,30 @@ def main() -> None:
     lines = [
         "# BP benchmark",
         "",
-        f"Score model: {args.model} (see benchmarks/bp.py); multi-root; {args.iterations} BP iterations; "
-        f"{args.sentences} sentences per length; median of one timed run after a warm-up; {meta['machine']}.",
+        (
+            f"Score model: {args.model} (see benchmarks/bp.py); multi-root; {args.iterations} BP iterations; "
+            f"{args.sentences} sentences per length; median of one timed run after a warm-up; {meta['machine']}."
+        ),
         "",
-        "| n | PTREE BP fwd ms/iter | PTREE fwd+bwd (L2) ms/iter | TREE BP fwd ms/iter | exact GP DP ms (O(n⁴)) | "
-        "MBR heads = DP heads (PTREE) | (TREE) |",
+        (
+            "| n | PTREE BP fwd ms/iter | PTREE fwd+bwd (L2) ms/iter | TREE BP fwd ms/iter | exact GP DP ms (O(n⁴)) | "
+            "MBR heads = DP heads (PTREE) | (TREE) |"
+        ),
         "|---|---|---|---|---|---|---|",
     ]
     for r in timings:
         lines.append(
-            f"| {r['n']} | {r['bp_fwd']*1e3:.2f} | {r['bp_fwd_bwd']*1e3:.2f} | {r['tree_fwd']*1e3:.2f} | "
-            f"{r['dp']*1e3:.2f} | {r['agree_ptree']:.3f} | {r['agree_tree']:.3f} |"
+            f"| {r['n']} | {r['bp_fwd'] * 1e3:.2f} | {r['bp_fwd_bwd'] * 1e3:.2f} | {r['tree_fwd'] * 1e3:.2f} | "
+            f"{r['dp'] * 1e3:.2f} | {r['agree_ptree']:.3f} | {r['agree_tree']:.3f} |"
         )
     lines += [
         "",
-        "PPC: " + ("lpparse.ppc present but not yet compared here." if meta["ppc"] else "lpparse.ppc did not exist "
-                  "when this ran; compared against the exact grandparent DP only."),
+        "PPC: "
+        + (
+            "lpparse.ppc present but not yet compared here."
+            if meta["ppc"]
+            else "lpparse.ppc did not exist when this ran; compared against the exact grandparent DP only."
+        ),
         "",
         "## BP beliefs against brute-force grandparent marginals (projective, multi-root, 20 models each)",
         "",

@@ -7,10 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lpparse.bp import bp_marginals, brute_force_second_order, factor_graph, tree_marginals, tree_marginals_jvp
+from lpparse.bp import (
+    bp_marginals,
+    brute_force_second_order,
+    factor_graph,
+    tree_marginals,
+    tree_marginals_jvp,
+)
 from lpparse.oracles import brute_force_marginals
-from lpparse.triples import DenseTripleScorer
 from lpparse.trees import NoTreeError
+from lpparse.triples import DenseTripleScorer
 
 MODES = [(p, r) for p in (True, False) for r in (False, True)]
 
@@ -33,7 +39,10 @@ def test_tree_jvp_matches_oracle_and_finite_differences(seed, n, mode):
     mu, dmu = tree_marginals_jvp(s, v, single_root, projective)
     assert np.allclose(mu, tree_marginals(s, single_root, projective)[1], atol=1e-10)
     h = 1e-5
-    fd = (tree_marginals(s + h * v, single_root, projective)[1] - tree_marginals(s - h * v, single_root, projective)[1]) / (2 * h)
+    fd = (
+        tree_marginals(s + h * v, single_root, projective)[1]
+        - tree_marginals(s - h * v, single_root, projective)[1]
+    ) / (2 * h)
     assert np.allclose(dmu, fd, atol=1e-7)
 
 
@@ -86,7 +95,9 @@ def test_bp_is_exact_where_the_factor_graph_is_effectively_a_tree(projective, si
     s[0, 1] = 0.5  # 0 -> 1 forced
     if single_root:
         s[0, 2:] = -np.inf
-    s[2:, 2:] = -np.inf  # tokens 2 and 3 take head 0 or 1: factors join 0->1 with 1->c, or 0->c with c->1 (pruned)
+    s[
+        2:, 2:
+    ] = -np.inf  # tokens 2 and 3 take head 0 or 1: factors join 0->1 with 1->c, or 0->c with c->1 (pruned)
     gp = 2 * rng.normal(size=(n + 1,) * 3)
     _, exact = brute_force_second_order(s, gp, None, single_root, projective)
     first = bp_marginals(s, gp, single_root=single_root, projective=projective, iterations=1).marginals
@@ -107,13 +118,17 @@ def test_triple_scorer_input_equals_dense_scores():
 
 @pytest.mark.parametrize("projective,single_root", MODES)
 @pytest.mark.parametrize("iterations,damping", [(1, 0.0), (3, 0.0), (2, 0.4)])
-def test_backprop_matches_finite_differences_for_every_factor_type(projective, single_root, iterations, damping):
+def test_backprop_matches_finite_differences_for_every_factor_type(
+    projective, single_root, iterations, damping
+):
     s, gp, sib = _model(5 + iterations, 4, prune=0.15)
     rng = np.random.default_rng(9)
     w = rng.normal(size=s.shape)
 
     def objective(arc, g, b):
-        return float((w * bp_marginals(arc, g, b, single_root, projective, iterations, damping).marginals).sum())
+        return float(
+            (w * bp_marginals(arc, g, b, single_root, projective, iterations, damping).marginals).sum()
+        )
 
     grads = bp_marginals(s, gp, sib, single_root, projective, iterations, damping).backward(w)
     graph = factor_graph(s, gp, sib, single_root, projective)

@@ -10,9 +10,9 @@ from lpparse.bp import bp_marginals, tree_marginals
 from lpparse.bp.decoder import bp_decode, mbr_decode
 from lpparse.bp.objectives import annealed_risk, cll_surrogate, objective_gradients, temperature
 from lpparse.decoding import decode
-from lpparse.oracles import all_trees, brute_force, eisner, grandparent_eisner
-from lpparse.triples import DenseTripleScorer
+from lpparse.oracles import all_trees, brute_force, grandparent_eisner
 from lpparse.trees import allowed_arcs, is_projective
+from lpparse.triples import DenseTripleScorer
 
 MODES = [(p, r) for p in (True, False) for r in (False, True)]
 
@@ -36,7 +36,13 @@ def test_objective_gradients_match_finite_differences(objective, projective, sin
     n = 4
     s, gp, sib = _model(11, n, prune=0.1)
     gold = np.array([-1, 0, 1, 2, 3]) if single_root else np.array([-1, 0, 1, 0, 3])
-    kw = dict(single_root=single_root, projective=projective, iterations=2, damping=0.2, temperature=0.3)
+    kw = {
+        "single_root": single_root,
+        "projective": projective,
+        "iterations": 2,
+        "damping": 0.2,
+        "temperature": 0.3,
+    }
     _, grads, _ = objective_gradients(objective, gold, s, gp, sib, **kw)
     rng = np.random.default_rng(0)
     h = 1e-6
@@ -47,7 +53,10 @@ def test_objective_gradients_match_finite_differences(objective, projective, sin
             args_p[which], args_m[which] = array.copy(), array.copy()
             args_p[which][idx] += h
             args_m[which][idx] -= h
-            fd = (objective_gradients(objective, gold, *args_p, **kw)[0] - objective_gradients(objective, gold, *args_m, **kw)[0]) / (2 * h)
+            fd = (
+                objective_gradients(objective, gold, *args_p, **kw)[0]
+                - objective_gradients(objective, gold, *args_m, **kw)[0]
+            ) / (2 * h)
             assert grad[idx] == pytest.approx(fd, abs=1e-6), (which, idx)
 
 
@@ -55,7 +64,9 @@ def test_objective_gradients_match_finite_differences(objective, projective, sin
 def test_cll_is_exact_on_a_first_order_graph(projective, single_root):
     s, _, _ = _model(12, 5)
     gold = _gold(5, single_root, projective, 0)
-    loss, grads = cll_surrogate(bp_marginals(s, single_root=single_root, projective=projective, iterations=1), gold)
+    loss, grads = cll_surrogate(
+        bp_marginals(s, single_root=single_root, projective=projective, iterations=1), gold
+    )
     log_z, mu = tree_marginals(s, single_root, projective)
     indicator = np.zeros_like(s)
     indicator[gold[1:], np.arange(1, 6)] = 1
@@ -77,7 +88,10 @@ def test_cll_surrogate_gradient_is_the_bethe_gradient_at_a_fixed_point():
         args_p, args_m = [s.copy(), gp.copy(), sib.copy()], [s.copy(), gp.copy(), sib.copy()]
         args_p[which][idx] += h
         args_m[which][idx] -= h
-        fd = (bp_marginals(*args_p, iterations=60).log_z_bethe - bp_marginals(*args_m, iterations=60).log_z_bethe) / (2 * h)
+        fd = (
+            bp_marginals(*args_p, iterations=60).log_z_bethe
+            - bp_marginals(*args_m, iterations=60).log_z_bethe
+        ) / (2 * h)
         gold_part = [grads.arc, grads.grandparent, grads.sibling][which][idx]
         indicator = 1.0 if (which, idx) in ((1, (0, 1, 2)), (1, (1, 2, 4))) else 0.0
         assert gold_part + indicator == pytest.approx(fd, abs=1e-6)
@@ -113,7 +127,7 @@ def test_mbr_maximizes_expected_recall_by_brute_force(projective, single_root):
     s, gp, _ = _model(16, 5, prune=0.2)
     r = bp_marginals(s, gp, single_root=single_root, projective=projective)
     heads, recall = mbr_decode(r.marginals, r.graph.arc_mask, single_root, projective)
-    best, value = brute_force(np.where(r.graph.arc_mask, r.marginals, -np.inf), single_root, projective)
+    _, value = brute_force(np.where(r.graph.arc_mask, r.marginals, -np.inf), single_root, projective)
     assert recall == pytest.approx(value)
     assert not projective or is_projective(heads)
 

@@ -2,6 +2,7 @@
 graph, loopy BP with the TREE/PTREE factor, back-propagation through it, MBR decoding and training objectives."""
 
 from lpparse.bp.exact import brute_force_second_order, second_order_tree_scores
+from lpparse.bp.loopy import BPResult, FactorGraph, PairwiseFamily, ScoreGradients, bp_marginals, factor_graph
 from lpparse.bp.objectives import (
     OBJECTIVES,
     annealed_risk,
@@ -10,24 +11,23 @@ from lpparse.bp.objectives import (
     objective_gradients,
     temperature,
 )
-from lpparse.bp.loopy import BPResult, FactorGraph, PairwiseFamily, ScoreGradients, bp_marginals, factor_graph
 from lpparse.bp.tree_factor import tree_marginals, tree_marginals_jvp
 
 __all__ = [
     "OBJECTIVES",
-    "annealed_risk",
-    "cll_surrogate",
-    "l2_distance",
-    "objective_gradients",
-    "temperature",
     "BPResult",
     "FactorGraph",
     "PairwiseFamily",
     "ScoreGradients",
+    "annealed_risk",
     "bp_marginals",
     "brute_force_second_order",
+    "cll_surrogate",
     "factor_graph",
+    "l2_distance",
+    "objective_gradients",
     "second_order_tree_scores",
+    "temperature",
     "tree_marginals",
     "tree_marginals_jvp",
 ]

@@ -18,7 +18,7 @@ from lpparse.oracles import chu_liu_edmonds, eisner
 from lpparse.trees import allowed_arcs, tree_score, validate_scores
 from lpparse.triples import TripleScorer
 
-__all__ = ["mbr_decode", "bp_decode"]
+__all__ = ["bp_decode", "mbr_decode"]
 
 
 def mbr_decode(

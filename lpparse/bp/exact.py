@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.oracles import all_trees
 from lpparse.trees import NoTreeError, validate_scores
 
-__all__ = ["second_order_tree_scores", "brute_force_second_order"]
+__all__ = ["brute_force_second_order", "second_order_tree_scores"]
 
 
 def second_order_tree_scores(

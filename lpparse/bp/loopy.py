@@ -32,10 +32,10 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
 from lpparse.bp.tree_factor import tree_marginals, tree_marginals_jvp
-from lpparse.triples import TripleScorer, candidate_triples, triple_mask
 from lpparse.trees import allowed_arcs, check_tree_exists, validate_scores
+from lpparse.triples import TripleScorer, triple_mask
 
-__all__ = ["PairwiseFamily", "FactorGraph", "factor_graph", "BPResult", "ScoreGradients", "bp_marginals"]
+__all__ = ["BPResult", "FactorGraph", "PairwiseFamily", "ScoreGradients", "bp_marginals", "factor_graph"]
 
 #: Smallest probability a belief is allowed to reach before taking its logit (keeps log-odds finite).
 TINY = 1e-300
@@ -145,7 +145,9 @@ def factor_graph(
     families = []
     if gp_scores is not None:
         gmask = triple_mask(mask)
-        families.append(PairwiseFamily("grandparent", _family_scores("grandparent", gp_scores, gmask), gmask, 0))
+        families.append(
+            PairwiseFamily("grandparent", _family_scores("grandparent", gp_scores, gmask), gmask, 0)
+        )
     if sib_scores is not None:
         smask = mask[:, :, None] & mask[:, None, :]
         smask &= np.triu(np.ones(mask.shape, dtype=bool), 1)[None, :, :]
@@ -168,7 +170,9 @@ class _Step:
 
     rho: NDArray[np.float64]  #: tree factor's incoming log-odds
     mu: NDArray[np.float64]  #: tree marginals = arc beliefs
-    lam_in: list[tuple[NDArray[np.float64], NDArray[np.float64]]]  #: per family, (λ first, λ second) used in (a)
+    lam_in: list[
+        tuple[NDArray[np.float64], NDArray[np.float64]]
+    ]  #: per family, (λ first, λ second) used in (a)
 
 
 @dataclass
@@ -194,7 +198,9 @@ class BPResult:
         return _backward(self, np.asarray(d_marginals, dtype=np.float64))
 
 
-def _logit(mu: NDArray[np.float64], mask: NDArray[np.bool_]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def _logit(
+    mu: NDArray[np.float64], mask: NDArray[np.bool_]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Log-odds of the arc marginals and 1 − μ, computed as the sum of the other heads' marginals (no cancellation)."""
     m = np.where(mask, mu, 0.0)
     before = np.cumsum(m, axis=0) - m
@@ -282,8 +288,12 @@ def bp_marginals(
         prev_rho = np.where(mask, rho, 0.0)
         if trace or len(steps) == iterations:
             trace_z.append(_log_z_bethe(graph, log_z_tree, mu, rest, prev_rho - theta0, lam, degree))
-    beliefs = {f.name: np.where(f.mask, _pair_beliefs(f.scores, la, lb)[1], 0.0) for f, (la, lb) in zip(fams, lam)}
-    return BPResult(graph, steps[-1].mu, beliefs, trace_z[-1], trace_z if trace else [], residuals, damping, steps)
+    beliefs = {
+        f.name: np.where(f.mask, _pair_beliefs(f.scores, la, lb)[1], 0.0) for f, (la, lb) in zip(fams, lam)
+    }
+    return BPResult(
+        graph, steps[-1].mu, beliefs, trace_z[-1], trace_z if trace else [], residuals, damping, steps
+    )
 
 
 def _log_z_bethe(
@@ -313,7 +323,9 @@ def _backward(result: BPResult, d_mu_final: NDArray[np.float64]) -> ScoreGradien
     mask, fams = graph.arc_mask, graph.families
     d_theta = np.zeros(mask.shape)
     d_scores = [np.zeros(f.scores.shape) for f in fams]
-    d_lam = [(np.zeros(f.scores.shape), np.zeros(f.scores.shape)) for f in fams]  # adjoints of λ_t (after (d))
+    d_lam = [
+        (np.zeros(f.scores.shape), np.zeros(f.scores.shape)) for f in fams
+    ]  # adjoints of λ_t (after (d))
     d_msg = [(np.zeros(f.scores.shape), np.zeros(f.scores.shape)) for f in fams]  # adjoints of messages m_t
     d_mu = np.where(mask, d_mu_final, 0.0)
     for step in reversed(result._steps):
@@ -327,7 +339,9 @@ def _backward(result: BPResult, d_mu_final: NDArray[np.float64]) -> ScoreGradien
         usable = mask & (step.mu > TINY) & (rest > TINY)
         d_mu = d_mu + np.where(usable, d_belief / np.where(usable, step.mu * rest, 1.0), 0.0)
         # (c) tree: ðρ = ∇² log Z · ðμ; (b) ρ = θ + Σ incoming messages
-        d_rho = np.where(mask, tree_marginals_jvp(step.rho, d_mu, graph.single_root, graph.projective)[1], 0.0)
+        d_rho = np.where(
+            mask, tree_marginals_jvp(step.rho, d_mu, graph.single_root, graph.projective)[1], 0.0
+        )
         d_theta += d_rho
         # (a) m_t = (1 − d) f(s, λ_{t−1}) + d m_{t−1}
         new_d_lam = []

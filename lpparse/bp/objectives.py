@@ -27,11 +27,11 @@ from lpparse.trees import heads_to_matrix
 
 __all__ = [
     "OBJECTIVES",
-    "temperature",
+    "annealed_risk",
     "cll_surrogate",
     "l2_distance",
-    "annealed_risk",
     "objective_gradients",
+    "temperature",
 ]
 
 
@@ -47,7 +47,9 @@ def _gold(result: BPResult, gold_heads: ArrayLike) -> NDArray[np.float64]:
     return heads_to_matrix(gold_heads) * result.graph.arc_mask
 
 
-def cll_surrogate(result: BPResult, gold_heads: ArrayLike, temperature: float | None = None) -> tuple[float, ScoreGradients]:
+def cll_surrogate(
+    result: BPResult, gold_heads: ArrayLike, temperature: float | None = None
+) -> tuple[float, ScoreGradients]:
     """(log Z_Bethe − s(y*), surrogate gradient from the beliefs); ``temperature`` is unused."""
     graph = result.graph
     full = heads_to_matrix(gold_heads)
@@ -63,13 +65,17 @@ def cll_surrogate(result: BPResult, gold_heads: ArrayLike, temperature: float | 
     return result.log_z_bethe - score, grads
 
 
-def l2_distance(result: BPResult, gold_heads: ArrayLike, temperature: float | None = None) -> tuple[float, ScoreGradients]:
+def l2_distance(
+    result: BPResult, gold_heads: ArrayLike, temperature: float | None = None
+) -> tuple[float, ScoreGradients]:
     """(Σ_a Σ_y (b_a(y) − b*_a(y))², gradient by back-propagation through BP); eq. 12."""
     diff = np.where(result.graph.arc_mask, result.marginals - _gold(result, gold_heads), 0.0)
     return float(2.0 * (diff**2).sum()), result.backward(4.0 * diff)
 
 
-def annealed_risk(result: BPResult, gold_heads: ArrayLike, temperature: float = 1e-3) -> tuple[float, ScoreGradients]:
+def annealed_risk(
+    result: BPResult, gold_heads: ArrayLike, temperature: float = 1e-3
+) -> tuple[float, ScoreGradients]:
     """(R^{1/T} = −Σ_{a ∈ y*} q^{1/T}_a, gradient by back-propagation); eqs. 10–11 without the constant n."""
     if temperature <= 0:
         raise ValueError(f"temperature must be positive, got {temperature}")

@@ -26,7 +26,7 @@ from lpparse.oracles import matrix_tree, projective_inside_outside
 from lpparse.oracles._chart import logsumexp_reduce
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, validate_scores
 
-__all__ = ["tree_marginals", "tree_marginals_jvp", "LAPLACIAN_ATOL", "FD_STEP"]
+__all__ = ["FD_STEP", "LAPLACIAN_ATOL", "tree_marginals", "tree_marginals_jvp"]
 
 #: The inverse-Laplacian tangent is trusted when its marginals match the oracle's to this absolute tolerance.
 LAPLACIAN_ATOL = 1e-9
@@ -86,7 +86,7 @@ def _matrix_tree_jvp(
     """Tangent through the inverse Laplacian; when that is inaccurate (the best incoming arcs form a cycle
     whose entering arcs are far weaker, so L̂ is numerically singular — scores of size 1e3, or annealed
     beliefs b/T), fall back to a central difference of the oracle's subtraction-free marginals."""
-    log_z, mu_ref = tree_marginals(s, single_root, projective=False)
+    mu_ref = tree_marginals(s, single_root, projective=False)[1]
     mask = allowed_arcs(s)
     shift = np.max(np.where(mask, s, -np.inf), axis=0)  # column shift leaves μ and its tangent unchanged
     shift[0] = 0.0
@@ -144,7 +144,9 @@ def _projective_jvp(
     saved = []
     for w in range(1, size):
         ns = size - w
-        inner, dinner, g1, dg1 = _lse_dual(cr_s[:ns, :w] + cl_e[w:, :w][:, ::-1], dcr_s[:ns, :w] + dcl_e[w:, :w][:, ::-1])
+        inner, dinner, g1, dg1 = _lse_dual(
+            cr_s[:ns, :w] + cl_e[w:, :w][:, ::-1], dcr_s[:ns, :w] + dcl_e[w:, :w][:, ::-1]
+        )
         ir_s[:ns, w] = inner + np.diagonal(s, w)
         il_e[w:, w] = inner + np.diagonal(s, -w)
         dir_s[:ns, w] = dinner + np.diagonal(v, w)
@@ -186,12 +188,27 @@ def _projective_jvp(
         ns = size - w
         g1, dg1, g2, dg2, g3, dg3 = saved[w - 1]
         for (p_s, p_e, dp_s, dp_e), g, dg, (a, da), (b, db) in (
-            ((gcl_s, gcl_e, dgcl_s, dgcl_e), g3, dg3, (gcl_s[:ns, :w], dgcl_s[:ns, :w]),
-             (gil_e[w:, 1 : w + 1][:, ::-1], dgil_e[w:, 1 : w + 1][:, ::-1])),
-            ((gcr_s, gcr_e, dgcr_s, dgcr_e), g2, dg2, (gir_s[:ns, 1 : w + 1], dgir_s[:ns, 1 : w + 1]),
-             (gcr_e[w:, :w][:, ::-1], dgcr_e[w:, :w][:, ::-1])),
-            ((gir_s, gil_e, dgir_s, dgil_e), g1, dg1, (gcr_s[:ns, :w], dgcr_s[:ns, :w]),
-             (gcl_e[w:, :w][:, ::-1], dgcl_e[w:, :w][:, ::-1])),
+            (
+                (gcl_s, gcl_e, dgcl_s, dgcl_e),
+                g3,
+                dg3,
+                (gcl_s[:ns, :w], dgcl_s[:ns, :w]),
+                (gil_e[w:, 1 : w + 1][:, ::-1], dgil_e[w:, 1 : w + 1][:, ::-1]),
+            ),
+            (
+                (gcr_s, gcr_e, dgcr_s, dgcr_e),
+                g2,
+                dg2,
+                (gir_s[:ns, 1 : w + 1], dgir_s[:ns, 1 : w + 1]),
+                (gcr_e[w:, :w][:, ::-1], dgcr_e[w:, :w][:, ::-1]),
+            ),
+            (
+                (gir_s, gil_e, dgir_s, dgil_e),
+                g1,
+                dg1,
+                (gcr_s[:ns, :w], dgcr_s[:ns, :w]),
+                (gcl_e[w:, :w][:, ::-1], dgcl_e[w:, :w][:, ::-1]),
+            ),
         ):
             parent = (p_s[:ns, w] + p_e[w:, w])[:, None]
             dparent = (dp_s[:ns, w] + dp_e[w:, w])[:, None]

@@ -36,7 +36,7 @@ from lpparse.oracles import eisner
 from lpparse.trees import allowed_arcs, heads_to_matrix, is_projective
 from lpparse.triples import candidate_triples
 
-__all__ = ["projectivize", "train_bp", "sweep", "main"]
+__all__ = ["main", "projectivize", "sweep", "train_bp"]
 
 
 def projectivize(heads: NDArray[np.int64], single_root: bool) -> NDArray[np.int64]:
@@ -84,7 +84,14 @@ def train_bp(
                 gp = np.zeros((arcs.shape[0],) * 3)
                 gp[g, p, c] = model.weights[slots].sum(axis=0)
                 loss, grads, _ = objective_gradients(
-                    phase, golds[i], arcs, gp, None, model.single_root, True, iterations,
+                    phase,
+                    golds[i],
+                    arcs,
+                    gp,
+                    None,
+                    model.single_root,
+                    True,
+                    iterations,
                     temperature=temperature(steps, total_steps),
                 )
                 a_idx, a_val = scorer.arcs.gradient(grads.arc)
@@ -138,7 +145,9 @@ def sweep(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("train", type=Path)
     parser.add_argument("dev", type=Path)
     parser.add_argument("--limit", type=int, default=200, help="training sentences (default 200)")
@@ -151,8 +160,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--single-root", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
-    train = usable(read_treebank(args.train, on_error="skip", max_length=args.max_length), args.single_root)[: args.limit]
-    dev = usable(read_treebank(args.dev, on_error="skip", max_length=args.max_length), args.single_root)[: args.dev_limit]
+    train = usable(read_treebank(args.train, on_error="skip", max_length=args.max_length), args.single_root)[
+        : args.limit
+    ]
+    dev = usable(read_treebank(args.dev, on_error="skip", max_length=args.max_length), args.single_root)[
+        : args.dev_limit
+    ]
     print(f"{len(train)} training and {len(dev)} dev sentences of at most {args.max_length} tokens")
     rows = sweep(train, dev, args.iterations, args.objectives, args.epochs, args.single_root, args.bits)
     name = args.train.parent.name or args.train.stem
@@ -164,8 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     lines = [
         f"# UAS by BP iterations and objective: {name}",
         "",
-        f"{len(train)} training sentences, {len(dev)} dev sentences, at most {args.max_length} tokens; "
-        f"{args.epochs} epochs per phase; grandparent model, PTREE; dev UAS without punctuation (%).",
+        (
+            f"{len(train)} training sentences, {len(dev)} dev sentences, at most {args.max_length} tokens; "
+            f"{args.epochs} epochs per phase; grandparent model, PTREE; dev UAS without punctuation (%)."
+        ),
         "Train and test with the same K; `exact` decodes the same model with the O(n⁴) grandparent DP.",
         "",
         "| K | " + " | ".join(f"{o} BP | {o} exact" for o in args.objectives) + " |",
