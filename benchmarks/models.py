@@ -128,6 +128,7 @@ def main() -> None:
                 "decoder": model.training["decoder"],
                 "nonzero_weights": int(np.count_nonzero(model.weights)),
                 "model_mb": path.stat().st_size / 1e6,
+                "command": model.training.get("command"),
             }
             if order == 2:
                 dev = read_treebank(args.treebanks / dev_path, limit=args.dev_limit)
@@ -222,6 +223,11 @@ def report(records: list[dict], meta: dict) -> str:
                 digits=4,
             )
         )
+    out += ["", "## Commands", "", "```"]
+    out += [
+        r["command"] or f"# {r['treebank']}-{r['order']}: see benchmarks/train_treebanks.sh" for r in records
+    ]
+    out += ["python benchmarks/models.py --models models --treebanks ../shared/treebanks", "```"]
     out += ["", f"Machine: {meta['machine']} ({meta['processor']}); 2 cores shared with other jobs.", ""]
     return "\n".join(out)
 

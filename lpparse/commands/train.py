@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import sys
 from pathlib import Path
 
 from lpparse.corpus import read_treebank
@@ -91,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         single_root=single_root,
     )
     model.training = {
+        "command": shlex.join(["lpparse", *sys.argv[1:]]),
         "treebank": str(args.treebank),
         "dev": str(args.dev) if args.dev else None,
         "limit": args.limit,
