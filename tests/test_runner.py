@@ -1,0 +1,106 @@
+"""Resumable experiment runs: kill-and-resume gives the same file; processes and Dask give the same results."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lpparse.corpus import read_treebank, sample_treebank_path
+from lpparse.experiments.first_order import first_order_task
+from lpparse.experiments.runner import Task, read_results, run_tasks
+
+
+def tasks(limit: int = 20) -> list[Task]:
+    sentences = read_treebank(sample_treebank_path(), limit=limit)
+    return [
+        Task(f"{s.sent_id}/seed{i}", {"sentence": s, "seed": i, "noise": 0.5, "single_root": True})
+        for i, s in enumerate(sentences)
+    ]
+
+
+def without_times(records: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if not k.startswith("time_")} for r in records]
+
+
+def file_without_times(path: Path) -> list[dict]:
+    return without_times([json.loads(line) for line in path.read_text().splitlines()])
+
+
+def test_serial_run_writes_every_task_in_order(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    records = run_tasks(first_order_task, tasks(), out, progress=False)
+    assert [r["key"] for r in records] == [t.key for t in tasks()]
+    assert [r["key"] for r in read_results(out)] == [t.key for t in tasks()]
+    for r in records:
+        assert r["objective_eisner"] <= r["objective_cle"] + 1e-9
+    # a second run finds everything done and computes nothing
+    before = out.read_bytes()
+    assert without_times(run_tasks(first_order_task, tasks(), out, progress=False)) == without_times(records)
+    assert out.read_bytes() == before
+
+
+def test_processes_and_dask_match_serial(tmp_path: Path) -> None:
+    serial = run_tasks(first_order_task, tasks(), tmp_path / "serial.jsonl", progress=False)
+    pooled = run_tasks(first_order_task, tasks(), tmp_path / "pool.jsonl", workers=2, progress=False)
+    assert without_times(pooled) == without_times(serial)
+    assert file_without_times(tmp_path / "pool.jsonl") == file_without_times(tmp_path / "serial.jsonl")
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            dasked = run_tasks(first_order_task, tasks(), tmp_path / "dask.jsonl", scheduler=client, progress=False)
+        by_address = run_tasks(
+            first_order_task, tasks(), tmp_path / "dask-address.jsonl", scheduler=cluster.scheduler_address, progress=False
+        )
+    assert without_times(dasked) == without_times(serial)
+    assert without_times(by_address) == without_times(serial)
+    assert file_without_times(tmp_path / "dask.jsonl") == file_without_times(tmp_path / "serial.jsonl")
+
+
+SLOW_RUN = """
+import sys, time
+from lpparse.experiments import first_order
+from lpparse.experiments.runner import run_tasks
+sys.path.insert(0, {tests!r})
+from test_runner import tasks
+real = first_order.first_order_task
+def slow(payload):
+    time.sleep(0.15)
+    return real(payload)
+run_tasks(slow, tasks(), {out!r}, progress=False)
+"""
+
+
+def test_killed_run_resumes_to_the_same_file(tmp_path: Path) -> None:
+    reference = tmp_path / "reference.jsonl"
+    run_tasks(first_order_task, tasks(), reference, progress=False)
+    out = tmp_path / "killed.jsonl"
+    script = SLOW_RUN.format(tests=str(Path(__file__).parent), out=str(out))
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.time() + 60
+    while time.time() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 5):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    written = len(out.read_text().splitlines())
+    assert 5 <= written < len(tasks()), "the run must be killed mid-way"
+    with out.open("a") as handle:  # a torn line, as a kill during a write leaves
+        handle.write('{"key": "torn')
+    run_tasks(first_order_task, tasks(), out, progress=False)
+    assert file_without_times(out) == file_without_times(reference)
+
+
+def test_duplicate_keys_and_corrupt_files(tmp_path: Path) -> None:
+    t = tasks(2)
+    with pytest.raises(ValueError, match="unique"):
+        run_tasks(first_order_task, [t[0], t[0]], tmp_path / "x.jsonl", progress=False)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"key": 1\n{"key": "b"}\n')
+    with pytest.raises(ValueError, match="bad.jsonl:1"):
+        read_results(bad)
