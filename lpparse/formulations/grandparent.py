@@ -1,0 +1,244 @@
+"""The grandparent polytope: arc variables of an arborescence formulation plus triple variables zgp.
+
+Riedel, Smith & McCallum 2012 (``001_96d0466e746ddc9d.txt``) §3.2. On top of an arborescence program
+(``z[h,m]``, flow, OneHead, ...; :mod:`lpparse.formulations.arborescence`) come
+
+* ``zgp[g,p,c]`` >= 0 for every candidate triple (arcs g→p and p→c candidates, g != c), cost s(g,p,c),
+  integral in the ILP;
+* ``ArcGP[g,p,c]``:  z[g,p] + z[p,c] - zgp[g,p,c] <= 1;
+* ``GPArc[g,p,c,0]``: z[g,p] - zgp[g,p,c] >= 0 and ``GPArc[g,p,c,1]``: z[p,c] - zgp[g,p,c] >= 0;
+* ``OneGP[p,c]`` (arcs with p > 0):  Σ_g zgp[g,p,c] - z[p,c] = 0;
+* ``NoGP[g,p]`` (every arc):  Σ_c zgp[g,p,c] - n z[g,p] <= 0.
+
+Presets (:data:`PRESETS`): ``martins`` = ArcGP + GPArc (Martins et al. 2009), ``onegp`` = OneGP + NoGP, and
+``all`` = ArcGP + GPArc + OneGP; NoGP is dropped from ``all`` because GPArc (left) summed over c implies it
+(§3.2, last paragraph; ``tests/test_gp_polytope.py`` checks that adding it back never changes the value).
+
+Rows indexed by arcs (OneGP, NoGP) exist from the start; a triple's own rows (ArcGP, GPArc) and its
+coefficients in OneGP/NoGP enter with its column (:meth:`GrandparentProgram.add_triples`), so a program
+holding a subset of the triples is the full program restricted to those columns minus the ArcGP/GPArc rows
+of the absent triples (for which zgp = 0 leaves GPArc trivially satisfied and ArcGP a cut on z: §4.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lpparse.formulations.arborescence import FORMULATIONS, arc_matrix
+from lpparse.lp.program import LinearProgram
+from lpparse.lp.solution import TOL, Solution
+from lpparse.lp.views import make_model
+from lpparse.trees import allowed_arcs, validate_scores
+from lpparse.triples import TripleScorer, candidate_triples
+
+__all__ = [
+    "BASES",
+    "FAMILIES",
+    "PRESETS",
+    "GrandparentProgram",
+    "grandparent_program",
+    "full_grandparent_program",
+    "resolve_families",
+    "solve_grandparent",
+]
+
+FAMILIES = ("ArcGP", "GPArc", "OneGP", "NoGP")
+PRESETS: dict[str, tuple[str, ...]] = {
+    "martins": ("ArcGP", "GPArc"),
+    "onegp": ("OneGP", "NoGP"),
+    "all": ("ArcGP", "GPArc", "OneGP"),
+}
+#: Arborescence programs the polytope can sit on (cycle cuts need their own row-generation loop).
+BASES = ("single-flow", "multi-flow")
+
+
+def resolve_families(families: str | Iterable[str]) -> tuple[str, ...]:
+    """A preset name or an iterable of family names -> the families, in :data:`FAMILIES` order."""
+    if isinstance(families, str):
+        if families not in PRESETS:
+            raise ValueError(f"unknown preset {families!r}; choose from {sorted(PRESETS)} or a set of {FAMILIES}")
+        return PRESETS[families]
+    chosen = set(families)
+    unknown = chosen - set(FAMILIES)
+    if unknown:
+        raise ValueError(f"unknown constraint families {sorted(unknown)}; choose from {FAMILIES}")
+    if not chosen:
+        raise ValueError("choose at least one constraint family")
+    return tuple(f for f in FAMILIES if f in chosen)
+
+
+@dataclass
+class GrandparentProgram:
+    """A grandparent LinearProgram and the dense maps that grow it (all (n+1, n+1) arrays, -1 = absent).
+
+    ``z_col[h, m]``: column of z[h,m]; ``onegp_row[p, c]``, ``nogp_row[g, p]``: rows of OneGP/NoGP (when
+    those families are on); ``present[g, p, c]``: the triple has a zgp column.
+    """
+
+    lp: LinearProgram
+    families: tuple[str, ...]
+    arc_mask: NDArray[np.bool_]
+    z_col: NDArray[np.int64]
+    onegp_row: NDArray[np.int64]
+    nogp_row: NDArray[np.int64]
+    present: NDArray[np.bool_]
+
+    @property
+    def n(self) -> int:
+        return self.arc_mask.shape[0] - 1
+
+    @property
+    def num_triples(self) -> int:
+        return len(self.lp.var_blocks["zgp"]) if "zgp" in self.lp.var_blocks else 0
+
+    def add_triples(self, g: ArrayLike, p: ArrayLike, c: ArrayLike, scores: ArrayLike) -> NDArray[np.int64]:
+        """Append zgp columns for new candidate triples with costs ``scores``, their coefficients in the OneGP
+        and NoGP rows and their own ArcGP and GPArc rows, in one batch; return the new columns."""
+        g, p, c = (np.asarray(a, dtype=np.int64).ravel() for a in (g, p, c))
+        k = g.shape[0]
+        if k == 0:
+            return np.empty(0, np.int64)
+        if not (self.arc_mask[g, p] & self.arc_mask[p, c] & (g != c)).all():
+            raise ValueError("every triple needs candidate arcs g→p and p→c and g != c")
+        if self.present[g, p, c].any() or np.unique(np.ravel_multi_index((g, p, c), self.present.shape)).size < k:
+            raise ValueError("triple added twice")
+        lp = self.lp
+        cols = lp.add_variables("zgp", np.column_stack([g, p, c]), cost=scores, integer=True)
+        self.present[g, p, c] = True
+        ones = np.ones(k)
+        if "OneGP" in self.families:
+            lp.add_coefficients(self.onegp_row[p, c], cols, ones)
+        if "NoGP" in self.families:
+            lp.add_coefficients(self.nogp_row[g, p], cols, ones)
+        zgp_, zpc = self.z_col[g, p], self.z_col[p, c]
+        local = np.arange(k)
+        if "ArcGP" in self.families:
+            lp.add_constraints(
+                "ArcGP",
+                np.column_stack([g, p, c]),
+                np.tile(local, 3),
+                np.concatenate([zgp_, zpc, cols]),
+                np.concatenate([ones, ones, -ones]),
+                upper=1.0,
+            )
+        if "GPArc" in self.families:
+            side = np.repeat([0, 1], k)
+            index = np.column_stack([np.tile(g, 2), np.tile(p, 2), np.tile(c, 2), side])
+            both = np.arange(2 * k)
+            lp.add_constraints(
+                "GPArc",
+                index,
+                np.concatenate([both, both]),
+                np.concatenate([zgp_, zpc, cols, cols]),
+                np.concatenate([ones, ones, -ones, -ones]),
+                lower=0.0,
+            )
+        return cols
+
+    def triples(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """(g, p, c) of the triples with a column, in column order."""
+        if "zgp" not in self.lp.var_blocks:
+            return (np.empty(0, np.int64),) * 3  # type: ignore[return-value]
+        idx = self.lp.var_blocks["zgp"].index
+        return idx[:, 0], idx[:, 1], idx[:, 2]
+
+    def arc_values(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """(n+1, n+1) z values of a primal vector (0 for absent arcs)."""
+        return arc_matrix(self.lp, x)
+
+    def triple_values(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """zgp values of a primal vector, aligned with :meth:`triples`."""
+        return x[self.lp.cols("zgp")] if "zgp" in self.lp.var_blocks else np.empty(0)
+
+
+def grandparent_program(
+    arc_scores: ArrayLike,
+    families: str | Iterable[str] = "all",
+    single_root: bool = False,
+    base: str = "single-flow",
+) -> GrandparentProgram:
+    """The arborescence program ``base`` (a key of :data:`BASES`) with the OneGP/NoGP rows of ``families``
+    and no triple yet (add them with :meth:`GrandparentProgram.add_triples`). Raises NoTreeError."""
+    fams = resolve_families(families)
+    if base not in BASES:
+        raise ValueError(f"unknown base formulation {base!r}; choose from {BASES}")
+    s = validate_scores(arc_scores)
+    lp = FORMULATIONS[base](s, single_root)
+    lp.name = f"grandparent/{base}"
+    lp.meta.update(families=fams)
+    size = s.shape[0]
+    n = size - 1
+    arc_mask = allowed_arcs(s)
+    arcs = lp.var_blocks["z"].index
+    z_col = np.full((size, size), -1, np.int64)
+    z_col[arcs[:, 0], arcs[:, 1]] = lp.cols("z")
+    onegp_row = np.full((size, size), -1, np.int64)
+    nogp_row = np.full((size, size), -1, np.int64)
+    if "OneGP" in fams:
+        word = arcs[arcs[:, 0] > 0]
+        k = word.shape[0]
+        onegp_row[word[:, 0], word[:, 1]] = lp.add_constraints(
+            "OneGP", word, np.arange(k), z_col[word[:, 0], word[:, 1]], -np.ones(k), 0.0, 0.0
+        )
+    if "NoGP" in fams:
+        k = arcs.shape[0]
+        nogp_row[arcs[:, 0], arcs[:, 1]] = lp.add_constraints(
+            "NoGP", arcs, np.arange(k), z_col[arcs[:, 0], arcs[:, 1]], np.full(k, -float(n)), upper=0.0
+        )
+    lp.add_variables("zgp", np.empty((0, 3), np.int64), integer=True)
+    present = np.zeros((size, size, size), dtype=bool)
+    return GrandparentProgram(lp, fams, arc_mask, z_col, onegp_row, nogp_row, present)
+
+
+def _dense_triple_costs(
+    arc_mask: NDArray[np.bool_], triple_scores: TripleScorer | ArrayLike
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+    """Every candidate triple (g, p, c) and its score (counted when ``triple_scores`` is a scorer)."""
+    g, p, c = candidate_triples(arc_mask)
+    if isinstance(triple_scores, TripleScorer):
+        if triple_scores.n != arc_mask.shape[0] - 1:
+            raise ValueError(f"triple scorer is for n={triple_scores.n}, arc scores for n={arc_mask.shape[0] - 1}")
+        return g, p, c, triple_scores.score(g, p, c)
+    gp = np.asarray(triple_scores, dtype=np.float64)
+    if gp.shape != (arc_mask.shape[0],) * 3:
+        raise ValueError(f"triple scores must have shape {(arc_mask.shape[0],) * 3}, got {gp.shape}")
+    values = gp[g, p, c]
+    if not np.isfinite(values).all():
+        raise ValueError("triple scores must be finite on every candidate triple (NaN or inf found)")
+    return g, p, c, values
+
+
+def full_grandparent_program(
+    arc_scores: ArrayLike,
+    triple_scores: TripleScorer | ArrayLike,
+    families: str | Iterable[str] = "all",
+    single_root: bool = False,
+    base: str = "single-flow",
+) -> GrandparentProgram:
+    """The full grandparent program: every candidate triple scored (``triple_scores`` a TripleScorer or a
+    dense (n+1,)*3 array) and instantiated — the brute-force (BF) LP of §6."""
+    prog = grandparent_program(arc_scores, families, single_root, base)
+    g, p, c, values = _dense_triple_costs(prog.arc_mask, triple_scores)
+    prog.add_triples(g, p, c, values)
+    return prog
+
+
+def solve_grandparent(
+    arc_scores: ArrayLike,
+    triple_scores: TripleScorer | ArrayLike,
+    families: str | Iterable[str] = "all",
+    mip: bool = False,
+    single_root: bool = False,
+    base: str = "single-flow",
+    view: str = "highs",
+    time_limit: float | None = None,
+    tol: float = TOL,
+) -> tuple[GrandparentProgram, Solution]:
+    """Build the full program and solve it as LP (``mip=False``) or ILP in ``view``; the Solution carries
+    lpparse's certificate (``sol.heads()`` gives the tree of an integral solution)."""
+    prog = full_grandparent_program(arc_scores, triple_scores, families, single_root, base)
+    return prog, make_model(prog.lp, view=view, mip=mip, time_limit=time_limit, tol=tol).solve()
