@@ -24,16 +24,16 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.trees import find_cycle, is_projective
 
 __all__ = [
+    "UAS",
     "CorpusError",
     "Sentence",
-    "read_treebank",
-    "iter_treebank",
-    "write_treebank",
-    "sample_treebank_path",
-    "is_punctuation",
-    "UAS",
-    "sentence_uas",
     "corpus_uas",
+    "is_punctuation",
+    "iter_treebank",
+    "read_treebank",
+    "sample_treebank_path",
+    "sentence_uas",
+    "write_treebank",
 ]
 
 _RAW = {name: (lambda line, i: line[i]) for name in ("feats", "deps", "misc")}
@@ -169,7 +169,7 @@ def _sentence(path: Path, start: int, block: list[tuple[int, str]]) -> Sentence:
     heads, _ = _check_block(path, block)
     tokens = conllu.parse_token_and_metadata("\n".join(line for _, line in block), field_parsers=_RAW)
     words = [t for t in tokens if isinstance(t["id"], int)]
-    value = lambda v: "_" if v is None else str(v)  # noqa: E731
+    value = lambda v: "_" if v is None else str(v)
     return Sentence(
         words=["<root>"] + [value(t["form"]) for t in words],
         lemmas=["<root>"] + [value(t["lemma"]) for t in words],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,7 +12,7 @@ __all__ = ["format_cell", "markdown_table"]
 def format_cell(value: Any, digits: int = 4) -> str:
     """Floats with ``digits`` significant decimals, everything else with ``str``."""
     if isinstance(value, float):
-        if value != value:
+        if math.isnan(value):
             return "-"
         return f"{value:.{digits}f}" if abs(value) < 1e6 else f"{value:.{digits}g}"
     return str(value)

@@ -9,23 +9,23 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse import csgraph
 from numpy.typing import ArrayLike, NDArray
+from scipy.sparse import csgraph
 
 __all__ = [
     "NoTreeError",
-    "validate_scores",
-    "allowed_mask_shape",
     "allowed_arcs",
-    "check_tree_exists",
-    "tree_problem",
-    "tree_error",
-    "find_cycle",
-    "is_tree",
+    "allowed_mask_shape",
     "check_tree",
-    "is_projective",
-    "tree_score",
+    "check_tree_exists",
+    "find_cycle",
     "heads_to_matrix",
+    "is_projective",
+    "is_tree",
+    "tree_error",
+    "tree_problem",
+    "tree_score",
+    "validate_scores",
 ]
 
 

@@ -20,12 +20,12 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.trees import allowed_mask_shape
 
 __all__ = [
-    "TripleScorer",
-    "DenseTripleScorer",
-    "synthetic_triple_scorer",
-    "candidate_triples",
-    "triple_mask",
     "GP_DISTRIBUTIONS",
+    "DenseTripleScorer",
+    "TripleScorer",
+    "candidate_triples",
+    "synthetic_triple_scorer",
+    "triple_mask",
 ]
 
 Triples = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]

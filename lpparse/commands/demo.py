@@ -6,13 +6,13 @@ import argparse
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 from tqdm import tqdm
 
-from lpparse.corpus import UAS, Sentence, read_treebank, sample_treebank_path, sentence_uas
+from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank
+from lpparse.corpus import UAS, sentence_uas
 from lpparse.oracles import (
     arc_marginals,
     brute_force,
@@ -20,7 +20,6 @@ from lpparse.oracles import (
     eisner,
     projective_marginals,
 )
-from lpparse.scores import noisy_gold_scores
 from lpparse.table import markdown_table
 from lpparse.trees import tree_score
 
@@ -75,24 +74,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "marginals), and prints UAS, mean objective and time per sentence."
         ),
     )
-    parser.add_argument("--treebank", type=Path, default=None, help="CoNLL-U/CoNLL-X file (default: the shipped sample)")
-    parser.add_argument("--limit", type=int, default=None, help="use only the first LIMIT sentences")
-    parser.add_argument("--noise", type=float, default=0.4, help="std. dev. of the Gaussian noise added to arc scores; gold arcs get +1 (default 0.4)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed for the noise (default 0)")
-    parser.add_argument("--single-root", action="store_true", help="decode trees whose root has exactly one child")
+    add_noisy_treebank_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    path = args.treebank or sample_treebank_path()
-    sentences = read_treebank(path, limit=args.limit)
-    if not sentences:
-        raise ValueError(f"{path}: no sentences to decode")
-    rng = np.random.default_rng(args.seed)
-    scored: list[tuple[Sentence, NDArray[np.float64]]] = [
-        (s, noisy_gold_scores(s.heads, noise=args.noise, rng=rng)) for s in sentences
-    ]
+    path, scored = noisy_treebank(args)
+    sentences = [s for s, _ in scored]
     tallies = {name: _Tally() for name in DECODERS}
     for sentence, scores in tqdm(scored, desc="decoding", unit="sent", disable=args.no_progress):
         best = chu_liu_edmonds(scores, single_root=args.single_root)

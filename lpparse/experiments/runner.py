@@ -25,7 +25,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-__all__ = ["Task", "read_results", "completed_keys", "run_tasks"]
+__all__ = ["Task", "completed_keys", "read_results", "run_tasks"]
 
 Record = dict[str, Any]
 

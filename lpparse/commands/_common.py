@@ -1,0 +1,42 @@
+"""Options and input shared by several sub-commands: a treebank with noisy-gold arc scores."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lpparse.corpus import Sentence, read_treebank, sample_treebank_path
+from lpparse.scores import noisy_gold_scores
+
+__all__ = ["add_noisy_treebank_options", "noisy_treebank"]
+
+
+def add_noisy_treebank_options(parser: argparse.ArgumentParser, noise: float = 0.4) -> None:
+    """--treebank, --limit, --max-length, --noise, --seed and --single-root."""
+    parser.add_argument(
+        "--treebank", type=Path, default=None, help="CoNLL-U/CoNLL-X file (default: the shipped sample)"
+    )
+    parser.add_argument("--limit", type=int, default=None, help="use only the first LIMIT sentences")
+    parser.add_argument("--max-length", type=int, default=None, help="skip sentences longer than this")
+    parser.add_argument(
+        "--noise",
+        type=float,
+        default=noise,
+        help=f"std. dev. of the Gaussian noise on arc scores; gold arcs get +1 (default {noise})",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed for the noise (default 0)")
+    parser.add_argument("--single-root", action="store_true", help="trees whose root has exactly one child")
+
+
+def noisy_treebank(args: argparse.Namespace) -> tuple[Path, list[tuple[Sentence, NDArray[np.float64]]]]:
+    """The sentences selected by the options of :func:`add_noisy_treebank_options`, each with its arc
+    scores (gold arcs plus seeded Gaussian noise: the stand-in for a trained first-order model)."""
+    path = args.treebank or sample_treebank_path()
+    sentences = read_treebank(path, limit=args.limit, max_length=args.max_length)
+    if not sentences:
+        raise ValueError(f"{path}: no sentences selected")
+    rng = np.random.default_rng(args.seed)
+    return path, [(s, noisy_gold_scores(s.heads, noise=args.noise, rng=rng)) for s in sentences]
