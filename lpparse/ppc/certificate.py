@@ -1,0 +1,96 @@
+"""Certificates for parse-price-cut.
+
+Riedel, Smith & McCallum 2012 (``001_96d0466e746ddc9d.txt``) §4.1: a restricted solution (x_I, y_J) that is
+optimal for the restricted LP extends to the full LP by setting every absent primal and dual variable to 0;
+if the extension is primal feasible (no violated ArcGP row: §4.4) and dual feasible (no absent triple with
+positive reduced cost: eq. 8), complementary slackness holds trivially and it is optimal for the full LP.
+
+* :func:`ppc_certificate`: what a normal run can certify without scoring every triple: lpparse's check of
+  the restricted LP with the (tightened) duals, combined with the largest reduced-cost bound and the largest
+  ArcGP violation over the absent triples that pricing and separation saw.
+* :func:`extend_solution` and :func:`certify_full`: what the tests do: map (x, y) onto the full program by
+  block names and index tuples and check every constraint and every reduced cost with
+  :func:`lpparse.lp.certify_lp`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lpparse.lp.program import Block, LinearProgram
+from lpparse.lp.solution import TOL, Certificate, certify_lp
+
+__all__ = ["certify_full", "extend_solution", "ppc_certificate"]
+
+
+def ppc_certificate(
+    restricted: LinearProgram,
+    x: NDArray[np.float64],
+    row_dual: NDArray[np.float64],
+    max_reduced_cost: float,
+    max_arcgp_violation: float,
+    tol: float = TOL,
+) -> Certificate:
+    """Certificate (kind ``"ppc"``) of the extension by zeros of a restricted solution to the full LP.
+
+    Primal infeasibility also counts the absent ArcGP rows (rhs 1), dual infeasibility the absent triples'
+    reduced costs (bounded by eq. 11 or exact); the objectives are those of the restricted LP, which the
+    extension by zeros leaves unchanged.
+    """
+    base = certify_lp(restricted, x, row_dual, tol)
+    scale = 1.0 + float(np.abs(restricted.cost).max(initial=0.0))
+    return dataclasses.replace(
+        base,
+        kind="ppc",
+        primal_infeasibility=max(base.primal_infeasibility, max(max_arcgp_violation, 0.0) / 2.0),
+        dual_infeasibility=max(base.dual_infeasibility, max(max_reduced_cost, 0.0) / scale),
+    )
+
+
+def _positions(full: Block, part: Block, what: str) -> NDArray[np.int64]:
+    """Positions in ``full`` of the index tuples of ``part`` (KeyError if one is missing)."""
+    if part.arity != full.arity:
+        raise ValueError(f"block {part.name!r} has arity {part.arity} here and {full.arity} in the full program")
+    if len(part) == 0:
+        return np.empty(0, np.int64)
+    fi, pi = full.index, part.index
+    hi = int(max(fi.max(initial=0), pi.max(initial=0))) + 2
+    fk = np.ravel_multi_index(tuple((fi + 1).T), (hi,) * full.arity)
+    pk = np.ravel_multi_index(tuple((pi + 1).T), (hi,) * full.arity)
+    order = np.argsort(fk)
+    at = np.searchsorted(fk, pk, sorter=order)
+    at = np.minimum(at, fk.size - 1)
+    found = fk[order[at]] == pk
+    if not found.all():
+        missing = tuple(pi[np.flatnonzero(~found)[0]].tolist())
+        raise KeyError(f"{what} {part.name}{missing} of the restricted program is not in the full program")
+    return full.positions[order[at]]
+
+
+def extend_solution(
+    full: LinearProgram, part: LinearProgram, x: NDArray[np.float64], row_dual: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(x, y) of ``part`` (a restriction of ``full`` to some columns and rows) extended to ``full`` by
+    zeros, matched by block name and index tuple."""
+    xf = np.zeros(full.num_cols)
+    yf = np.zeros(full.num_rows)
+    for name, block in part.var_blocks.items():
+        xf[_positions(full.var_blocks[name], block, "column")] = x[block.positions]
+    for name, block in part.con_blocks.items():
+        yf[_positions(full.con_blocks[name], block, "row")] = row_dual[block.positions]
+    return xf, yf
+
+
+def certify_full(
+    full: LinearProgram,
+    part: LinearProgram,
+    x: NDArray[np.float64],
+    row_dual: NDArray[np.float64],
+    tol: float = TOL,
+) -> Certificate:
+    """lpparse's LP certificate of the extension by zeros of (x, y) on the full program."""
+    xf, yf = extend_solution(full, part, x, row_dual)
+    return certify_lp(full, xf, yf, tol)

@@ -1,0 +1,303 @@
+"""Parse, Price and Cut (Riedel, Smith & McCallum 2012, ``001_96d0466e746ddc9d.txt`` §4, Algorithm 1) and the
+brute-force baseline (BF, §6: the full LP with every triple scored and instantiated).
+
+:func:`parse_price_cut` starts from every candidate arc plus one triple ⟨0,h,m⟩ per arc h→m with h > 0
+(another grandparent of h when 0→h is pruned), so OneGP can be met; then repeats
+
+1. **parse**: solve the restricted LP with the live HiGHS master (warm dual simplex after growth);
+2. **price**: tighten the OneGP duals (§4.3.3), then find absent triples with reduced cost (eq. 8) > tol,
+   scoring only those whose bound (eq. 11) is > tol (:mod:`lpparse.ppc.pricing`);
+3. **cut**: find absent triples whose ArcGP row is violated (§4.4, :mod:`lpparse.ppc.separation`);
+
+adding the union as columns (with their own rows) in one batch, until both sets are empty. The restricted
+LP is always the full LP restricted to its columns (less the ArcGP/GPArc rows of absent triples), so at
+convergence its solution, extended by zeros, is optimal for the full LP: :attr:`PPCResult.certificate`.
+
+The reduced-cost formula holds for every preset: a family that is off has no rows and μ = 0 (``martins``
+prices with r = s; ``all`` has no NoGP); ``onegp`` has no ArcGP rows and so no cuts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lpparse.formulations.grandparent import GrandparentProgram, grandparent_program, resolve_families
+from lpparse.lp.highs_view import HighsModel
+from lpparse.lp.solution import TOL, Certificate, Solution, Status
+from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
+from lpparse.ppc.certificate import ppc_certificate
+from lpparse.ppc.pricing import ScoreCache, gp_duals, price, tighten_duals
+from lpparse.ppc.separation import separate_arcgp
+from lpparse.trees import allowed_arcs, check_tree_exists, validate_scores
+from lpparse.triples import TripleScorer, candidate_triples, triple_mask
+
+__all__ = ["PPCResult", "PPCStats", "parse_price_cut", "project_to_tree", "solve_bf", "tree_objective"]
+
+
+@dataclass
+class PPCStats:
+    """Per-sentence statistics (the quantities of Tables 1–2)."""
+
+    n: int
+    method: str
+    families: tuple[str, ...]
+    gps_total: int  # candidate triples (what BF scores and adds)
+    gps_scored: int = 0
+    gps_added: int = 0
+    rows: int = 0
+    cols: int = 0
+    iterations: int = 0
+    simplex_iterations: int = 0
+    priced: int = 0
+    cut: int = 0
+    duals_tightened: int = 0
+    time_scoring: float = 0.0
+    time_pricing: float = 0.0
+    time_solving: float = 0.0
+    time_total: float = 0.0
+    objective: float = float("nan")
+    integral: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["families"] = "+".join(self.families)
+        return d
+
+
+@dataclass
+class PPCResult:
+    """Outcome of PPC (or BF) on one sentence.
+
+    ``solution``: the last restricted-LP Solution; ``row_dual``: its duals after tightening (lpparse's
+    convention, for the restricted program ``program.lp``); ``certificate``: for PPC the extension-by-zeros
+    certificate of :func:`lpparse.ppc.certificate.ppc_certificate`, for BF the LP certificate. ``heads`` is
+    the tree when the LP optimum is integral (then ILP-optimal), else None.
+    """
+
+    status: Status
+    program: GrandparentProgram
+    solution: Solution
+    stats: PPCStats
+    row_dual: NDArray[np.float64] | None = None
+    certificate: Certificate | None = None
+    heads: NDArray[np.int64] | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def objective(self) -> float:
+        return self.stats.objective
+
+    @property
+    def integral(self) -> bool:
+        return self.stats.integral
+
+    @property
+    def certified(self) -> bool:
+        """Optimal for the full LP, by lpparse's own check."""
+        return self.status is Status.OPTIMAL and self.certificate is not None and self.certificate.ok
+
+    def arc_values(self) -> NDArray[np.float64]:
+        """(n+1, n+1) LP values of the arcs."""
+        if self.solution.x is None:
+            raise ValueError(f"no primal solution (status {self.status.value})")
+        return self.program.arc_values(self.solution.x)
+
+
+def _validated(
+    arc_scores: ArrayLike, scorer: TripleScorer, single_root: bool
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    s = validate_scores(arc_scores, "arc scores")
+    check_tree_exists(s, single_root)
+    if scorer.n != s.shape[0] - 1:
+        raise ValueError(f"triple scorer is for n={scorer.n}, arc scores for n={s.shape[0] - 1}")
+    return s, allowed_arcs(s)
+
+
+def _initial_triples(
+    s: NDArray[np.float64], arc: NDArray[np.bool_]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """One triple ⟨g,h,m⟩ per word arc h→m: g = 0 when 0→h is a candidate, else h's best-scoring candidate
+    head other than m (no triple when there is none: then OneGP forces z[h,m] = 0 in the full LP too)."""
+    h, m = np.nonzero(arc)
+    word = h > 0
+    h, m = h[word], m[word]
+    g = np.zeros(h.size, np.int64)
+    other = ~arc[0, h]
+    if other.any():
+        heads = np.where(arc[:, h[other]], s[:, h[other]], -np.inf)
+        heads[m[other], np.arange(other.sum())] = -np.inf
+        g[other] = heads.argmax(axis=0)
+        ok = np.ones(h.size, dtype=bool)
+        ok[np.flatnonzero(other)] = np.isfinite(heads.max(axis=0))
+        g, h, m = g[ok], h[ok], m[ok]
+    return g, h.astype(np.int64), m.astype(np.int64)
+
+
+def _finish(
+    prog: GrandparentProgram, sol: Solution, stats: PPCStats, start: float, tol: float
+) -> NDArray[np.int64] | None:
+    """Fill the size and outcome statistics; return the heads of an integral optimum."""
+    stats.rows, stats.cols = prog.lp.num_rows, prog.lp.num_cols
+    stats.gps_added = prog.num_triples
+    stats.time_total = time.perf_counter() - start
+    if sol.status is not Status.OPTIMAL or sol.x is None:
+        return None
+    stats.objective = sol.objective
+    stats.integral = sol.integral
+    if not stats.integral:
+        return None
+    zm = prog.arc_values(sol.x)
+    heads = np.full(prog.n + 1, -1, np.int64)
+    heads[1:] = zm[:, 1:].argmax(axis=0)
+    return heads
+
+
+def _set_time_limit(model: HighsModel, deadline: float | None) -> None:
+    if deadline is not None:
+        model.highs.setOptionValue("time_limit", max(deadline - time.perf_counter(), 1e-3))
+
+
+def parse_price_cut(
+    arc_scores: ArrayLike,
+    triple_scorer: TripleScorer,
+    preset: str | Iterable[str] = "all",
+    single_root: bool = False,
+    base: str = "single-flow",
+    tighten: bool = True,
+    tol: float = 1e-7,
+    certificate_tol: float = TOL,
+    time_limit: float | None = None,
+    max_iterations: int = 1000,
+) -> PPCResult:
+    """Parse, Price and Cut (Algorithm 1) on one sentence; see the module docstring.
+
+    ``preset``: ``martins``, ``onegp``, ``all`` or an iterable of families; ``tighten``: §4.3.3 dual
+    tightening; ``tol``: reduced costs and ArcGP violations above it are priced/cut; ``time_limit``: seconds
+    for the whole run (status TIME_LIMIT when reached). Raises ValueError (NaN scores) or NoTreeError.
+    """
+    start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
+    s, arc = _validated(arc_scores, triple_scorer, single_root)
+    families = resolve_families(preset)
+    prog = grandparent_program(s, families, single_root, base)
+    stats = PPCStats(prog.n, "ppc", families, int(triple_mask(arc).sum()))
+    scored0 = triple_scorer.scored
+    cache = ScoreCache(triple_scorer, s.shape[0])
+    g, p, c = _initial_triples(s, arc)
+    prog.add_triples(g, p, c, cache.get(g, p, c))
+    t0 = time.perf_counter()
+    bound_gp = np.asarray(triple_scorer.bound_gp(), dtype=np.float64)
+    bound_pc = np.asarray(triple_scorer.bound_pc(), dtype=np.float64)
+    cache.seconds += time.perf_counter() - t0
+    model = HighsModel(prog.lp, tol=certificate_tol)
+    y: NDArray[np.float64] | None = None
+    max_rc = max_viol = np.inf
+    status = Status.ITERATION_LIMIT
+    while True:
+        _set_time_limit(model, deadline)
+        sol = model.solve()
+        stats.iterations += 1
+        stats.time_solving += sol.time
+        stats.simplex_iterations += sol.iterations
+        if sol.status is not Status.OPTIMAL or sol.x is None or sol.row_dual is None:
+            status = sol.status
+            break
+        t0 = time.perf_counter()
+        scoring0 = cache.seconds
+        if tighten:
+            y, raised = tighten_duals(prog, sol.x, sol.row_dual, sol.col_dual)
+            stats.duals_tightened += raised
+        else:
+            y = sol.row_dual
+        mu_onegp, mu_nogp = gp_duals(prog, y)
+        priced = price(prog, cache, bound_gp, bound_pc, mu_onegp, mu_nogp, tol)
+        cuts = separate_arcgp(prog, prog.arc_values(sol.x), tol)
+        max_rc, max_viol = priced.max_bound, cuts.max_violation
+        stats.time_pricing += time.perf_counter() - t0 - (cache.seconds - scoring0)
+        if priced.g.size == 0 and cuts.g.size == 0:
+            status = Status.OPTIMAL
+            break
+        if stats.iterations >= max_iterations or (deadline is not None and time.perf_counter() > deadline):
+            status = Status.ITERATION_LIMIT if stats.iterations >= max_iterations else Status.TIME_LIMIT
+            break
+        # a triple both priced and cut enters once; cut triples may still need a score
+        keys = np.ravel_multi_index((priced.g, priced.p, priced.c), prog.present.shape)
+        ckeys = np.ravel_multi_index((cuts.g, cuts.p, cuts.c), prog.present.shape)
+        ckeys = np.setdiff1d(ckeys, keys)
+        cg, cp, cc = np.unravel_index(ckeys, prog.present.shape)
+        stats.priced += priced.g.size
+        stats.cut += ckeys.size
+        prog.add_triples(
+            np.concatenate([priced.g, cg]),
+            np.concatenate([priced.p, cp]),
+            np.concatenate([priced.c, cc]),
+            np.concatenate([priced.scores, cache.get(cg, cp, cc)]),
+        )
+    stats.gps_scored = triple_scorer.scored - scored0
+    stats.time_scoring = cache.seconds
+    heads = _finish(prog, sol, stats, start, tol)
+    result = PPCResult(status, prog, sol, stats, y, heads=heads)
+    if status is Status.OPTIMAL and y is not None and sol.x is not None:
+        result.certificate = ppc_certificate(prog.lp, sol.x, y, max_rc, max_viol, certificate_tol)
+    result.info.update(max_reduced_cost=max_rc, max_arcgp_violation=max_viol)
+    return result
+
+
+def solve_bf(
+    arc_scores: ArrayLike,
+    triple_scorer: TripleScorer,
+    preset: str | Iterable[str] = "all",
+    single_root: bool = False,
+    base: str = "single-flow",
+    certificate_tol: float = TOL,
+    time_limit: float | None = None,
+) -> PPCResult:
+    """Brute force (BF, §6): score every candidate triple, build the full LP and solve it once."""
+    start = time.perf_counter()
+    s, arc = _validated(arc_scores, triple_scorer, single_root)
+    families = resolve_families(preset)
+    prog = grandparent_program(s, families, single_root, base)
+    scored0 = triple_scorer.scored
+    g, p, c = candidate_triples(arc)
+    t0 = time.perf_counter()
+    values = triple_scorer.score(g, p, c)
+    scoring = time.perf_counter() - t0
+    prog.add_triples(g, p, c, values)
+    stats = PPCStats(prog.n, "bf", families, prog.num_triples, iterations=1)
+    model = HighsModel(prog.lp, time_limit=time_limit, tol=certificate_tol)
+    sol = model.solve()
+    stats.time_solving = sol.time
+    stats.simplex_iterations = sol.iterations
+    stats.gps_scored = triple_scorer.scored - scored0
+    stats.time_scoring = scoring
+    heads = _finish(prog, sol, stats, start, certificate_tol)
+    return PPCResult(sol.status, prog, sol, stats, sol.row_dual, sol.certificate, heads)
+
+
+def tree_objective(
+    arc_scores: NDArray[np.float64], scorer: TripleScorer, heads: NDArray[np.int64]
+) -> float:
+    """Arc plus triple score of a tree (scores its triples: one per word-headed token)."""
+    m = np.arange(1, heads.size)
+    value = float(arc_scores[heads[1:], m].sum())
+    inner = heads[1:] > 0
+    c = m[inner]
+    p = heads[c]
+    if c.size:
+        value += float(np.sum(scorer.score(heads[p], p, c)))
+    return value
+
+
+def project_to_tree(result: PPCResult, single_root: bool) -> NDArray[np.int64]:
+    """The tree of an integral optimum, else the maximum arborescence under the LP's arc values (§3: map a
+    fractional point onto the trees)."""
+    if result.heads is not None:
+        return result.heads
+    zm = result.arc_values()
+    return chu_liu_edmonds(np.where(result.program.arc_mask, zm, -np.inf), single_root=single_root)
