@@ -40,8 +40,8 @@ __all__ = [
     "FAMILIES",
     "PRESETS",
     "GrandparentProgram",
-    "grandparent_program",
     "full_grandparent_program",
+    "grandparent_program",
     "resolve_families",
     "solve_grandparent",
 ]
@@ -60,7 +60,9 @@ def resolve_families(families: str | Iterable[str]) -> tuple[str, ...]:
     """A preset name or an iterable of family names -> the families, in :data:`FAMILIES` order."""
     if isinstance(families, str):
         if families not in PRESETS:
-            raise ValueError(f"unknown preset {families!r}; choose from {sorted(PRESETS)} or a set of {FAMILIES}")
+            raise ValueError(
+                f"unknown preset {families!r}; choose from {sorted(PRESETS)} or a set of {FAMILIES}"
+            )
         return PRESETS[families]
     chosen = set(families)
     unknown = chosen - set(FAMILIES)
@@ -104,7 +106,10 @@ class GrandparentProgram:
             return np.empty(0, np.int64)
         if not (self.arc_mask[g, p] & self.arc_mask[p, c] & (g != c)).all():
             raise ValueError("every triple needs candidate arcs g→p and p→c and g != c")
-        if self.present[g, p, c].any() or np.unique(np.ravel_multi_index((g, p, c), self.present.shape)).size < k:
+        if (
+            self.present[g, p, c].any()
+            or np.unique(np.ravel_multi_index((g, p, c), self.present.shape)).size < k
+        ):
             raise ValueError("triple added twice")
         lp = self.lp
         cols = lp.add_variables("zgp", np.column_stack([g, p, c]), cost=scores, integer=True)
@@ -201,7 +206,9 @@ def _dense_triple_costs(
     g, p, c = candidate_triples(arc_mask)
     if isinstance(triple_scores, TripleScorer):
         if triple_scores.n != arc_mask.shape[0] - 1:
-            raise ValueError(f"triple scorer is for n={triple_scores.n}, arc scores for n={arc_mask.shape[0] - 1}")
+            raise ValueError(
+                f"triple scorer is for n={triple_scores.n}, arc scores for n={arc_mask.shape[0] - 1}"
+            )
         return g, p, c, triple_scores.score(g, p, c)
     gp = np.asarray(triple_scores, dtype=np.float64)
     if gp.shape != (arc_mask.shape[0],) * 3:

@@ -53,7 +53,9 @@ def ppc_certificate(
 def _positions(full: Block, part: Block, what: str) -> NDArray[np.int64]:
     """Positions in ``full`` of the index tuples of ``part`` (KeyError if one is missing)."""
     if part.arity != full.arity:
-        raise ValueError(f"block {part.name!r} has arity {part.arity} here and {full.arity} in the full program")
+        raise ValueError(
+            f"block {part.name!r} has arity {part.arity} here and {full.arity} in the full program"
+        )
     if len(part) == 0:
         return np.empty(0, np.int64)
     fi, pi = full.index, part.index

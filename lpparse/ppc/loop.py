@@ -280,9 +280,7 @@ def solve_bf(
     return PPCResult(sol.status, prog, sol, stats, sol.row_dual, sol.certificate, heads)
 
 
-def tree_objective(
-    arc_scores: NDArray[np.float64], scorer: TripleScorer, heads: NDArray[np.int64]
-) -> float:
+def tree_objective(arc_scores: NDArray[np.float64], scorer: TripleScorer, heads: NDArray[np.int64]) -> float:
     """Arc plus triple score of a tree (scores its triples: one per word-headed token)."""
     m = np.arange(1, heads.size)
     value = float(arc_scores[heads[1:], m].sum())

@@ -128,7 +128,9 @@ def price(
     pp, cc = np.nonzero(pair_ok)
     g_all = np.arange(size)[:, None]
     absent = arc[:, pp] & (g_all != cc[None, :]) & ~prog.present[:, pp, cc]
-    bound = np.minimum(bound_gp[:, pp], bound_pc[pp, cc][None, :]) - mu_onegp[pp, cc][None, :] - mu_nogp[:, pp]
+    bound = (
+        np.minimum(bound_gp[:, pp], bound_pc[pp, cc][None, :]) - mu_onegp[pp, cc][None, :] - mu_nogp[:, pp]
+    )
     cand = absent & (bound > tol)
     max_bound = max(max_bound, float(bound[absent & ~cand].max(initial=-np.inf)))
     gi, ki = np.nonzero(cand)

@@ -1,0 +1,65 @@
+"""The ``ppc`` and ``bf`` decoders of :mod:`lpparse.decoding`: the grandparent LP solved by parse-price-cut
+or by brute force (Riedel, Smith & McCallum 2012, §4 and §6). An integral LP optimum is the ILP-optimal tree;
+a fractional one is mapped to the maximum arborescence under its arc values (:func:`project_to_tree`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lpparse.decoding import DecodeResult, register_decoder
+from lpparse.ppc.loop import PPCResult, parse_price_cut, project_to_tree, solve_bf, tree_objective
+from lpparse.trees import validate_scores
+from lpparse.triples import TripleScorer
+
+__all__ = ["bf_decode", "ppc_decode"]
+
+
+def _decoded(
+    arc_scores: NDArray[np.float64], scorer: TripleScorer, result: PPCResult, single_root: bool
+) -> DecodeResult:
+    if not result.certified:
+        raise RuntimeError(f"grandparent LP not solved to certified optimality: status {result.status.value}")
+    heads = project_to_tree(result, single_root)
+    before = scorer.scored
+    objective = result.objective if result.integral else tree_objective(arc_scores, scorer, heads)
+    stats = result.stats.as_dict()
+    stats.update(lp_objective=result.objective, certified=True, triples_scored=stats["gps_scored"])
+    stats["projection_scored"] = scorer.scored - before
+    return DecodeResult(heads, objective, stats)
+
+
+def ppc_decode(
+    arc_scores: NDArray[np.float64],
+    triple_scorer: TripleScorer | None,
+    single_root: bool,
+    preset: str = "all",
+    **options: Any,
+) -> DecodeResult:
+    """Parse, Price and Cut (options: ``preset``, and those of :func:`parse_price_cut`)."""
+    assert triple_scorer is not None
+    s = validate_scores(arc_scores)
+    return _decoded(
+        s, triple_scorer, parse_price_cut(s, triple_scorer, preset, single_root, **options), single_root
+    )
+
+
+def bf_decode(
+    arc_scores: NDArray[np.float64],
+    triple_scorer: TripleScorer | None,
+    single_root: bool,
+    preset: str = "all",
+    **options: Any,
+) -> DecodeResult:
+    """The full grandparent LP, every triple scored (options: ``preset``, and those of :func:`solve_bf`)."""
+    assert triple_scorer is not None
+    s = validate_scores(arc_scores)
+    return _decoded(s, triple_scorer, solve_bf(s, triple_scorer, preset, single_root, **options), single_root)
+
+
+register_decoder("ppc", ppc_decode, 2, "grandparent LP by parse-price-cut (option preset=all|martins|onegp)")
+register_decoder(
+    "bf", bf_decode, 2, "grandparent LP with every triple scored (option preset=all|martins|onegp)"
+)
