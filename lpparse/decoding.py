@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 #: Modules that register decoders when imported (``lpparse.ppc.decoder`` etc. add their line here).
-_PLUGINS: tuple[str, ...] = ("lpparse.bp.decoder",)
+_PLUGINS: tuple[str, ...] = ("lpparse.bp.decoder", "lpparse.ppc.decoder")
 
 
 @dataclass
