@@ -1,0 +1,1 @@
+"""Dynamic programs as hypergraphs: Viterbi and inside-outside passes, CKY, taggers, Eisner, head automata."""
