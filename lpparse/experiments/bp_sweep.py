@@ -173,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
     meta.update(train_sentences=len(train), dev_sentences=len(dev))
-    out.with_suffix(".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    out.parent.joinpath(out.name + ".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     lines = [
         f"# UAS by BP iterations and objective: {name}",
         "",
@@ -192,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             r = next(r for r in rows if r["iterations"] == k and r["objective"] == o)
             cells += [f"{100 * r['uas_bp']:.2f}", f"{100 * r['uas_exact']:.2f}"]
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
-    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    out.parent.joinpath(out.name + ".md").write_text("\n".join(lines) + "\n")
     return 0
 
 
