@@ -30,7 +30,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.arborescence import FORMULATIONS, arc_matrix
 from lpparse.lp.program import LinearProgram
-from lpparse.lp.solution import TOL, Solution
+from lpparse.lp.highs_view import HighsModel
+from lpparse.lp.solution import TOL, Solution, Status
 from lpparse.lp.views import make_model
 from lpparse.trees import allowed_arcs, validate_scores
 from lpparse.triples import TripleScorer, candidate_triples
@@ -248,4 +249,11 @@ def solve_grandparent(
     """Build the full program and solve it as LP (``mip=False``) or ILP in ``view``; the Solution carries
     lpparse's certificate (``sol.heads()`` gives the tree of an integral solution)."""
     prog = full_grandparent_program(arc_scores, triple_scores, families, single_root, base)
-    return prog, make_model(prog.lp, view=view, mip=mip, time_limit=time_limit, tol=tol).solve()
+    model = make_model(prog.lp, view=view, mip=mip, time_limit=time_limit, tol=tol)
+    sol = model.solve()
+    if isinstance(model, HighsModel) and mip and sol.status is Status.OPTIMAL and not sol.certified:
+        # HiGHS 1.15.1's MIP presolve can report "Optimal" with NaN values on tiny single-root programs
+        # (tests/test_gp_polytope.py finds such cases): solve again without presolve
+        model.highs.setOptionValue("presolve", "off")
+        sol = model.solve()
+    return prog, sol

@@ -1,0 +1,159 @@
+"""The grandparent polytope (RSM 2012 §3.2): ILP = brute force, presets ordered by tightness, NoGP redundant
+in ``all``, projective references, both views, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lpparse.formulations.grandparent import (
+    FAMILIES,
+    PRESETS,
+    full_grandparent_program,
+    grandparent_program,
+    resolve_families,
+    solve_grandparent,
+)
+from lpparse.lp import Status
+from lpparse.lp.pyomo_view import to_pyomo
+from lpparse.oracles.brute_force import brute_force
+from lpparse.oracles.grandparent_eisner import grandparent_eisner
+from lpparse.scores import noisy_gold_scores, random_scores
+from lpparse.trees import NoTreeError, check_tree_exists, is_projective, is_tree
+from lpparse.triples import GP_DISTRIBUTIONS, synthetic_triple_scorer
+
+SETTINGS = settings(deadline=None, max_examples=120, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def instances(draw: st.DrawFn, max_n: int = 6) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(arc scores, dense triple scores, single_root): n = 2..max_n, some arcs pruned, every distribution."""
+    n = draw(st.integers(2, max_n))
+    seed = draw(st.integers(0, 2**32 - 1))
+    dist = draw(st.sampled_from(GP_DISTRIBUTIONS))
+    prune = draw(st.sampled_from([0.0, 0.0, 0.3]))
+    single_root = draw(st.booleans())
+    rng = np.random.default_rng(seed)
+    s = random_scores(n, rng)
+    pruned = s.copy()
+    pruned[rng.random(s.shape) < prune] = -np.inf
+    try:
+        check_tree_exists(pruned, single_root)
+        s = pruned
+    except NoTreeError:
+        pass
+    return s, synthetic_triple_scorer(n, rng, dist).scores, single_root
+
+
+def lp_value(s: np.ndarray, gp: np.ndarray, families: object, single_root: bool, mip: bool = False) -> float:
+    _, sol = solve_grandparent(s, gp, families, mip=mip, single_root=single_root)  # type: ignore[arg-type]
+    assert sol.certified, str(sol)
+    return sol.objective
+
+
+@SETTINGS
+@given(instances())
+def test_ilp_equals_brute_force_for_every_preset(instance: tuple[np.ndarray, np.ndarray, bool]) -> None:
+    s, gp, single_root = instance
+    heads, best = brute_force(s, single_root, gp_scores=gp)
+    for preset in PRESETS:
+        _, sol = solve_grandparent(s, gp, preset, mip=True, single_root=single_root)
+        assert sol.certified and sol.integral, (preset, str(sol))
+        assert sol.objective == pytest.approx(best, abs=1e-6), preset
+        assert is_tree(sol.heads(), single_root)
+
+
+@SETTINGS
+@given(instances(max_n=7))
+def test_all_is_never_looser_and_nogp_is_redundant_in_all(
+    instance: tuple[np.ndarray, np.ndarray, bool],
+) -> None:
+    s, gp, single_root = instance
+    values = {preset: lp_value(s, gp, preset, single_root) for preset in PRESETS}
+    assert values["all"] <= values["martins"] + 1e-6
+    assert values["all"] <= values["onegp"] + 1e-6
+    assert lp_value(s, gp, FAMILIES, single_root) == pytest.approx(values["all"], abs=1e-6)
+    ilp = brute_force(s, single_root, gp_scores=gp)[1]
+    assert min(values.values()) >= ilp - 1e-6
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_projective_instances_against_grandparent_eisner(seed: int) -> None:
+    """Scores around a projective gold tree, n = 8..14: ILP >= the projective DP, with equality when the ILP's
+    tree is projective; every LP bounds the ILP."""
+    rng = np.random.default_rng(seed)
+    n = 8 + seed
+    gold = np.full(n + 1, -1)
+    gold[1:] = np.arange(0, n)  # a chain: projective
+    s = noisy_gold_scores(gold, noise=0.5, rng=rng, gold_bonus=1.5)
+    gp = synthetic_triple_scorer(n, rng, scale=0.3).scores
+    _, dp = grandparent_eisner(s, gp)
+    _, ilp = solve_grandparent(s, gp, "all", mip=True)
+    assert ilp.certified and ilp.objective >= dp - 1e-6
+    if is_projective(ilp.heads()):
+        assert ilp.objective == pytest.approx(dp, abs=1e-6)
+    for preset in PRESETS:
+        assert lp_value(s, gp, preset, False) >= ilp.objective - 1e-6
+
+
+def test_multi_commodity_base_and_pyomo_view_agree() -> None:
+    rng = np.random.default_rng(5)
+    s, gp = random_scores(5, rng), synthetic_triple_scorer(5, rng).scores
+    value = lp_value(s, gp, "all", False)
+    _, multi = solve_grandparent(s, gp, "all", base="multi-flow")
+    assert multi.certified and multi.objective <= value + 1e-6  # the multi-commodity base is tighter
+    for preset in PRESETS:
+        _, pyo_sol = solve_grandparent(s, gp, preset, view="pyomo")
+        assert pyo_sol.certified
+        assert pyo_sol.objective == pytest.approx(lp_value(s, gp, preset, False), abs=1e-6)
+    model = to_pyomo(full_grandparent_program(s, gp, FAMILIES).lp)
+    for name in ("z", "zgp", "ArcGP", "GPArc", "OneGP", "NoGP", "OneHead", "NoFlow"):
+        assert hasattr(model, name), name
+    assert (1, 2, 3) in model.zgp and (1, 2, 3, 1) in model.GPArc and (2, 3) in model.OneGP
+
+
+def test_program_sizes_and_rows() -> None:
+    n = 6
+    s, gp = random_scores(n, 0), synthetic_triple_scorer(n, 0).scores
+    prog = full_grandparent_program(s, gp, FAMILIES)
+    triples = n * (n - 1) ** 2  # p in 1..n, c a word other than p, g in 0..n other than p and c
+    assert prog.num_triples == triples
+    blocks = {name: len(b) for name, b in prog.lp.con_blocks.items()}
+    assert blocks["ArcGP"] == triples and blocks["GPArc"] == 2 * triples
+    assert blocks["OneGP"] == n * (n - 1) and blocks["NoGP"] == n * n
+    empty = grandparent_program(s, "martins")
+    assert empty.num_triples == 0 and "OneGP" not in empty.lp.con_blocks
+
+
+def test_bad_input_is_reported() -> None:
+    s, gp = random_scores(4, 1), synthetic_triple_scorer(4, 1).scores
+    bad = s.copy()
+    bad[1, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        solve_grandparent(bad, gp)
+    bad_gp = gp.copy()
+    bad_gp[0, 1, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        solve_grandparent(s, bad_gp)
+    no_tree = s.copy()
+    no_tree[:, 3] = -np.inf
+    with pytest.raises(NoTreeError):
+        solve_grandparent(no_tree, gp)
+    with pytest.raises(ValueError, match="preset"):
+        resolve_families("nope")
+    with pytest.raises(ValueError, match="families"):
+        resolve_families(["ArcGP", "Bogus"])
+    with pytest.raises(ValueError, match="base"):
+        grandparent_program(s, base="cycle-cuts")
+    prog = grandparent_program(s)
+    with pytest.raises(ValueError, match="twice"):
+        prog.add_triples([0, 0], [1, 1], [2, 2], [0.0, 0.0])
+
+
+def test_time_limit_gives_a_status() -> None:
+    n = 30
+    s, gp = random_scores(n, 2), synthetic_triple_scorer(n, 2).scores
+    _, sol = solve_grandparent(s, gp, "all", mip=True, time_limit=1e-3)
+    assert sol.status is Status.TIME_LIMIT and not sol.certified
