@@ -57,7 +57,7 @@ def lp_value(s: np.ndarray, gp: np.ndarray, families: object, single_root: bool,
 @given(instances())
 def test_ilp_equals_brute_force_for_every_preset(instance: tuple[np.ndarray, np.ndarray, bool]) -> None:
     s, gp, single_root = instance
-    heads, best = brute_force(s, single_root, gp_scores=gp)
+    _, best = brute_force(s, single_root, gp_scores=gp)
     for preset in PRESETS:
         _, sol = solve_grandparent(s, gp, preset, mip=True, single_root=single_root)
         assert sol.certified and sol.integral, (preset, str(sol))

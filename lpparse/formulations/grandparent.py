@@ -29,8 +29,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.arborescence import FORMULATIONS, arc_matrix
-from lpparse.lp.program import LinearProgram
 from lpparse.lp.highs_view import HighsModel
+from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import TOL, Solution, Status
 from lpparse.lp.views import make_model
 from lpparse.trees import allowed_arcs, validate_scores
