@@ -1,0 +1,1 @@
+"""Dual decomposition and Lagrangian relaxation: subgradient engine, oracles, the papers' problems, compact LPs."""

@@ -1,0 +1,175 @@
+"""Grandparent and sibling head automata, one per head (Koo, Rush, Collins, Jaakkola & Sontag 2010), as one
+hypergraph: the product of the per-head automata under a goal edge.
+
+The automaton of head p > 0 chooses its own head g (part ``in``(g, p)) and any set of modifiers c
+(parts ``out``(p, c)), scoring s(g, p, c) per chosen modifier (the grandparent triples of
+``001_96d0466e746ddc9d.txt`` §2.2, via a :class:`lpparse.triples.TripleScorer`) and, with sibling scores,
+σ(p, c', c) for consecutive modifiers c', c on the same side (c' = p for the first one, outward from p).
+Without sibling scores each modifier is an independent take/skip choice (2 edges per ⟨g, p, c⟩); with them
+each side of each (g, p) is a chain, O(n⁴) edges in all (TUT §6.1: the head-automaton DP). With sibling
+scores the root gets an automaton too (no ``in`` part). Arc scores are not in these automata: the tree
+oracle carries them, and agreement ties y(h, m) = out(h, m) = in(h, m).
+
+Parts: ``in``(g, p) id g·(n+1) + p, ``out``(p, c) id (n+1)² + p·(n+1) + c; ``part_label`` (0|1, h, m).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lpparse.hypergraph.core import Hypergraph, hypergraph
+
+__all__ = ["head_automata", "head_automata_weights"]
+
+
+def head_automata(arc_mask: ArrayLike, siblings: bool = False) -> Hypergraph:
+    """Head automata over the allowed arcs ``arc_mask`` (n+1, n+1); sibling chains if ``siblings``.
+
+    Edge kinds: ``take`` ⟨g, p, c⟩ (independent modifiers), ``skip`` ⟨g, p, c⟩, ``first`` ⟨g, p, c⟩ and
+    ``next`` ⟨g, p, c', c⟩ (chains), ``stop`` ⟨g, p, side, c⟩ (c = -1: empty side), ``head`` ⟨g, p⟩, ``goal``.
+    The root's automaton (siblings only) has g = p = 0.
+    """
+    mask = np.asarray(arc_mask, dtype=bool)
+    size = mask.shape[0]
+    idx = np.arange(size)
+    gg, pp, cc = np.meshgrid(idx, idx, idx, indexing="ij")
+    has_head = mask[gg, pp] | ((gg == 0) & (pp == 0) & siblings)  # the root automaton: g = p = 0
+    gpc = has_head & mask[pp, cc] & (gg != cc)
+    gp = mask | (np.eye(size, dtype=bool) & (idx == 0)[:, None] & siblings)
+    heads_g, heads_p = np.nonzero(gp)
+    n3 = size**3
+    p_node = n3 + 2 * size * size + idx
+    goal = p_node[-1] + 1
+    heads, tails, kinds, labels, part_ids, part_edges = [], [], [], [], [], []
+    count = 0
+
+    def add(
+        kind: int, head: NDArray, tail_ptr: NDArray, tail: NDArray, label: NDArray, parts: NDArray | None
+    ) -> None:
+        nonlocal count
+        k = head.shape[0]
+        heads.append(head)
+        tails.append((tail_ptr, tail))
+        kinds.append(np.full(k, kind))
+        labels.append(np.pad(label, ((0, 0), (0, 4 - label.shape[1])), constant_values=-1))
+        if parts is not None:
+            part_ids.append(parts)
+            part_edges.append(count + np.arange(k))
+        count += k
+
+    def arity(k: int, a: int) -> NDArray[np.int64]:
+        return np.arange(k + 1) * a
+
+    g, p, c = (x[gpc] for x in (gg, pp, cc))
+    last = (g * size + p) * size + c
+    out_part = size * size + p * size + c
+    k = g.shape[0]
+    if not siblings:
+        none = np.empty(0, np.int64)
+        add(0, last, arity(k, 0), none, np.column_stack([g, p, c]), out_part)
+        add(1, last, arity(k, 0), none, np.column_stack([g, p, c]), None)
+        owner = np.searchsorted(heads_g * size + heads_p, g * size + p)  # (g, p) of each M node, sorted
+        ptr = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=heads_g.shape[0]))])
+        add(5, p_node[heads_p], ptr, last, np.column_stack([heads_g, heads_p]), heads_g * size + heads_p)
+    else:
+        side = (c > p).astype(np.int64)
+        end = n3 + (g * size + p) * 2 + side
+        add(2, last, arity(k, 0), np.empty(0, np.int64), np.column_stack([g, p, c]), out_part)
+        # next: c' strictly between p and c on the same side, c' != g, p -> c' allowed
+        g4, p4, c1, c2 = (x.ravel() for x in np.meshgrid(idx, idx, idx, idx, indexing="ij", sparse=False))
+        ok = gpc[g4, p4, c1] & gpc[g4, p4, c2] & (((p4 < c1) & (c1 < c2)) | ((c2 < c1) & (c1 < p4)))
+        g4, p4, c1, c2 = (x[ok] for x in (g4, p4, c1, c2))
+        k4 = g4.shape[0]
+        add(
+            3,
+            (g4 * size + p4) * size + c2,
+            arity(k4, 1),
+            (g4 * size + p4) * size + c1,
+            np.column_stack([g4, p4, c1, c2]),
+            size * size + p4 * size + c2,
+        )
+        add(4, end, arity(k, 1), last, np.column_stack([g, p, (c > p).astype(np.int64), c]), None)
+        sg, sp_, ss = (x.ravel() for x in np.meshgrid(idx, idx, [0, 1], indexing="ij"))
+        live = gp[sg, sp_]
+        sg, sp_, ss = sg[live], sp_[live], ss[live]
+        ke = sg.shape[0]
+        add(
+            4,
+            n3 + (sg * size + sp_) * 2 + ss,
+            arity(ke, 0),
+            np.empty(0, np.int64),
+            np.column_stack([sg, sp_, ss, -np.ones(ke, np.int64)]),
+            None,
+        )
+        both = n3 + (heads_g * size + heads_p)[:, None] * 2 + np.array([0, 1])
+        word = heads_p > 0
+        add(
+            5,
+            p_node[heads_p],
+            arity(heads_g.shape[0], 2),
+            both.ravel(),
+            np.column_stack([heads_g, heads_p]),
+            None,
+        )
+        part_ids.append(heads_g[word] * size + heads_p[word])
+        part_edges.append(count - heads_g.shape[0] + np.flatnonzero(word))
+    automata = np.unique(heads_p)
+    add(
+        6,
+        np.array([goal]),
+        np.array([0, automata.shape[0]]),
+        p_node[automata],
+        np.zeros((1, 1), np.int64),
+        None,
+    )
+    ptr_all, tail_all, offset = [np.zeros(1, np.int64)], [], 0
+    for ptr, tail in tails:
+        ptr_all.append(ptr[1:] + offset)
+        tail_all.append(tail)
+        offset += ptr[-1]
+    hs = np.arange(size)
+    part_label = np.concatenate(
+        [
+            np.column_stack([np.zeros(size * size, np.int64), np.repeat(hs, size), np.tile(hs, size)]),
+            np.column_stack([np.ones(size * size, np.int64), np.repeat(hs, size), np.tile(hs, size)]),
+        ]
+    )
+    return hypergraph(
+        num_nodes=goal + 1,
+        root=goal,
+        head=np.concatenate(heads),
+        tails=(np.concatenate(ptr_all), np.concatenate(tail_all)),
+        kinds=("take", "skip", "first", "next", "stop", "head", "goal"),
+        kind=np.concatenate(kinds),
+        label=np.concatenate(labels),
+        part_edge=(np.concatenate(part_ids), np.concatenate(part_edges)),
+        part_label=part_label,
+        name="head-automata",
+    )
+
+
+def head_automata_weights(
+    hg: Hypergraph, grandparent: ArrayLike | None = None, sibling: ArrayLike | None = None
+) -> NDArray[np.float64]:
+    """Edge weights: s(g, p, c) (``grandparent``, (n+1,)*3) on every edge choosing c for head p under g, and
+    σ(p, c', c) (``sibling``, (n+1,)*3, c' = p for the first modifier) on the chain edges. The root's
+    automaton (g = p = 0) gets no grandparent score."""
+    theta = np.zeros(hg.num_edges)
+    lab = hg.label
+    if grandparent is not None:
+        s = np.asarray(grandparent, dtype=np.float64)
+        for kind in ("take", "first"):
+            e = hg.edges_of(kind)
+            e = e[lab[e, 1] > 0]
+            theta[e] += s[lab[e, 0], lab[e, 1], lab[e, 2]]
+        e = hg.edges_of("next")
+        e = e[lab[e, 1] > 0]
+        theta[e] += s[lab[e, 0], lab[e, 1], lab[e, 3]]
+    if sibling is not None:
+        sig = np.asarray(sibling, dtype=np.float64)
+        e = hg.edges_of("first")
+        theta[e] += sig[lab[e, 1], lab[e, 1], lab[e, 2]]
+        e = hg.edges_of("next")
+        theta[e] += sig[lab[e, 1], lab[e, 2], lab[e, 3]]
+    return theta
