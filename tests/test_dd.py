@@ -233,3 +233,30 @@ def test_random_scores_dependency_loose_lp_never_certified() -> None:
             loose += 1
             assert not r.certified
     assert loose >= 1
+
+
+def test_compact_lp_both_views() -> None:
+    """The compact LP of CFG + tagger has the same value in the Pyomo and the HiGHS view."""
+    c = compact_lp(random_cfg_tagger(7, n=3))
+    assert make_model(c.lp, "pyomo").solve().objective == pytest.approx(
+        make_model(c.lp).solve().objective, abs=1e-7
+    )
+
+
+def test_dd_table_experiment_on_sample() -> None:
+    """Table-1 runner on the shipped sample: certified DD = compact LP = PPC objective."""
+    from importlib.resources import files
+
+    from lpparse.corpus import read_treebank
+    from lpparse.experiments.dd_table import bucket_table, run_treebank
+
+    sents = read_treebank(files("lpparse") / "data" / "sample.conllu", max_length=8)[:3]
+    runs, described = run_treebank(sents, max_iter=100)
+    assert "synthetic" in described
+    table = bucket_table(runs, 100)
+    assert sum(v for _, v in table) == pytest.approx(100.0)
+    for r in runs:
+        assert r.dd_bound >= r.lp_value - 1e-7 and r.ppc_objective <= r.lp_value + 1e-7
+        if r.certified:
+            assert r.lp_integral and r.dd_objective == pytest.approx(r.lp_value, abs=1e-7)
+            assert r.ppc_objective == pytest.approx(r.dd_objective, abs=1e-6)
