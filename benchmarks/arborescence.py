@@ -128,7 +128,7 @@ def main() -> None:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(
-        json.dumps({"meta": meta, "summary": summary, "records": records}, indent=1)
+        json.dumps({"meta": meta, "summary": summary, "records": records}, separators=(",", ":"))
     )
     args.out.with_suffix(".md").write_text(render(meta, summary, args))
     print(render(meta, summary, args))
