@@ -1,8 +1,9 @@
 """Parse, Price and Cut (Riedel, Smith & McCallum 2012, ``001_96d0466e746ddc9d.txt`` §4, Algorithm 1) and the
 brute-force baseline (BF, §6: the full LP with every triple scored and instantiated).
 
-:func:`parse_price_cut` starts from every candidate arc plus one triple ⟨0,h,m⟩ per arc h→m with h > 0
-(another grandparent of h when 0→h is pruned), so OneGP can be met; then repeats
+:func:`parse_price_cut` starts from every candidate arc plus one triple per arc h→m with h > 0 (⟨0,h,m⟩ as
+in §4.2 with ``init="root"``; by default ⟨head_T(h),h,m⟩ for the first-order best tree T) and T's own
+triples, so the restricted LP is feasible; then repeats
 
 1. **parse**: solve the restricted LP with the live HiGHS master (warm dual simplex after growth);
 2. **price**: tighten the OneGP duals (§4.3.3), then find absent triples with reduced cost (eq. 8) > tol,
@@ -119,24 +120,39 @@ def _validated(
     return s, allowed_arcs(s)
 
 
+INITS = ("tree", "root")
+
+
 def _initial_triples(
-    s: NDArray[np.float64], arc: NDArray[np.bool_]
+    s: NDArray[np.float64], arc: NDArray[np.bool_], single_root: bool, init: str
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """One triple ⟨g,h,m⟩ per word arc h→m: g = 0 when 0→h is a candidate, else h's best-scoring candidate
-    head other than m (no triple when there is none: then OneGP forces z[h,m] = 0 in the full LP too)."""
+    """One triple per word arc h→m and the triples of the first-order best tree T (Chu-Liu-Edmonds).
+
+    ``root`` (§4.2): ⟨0,h,m⟩ when 0→h is a candidate; ``tree``: ⟨head_T(h),h,m⟩, else ⟨0,h,m⟩. Either way T's
+    own triples are present, so T is feasible in the restricted LP: with GPArc or NoGP, ⟨0,h,m⟩ alone allows
+    only trees of depth 2, which pruned arcs or a single root can make infeasible.
+    """
+    if init not in INITS:
+        raise ValueError(f"unknown init {init!r}; choose from {INITS}")
+    tree = chu_liu_edmonds(s, single_root=single_root)
     h, m = np.nonzero(arc)
     word = h > 0
     h, m = h[word], m[word]
     g = np.zeros(h.size, np.int64)
-    other = ~arc[0, h]
-    if other.any():
-        heads = np.where(arc[:, h[other]], s[:, h[other]], -np.inf)
-        heads[m[other], np.arange(other.sum())] = -np.inf
-        g[other] = heads.argmax(axis=0)
-        ok = np.ones(h.size, dtype=bool)
-        ok[np.flatnonzero(other)] = np.isfinite(heads.max(axis=0))
-        g, h, m = g[ok], h[ok], m[ok]
-    return g, h.astype(np.int64), m.astype(np.int64)
+    if init == "tree":
+        g = tree[h]
+        g = np.where(g == m, 0, g)
+    ok = arc[g, h] & (g != m)
+    tm = np.flatnonzero(tree > 0)
+    size = s.shape[0]
+    keys = np.concatenate(
+        [
+            np.ravel_multi_index((g[ok], h[ok], m[ok]), (size,) * 3),
+            np.ravel_multi_index((tree[tree[tm]], tree[tm], tm), (size,) * 3),
+        ]
+    )
+    g, h, m = np.unravel_index(np.unique(keys), (size,) * 3)
+    return g.astype(np.int64), h.astype(np.int64), m.astype(np.int64)
 
 
 def _finish(
@@ -174,12 +190,14 @@ def parse_price_cut(
     certificate_tol: float = TOL,
     time_limit: float | None = None,
     max_iterations: int = 1000,
+    init: str = "tree",
 ) -> PPCResult:
     """Parse, Price and Cut (Algorithm 1) on one sentence; see the module docstring.
 
     ``preset``: ``martins``, ``onegp``, ``all`` or an iterable of families; ``tighten``: §4.3.3 dual
     tightening; ``tol``: reduced costs and ArcGP violations above it are priced/cut; ``time_limit``: seconds
-    for the whole run (status TIME_LIMIT when reached). Raises ValueError (NaN scores) or NoTreeError.
+    for the whole run (status TIME_LIMIT when reached); ``init``: initial triples (:func:`_initial_triples`,
+    ``root`` as in the paper). Raises ValueError (NaN scores) or NoTreeError.
     """
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
@@ -189,7 +207,7 @@ def parse_price_cut(
     stats = PPCStats(prog.n, "ppc", families, int(triple_mask(arc).sum()))
     scored0 = triple_scorer.scored
     cache = ScoreCache(triple_scorer, s.shape[0])
-    g, p, c = _initial_triples(s, arc)
+    g, p, c = _initial_triples(s, arc, single_root, init)
     prog.add_triples(g, p, c, cache.get(g, p, c))
     t0 = time.perf_counter()
     bound_gp = np.asarray(triple_scorer.bound_gp(), dtype=np.float64)

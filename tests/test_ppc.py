@@ -1,0 +1,221 @@
+"""Parse, Price and Cut (RSM 2012 §4) against brute force (BF), with the full-LP certificate checked by scoring
+every triple: every constraint and every reduced cost of the full LP, for every preset and score shape."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lpparse.decoding import decode
+from lpparse.formulations.grandparent import PRESETS, full_grandparent_program
+from lpparse.lp import Status, certify_lp
+from lpparse.oracles.brute_force import brute_force
+from lpparse.oracles.grandparent_eisner import grandparent_eisner
+from lpparse.ppc import PPCResult, certify_full, extend_solution, parse_price_cut, solve_bf
+from lpparse.scores import noisy_gold_scores, random_scores
+from lpparse.trees import NoTreeError, check_tree_exists, is_tree
+from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, synthetic_triple_scorer
+
+SETTINGS = settings(deadline=None, max_examples=250, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def instances(draw: st.DrawFn, max_n: int = 9) -> tuple[np.ndarray, DenseTripleScorer, bool]:
+    """n = 2..max_n, N(0,1) or noisy-gold arc scores, some arcs pruned, every triple-score distribution."""
+    n = draw(st.integers(2, max_n))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    dist = draw(st.sampled_from(GP_DISTRIBUTIONS))
+    single_root = draw(st.booleans())
+    if draw(st.booleans()):
+        s = random_scores(n, rng)
+    else:
+        gold = np.full(n + 1, -1)
+        gold[1:] = rng.integers(0, np.arange(1, n + 1))  # head left of the token: a tree
+        s = noisy_gold_scores(gold, rng=rng, gold_bonus=2.0)
+    pruned = s.copy()
+    pruned[rng.random(s.shape) < draw(st.sampled_from([0.0, 0.3]))] = -np.inf
+    try:
+        check_tree_exists(pruned, single_root)
+        s = pruned
+    except NoTreeError:
+        pass
+    return s, synthetic_triple_scorer(n, rng, dist, slack=draw(st.sampled_from([0.0, 0.5]))), single_root
+
+
+def check_against_bf(
+    s: np.ndarray, scorer: DenseTripleScorer, preset: str, single_root: bool, **kw: object
+) -> PPCResult:
+    """PPC = BF within 1e-6, PPC's certificate holds, and so does the full LP's on the extension by zeros."""
+    result = parse_price_cut(s, scorer, preset, single_root, **kw)  # type: ignore[arg-type]
+    bf = solve_bf(s, DenseTripleScorer(scorer.scores), preset, single_root)
+    assert result.certified, (preset, result.certificate)
+    assert bf.certified
+    assert result.objective == pytest.approx(bf.objective, abs=1e-6), preset
+    full = full_grandparent_program(s, scorer.scores, preset, single_root)
+    cert = certify_full(full.lp, result.program.lp, result.solution.x, result.row_dual)
+    assert cert.ok, (preset, str(cert))
+    stats = result.stats
+    assert stats.gps_added <= stats.gps_scored <= stats.gps_total == bf.stats.gps_added
+    assert stats.cols == result.program.lp.num_cols and stats.iterations >= 1
+    return result
+
+
+@SETTINGS
+@given(instances())
+def test_ppc_equals_bf_with_full_certificate_all(
+    instance: tuple[np.ndarray, DenseTripleScorer, bool],
+) -> None:
+    check_against_bf(*instance[:2], "all", instance[2])
+
+
+@SETTINGS
+@given(instances())
+def test_ppc_equals_bf_with_full_certificate_martins(
+    instance: tuple[np.ndarray, DenseTripleScorer, bool],
+) -> None:
+    check_against_bf(*instance[:2], "martins", instance[2])
+
+
+@SETTINGS
+@given(instances())
+def test_ppc_equals_bf_with_full_certificate_onegp(
+    instance: tuple[np.ndarray, DenseTripleScorer, bool],
+) -> None:
+    check_against_bf(*instance[:2], "onegp", instance[2])
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(instances())
+def test_ppc_without_tightening_and_with_nogp(instance: tuple[np.ndarray, DenseTripleScorer, bool]) -> None:
+    s, scorer, single_root = instance
+    check_against_bf(s, scorer, "all", single_root, tighten=False)
+    check_against_bf(s, DenseTripleScorer(scorer.scores), ("ArcGP", "GPArc", "OneGP", "NoGP"), single_root)  # type: ignore[arg-type]
+
+
+@settings(deadline=None, max_examples=80, suppress_health_check=[HealthCheck.too_slow])
+@given(instances(max_n=7))
+def test_integral_ppc_is_the_best_tree(instance: tuple[np.ndarray, DenseTripleScorer, bool]) -> None:
+    s, scorer, single_root = instance
+    result = parse_price_cut(s, scorer, "all", single_root)
+    _, best = brute_force(s, single_root, gp_scores=scorer.scores)
+    assert result.objective >= best - 1e-6
+    if result.integral:
+        assert result.heads is not None and is_tree(result.heads, single_root)
+        assert result.objective == pytest.approx(best, abs=1e-6)
+    decoded = decode("ppc", s, DenseTripleScorer(scorer.scores), single_root)
+    assert is_tree(decoded.heads, single_root) and decoded.objective <= best + 1e-6
+
+
+@settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(instances())
+def test_tampered_duals_fail_the_certificate(instance: tuple[np.ndarray, DenseTripleScorer, bool]) -> None:
+    """Lowering μ_OneGP(p,c) by 100 makes every triple ⟨·,p,c⟩ price at >= 100 - |s|: dual infeasible."""
+    s, scorer, single_root = instance
+    result = parse_price_cut(s, scorer, "all", single_root)
+    full = full_grandparent_program(s, scorer.scores, "all", single_root)
+    x, y = extend_solution(full.lp, result.program.lp, result.solution.x, result.row_dual)
+    assert certify_lp(full.lp, x, y).ok
+    g, p, c = full.triples()
+    if g.size == 0:
+        return
+    tampered = y.copy()
+    tampered[full.onegp_row[p[0], c[0]]] -= 100.0
+    assert not certify_lp(full.lp, x, tampered).ok
+    tampered = y.copy()
+    tampered[full.lp.rows("OneHead")] += 1.0  # shifts every z's reduced cost: breaks the gap or feasibility
+    assert not certify_lp(full.lp, x, tampered).ok
+
+
+class LyingScorer(DenseTripleScorer):
+    """Bounds far below the true maxima: pricing then misses triples."""
+
+    def bound_gp(self) -> np.ndarray:
+        return super().bound_gp() - 100.0
+
+    def bound_pc(self) -> np.ndarray:
+        return super().bound_pc() - 100.0
+
+
+def test_invalid_bounds_are_caught_by_the_full_certificate() -> None:
+    rng = np.random.default_rng(0)
+    n = 7
+    s = random_scores(n, rng)
+    gp = synthetic_triple_scorer(n, rng, "positive").scores
+    result = parse_price_cut(s, LyingScorer(gp), "all")
+    bf = solve_bf(s, DenseTripleScorer(gp), "all")
+    assert result.objective < bf.objective - 1e-3
+    full = full_grandparent_program(s, gp, "all")
+    assert not certify_full(full.lp, result.program.lp, result.solution.x, result.row_dual).ok
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_projective_long_sentences_bounded_by_grandparent_eisner(seed: int) -> None:
+    """n = 12..18 noisy-gold chains: every preset's PPC = BF, and the LP bounds the exact projective DP."""
+    rng = np.random.default_rng(seed)
+    n = 12 + 3 * seed
+    gold = np.full(n + 1, -1)
+    gold[1:] = np.arange(0, n)
+    s = noisy_gold_scores(gold, noise=0.5, rng=rng, gold_bonus=2.0)
+    scorer = synthetic_triple_scorer(n, rng, scale=0.3)
+    _, dp = grandparent_eisner(s, scorer.scores)
+    for preset in PRESETS:
+        result = check_against_bf(
+            s, DenseTripleScorer(scorer.scores, scorer.slack_gp, scorer.slack_pc), preset, False
+        )
+        assert result.objective >= dp - 1e-6
+    for init in ("tree", "root"):
+        result = parse_price_cut(s, scorer, "all", init=init)
+        assert result.certified and result.objective >= dp - 1e-6
+        assert result.stats.gps_scored < result.stats.gps_total
+
+
+class NaNScorer(DenseTripleScorer):
+    def score(self, g: object, p: object, c: object) -> np.ndarray:
+        return np.full(np.asarray(g).size, np.nan)
+
+
+def test_bad_input_gives_clear_errors_or_status() -> None:
+    s = random_scores(5, 0)
+    scorer = synthetic_triple_scorer(5, 0)
+    bad = s.copy()
+    bad[2, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        parse_price_cut(bad, scorer)
+    with pytest.raises(ValueError, match="NaN"):
+        parse_price_cut(s, NaNScorer(scorer.scores))
+    with pytest.raises(ValueError, match="n=6"):
+        parse_price_cut(random_scores(6, 0), scorer)
+    no_tree = s.copy()
+    no_tree[:, 4] = -np.inf
+    with pytest.raises(NoTreeError):
+        parse_price_cut(no_tree, scorer)
+    with pytest.raises(NoTreeError):
+        solve_bf(no_tree, scorer)
+    with pytest.raises(ValueError, match="preset"):
+        parse_price_cut(s, scorer, "nope")
+    n = 40
+    big, big_scorer = random_scores(n, 1), synthetic_triple_scorer(n, 1)
+    timed = parse_price_cut(big, big_scorer, time_limit=1e-3)
+    assert timed.status is Status.TIME_LIMIT and not timed.certified and timed.heads is None
+    assert solve_bf(big, big_scorer, time_limit=1e-3).status is Status.TIME_LIMIT
+    capped = parse_price_cut(big, big_scorer, max_iterations=1)
+    assert capped.status is Status.ITERATION_LIMIT and not capped.certified
+    with pytest.raises(RuntimeError, match="time limit"):
+        decode("ppc", big, big_scorer, time_limit=1e-3)
+
+
+def test_decoders_bf_and_ppc_agree() -> None:
+    rng = np.random.default_rng(3)
+    n = 10
+    gold = np.full(n + 1, -1)
+    gold[1:] = rng.integers(0, np.arange(1, n + 1))
+    s = noisy_gold_scores(gold, rng=rng, gold_bonus=2.0)
+    gp = synthetic_triple_scorer(n, rng, scale=0.5).scores
+    for preset in PRESETS:
+        ppc = decode("ppc", s, DenseTripleScorer(gp), False, preset=preset)
+        bf = decode("bf", s, DenseTripleScorer(gp), False, preset=preset)
+        assert ppc.stats["lp_objective"] == pytest.approx(bf.stats["lp_objective"], abs=1e-6)
+        assert ppc.stats["gps_scored"] <= bf.stats["gps_scored"]
+        assert is_tree(ppc.heads) and is_tree(bf.heads)
