@@ -5,13 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-
-from lpparse.corpus import read_treebank, sample_treebank_path
+from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank
 from lpparse.formulations.arborescence import FORMULATIONS, solve_arborescence
 from lpparse.lp.views import VIEWS, make_model
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.scores import noisy_gold_scores
 from lpparse.table import markdown_table
 from lpparse.trees import tree_score
 
@@ -29,22 +26,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Chu-Liu-Edmonds optimum."
         ),
     )
-    parser.add_argument(
-        "--treebank", type=Path, default=None, help="CoNLL-U/CoNLL-X file (default: the shipped sample)"
-    )
+    add_noisy_treebank_options(parser, noise=1.0)
     parser.add_argument(
         "--formulation", choices=sorted(FORMULATIONS), default="single-flow", help="default single-flow"
     )
     parser.add_argument(
         "--ilp", action="store_true", help="solve the integer program instead of the LP relaxation"
     )
-    parser.add_argument("--single-root", action="store_true", help="trees whose root has exactly one child")
     parser.add_argument(
         "--view", choices=VIEWS, default="highs", help="highs (highspy, fast) or pyomo (appsi_highs)"
     )
-    parser.add_argument("--limit", type=int, default=None, help="use only the first LIMIT sentences")
-    parser.add_argument("--noise", type=float, default=1.0, help="std. dev. of the score noise (default 1.0)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed for the noise (default 0)")
     parser.add_argument("--time-limit", type=float, default=None, help="seconds per solve")
     parser.add_argument(
         "--write-lp",
@@ -58,14 +49,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = args.treebank or sample_treebank_path()
-    sentences = read_treebank(path, limit=args.limit)
-    if not sentences:
-        raise ValueError(f"{path}: no sentences to solve")
-    rng = np.random.default_rng(args.seed)
+    path, scored = noisy_treebank(args)
+    sentences = [sentence for sentence, _ in scored]
     rows, certified, integral, agree, seconds, gap = [], 0, 0, 0, 0.0, 0.0
-    for number, sentence in enumerate(sentences, 1):
-        scores = noisy_gold_scores(sentence.heads, noise=args.noise, rng=rng)
+    for number, (sentence, scores) in enumerate(scored, 1):
         if args.write_lp is not None and number == 1:
             lp = FORMULATIONS[args.formulation](scores, args.single_root)
             make_model(lp, view=args.view, mip=args.ilp).write(args.write_lp)
