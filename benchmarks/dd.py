@@ -41,6 +41,9 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=200)
     ap.add_argument("--step", choices=STEP_RULES, default="tut")
     ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument(
+        "--arc-share", type=float, default=0.5, help="share of the arc scores given to the head automata"
+    )
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "dd"))
     args = ap.parse_args()
     results, md = {}, []
@@ -53,7 +56,12 @@ def main() -> None:
         sents = [s for s in read_treebank(path, on_error="skip", max_length=args.max_length)][: args.limit]
         model = Path(args.models) / f"{name}-2.npz"
         runs, described = run_treebank(
-            sents, str(model) if model.exists() else None, single_root, args.iterations, step
+            sents,
+            str(model) if model.exists() else None,
+            single_root,
+            args.iterations,
+            step,
+            arc_share=args.arc_share,
         )
         table = bucket_table(runs, args.iterations)
         cert = [r for r in runs if r.certified]
@@ -102,6 +110,7 @@ def main() -> None:
         "",
         (
             f"Step rule {args.step} (scale {args.scale}, E10 fallback patience {step.patience}); K = {args.iterations}; "
+            f"arc scores split {1 - args.arc_share:g} tree / {args.arc_share:g} head automata; "
             f"dev sentences with n <= {args.max_length}, the first {args.limit} per treebank; {platform.platform()}; "
             "2 shared cores. DD time includes scoring every candidate triple once; LP time is building the compact LP "
             "(multi-commodity flow + head-automata marginal polytope + agreement) and solving it with HiGHS; "

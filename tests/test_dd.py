@@ -118,8 +118,15 @@ def brute_dependency(s, gp, sib, single_root=False) -> float:
 
 
 @SETTINGS
-@given(seed=st.integers(0, 10**6), siblings=st.booleans(), single_root=st.booleans())
-def test_dependency_dd_against_brute_force_and_lp(seed: int, siblings: bool, single_root: bool) -> None:
+@given(
+    seed=st.integers(0, 10**6),
+    siblings=st.booleans(),
+    single_root=st.booleans(),
+    share=st.sampled_from([0.0, 0.5]),
+)
+def test_dependency_dd_against_brute_force_and_lp(
+    seed: int, siblings: bool, single_root: bool, share: float
+) -> None:
     """Koo et al. 2010 DD: every dual ≥ the non-projective grandparent(+sibling) optimum; a certificate
     gives that optimum; min dual → the compact LP value; L(u*) = LP."""
     rng = np.random.default_rng(seed)
@@ -127,7 +134,7 @@ def test_dependency_dd_against_brute_force_and_lp(seed: int, siblings: bool, sin
     s = noisy_gold_scores(np.array([-1, 0, 1, 1, 2, 3]), noise=1.0, rng=rng)
     gp = synthetic_triple_scorer(n, rng, scale=0.5)
     sib = 0.5 * rng.normal(size=(n + 1,) * 3) if siblings else None
-    problem = dependency(s, gp, sib, single_root)
+    problem = dependency(s, gp, sib, single_root, arc_share=share)
     assert gp.scored > 0  # every candidate triple scored once, when the problem is built
     best = brute_dependency(s, gp.scores, sib, single_root)
     lp, u_star, _ = lp_value(problem)

@@ -131,11 +131,14 @@ def dependency(
     triples: TripleScorer | NDArray[np.float64] | None = None,
     sibling: NDArray[np.float64] | None = None,
     single_root: bool = False,
+    arc_share: float = 0.0,
 ) -> Problem:
-    """Koo et al. (2010) dual decomposition: a spanning-tree oracle (Chu-Liu-Edmonds, all arc scores) and
+    """Koo et al. (2010) dual decomposition: a spanning-tree oracle (Chu-Liu-Edmonds, arc scores) and
     one head automaton per head (grandparent triples scored once by ``triples``; sibling scores
     σ[p, c', c]), with rows y(h, m) = out(h, m) (label (0, h, m)) and y(g, p) = in(g, p) (label (1, g, p)).
-    The primal of a round is the tree's full objective (the tree is always a feasible parse)."""
+    ``arc_share`` of every arc score moves from the tree to the head automata's ``out`` parts (the split
+    does not change the problem; it makes the first rounds agree more often). The primal of a round is the
+    tree's full objective (the tree is always a feasible parse)."""
     s = validate_scores(arc_scores)
     size = s.shape[0]
     mask = allowed_arcs(s)
@@ -147,9 +150,13 @@ def dependency(
         gp[g, p, c] = triples.score(g, p, c)
     siblings = sibling is not None
     ha = head_automata(mask, siblings)
+    movable = mask.copy()
+    movable[0] &= siblings  # the root has an automaton (out parts) only with sibling scores
+    moved = np.zeros(2 * size * size)
+    moved[size * size :] = arc_share * np.where(movable, s, 0.0).ravel()
     comps = [
-        ArborescenceComponent(s, single_root, "tree"),
-        HypergraphComponent(ha, head_automata_weights(ha, gp, sibling), "automata"),
+        ArborescenceComponent(np.where(movable, (1.0 - arc_share) * s, s), single_root, "tree"),
+        HypergraphComponent(ha, ha.weights(head_automata_weights(ha, gp, sibling), moved), "automata"),
     ]
     h, m = np.nonzero(mask)
     out = h >= (0 if siblings else 1)

@@ -66,12 +66,13 @@ def run_sentence(
     step: StepRule,
     lp: bool = True,
     ppc: TripleScorer | None = None,
+    arc_share: float = 0.0,
 ) -> SentenceRun:
     """One sentence: DD (always), the compact LP (``lp``), PPC on a fresh scorer ``ppc`` (if given)."""
     n = arc_scores.shape[0] - 1
     before = triples.scored
     start = time.perf_counter()
-    problem = dependency(arc_scores, triples, single_root=single_root)
+    problem = dependency(arc_scores, triples, single_root=single_root, arc_share=arc_share)
     r = dual_decomposition(problem, max_iter=max_iter, step=step)
     run = SentenceRun(
         n,
@@ -111,6 +112,7 @@ def run_treebank(
     ppc: bool = True,
     seed: int = 0,
     noise: float = 1.0,
+    arc_share: float = 0.0,
 ) -> tuple[list[SentenceRun], str]:
     """Run every sentence; returns the runs and a description of the score model."""
     step = step or StepRule("tut", 1.0)
@@ -136,7 +138,7 @@ def run_treebank(
             arcs = noisy_gold_scores(s.heads, noise=noise, rng=rng)
             triples = synthetic_triple_scorer(len(s.heads) - 1, rng, scale=0.5)
             fresh = DenseTripleScorer(triples.scores, triples.slack_gp, triples.slack_pc) if ppc else None
-        runs.append(run_sentence(arcs, triples, single_root, max_iter, step, lp, fresh))
+        runs.append(run_sentence(arcs, triples, single_root, max_iter, step, lp, fresh, arc_share))
     return runs, described
 
 
