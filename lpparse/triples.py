@@ -17,13 +17,14 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.trees import allowed_mask_shape
+from lpparse.trees import allowed_mask_shape, check_tree
 
 __all__ = [
     "GP_DISTRIBUTIONS",
     "DenseTripleScorer",
     "TripleScorer",
     "candidate_triples",
+    "noisy_gold_triple_scorer",
     "synthetic_triple_scorer",
     "triple_mask",
 ]
@@ -176,3 +177,25 @@ def synthetic_triple_scorer(
         s, slack_gp=rng.uniform(0.0, slack, (n + 1, n + 1)), slack_pc=rng.uniform(0.0, slack, (n + 1, n + 1))
     )
 
+
+
+def noisy_gold_triple_scorer(
+    heads: ArrayLike,
+    noise: float = 0.5,
+    bonus: float = 1.0,
+    rng: np.random.Generator | int | None = None,
+    slack: float = 0.5,
+) -> DenseTripleScorer:
+    """The grandparent counterpart of :func:`lpparse.scores.noisy_gold_scores`: every triple scores
+    N(0, noise²), the triples of the gold tree get ``bonus`` on top, and each bound is loosened by
+    Uniform(0, ``slack``). Like a trained model, it has a clear best tree that the noise blurs."""
+    gold = check_tree(heads)
+    n = gold.shape[0] - 1
+    rng = np.random.default_rng(rng)
+    s = rng.normal(0.0, noise, (n + 1, n + 1, n + 1))
+    c = np.arange(1, n + 1)
+    inner = gold[c] > 0
+    s[gold[gold[c[inner]]], gold[c[inner]], c[inner]] += bonus
+    return DenseTripleScorer(
+        s, slack_gp=rng.uniform(0.0, slack, (n + 1, n + 1)), slack_pc=rng.uniform(0.0, slack, (n + 1, n + 1))
+    )

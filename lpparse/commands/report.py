@@ -1,0 +1,33 @@
+"""``lpparse report``: plots and a Markdown page from experiment results."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="write plots and a Markdown report from 'lpparse experiment' results",
+        description=(
+            "Reads one or more JSONL results files of 'lpparse experiment ppc' or 'bounds' and writes a "
+            "Markdown page with the paper's tables and PNG plots beside it: time against length (BF and PPC, "
+            "log scale), triples scored and added, objective agreement and PPC iterations, and the fraction "
+            "of integral solutions and time per outer bound."
+        ),
+    )
+    parser.add_argument("results", nargs="+", type=Path, help="results JSONL file(s)")
+    parser.add_argument("--out", type=Path, default=Path("report/report.md"), help="Markdown file (default report/report.md)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lpparse.experiments.report import write_report  # matplotlib is imported only when reporting
+
+    for path in args.results:
+        if not path.is_file():
+            raise FileNotFoundError(f"results file not found: {path}")
+    out = write_report(args.results, args.out)
+    print(f"wrote {out} and its plots")
+    return 0

@@ -1,0 +1,79 @@
+"""The paper's grandparent experiments end to end on the shipped sample: tables, resume, report."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from lpparse.cli import main
+from lpparse.corpus import read_treebank, sample_treebank_path
+from lpparse.experiments.grandparent_tables import ScoreSource, bounds_task, ppc_task, summarize
+from lpparse.experiments.report import experiment_kind, write_report
+from lpparse.experiments.runner import read_results
+
+
+@pytest.fixture(scope="module")
+def short_sentences():
+    return read_treebank(sample_treebank_path(), max_length=9)[:8]
+
+
+def payload(sentence, seed: int) -> dict:
+    return {"sentence": sentence, "source": ScoreSource(), "seed": seed, "single_root": True}
+
+
+def test_ppc_matches_bf_on_every_sentence(short_sentences) -> None:
+    records = [ppc_task(payload(s, i)) for i, s in enumerate(short_sentences)]
+    for r in records:
+        assert r["bf"]["certified"] and r["ppc"]["certified"]
+        assert r["ppc"]["objective"] == pytest.approx(r["bf"]["objective"], abs=1e-6)
+        assert r["ppc"]["gps_scored"] <= r["bf"]["gps_scored"]
+        assert r["ppc"]["gps_added"] <= r["bf"]["gps_added"]
+    (overall, *_) = summarize("ppc", records)
+    assert overall["objective = BF"] == f"{len(records)}/{len(records)}"
+    assert 0 < overall["GPs added rel. BF"] <= overall["GPs scored rel. BF"] <= 1
+
+
+def test_all_is_never_looser_than_its_parts(short_sentences) -> None:
+    records = [bounds_task(payload(s, i)) for i, s in enumerate(short_sentences)]
+    for r in records:
+        assert r["all"]["objective"] <= min(r["martins"]["objective"], r["onegp"]["objective"]) + 1e-6
+    (overall, *_) = summarize("bounds", records)
+    assert overall["all <= martins, onegp"] == f"{len(records)}/{len(records)}"
+    assert overall["martins speed rel. martins"] == pytest.approx(1.0)
+
+
+def test_experiment_command_resumes_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "ppc.jsonl"
+    argv = ["experiment", "ppc", "--synthetic", "--max-length", "8", "--limit", "5", "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    first = read_results(out)
+    assert len(first) == 5 and experiment_kind(first) == "ppc"
+    assert "Table 1" in capsys.readouterr().out
+    assert out.with_suffix(".md").read_text().count("|") > 20
+    assert out.with_suffix(".csv").read_text().startswith("sentences,count,")
+    # a run that stopped after two sentences resumes to the same records
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[:2]) + "\n")
+    assert main(argv) == 0
+    strip = lambda rs: [{k: v for k, v in r.items() if k in ("key", "n", "sent_id")} | {m: r[m]["objective"] for m in ("bf", "ppc")} for r in rs]  # noqa: E731
+    assert strip(read_results(out)) == strip(first)
+    report = tmp_path / "report" / "r.md"
+    assert main(["report", str(out), "--out", str(report)]) == 0
+    text = report.read_text()
+    images = re.findall(r"\]\(([^()]+\.png)\)", text)
+    assert len(images) == 3 and all((report.parent / name).stat().st_size > 5000 for name in images)
+
+
+def test_experiment_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["experiment", "ppc", "--model", str(tmp_path / "none.npz"), "--out", str(tmp_path / "x.jsonl")]) == 1
+    assert "model not found" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["experiment", "ppc"])  # neither --model nor --synthetic
+    assert main(["report", str(tmp_path / "missing.jsonl")]) == 1
+    bad = tmp_path / "odd.jsonl"
+    bad.write_text(json.dumps({"key": "a", "n": 3, "something": {}}) + "\n")
+    with pytest.raises(ValueError, match="unknown experiment"):
+        write_report([bad], tmp_path / "r.md")
