@@ -80,6 +80,19 @@ def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.
     assert [s.words for s in gold] == [s.words for s in pred]
     assert [s.labels for s in gold] == [s.labels for s in pred]
     assert np.mean([np.mean(g.heads[1:] == p.heads[1:]) for g, p in zip(gold, pred)]) > 0.8
+    if order == 2:  # the LP and BP decoders with their options; PPC and BF find the same LP optimum
+        base = ["parse", "--model", str(model), "--treebank", str(SAMPLE), "--limit", "8", "--no-progress"]
+        assert main(base + ["--decoder", "bp", "--bp-iters", "2"]) == 0
+        assert "decoder bp" in capsys.readouterr().out
+        objectives = []
+        for decoder in ("ppc", "bf"):
+            assert main(base + ["--decoder", decoder, "--preset", "all"]) == 0
+            objectives.append(float(capsys.readouterr().out.split("mean objective ")[1].split()[0]))
+        assert objectives[0] == pytest.approx(objectives[1], abs=1e-3)
+        assert main(base + ["--decoder", "cle", "--bp-iters", "2"]) == 1
+        assert "--bp-iters applies to the bp decoder only" in capsys.readouterr().err
+        assert main(base + ["--decoder", "nope"]) == 1
+        assert "unknown decoder" in capsys.readouterr().err
 
 
 def test_parse_errors_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

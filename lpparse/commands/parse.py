@@ -33,6 +33,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="decoder name (default: gp-eisner for grandparent, cle for first-order models)",
     )
+    parser.add_argument("--bp-iters", type=int, default=None, metavar="K", help="bp decoder: BP iterations (default 4)")
+    parser.add_argument(
+        "--preset",
+        choices=("martins", "onegp", "all"),
+        default=None,
+        help="ppc and bf decoders: grandparent constraint families (default all)",
+    )
     parser.add_argument("--limit", type=int, default=None, help="parse only the first LIMIT sentences")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=run)
@@ -42,8 +49,19 @@ def run(args: argparse.Namespace) -> int:
     model = Model.load(args.model)
     sentences = read_treebank(args.treebank, limit=args.limit)
     decoder = args.decoder or default_decoder(model)
+    if decoder not in decoder_names():
+        raise ValueError(f"unknown decoder {decoder!r}; choose from {', '.join(decoder_names())}")
+    options: dict[str, object] = {}
+    if args.bp_iters is not None:
+        if decoder != "bp":
+            raise ValueError("--bp-iters applies to the bp decoder only")
+        options["iterations"] = args.bp_iters
+    if args.preset is not None:
+        if decoder not in ("ppc", "bf"):
+            raise ValueError("--preset applies to the ppc and bf decoders only")
+        options["preset"] = args.preset
     start = time.perf_counter()
-    results = parse(model, sentences, decoder, progress=not args.no_progress)
+    results = parse(model, sentences, decoder, progress=not args.no_progress, **options)
     seconds = time.perf_counter() - start
     heads = [r.heads for r in results]
     if args.out:
