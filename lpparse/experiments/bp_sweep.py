@@ -31,10 +31,9 @@ from lpparse.bp.objectives import OBJECTIVES, objective_gradients, temperature
 from lpparse.corpus import Sentence, corpus_uas, read_treebank
 from lpparse.models import Model, Vocabulary
 from lpparse.models.parsing import parse
-from lpparse.models.train import _AdaGrad, usable
+from lpparse.models.train import AdaGrad, TripleTable, usable
 from lpparse.oracles import eisner
-from lpparse.trees import allowed_arcs, heads_to_matrix, is_projective
-from lpparse.triples import candidate_triples
+from lpparse.trees import heads_to_matrix, is_projective
 
 __all__ = ["main", "projectivize", "sweep", "train_bp"]
 
@@ -69,7 +68,7 @@ def train_bp(
     """Train ``model`` (order 2) in place with ``objective`` through ``iterations`` BP iterations; returns the
     mean loss of each epoch."""
     rng = np.random.default_rng(seed)
-    opt = _AdaGrad(model.weights.size, rate, 1.0 / len(sentences), 1.0)
+    opt = AdaGrad(model.weights.size, rate, 1.0 / len(sentences), 1.0)
     losses = []
     for phase, phase_epochs in _phases(objective, epochs):
         golds = [projectivize(s.heads, model.single_root) if phase == "cll" else s.heads for s in sentences]
@@ -79,27 +78,19 @@ def train_bp(
             for i in rng.permutation(len(sentences)):
                 scorer = model.scorer(sentences[i])
                 arcs = scorer.arc_scores()
-                g, p, c = candidate_triples(allowed_arcs(arcs))
-                slots = scorer.triples().slots(g, p, c)
-                gp = np.zeros((arcs.shape[0],) * 3)
-                gp[g, p, c] = model.weights[slots].sum(axis=0)
+                table = TripleTable.of(scorer, arcs)
                 loss, grads, _ = objective_gradients(
                     phase,
                     golds[i],
                     arcs,
-                    gp,
+                    table.scores,
                     None,
                     model.single_root,
                     True,
                     iterations,
                     temperature=temperature(steps, total_steps),
                 )
-                a_idx, a_val = scorer.arcs.gradient(grads.arc)
-                coef = grads.grandparent[g, p, c]
-                keep = coef != 0
-                t_idx = slots[:, keep].ravel()
-                t_val = np.broadcast_to(coef[keep], (slots.shape[0], int(keep.sum()))).ravel()
-                opt.step(model.weights, np.concatenate([a_idx, t_idx]), np.concatenate([a_val, t_val]))
+                opt.step(model.weights, *table.feature_gradient(scorer, grads.arc, grads.grandparent))
                 total += loss
                 steps += 1
             losses.append(total / len(sentences))

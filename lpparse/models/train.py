@@ -29,7 +29,7 @@ from tqdm import tqdm
 from lpparse.bp import bp_marginals
 from lpparse.corpus import Sentence
 from lpparse.decoding import dense_triple_scores
-from lpparse.models.model import Model
+from lpparse.models.model import Model, SentenceScorer
 from lpparse.models.parsing import default_decoder, evaluate
 from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_inside_outside
 from lpparse.oracles.brute_force import _tree_scores
@@ -39,9 +39,11 @@ from lpparse.triples import candidate_triples
 
 __all__ = [
     "GP_MARGINALS",
+    "AdaGrad",
     "EpochRecord",
     "GPMarginals",
     "TrainConfig",
+    "TripleTable",
     "bp_gp_marginals",
     "describe",
     "exact_gp_marginals",
@@ -152,7 +154,38 @@ def _summed(idx: NDArray[np.int64], val: NDArray[np.float64]) -> tuple[NDArray[n
 
 
 @dataclass
-class _AdaGrad:
+class TripleTable:
+    """Every candidate triple of a sentence with its feature slots and dense scores (eqs. 4–5): what the
+    grandparent trainers need to score triples once and map score gradients back to feature weights."""
+
+    g: NDArray[np.int64]
+    p: NDArray[np.int64]
+    c: NDArray[np.int64]
+    slots: NDArray[np.int64]  # (templates, triples)
+    scores: NDArray[np.float64]  # (n+1,)*3, 0 where there is no candidate triple
+
+    @classmethod
+    def of(cls, scorer: SentenceScorer, arcs: NDArray[np.float64]) -> TripleTable:
+        g, p, c = candidate_triples(allowed_arcs(arcs))
+        slots = scorer.triples().slots(g, p, c)
+        scores = np.zeros((arcs.shape[0],) * 3)
+        scores[g, p, c] = scorer.model.weights[slots].sum(axis=0)
+        return cls(g, p, c, slots, scores)
+
+    def feature_gradient(
+        self, scorer: SentenceScorer, arc_grad: NDArray[np.float64], triple_grad: NDArray[np.float64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """(slots, values) of the weight gradient from gradients wrt arc scores and dense triple scores."""
+        coef = triple_grad[self.g, self.p, self.c]
+        keep = coef != 0
+        a_idx, a_val = scorer.arcs.gradient(arc_grad)
+        t_idx = self.slots[:, keep].ravel()
+        t_val = np.broadcast_to(coef[keep], (self.slots.shape[0], int(keep.sum()))).ravel()
+        return np.concatenate([a_idx, t_idx]), np.concatenate([a_val, t_val])
+
+
+@dataclass
+class AdaGrad:
     """ℓ2-regularized AdaGrad, composite mirror descent form, applied to touched coordinates only."""
 
     size: int
@@ -209,21 +242,13 @@ def _cll_step(
         gold_score = arcs[gold[1:], np.arange(1, s.n + 1)].sum()
         idx, val = scorer.arcs.gradient(mu - _indicator(gold))
         return log_z - gold_score, idx, val
-    triples = scorer.triples()
-    g, p, c = candidate_triples(allowed_arcs(arcs))
-    slots = triples.slots(g, p, c)
-    gp = np.zeros((s.n + 1,) * 3)
-    gp[g, p, c] = model.weights[slots].sum(axis=0)
-    log_z, mu, gmu = GP_MARGINALS[config.gp_marginals](arcs, gp, model.single_root)
+    table = TripleTable.of(scorer, arcs)
+    log_z, mu, gmu = GP_MARGINALS[config.gp_marginals](arcs, table.scores, model.single_root)
     gg, gpp, gc = gold_triples(gold)
-    gold_score = arcs[gold[1:], np.arange(1, s.n + 1)].sum() + gp[gg, gpp, gc].sum()
+    gold_score = arcs[gold[1:], np.arange(1, s.n + 1)].sum() + table.scores[gg, gpp, gc].sum()
     gmu[gg, gpp, gc] -= 1.0
-    coef = gmu[g, p, c]
-    keep = coef != 0
-    a_idx, a_val = scorer.arcs.gradient(mu - _indicator(gold))
-    t_idx = slots[:, keep].ravel()
-    t_val = np.broadcast_to(coef[keep], (slots.shape[0], int(keep.sum()))).ravel()
-    return log_z - gold_score, np.concatenate([a_idx, t_idx]), np.concatenate([a_val, t_val])
+    idx, val = table.feature_gradient(scorer, mu - _indicator(gold), gmu)
+    return log_z - gold_score, idx, val
 
 
 def _perceptron_step(
@@ -298,7 +323,7 @@ def train(
     rng = np.random.default_rng(config.seed)
     size = model.weights.size
     cll = config.trainer == "cll"
-    adagrad = _AdaGrad(size, config.learning_rate, config.l2 / len(data), config.adagrad_delta)
+    adagrad = AdaGrad(size, config.learning_rate, config.l2 / len(data), config.adagrad_delta)
     averager = _Averager(size)
     step = _cll_step if cll else _perceptron_step
     decoder = default_decoder(model, config.projective)
