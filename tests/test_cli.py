@@ -34,7 +34,7 @@ def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_demo_compares_the_oracles(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--limit", "12", "--no-progress", "--seed", "3"]) == 0
+    assert main(["demo", "--limit", "12", "--no-progress", "--seed", "3", "--oracles-only"]) == 0
     out = capsys.readouterr().out
     rows = {line.split("|")[1].strip(): line.split("|") for line in out.splitlines() if line.startswith("| ")}
     for name in ("chu-liu-edmonds", "eisner", "brute-force", "matrix-tree MBR", "inside-outside MBR"):
@@ -44,6 +44,20 @@ def test_demo_compares_the_oracles(capsys: pytest.CaptureFixture[str]) -> None:
     bf_sents = int(bf[3])
     assert bf[-2].strip() == f"{bf_sents}/{bf_sents}"  # brute force finds the CLE tree whenever it runs
     assert float(rows["eisner"][6]) <= float(cle[6]) + 1e-9  # projective trees never beat the best tree
+
+
+def test_demo_showcase_trains_runs_ppc_and_reports(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["demo", "--limit", "14", "--train", "9", "--epochs", "1", "--bounds-max-length", "8"]
+    assert main(argv + ["--out", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "held-out UAS, 5 sentences" in out
+    table1 = out[out.index("Table 1") : out.index("Table 2")]
+    overall = next(line for line in table1.splitlines() if line.startswith("| all "))
+    assert "| 14/14 " in overall  # PPC reaches the brute-force objective on every sentence
+    assert (tmp_path / "report.md").read_text().count(".png)") == 4
+    assert (tmp_path / "model.npz").stat().st_size > 0
+    assert main(["demo", "--limit", "5", "--train", "5", "--out", str(tmp_path)]) == 1
+    assert "--train must leave held-out sentences" in capsys.readouterr().err
 
 
 def test_demo_reports_a_missing_treebank(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,11 +11,34 @@ from numpy.typing import NDArray
 from lpparse.corpus import Sentence, read_treebank, sample_treebank_path
 from lpparse.scores import noisy_gold_scores
 
-__all__ = ["add_noisy_treebank_options", "noisy_treebank"]
+__all__ = ["add_noisy_treebank_options", "add_root_options", "noisy_treebank", "resolve_single_root"]
+
+
+def add_root_options(parser: argparse.ArgumentParser) -> None:
+    """--single-root / --multi-root, default None: decided by the data (see :func:`resolve_single_root`)."""
+    roots = parser.add_mutually_exclusive_group()
+    roots.add_argument(
+        "--single-root",
+        dest="single_root",
+        action="store_true",
+        default=None,
+        help="trees whose root has exactly one child (default when every gold tree has one, as in UD)",
+    )
+    roots.add_argument(
+        "--multi-root",
+        dest="single_root",
+        action="store_false",
+        help="the root may take several children (default when some gold tree does, as in CoNLL-X Danish)",
+    )
+
+
+def resolve_single_root(choice: bool | None, sentences: list[Sentence]) -> bool:
+    """The user's choice, else single-root iff every gold tree has exactly one root child."""
+    return all(s.single_rooted for s in sentences) if choice is None else choice
 
 
 def add_noisy_treebank_options(parser: argparse.ArgumentParser, noise: float = 0.4) -> None:
-    """--treebank, --limit, --max-length, --noise, --seed and --single-root."""
+    """--treebank, --limit, --max-length, --noise, --seed and the root options."""
     parser.add_argument(
         "--treebank", type=Path, default=None, help="CoNLL-U/CoNLL-X file (default: the shipped sample)"
     )
@@ -28,15 +51,17 @@ def add_noisy_treebank_options(parser: argparse.ArgumentParser, noise: float = 0
         help=f"std. dev. of the Gaussian noise on arc scores; gold arcs get +1 (default {noise})",
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed for the noise (default 0)")
-    parser.add_argument("--single-root", action="store_true", help="trees whose root has exactly one child")
+    add_root_options(parser)
 
 
 def noisy_treebank(args: argparse.Namespace) -> tuple[Path, list[tuple[Sentence, NDArray[np.float64]]]]:
     """The sentences selected by the options of :func:`add_noisy_treebank_options`, each with its arc
-    scores (gold arcs plus seeded Gaussian noise: the stand-in for a trained first-order model)."""
+    scores (gold arcs plus seeded Gaussian noise: the stand-in for a trained first-order model); resolves
+    ``args.single_root`` from the data when it was not given."""
     path = args.treebank or sample_treebank_path()
     sentences = read_treebank(path, limit=args.limit, max_length=args.max_length)
     if not sentences:
         raise ValueError(f"{path}: no sentences selected")
+    args.single_root = resolve_single_root(args.single_root, sentences)
     rng = np.random.default_rng(args.seed)
     return path, [(s, noisy_gold_scores(s.heads, noise=args.noise, rng=rng)) for s in sentences]

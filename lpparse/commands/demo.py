@@ -6,13 +6,21 @@ import argparse
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 from tqdm import tqdm
 
 from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank
-from lpparse.corpus import UAS, sentence_uas
+from lpparse.corpus import UAS, Sentence, sentence_uas
+from lpparse.experiments.grandparent_tables import EXPERIMENTS, ScoreSource, summarize
+from lpparse.experiments.report import write_report
+from lpparse.experiments.runner import Task, run_tasks
+from lpparse.models import Model
+from lpparse.models.features import Vocabulary
+from lpparse.models.parsing import evaluate
+from lpparse.models.train import TrainConfig, train
 from lpparse.oracles import (
     arc_marginals,
     brute_force,
@@ -42,7 +50,10 @@ def _mbr(marginals: Callable[..., NDArray[np.float64]], decode: Decoder) -> Deco
 DECODERS: dict[str, tuple[str, Decoder]] = {
     "chu-liu-edmonds": ("best non-projective tree", lambda s, r: chu_liu_edmonds(s, single_root=r)),
     "eisner": ("best projective tree", lambda s, r: eisner(s, single_root=r)),
-    "brute-force": (f"enumeration, n <= {BRUTE_FORCE_MAX_N} only", lambda s, r: brute_force(s, single_root=r)[0]),
+    "brute-force": (
+        f"enumeration, n <= {BRUTE_FORCE_MAX_N} only",
+        lambda s, r: brute_force(s, single_root=r)[0],
+    ),
     "matrix-tree MBR": (
         "max expected recall, non-projective marginals",
         _mbr(arc_marginals, lambda s, r: chu_liu_edmonds(s, single_root=r)),
@@ -66,16 +77,30 @@ class _Tally:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "demo",
-        help="decode the shipped sample treebank with every exact oracle and compare them",
+        help="the showcase: exact oracles, a grandparent model trained in seconds, PPC against brute force",
         description=(
-            "Builds arc scores for each sentence of a treebank (gold arcs plus seeded Gaussian noise, "
-            "the stand-in for a trained model), decodes with every first-order oracle (Chu-Liu-Edmonds, "
-            "Eisner, brute force on short sentences, and MBR decoding from matrix-tree and inside-outside "
-            "marginals), and prints UAS, mean objective and time per sentence."
+            "Part 1 builds noisy-gold arc scores for each sentence of a treebank (gold arcs plus seeded "
+            "Gaussian noise), decodes with every first-order oracle (Chu-Liu-Edmonds, Eisner, brute force on "
+            "short sentences, MBR decoding from matrix-tree and inside-outside marginals) and prints UAS, mean "
+            "objective and time per sentence. Part 2 trains a small grandparent model (CLL with belief "
+            "propagation marginals) on the first sentences, reports held-out UAS, solves the grandparent LP "
+            "of every sentence by brute force and by parse-price-cut (Riedel et al. 2012, Table 1) and compares "
+            "the outer bounds (Table 2) on the shorter ones, then writes a report with plots to --out."
         ),
     )
     add_noisy_treebank_options(parser)
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--out", type=Path, default=Path("lpparse-demo"), help="report folder (default lpparse-demo)"
+    )
+    parser.add_argument(
+        "--train", type=int, default=35, help="sentences to train the grandparent model on (default 35)"
+    )
+    parser.add_argument("--epochs", type=int, default=3, help="training epochs (default 3)")
+    parser.add_argument(
+        "--bounds-max-length", type=int, default=15, help="Table 2 on sentences up to this length"
+    )
+    parser.add_argument("--oracles-only", action="store_true", help="stop after part 1")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     parser.set_defaults(func=run)
 
 
@@ -116,6 +141,64 @@ def run(args: argparse.Namespace) -> int:
         f"{path.name}: {len(sentences)} sentences, {sum(s.n for s in sentences)} tokens; "
         f"noisy-gold scores (noise {args.noise}, seed {args.seed}); {roots} trees\n"
     )
-    headers = ["oracle", "what it decodes", "sents", "UAS %", "UAS % no punct", "mean objective", "ms/sent", "= CLE tree"]
+    headers = [
+        "oracle",
+        "what it decodes",
+        "sents",
+        "UAS %",
+        "UAS % no punct",
+        "mean objective",
+        "ms/sent",
+        "= CLE tree",
+    ]
     print(markdown_table(headers, rows, digits=2))
+    if not args.oracles_only:
+        _showcase(args, path, sentences)
     return 0
+
+
+def _showcase(args: argparse.Namespace, path: Path, sentences: list[Sentence]) -> None:
+    """Part 2: train a grandparent model, Tables 1 and 2 with it, and a report."""
+    if not 0 < args.train < len(sentences):
+        raise ValueError(f"--train must leave held-out sentences: 0 < {args.train} < {len(sentences)}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    train_set, held_out = sentences[: args.train], sentences[args.train :]
+    single_root = args.single_root
+    model = Model(Vocabulary.build(train_set), order=2, bits=18, single_root=single_root)
+    start = time.perf_counter()
+    train(
+        model, train_set, (), TrainConfig(epochs=args.epochs, seed=args.seed, progress=not args.no_progress)
+    )
+    seconds = time.perf_counter() - start
+    model_path = args.out / "model.npz"
+    model.save(model_path)
+    print(
+        f"\ntrained a grandparent model on {len(train_set)} sentences in {seconds:.1f} s "
+        f"(CLL, BP marginals, {args.epochs} epochs): held-out UAS, {len(held_out)} sentences"
+    )
+    rows = []
+    for decoder in ("gp-eisner", "ppc", "bp"):
+        uas = evaluate(model, held_out, decoder)
+        rows.append([decoder, 100 * uas.uas, 100 * uas.uas_no_punct])
+    print(markdown_table(["decoder", "UAS %", "UAS % no punct"], rows, digits=2))
+    source = ScoreSource(model=str(model_path))
+    results = []
+    for name, members in (
+        ("ppc", sentences),
+        ("bounds", [s for s in sentences if s.n <= args.bounds_max_length]),
+    ):
+        out = args.out / f"{name}.jsonl"
+        out.unlink(missing_ok=True)
+        tasks = [
+            Task(f"{i}:{s.sent_id}", {"sentence": s, "source": source, "seed": i, "single_root": single_root})
+            for i, s in enumerate(members)
+        ]
+        records = run_tasks(EXPERIMENTS[name], tasks, out, progress=not args.no_progress, desc=name)
+        table = summarize(name, records)
+        headers = list(table[0])
+        title = "Table 1: parse-price-cut against brute force" if name == "ppc" else "Table 2: outer bounds"
+        print(f"\n{title}, {len(records)} sentences of {path.name}, trained model\n")
+        print(markdown_table(headers, [[r[h] for h in headers] for r in table], digits=3))
+        results.append(out)
+    report = write_report(results, args.out / "report.md")
+    print(f"\nwrote {report} with plots; model and per-sentence results in {args.out}/")

@@ -7,6 +7,7 @@ import argparse
 import csv
 from pathlib import Path
 
+from lpparse.commands._common import add_root_options, resolve_single_root
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.experiments.grandparent_tables import EXPERIMENTS, ScoreSource, _load, summarize
 from lpparse.experiments.runner import Task, run_tasks
@@ -42,9 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--limit", type=int, default=None, help="use only the first LIMIT sentences")
     parser.add_argument("--max-length", type=int, default=None, help="skip sentences longer than this")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the synthetic scores (default 0)")
-    roots = parser.add_mutually_exclusive_group()
-    roots.add_argument("--single-root", dest="single_root", action="store_true", default=None, help="one root child")
-    roots.add_argument("--multi-root", dest="single_root", action="store_false", help="several root children")
+    add_root_options(parser)
     parser.add_argument("--time-limit", type=float, default=None, help="seconds per LP run (default: none)")
     parser.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     parser.add_argument("--scheduler", default=None, help="address of a Dask scheduler, e.g. tcp://host:8786")
@@ -62,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if source.model is not None:
         model = _load(source.model)  # fail early, with a clear message, on a missing or first-order model
         single_root = model.single_root if single_root is None else single_root
-    elif single_root is None:
-        single_root = all(s.single_rooted for s in sentences)
+    single_root = resolve_single_root(single_root, sentences)
     out = args.out or Path("results") / f"{args.name}-{path.stem}.jsonl"
     tasks = [
         Task(

@@ -8,6 +8,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from lpparse.commands._common import add_root_options, resolve_single_root
 from lpparse.corpus import read_treebank
 from lpparse.models import Model, Vocabulary
 from lpparse.models.train import GP_MARGINALS, TrainConfig, describe, train
@@ -39,20 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--patience", type=int, default=2, help="stop after this many epochs without dev gain"
     )
-    roots = parser.add_mutually_exclusive_group()
-    roots.add_argument(
-        "--single-root",
-        dest="single_root",
-        action="store_true",
-        default=None,
-        help="trees with one root child (UD)",
-    )
-    roots.add_argument(
-        "--multi-root",
-        dest="single_root",
-        action="store_false",
-        help="root may take several children (CoNLL-X Danish)",
-    )
+    add_root_options(parser)
     parser.add_argument(
         "--projective", action="store_true", help="projective training: inside-outside / Eisner"
     )
@@ -85,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     sentences = read_treebank(args.treebank, on_error="skip", limit=args.limit)
     dev = read_treebank(args.dev, on_error="skip", limit=args.dev_limit) if args.dev else []
-    single_root = all(s.single_rooted for s in sentences) if args.single_root is None else args.single_root
+    single_root = resolve_single_root(args.single_root, sentences)
     model = Model(
         Vocabulary.build(sentences, gwords=args.gwords),
         order=args.order,
