@@ -4,12 +4,13 @@ a fractional one is mapped to the maximum arborescence under its arc values (:fu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.decoding import DecodeResult, register_decoder
+from lpparse.decoding import DecodeResult, DecoderFunc, register_decoder
 from lpparse.ppc.loop import PPCResult, parse_price_cut, project_to_tree, solve_bf, tree_objective
 from lpparse.trees import validate_scores
 from lpparse.triples import TripleScorer
@@ -31,33 +32,28 @@ def _decoded(
     return DecodeResult(heads, objective, stats)
 
 
-def ppc_decode(
-    arc_scores: NDArray[np.float64],
-    triple_scorer: TripleScorer | None,
-    single_root: bool,
-    preset: str = "all",
-    **options: Any,
-) -> DecodeResult:
-    """Parse, Price and Cut (options: ``preset``, and those of :func:`parse_price_cut`)."""
-    assert triple_scorer is not None
-    s = validate_scores(arc_scores)
-    return _decoded(
-        s, triple_scorer, parse_price_cut(s, triple_scorer, preset, single_root, **options), single_root
-    )
+def _lp_decoder(solve: Callable[..., PPCResult]) -> DecoderFunc:
+    """A decoder running ``solve`` (:func:`parse_price_cut` or :func:`solve_bf`); options: ``preset`` and
+    the keyword arguments of ``solve``."""
+
+    def run(
+        arc_scores: NDArray[np.float64],
+        triple_scorer: TripleScorer | None,
+        single_root: bool,
+        preset: str = "all",
+        **options: Any,
+    ) -> DecodeResult:
+        assert triple_scorer is not None
+        s = validate_scores(arc_scores)
+        return _decoded(
+            s, triple_scorer, solve(s, triple_scorer, preset, single_root, **options), single_root
+        )
+
+    return run
 
 
-def bf_decode(
-    arc_scores: NDArray[np.float64],
-    triple_scorer: TripleScorer | None,
-    single_root: bool,
-    preset: str = "all",
-    **options: Any,
-) -> DecodeResult:
-    """The full grandparent LP, every triple scored (options: ``preset``, and those of :func:`solve_bf`)."""
-    assert triple_scorer is not None
-    s = validate_scores(arc_scores)
-    return _decoded(s, triple_scorer, solve_bf(s, triple_scorer, preset, single_root, **options), single_root)
-
+ppc_decode = _lp_decoder(parse_price_cut)
+bf_decode = _lp_decoder(solve_bf)
 
 register_decoder("ppc", ppc_decode, 2, "grandparent LP by parse-price-cut (option preset=all|martins|onegp)")
 register_decoder(
