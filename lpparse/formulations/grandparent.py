@@ -29,9 +29,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.arborescence import FORMULATIONS, arc_matrix
-from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import LinearProgram
-from lpparse.lp.solution import TOL, Solution, Status
+from lpparse.lp.solution import TOL, Solution
 from lpparse.lp.views import make_model
 from lpparse.trees import allowed_arcs, validate_scores
 from lpparse.triples import TripleScorer, candidate_triples
@@ -250,10 +249,4 @@ def solve_grandparent(
     lpparse's certificate (``sol.heads()`` gives the tree of an integral solution)."""
     prog = full_grandparent_program(arc_scores, triple_scores, families, single_root, base)
     model = make_model(prog.lp, view=view, mip=mip, time_limit=time_limit, tol=tol)
-    sol = model.solve()
-    if isinstance(model, HighsModel) and mip and sol.status is Status.OPTIMAL and not sol.certified:
-        # HiGHS 1.15.1's MIP presolve can report "Optimal" with NaN values on tiny single-root programs
-        # (tests/test_gp_polytope.py finds such cases): solve again without presolve
-        model.highs.setOptionValue("presolve", "off")
-        sol = model.solve()
-    return prog, sol
+    return prog, model.solve()

@@ -218,7 +218,22 @@ class HighsModel:
 
     # ---- solving ----------------------------------------------------------------------------------
     def solve(self) -> Solution:
-        """Solve (warm when the model was solved before and only grew); return a certified-or-not Solution."""
+        """Solve (warm when the model was solved before and only grew); return a certified-or-not Solution.
+
+        HiGHS 1.15's MIP presolve can report "Optimal" with NaN values on tiny programs; such a MIP is solved
+        once more without presolve, so the caller sees either a certified answer or an honest status.
+        """
+        sol = self._run()
+        if self.mip and sol.status is Status.OPTIMAL and not sol.certified:
+            presolve = self.highs.getOptionValue("presolve")
+            self.highs.setOptionValue("presolve", "off")
+            try:
+                sol = self._run()
+            finally:
+                self.highs.setOptionValue("presolve", presolve)
+        return sol
+
+    def _run(self) -> Solution:
         self.sync()
         start = time.perf_counter()
         run_status = self.highs.run()
