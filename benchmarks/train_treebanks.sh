@@ -21,8 +21,8 @@ GP=(--order 2 --epochs 2 --patience 1 --max-length 50)
 run da_ddt-1 "${DA[@]}" "${FIRST[@]}"
 run hu_szeged-1 "${HU[@]}" "${FIRST[@]}"
 run it_partut-1 "${IT[@]}" "${FIRST[@]}"
-run hu_szeged-2 "${HU[@]}" "${GP[@]}"
+run hu_szeged-2 "${HU[@]}" --order 2 --epochs 5 --patience 2 --max-length 50
 run it_partut-2 "${IT[@]}" "${GP[@]}"
-run da_ddt-2 "${DA[@]}" "${GP[@]}" --limit 1500
+run da_ddt-2 "${DA[@]}" --order 2 --epochs 4 --patience 1 --max-length 50
 run en_ewt-1 "${EN[@]}" "${FIRST[@]}" --limit 4000 --dev-limit 1000
 run en_ewt-2 "${EN[@]}" "${GP[@]}" --limit 1500 --dev-limit 500
