@@ -79,12 +79,12 @@ def test_r10_appendix_a_fixture() -> None:
     assert lp == pytest.approx(0.0, abs=1e-9)
     tags = c.parts(sol.x)[0]
     assert not np.allclose(tags, np.round(tags), atol=1e-6)  # fractional tag marginals
+    assert sol.certified and not sol.integral  # the compact LP's part indicators are integer columns
     assert dual_value(problem, np.zeros(problem.agreement.num_rows))[0] == pytest.approx(0.0)
     r = dual_decomposition(problem, max_iter=200)
     assert not r.certified and r.best_dual == pytest.approx(0.0) and r.best_primal < 0
-    ilp = compact_lp(problem)
-    ilp.lp.integrality[:] = True
-    assert make_model(ilp.lp, mip=True).solve().objective == pytest.approx(-1.0)
+    ilp = make_model(compact_lp(problem).lp, mip=True).solve()
+    assert ilp.integral and ilp.objective == pytest.approx(-1.0)
 
 
 def test_tutorial_toy_gap_oscillation_and_tightening() -> None:

@@ -78,7 +78,8 @@ class HypergraphComponent:
         return d.value, d.parts
 
     def polytope(self, lp: LinearProgram, prefix: str) -> sp.csr_matrix:
-        return marginal_polytope(self.hypergraph, self.theta, lp, prefix).part_matrix()
+        # edge indicators are integral in the ILP, so Solution.integral tells a fractional vertex apart
+        return marginal_polytope(self.hypergraph, self.theta, lp, prefix, integer=True).part_matrix()
 
 
 @dataclass
@@ -208,7 +209,7 @@ class EnumeratedComponent:
 
     def polytope(self, lp: LinearProgram, prefix: str) -> sp.csr_matrix:
         k = self.structures.shape[0]
-        cols = lp.add_variables(prefix + "alpha", np.arange(k), self.scores)
+        cols = lp.add_variables(prefix + "alpha", np.arange(k), self.scores, integer=True)
         lp.add_constraints(prefix + "Simplex", [0], np.zeros(k, np.int64), cols, np.ones(k), 1.0, 1.0)
         coo = sp.coo_matrix(self.structures.T)
         return sp.csr_matrix((coo.data, (coo.row, cols[coo.col])), shape=(self.num_parts, lp.num_cols))
