@@ -169,6 +169,9 @@ def test_projective_long_sentences_bounded_by_grandparent_eisner(seed: int) -> N
         result = parse_price_cut(s, scorer, "all", init=init)
         assert result.certified and result.objective >= dp - 1e-6
         assert result.stats.gps_scored < result.stats.gps_total
+    for seed_heads in (None, 0, 1, 2, 5):  # arcs without an initial triple start at 0, pricing brings them in
+        check_against_bf(s, scorer, "all", False, seed_heads=seed_heads)
+        check_against_bf(s, scorer, "all", True, seed_heads=seed_heads)
 
 
 class NaNScorer(DenseTripleScorer):
