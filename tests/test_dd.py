@@ -267,3 +267,22 @@ def test_dd_table_experiment_on_sample() -> None:
         if r.certified:
             assert r.lp_integral and r.dd_objective == pytest.approx(r.lp_value, abs=1e-7)
             assert r.ppc_objective == pytest.approx(r.dd_objective, abs=1e-6)
+
+
+def test_cfg_tagger_tightening_refines_cky() -> None:
+    """P12 / TUT §9.4 on F1: plain DD never certifies (LP(Q') = 0 > OPT = −1); when the dual stalls, the
+    bigram rows of the most violated boundary join with the CKY hypergraph refined there (new columns),
+    the tightened compact LP equals the ILP (−1) and DD certifies the optimum."""
+    plain = r10_appendix_a()
+    assert not dual_decomposition(plain, max_iter=100).certified
+    problem = r10_appendix_a(tighten=True)
+    r = dual_decomposition(problem, max_iter=100, stall_window=10, tighten_rows=4)
+    assert r.tightened_at == [10] and problem.components[0].boundaries == (2,)  # selective: one boundary
+    assert sorted(map(tuple, r.agreement.label[6:])) == [(2, a, b) for a in (0, 1) for b in (0, 1)]
+    assert r.certified and r.best_primal == pytest.approx(-1.0) and r.dual[-1] == pytest.approx(-1.0)
+    tightened = compact_lp(problem, r.agreement)
+    sol = make_model(tightened.lp).solve()
+    assert sol.objective == pytest.approx(-1.0, abs=1e-9)
+    assert make_model(compact_lp(plain).lp).solve().objective == pytest.approx(0.0, abs=1e-9)
+    with pytest.raises(ValueError, match="unrefined"):
+        problem.components[0].argmax(np.ones(problem.components[0].num_parts))

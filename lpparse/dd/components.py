@@ -1,6 +1,8 @@
 """Oracles for dual decomposition, each with its polytope for the compact LP (TUT §9.5, P7).
 
 * :class:`HypergraphComponent`: any DP (:mod:`lpparse.hypergraph`), Viterbi oracle, marginal polytope;
+* :class:`RefinableCKYComponent`: CKY that refines its hypergraph at tag boundaries for bigram
+  tightening (TUT §9.4; NOTES P12);
 * :class:`ArborescenceComponent`: Chu-Liu-Edmonds over arcs, multi-commodity flow polytope (exact);
 * :class:`OneTreeComponent`: the 1-tree oracle of Held-Karp (TUT §6.3), spanning-tree flow polytope;
 * :class:`EnumeratedComponent`: an explicit list of structures (toys), the simplex of TUT §9.1 (OP5).
@@ -17,6 +19,7 @@ from scipy.sparse.csgraph import minimum_spanning_tree
 
 from lpparse.formulations.arborescence import multi_commodity_flow
 from lpparse.formulations.marginal import marginal_polytope
+from lpparse.hypergraph.cfg import cky_hypergraph, cky_weights
 from lpparse.hypergraph.core import Hypergraph, viterbi
 from lpparse.lp import LinearProgram
 from lpparse.oracles import chu_liu_edmonds
@@ -27,6 +30,7 @@ __all__ = [
     "EnumeratedComponent",
     "HypergraphComponent",
     "OneTreeComponent",
+    "RefinableCKYComponent",
     "append_program",
 ]
 
@@ -80,6 +84,52 @@ class HypergraphComponent:
     def polytope(self, lp: LinearProgram, prefix: str) -> sp.csr_matrix:
         # edge indicators are integral in the ILP, so Solution.integral tells a fractional vertex apart
         return marginal_polytope(self.hypergraph, self.theta, lp, prefix, integer=True).part_matrix()
+
+
+class RefinableCKYComponent(HypergraphComponent):
+    """CKY (:func:`cky_hypergraph`) whose parts are the unigram tags and every bigram (i, t1, t2).
+
+    At a refined boundary the bigram is linear in the hyperedges, so it may carry multipliers and enter
+    agreement rows (P12: tightening is joint row and column generation). At an unrefined boundary the
+    oracle still reports it, as the product y(i, t1)·y(i+1, t2) of its integral tags (what a pool of
+    candidate rows is checked against), but it has no column: call :meth:`refine` before any row or
+    multiplier uses it. Refining keeps the set of derivations and their scores (a bijection).
+    """
+
+    def __init__(
+        self,
+        n: int,
+        num_nonterminals: int,
+        tags: ArrayLike,
+        rule: ArrayLike,
+        tag_rule: ArrayLike | None = None,
+        root: ArrayLike | None = None,
+        name: str = "cfg",
+    ) -> None:
+        self.n, self.num_nonterminals, self.tags = n, num_nonterminals, np.asarray(tags, dtype=np.int64)
+        self.rule, self.tag_rule, self.root = rule, tag_rule, root
+        self.boundaries: tuple[int, ...] = ()
+        self.name = name
+        self.refine(())
+
+    def refine(self, boundaries: ArrayLike) -> None:
+        """Add the boundaries i/i+1 (1 ≤ i < n) to the refined ones and rebuild the hypergraph."""
+        self.boundaries = tuple(sorted(set(self.boundaries) | {int(i) for i in np.ravel(boundaries)}))
+        self.hypergraph = cky_hypergraph(self.n, self.num_nonterminals, self.tags, self.boundaries)
+        self.theta = cky_weights(self.hypergraph, self.rule, self.tag_rule, self.root)
+
+    def argmax(self, delta: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+        k, n = self.tags.shape[0], self.n
+        bigrams = delta[n * k :].reshape(max(n - 1, 0), k * k)
+        loose = np.setdiff1d(np.arange(1, n), self.boundaries) - 1
+        if np.any(bigrams[loose] != 0):
+            raise ValueError("a multiplier on a bigram at an unrefined boundary: refine it first")
+        value, y = super().argmax(delta)
+        uni = y[: n * k].reshape(n, k)
+        y[n * k :].reshape(-1, k * k)[loose] = (uni[loose, :, None] * uni[loose + 1, None, :]).reshape(
+            -1, k * k
+        )
+        return value, y
 
 
 @dataclass

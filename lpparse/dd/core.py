@@ -108,7 +108,9 @@ class Problem:
     """Components, agreement rows, an optional primal heuristic and an optional pool for tightening.
 
     ``primal(ys)`` returns (objective, solution) of a feasible solution built from the oracles' outputs
-    (e.g. the parse and its own tags, TUT §7: f(y) + g(l(y))), or None.
+    (e.g. the parse and its own tags, TUT §7: f(y) + g(l(y))), or None. ``refine(rows)`` is called with
+    the pool rows about to join the agreement, before they do: the place to add the columns they need
+    (e.g. refine the CKY hypergraph at their boundaries, NOTES P12); it may change the components.
     """
 
     components: list[Component]
@@ -116,6 +118,7 @@ class Problem:
     primal: Callable[[list[NDArray[np.float64]]], tuple[float, object] | None] | None = None
     pool: Agreement | None = None
     name: str = "dd"
+    refine: Callable[[Agreement], None] | None = None
 
     @property
     def sizes(self) -> list[int]:
@@ -263,6 +266,8 @@ def dual_decomposition(
                 chosen = chosen[counts[chosen] > 0]
                 if chosen.size:
                     keep = np.setdiff1d(np.arange(pool.num_rows), chosen)
+                    if problem.refine is not None:
+                        problem.refine(pool.take(chosen))
                     ag = ag.join(pool.take(chosen))
                     pool = pool.take(keep)
                     pool_hits = pool_hits[:, keep]

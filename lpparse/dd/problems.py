@@ -20,9 +20,9 @@ from lpparse.dd.components import (
     EnumeratedComponent,
     HypergraphComponent,
     OneTreeComponent,
+    RefinableCKYComponent,
 )
 from lpparse.dd.core import Agreement, Problem
-from lpparse.hypergraph.cfg import cky_hypergraph, cky_weights
 from lpparse.hypergraph.head_automata import head_automata, head_automata_weights
 from lpparse.hypergraph.mrf import forest_hypergraph, forest_weights
 from lpparse.hypergraph.tagger import tagger_hypergraph, tagger_weights
@@ -70,26 +70,34 @@ def cfg_tagger(
     tag_rule: ArrayLike | None = None,
     root: ArrayLike | None = None,
     order: int = 2,
+    tighten: bool = False,
 ) -> Problem:
-    """CKY (``rule``, ``tag_rule``, ``root`` as in :func:`cky_weights`) and an order-m tagger over the
-    |T| tags (``tagger`` as in :func:`tagger_weights`, tag t meaning non-terminal ``tags[t]``) agreeing
-    on y(i, t) = z(i, t) (R10 Fig. 1). Pool: bigram rows are not linear in the CKY edges (P12), so none."""
+    """CKY (``rule``, ``tag_rule``, ``root`` as in :func:`~lpparse.hypergraph.cfg.cky_weights`) and an order-m tagger over the
+    |T| tags (``tagger`` as in :func:`~lpparse.hypergraph.tagger.tagger_weights`, tag t meaning non-terminal ``tags[t]``) agreeing
+    on y(i, t) = z(i, t) (R10 Fig. 1), rows labelled (i, tags[t], -1).
+
+    ``tighten``: the pool holds every bigram row y(i, t1, t2) = z(i, t1, t2), labelled (i, tags[t1],
+    tags[t2]) (TUT §9.4). They are not linear in the plain CKY edges (NOTES P12), so a row joins only
+    with new columns: ``refine`` refines the CKY hypergraph at its boundary i/i+1 first
+    (:class:`RefinableCKYComponent`); the component keeps its refinement, so :func:`compact_lp` with the
+    tightened rows then builds the tightened LP."""
     tags = np.asarray(tags, dtype=np.int64)
     k = tags.shape[0]
-    cky = cky_hypergraph(n, num_nonterminals, tags)
+    cky = RefinableCKYComponent(n, num_nonterminals, tags, rule, tag_rule, root)
     tag_hg = tagger_hypergraph(n, k, order)
-    comps = [
-        HypergraphComponent(cky, cky_weights(cky, rule, tag_rule, root), "cfg"),
-        HypergraphComponent(tag_hg, tagger_weights(tag_hg, tagger), "tagger"),
-    ]
-    ids = np.arange(n * k)
-    ag = Agreement.equal([c.num_parts for c in comps], 0, 1, ids, ids, cky.part_label)
-    problem = Problem(comps, ag, name="cfg-tagger")
+    comps = [cky, HypergraphComponent(tag_hg, tagger_weights(tag_hg, tagger), "tagger")]
+    sizes = [c.num_parts for c in comps]
+    labels = cky.hypergraph.part_label
+    uni, bi = np.arange(n * k), np.arange(n * k, cky.num_parts)
+    problem = Problem(comps, Agreement.equal(sizes, 0, 1, uni, uni, labels[uni]), name="cfg-tagger")
     problem.primal = lambda ys: _agreeing_primal(problem, ys)
+    if tighten:
+        problem.pool = Agreement.equal(sizes, 0, 1, bi, bi, labels[bi])
+        problem.refine = lambda rows: cky.refine(rows.label[:, 0])
     return problem
 
 
-def r10_appendix_a(negative: float = -1.0) -> Problem:
+def r10_appendix_a(negative: float = -1.0, tighten: bool = False) -> Problem:
     """R10 App. A (NOTES P13 F1): N = {A, B, X} = 0, 1, 2, T = {A, B}, n = 3. Zero-weight tagger trigrams
     ⟨(A,A)→A, 3⟩, ⟨(A,B)→B, 3⟩ and zero-weight rules ⟨X → A X, 1, 1, 3⟩, ⟨X → A B, 2, 2, 3⟩,
     ⟨X → B A, 2, 2, 3⟩; everything else ``negative``. LP(Q') = 0 at a fractional point; every agreeing
@@ -101,7 +109,7 @@ def r10_appendix_a(negative: float = -1.0) -> Problem:
     tagger[1, 2, 2, :] = tagger[2, 2, :, :] = 0.0  # positions 1, 2 carry no weight of their own
     tagger[3] = negative
     tagger[3, a, a, a] = tagger[3, a, b, b] = 0.0
-    return cfg_tagger(3, 3, [a, b], rule, tagger)
+    return cfg_tagger(3, 3, [a, b], rule, tagger, tighten=tighten)
 
 
 def dependency_objective(
