@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lpparse.formulations.marginal import marginal_polytope
+from lpparse.formulations.marginal import marginal_polytope, r10_trigram_polytope
 from lpparse.hypergraph.cfg import cky_hypergraph, cky_weights
 from lpparse.hypergraph.core import hypergraph, inside, marginals, viterbi
 from lpparse.hypergraph.eisner import arc_weights, eisner_hypergraph, heads_from_parts
@@ -200,3 +200,42 @@ def test_refined_cky_keeps_derivations(n: int, seed: int) -> None:
             assert np.array_equal(bi, np.outer(uni[i - 1], uni[i]))
         sol = make_model(marginal_polytope(hg, w).lp).solve()
         assert sol.objective == pytest.approx(d.value, abs=1e-7)
+
+
+def _r10_viterbi(theta: np.ndarray) -> float:
+    """Viterbi of R10 trigram weights θ[i, A, B, C] (3 ≤ i ≤ n) on the padded tagger hypergraph."""
+    n, k = theta.shape[0] - 1, theta.shape[1]
+    padded = np.zeros((n + 1, k + 1, k + 1, k))
+    padded[3:, :k, :k, :] = theta[3:]
+    hg = tagger_hypergraph(n, k)
+    return viterbi(hg, tagger_weights(hg, padded)).value
+
+
+def test_printed_r10_trigram_polytope_is_loose() -> None:
+    """Erratum E1 on fixture F3 (NOTES P3): the four zero-weight trigrams ⟨(a,a)→b,3⟩, ⟨(b,b)→a,3⟩,
+    ⟨(a,a)→a,4⟩, ⟨(b,b)→b,4⟩ (all others −1) give the printed Fig. 3 LP the value 0 at a point whose
+    two trigrams disagree on the bigram (tag 2, tag 3), while every tag sequence scores −1: the
+    corrected bigram-state polytope gives −1."""
+    a, b = 0, 1
+    theta = np.full((5, 2, 2, 2), -1.0)
+    theta[3, a, a, b] = theta[3, b, b, a] = theta[4, a, a, a] = theta[4, b, b, b] = 0.0
+    assert _r10_viterbi(theta) == pytest.approx(-1.0)
+    printed = r10_trigram_polytope(theta, printed=True)
+    sol = make_model(printed).solve()
+    assert sol.certified and sol.objective == pytest.approx(0.0, abs=1e-9)
+    nu = sol.x[printed.cols("trigram")].reshape(2, 2, 2, 2)  # [i − 3, A, B, C]
+    assert not np.allclose(nu[0].sum(axis=0), nu[1].sum(axis=2), atol=1e-6)  # (tag 2, tag 3) at i = 3, 4
+    exact = r10_trigram_polytope(theta)
+    assert set(exact.con_blocks) == {"Root", "Unigram", "Bigram"}
+    assert make_model(exact).solve().objective == pytest.approx(-1.0, abs=1e-9)
+
+
+@SETTINGS
+@given(n=st.integers(3, 5), seed=st.integers(0, 10**6))
+def test_r10_trigram_polytopes_against_viterbi(n: int, seed: int) -> None:
+    """The corrected polytope's LP equals Viterbi for every θ (R10 Thm 5.2); the printed one is an outer
+    bound (never below)."""
+    theta = np.random.default_rng(seed).normal(size=(n + 1, 2, 2, 2))
+    best = _r10_viterbi(theta)
+    assert make_model(r10_trigram_polytope(theta)).solve().objective == pytest.approx(best, abs=1e-7)
+    assert make_model(r10_trigram_polytope(theta, printed=True)).solve().objective >= best - 1e-7

@@ -12,6 +12,9 @@ at a word (t, i, i) it is eq. 7 (the ``tag`` edge variable is μ(i, t)). For the
 bigram-state polytope of NOTES P3 (erratum E1). One variable block per edge family (``rule``, ``tag``,
 ``root``; ``trans``, ``end``; ``IR``, ...), indexed by the edge labels, so a user reads the Pyomo model in
 the papers' terms. The LP optimum equals the DP optimum for every θ (R10 Thm 5.1/5.2).
+
+:func:`r10_trigram_polytope` writes the trigram tagger's polytope in R10's own variables, both as printed
+in R10 Fig. 3 (a strict relaxation: erratum E1) and corrected (NOTES P3), so the two can be compared.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.hypergraph.core import Hypergraph
 from lpparse.lp import LinearProgram
 
-__all__ = ["MarginalPolytope", "marginal_polytope"]
+__all__ = ["MarginalPolytope", "marginal_polytope", "r10_trigram_polytope"]
 
 
 @dataclass
@@ -96,3 +99,74 @@ def marginal_polytope(
         0.0,
     )
     return MarginalPolytope(lp, hg, cols)
+
+
+def r10_trigram_polytope(
+    theta: ArrayLike, printed: bool = False, lp: LinearProgram | None = None, prefix: str = ""
+) -> LinearProgram:
+    """The trigram tagger's polytope in the variables of R10 §3 (NOTES P3), objective θ·ν.
+
+    ``theta`` (n+1, K, K, K) holds θ((A, B) → C, i) at [i, A, B, C] for 3 ≤ i ≤ n (rows 0–2 unused).
+    Blocks: ``trigram`` ν((A, B) → C, i) labelled (i, A, B, C) and ``unigram`` ν(i, X) labelled (i, X);
+    rows ``Root`` (Σ ν(·, 3) = 1) and ``Unigram`` (the three ν(i, X) definitions), then either
+
+    * ``printed=True``, R10 Fig. 3 as printed: ``Skip`` ∀X, 3 ≤ i ≤ n−2: Σ_{Y,Z} ν((Y,Z)→X, i) =
+      Σ_{Y,Z} ν((X,Y)→Z, i+2) and ``Next`` ∀X, 3 ≤ i ≤ n−1: Σ_{Y,Z} ν((Y,Z)→X, i) = Σ_{Y,Z} ν((Y,X)→Z, i+1).
+      They tie neighbouring trigrams only through single tags, so the LP can exceed Viterbi (erratum E1;
+      fixture F3);
+    * ``printed=False``, the exact bigram-state flow of NOTES P3: ``Bigram`` ∀X, Y, 3 ≤ i ≤ n−1:
+      Σ_Z ν((Z,X)→Y, i) = Σ_Z ν((X,Y)→Z, i+1) (the ``Skip`` rows are then implied).
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    n, k = theta.shape[0] - 1, theta.shape[1]
+    if n < 3:
+        raise ValueError(f"R10's trigram variables need n >= 3, got n={n}")
+    lp = lp if lp is not None else LinearProgram("r10-trigram-printed" if printed else "r10-trigram")
+    i, a, b, c = (x.ravel() for x in np.meshgrid(np.arange(3, n + 1), *(np.arange(k),) * 3, indexing="ij"))
+    tri = lp.add_variables(prefix + "trigram", np.column_stack([i, a, b, c]), theta[i, a, b, c])
+    ui, ux = (x.ravel() for x in np.meshgrid(np.arange(1, n + 1), np.arange(k), indexing="ij"))
+    uni = lp.add_variables(prefix + "unigram", np.column_stack([ui, ux]))
+    first = i == 3
+    lp.add_constraints(
+        prefix + "Root",
+        [0],
+        np.zeros(int(first.sum()), np.int64),
+        tri[first],
+        np.ones(int(first.sum())),
+        1.0,
+        1.0,
+    )
+
+    def rows(name: str, plus: tuple, minus: tuple, index_width: int) -> None:
+        """Rows Σ (plus columns of a key) − Σ (minus columns of that key) = 0, one per key present."""
+        keys = np.concatenate([plus[0], minus[0]])
+        labels, local = np.unique(keys, axis=0, return_inverse=True)
+        cols = np.concatenate([plus[1], minus[1]])
+        vals = np.concatenate([np.ones(plus[1].shape[0]), -np.ones(minus[1].shape[0])])
+        lp.add_constraints(prefix + name, labels[:, :index_width], local.ravel(), cols, vals, 0.0, 0.0)
+
+    key = lambda *cols: np.column_stack(cols)
+    rows(
+        "Unigram",
+        (key(ui, ux), uni),
+        (
+            np.concatenate([key(i, c), key(1 + 0 * i[first], a[first]), key(2 + 0 * i[first], b[first])]),
+            np.concatenate([tri, tri[first], tri[first]]),
+        ),
+        2,
+    )
+    if printed:
+        skip = i <= n - 2
+        rows("Skip", (key(i[skip], c[skip]), tri[skip]), (key(i[i >= 5] - 2, a[i >= 5]), tri[i >= 5]), 2)
+        nxt = i <= n - 1
+        rows("Next", (key(i[nxt], c[nxt]), tri[nxt]), (key(i[i >= 4] - 1, b[i >= 4]), tri[i >= 4]), 2)
+    else:
+        nxt = i <= n - 1
+        later = i >= 4
+        rows(
+            "Bigram",
+            (key(i[nxt], b[nxt], c[nxt]), tri[nxt]),
+            (key(i[later] - 1, a[later], b[later]), tri[later]),
+            3,
+        )
+    return lp
