@@ -1,5 +1,6 @@
-"""Time loopy BP on grandparent models against the exact O(n^4) projective grandparent DP (and PPC when
-``lpparse.ppc`` exists), and measure BP's error against brute-force marginals on tiny sentences.
+"""Time loopy BP on grandparent models against the exact O(n^4) projective grandparent DP and against
+parse-price-cut (the exact non-projective grandparent LP, preset ``all``) on the same scores, and measure
+BP's error against brute-force marginals on tiny sentences.
 
 Score model (``--model``): arc scores ``noisy_gold_scores`` around a random projective gold tree (gold arcs
 +2, noise N(0,1)) plus triple scores N(0, 0.5²) from ``synthetic_triple_scorer`` — a model with a clear but
@@ -7,14 +8,13 @@ not certain best tree, as trained models give; or ``random``: arc scores N(0,1),
 Multi-root, projective (PTREE) and non-projective (TREE) BP; 4 iterations unless said otherwise.
 
 Columns: seconds per sentence per BP iteration (forward; forward+backward of the L2 objective), the DP's
-seconds per sentence, agreement of BP-MBR heads with the DP's MAP heads. Writes benchmarks/results/bp.json
+seconds per sentence, PPC's seconds per sentence, agreement of BP-MBR heads with the DP's MAP heads. Writes benchmarks/results/bp.json
 and bp.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import platform
 import time
@@ -27,8 +27,9 @@ import numpy as np
 from lpparse.bp import bp_marginals, brute_force_second_order, l2_distance
 from lpparse.bp.decoder import mbr_decode
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
+from lpparse.ppc import parse_price_cut
 from lpparse.scores import noisy_gold_scores, random_scores
-from lpparse.triples import synthetic_triple_scorer
+from lpparse.triples import DenseTripleScorer, synthetic_triple_scorer
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -74,15 +75,15 @@ def seconds(fn: Callable[[], object], repeats: int) -> float:
 
 def timing(sizes: list[int], sentences: int, iterations: int, kind: str, seed: int) -> list[dict]:
     rng = np.random.default_rng(seed)
-    have_ppc = importlib.util.find_spec("lpparse.ppc") is not None
     rows = []
     for n in sizes:
         row: dict = {"n": n, "sentences": sentences}
-        acc = {"bp_fwd": [], "bp_fwd_bwd": [], "tree_fwd": [], "dp": [], "agree_ptree": [], "agree_tree": []}
+        acc = {"bp_fwd": [], "bp_fwd_bwd": [], "tree_fwd": [], "dp": [], "ppc": [], "agree_ptree": [], "agree_tree": []}
         for _ in range(sentences):
             s, gp, gold = model(n, rng, kind)
             dp_heads = grandparent_eisner(s, gp)[0]
             acc["dp"].append(seconds(partial(grandparent_eisner, s, gp), 1))
+            acc["ppc"].append(seconds(lambda s=s, gp=gp: parse_price_cut(s, DenseTripleScorer(gp)), 1))
             for projective, key in ((True, "agree_ptree"), (False, "agree_tree")):
                 r = bp_marginals(s, gp, projective=projective, iterations=iterations)
                 heads = mbr_decode(r.marginals, r.graph.arc_mask, projective=projective)[0]
@@ -95,11 +96,10 @@ def timing(sizes: list[int], sentences: int, iterations: int, kind: str, seed: i
                 seconds(lambda bp=bp, target=target: l2_distance(bp(), target), 1) / iterations
             )
         row.update({k: float(np.mean(v)) for k, v in acc.items()})
-        row["ppc"] = None if not have_ppc else "not wired"
         rows.append(row)
         print(
             f"n={n:3d}  PTREE {row['bp_fwd'] * 1e3:7.2f} ms/iter  (+backward {row['bp_fwd_bwd'] * 1e3:7.2f})  "
-            f"TREE {row['tree_fwd'] * 1e3:7.2f} ms/iter  GP-DP {row['dp'] * 1e3:8.2f} ms  "
+            f"TREE {row['tree_fwd'] * 1e3:7.2f} ms/iter  GP-DP {row['dp'] * 1e3:8.2f} ms  PPC {row['ppc'] * 1e3:8.2f} ms  "
             f"MBR=DP heads {row['agree_ptree']:.3f} (PTREE) {row['agree_tree']:.3f} (TREE)",
             flush=True,
         )
@@ -153,7 +153,6 @@ def main() -> None:
         "iterations": args.iterations,
         "machine": platform.platform(),
         "python": platform.python_version(),
-        "ppc": importlib.util.find_spec("lpparse.ppc") is not None,
     }
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "bp.json").write_text(json.dumps({"meta": meta, "timing": timings, "errors": errs}, indent=1))
@@ -167,23 +166,16 @@ def main() -> None:
         "",
         (
             "| n | PTREE BP fwd ms/iter | PTREE fwd+bwd (L2) ms/iter | TREE BP fwd ms/iter | exact GP DP ms (O(n⁴)) | "
-            "MBR heads = DP heads (PTREE) | (TREE) |"
+            "PPC ms (non-projective LP) | MBR heads = DP heads (PTREE) | (TREE) |"
         ),
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in timings:
         lines.append(
             f"| {r['n']} | {r['bp_fwd'] * 1e3:.2f} | {r['bp_fwd_bwd'] * 1e3:.2f} | {r['tree_fwd'] * 1e3:.2f} | "
-            f"{r['dp'] * 1e3:.2f} | {r['agree_ptree']:.3f} | {r['agree_tree']:.3f} |"
+            f"{r['dp'] * 1e3:.2f} | {r['ppc'] * 1e3:.2f} | {r['agree_ptree']:.3f} | {r['agree_tree']:.3f} |"
         )
     lines += [
-        "",
-        "PPC: "
-        + (
-            "lpparse.ppc present but not yet compared here."
-            if meta["ppc"]
-            else "lpparse.ppc did not exist when this ran; compared against the exact grandparent DP only."
-        ),
         "",
         "## BP beliefs against brute-force grandparent marginals (projective, multi-root, 20 models each)",
         "",
