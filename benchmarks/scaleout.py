@@ -1,0 +1,93 @@
+"""Scale-out of the experiment runner: the same ``lpparse experiment ppc`` tasks on 1 and 2 local worker
+processes and on a local Dask cluster of 2 workers; checks that every backend gives identical records (up to
+measured times) and reports wall-clock ratios. Writes ``benchmarks/results/scaleout.{json,md}``.
+
+    python benchmarks/scaleout.py --treebank ../shared/treebanks/it_partut/it_partut-ud-dev.conllu \
+        --model models/it_partut-2.npz --limit 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lpparse.corpus import read_treebank, sample_treebank_path
+from lpparse.experiments.grandparent_tables import ScoreSource, ppc_task
+from lpparse.experiments.runner import Task, run_tasks
+from lpparse.table import markdown_table
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def _stable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Records without the fields that measure time."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if not k.startswith("time_")}
+        return value
+
+    return [strip(r) for r in records]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--treebank", type=Path, default=sample_treebank_path())
+    parser.add_argument("--model", type=Path, default=None, help="grandparent model (default: synthetic scores)")
+    parser.add_argument("--limit", type=int, default=60)
+    parser.add_argument("--max-length", type=int, default=40)
+    args = parser.parse_args()
+    sentences = read_treebank(args.treebank, limit=args.limit, max_length=args.max_length)
+    source = ScoreSource(model=str(args.model) if args.model else None)
+    single_root = all(s.single_rooted for s in sentences)
+    tasks = [
+        Task(f"{i}:{s.sent_id}", {"sentence": s, "source": source, "seed": i, "single_root": single_root})
+        for i, s in enumerate(sentences)
+    ]
+    runs: dict[str, tuple[float, list[dict[str, Any]]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+
+        def timed(label: str, **backend: Any) -> None:
+            start = time.perf_counter()
+            records = run_tasks(ppc_task, tasks, Path(tmp) / f"{label}.jsonl", progress=False, **backend)
+            runs[label] = (time.perf_counter() - start, records)
+            print(f"{label}: {runs[label][0]:.1f} s", flush=True)
+
+        timed("1 process", workers=1)
+        timed("2 processes", workers=2)
+        from distributed import Client, LocalCluster
+
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        with cluster, Client(cluster) as client:
+            client.run(lambda: None)  # workers up before the clock starts
+            timed("Dask, 2 workers", scheduler=client)
+    reference = _stable(runs["1 process"][1])
+    rows = [
+        [label, len(records), seconds, runs["1 process"][0] / seconds, _stable(records) == reference]
+        for label, (seconds, records) in runs.items()
+    ]
+    meta = {
+        "treebank": str(args.treebank),
+        "scores": source.describe(),
+        "sentences": len(tasks),
+        "machine": platform.platform(),
+    }
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "scaleout.json").write_text(
+        json.dumps({"meta": meta, "runs": {k: v[0] for k, v in runs.items()}, "identical": all(r[-1] for r in rows)}, indent=1)
+    )
+    table = markdown_table(["backend", "sentences", "seconds", "speed-up over 1 process", "records = 1 process"], rows, digits=2)
+    (RESULTS / "scaleout.md").write_text(
+        f"# Scale-out of `lpparse experiment ppc`\n\n{len(tasks)} sentences of {args.treebank.name} "
+        f"(at most {args.max_length} tokens); scores: {source.describe()}; {meta['machine']}, 2 cores.\n\n{table}\n"
+    )
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
