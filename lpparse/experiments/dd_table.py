@@ -4,26 +4,39 @@ sentences certified per iteration bucket, and the time to a certificate against 
 
 Scores come from a trained grandparent model (:mod:`lpparse.models`) or, without one, from noisy-gold arc
 scores plus a synthetic grandparent scorer (:func:`lpparse.triples.synthetic_triple_scorer`); the report
-says which.
+says which. :func:`dd_task` is the per-sentence task of ``lpparse dd`` (resumable through
+:func:`lpparse.experiments.runner.run_tasks`), with the scores of ``lpparse experiment``
+(:func:`~lpparse.experiments.grandparent_tables.sentence_scores`) and the dual and primal traces.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 import numpy as np
 
-from lpparse.corpus import Sentence
+from lpparse.corpus import Sentence, sentence_uas
 from lpparse.dd.compact import compact_lp
 from lpparse.dd.core import StepRule, dual_decomposition
 from lpparse.dd.problems import dependency
+from lpparse.experiments.grandparent_tables import ScoreSource, sentence_scores
 from lpparse.lp.views import make_model
 from lpparse.scores import noisy_gold_scores
 from lpparse.triples import DenseTripleScorer, TripleScorer, synthetic_triple_scorer
 
-__all__ = ["BUCKETS", "SentenceRun", "as_dicts", "bucket_table", "run_sentence", "run_treebank"]
+__all__ = [
+    "BUCKETS",
+    "SentenceRun",
+    "as_dicts",
+    "bucket_table",
+    "dd_task",
+    "from_dict",
+    "run_sentence",
+    "run_treebank",
+]
 
 #: Iteration buckets of R10 Table 1 (erratum E8: "20-50" read as 21-50), extended past K = 50.
 BUCKETS = (
@@ -56,6 +69,9 @@ class SentenceRun:
     ppc_seconds: float | None = None
     ppc_triples: int | None = None
     dd_triples: int = 0
+    dual: list[float] = field(default_factory=list)  #: L(u(k−1)) per iteration k (with ``traces``)
+    primal: list[float] = field(default_factory=list)  #: the round's tree objective per iteration
+    heads: list[int] = field(default_factory=list)  #: the best primal tree (with ``traces``)
 
 
 def run_sentence(
@@ -67,8 +83,10 @@ def run_sentence(
     lp: bool = True,
     ppc: TripleScorer | None = None,
     arc_share: float = 0.0,
+    traces: bool = False,
 ) -> SentenceRun:
-    """One sentence: DD (always), the compact LP (``lp``), PPC on a fresh scorer ``ppc`` (if given)."""
+    """One sentence: DD (always), the compact LP (``lp``), PPC on a fresh scorer ``ppc`` (if given);
+    ``traces`` keeps the dual and primal per iteration and the best tree."""
     n = arc_scores.shape[0] - 1
     before = triples.scored
     start = time.perf_counter()
@@ -83,6 +101,9 @@ def run_sentence(
         r.best_dual,
         dd_triples=triples.scored - before,
     )
+    if traces:
+        run.dual, run.primal = r.dual.tolist(), r.primal.tolist()
+        run.heads = [int(h) for h in r.best_solution]
     if lp:
         start = time.perf_counter()
         c = compact_lp(problem)
@@ -140,6 +161,39 @@ def run_treebank(
             fresh = DenseTripleScorer(triples.scores, triples.slack_gp, triples.slack_pc) if ppc else None
         runs.append(run_sentence(arcs, triples, single_root, max_iter, step, lp, fresh, arc_share))
     return runs, described
+
+
+def dd_task(payload: dict[str, Any]) -> dict[str, Any]:
+    """One sentence of ``lpparse dd``: payload ``sentence``, ``source`` (:class:`ScoreSource`), ``seed``,
+    ``single_root``, ``max_iter``, ``step`` and ``scale`` (:class:`StepRule`), ``compare_lp``,
+    ``arc_share``. The record is a :class:`SentenceRun` with traces, plus ``sent_id`` and the UAS of the
+    best tree (``certified_at`` is the certificate's iteration, None without one)."""
+    sentence: Sentence = payload["sentence"]
+    source: ScoreSource = payload["source"]
+    arcs, triples = sentence_scores(sentence, source, payload["seed"])
+    step = StepRule(payload["step"], payload["scale"])
+    run = run_sentence(
+        arcs,
+        triples,
+        payload["single_root"],
+        payload["max_iter"],
+        step,
+        lp=payload["compare_lp"],
+        arc_share=payload["arc_share"],
+        traces=True,
+    )
+    uas = sentence_uas(sentence, np.asarray(run.heads)).uas_no_punct
+    return {
+        "sent_id": sentence.sent_id,
+        **asdict(run),
+        "certified_at": run.iterations if run.certified else None,
+        "uas": uas,
+    }
+
+
+def from_dict(record: dict[str, Any]) -> SentenceRun:
+    """The :class:`SentenceRun` of a record (extra fields such as ``key`` are dropped)."""
+    return SentenceRun(**{f.name: record[f.name] for f in fields(SentenceRun) if f.name in record})
 
 
 def bucket_table(runs: Sequence[SentenceRun], max_iter: int) -> list[tuple[str, float]]:
