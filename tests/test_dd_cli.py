@@ -41,7 +41,19 @@ def test_dd_command_with_a_trained_model(tmp_path: Path, capsys: pytest.CaptureF
     train = ["train", "--treebank", sample, "--order", "2", "--epochs", "2", "--bits", "16"]
     assert main([*train, "--trainer", "perceptron", "--out", str(model), "--no-progress"]) == 0
     out = tmp_path / "dd-model.jsonl"
-    argv = ["dd", "--model", str(model), "--max-length", "8", "--limit", "5", "--step", "r10", "--out", str(out)]
+    argv = [
+        "dd",
+        "--model",
+        str(model),
+        "--max-length",
+        "8",
+        "--limit",
+        "5",
+        "--step",
+        "r10",
+        "--out",
+        str(out),
+    ]
     assert main([*argv, "--max-iter", "50", "--no-progress"]) == 0
     assert "trained model" in capsys.readouterr().out and len(read_results(out)) == 5
     assert main(["dd", "--model", str(tmp_path / "none.npz"), "--out", str(tmp_path / "x.jsonl")]) == 1

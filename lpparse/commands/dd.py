@@ -30,7 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "percentage of sentences certified per iteration bucket (Rush et al. 2010, Table 1)."
         ),
     )
-    parser.add_argument("--treebank", type=Path, default=None, help="CoNLL file (default: the shipped sample)")
+    parser.add_argument(
+        "--treebank", type=Path, default=None, help="CoNLL file (default: the shipped sample)"
+    )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--model", type=Path, help="grandparent model file from 'lpparse train --order 2'")
     source.add_argument(
@@ -38,13 +40,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="no model: noisy-gold arc and grandparent scores, seeded per sentence",
     )
-    parser.add_argument("--out", type=Path, default=None, help="results JSONL (default: results/dd-TREEBANK.jsonl)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="results JSONL (default: results/dd-TREEBANK.jsonl)"
+    )
     parser.add_argument("--limit", type=int, default=None, help="use only the first LIMIT sentences")
     parser.add_argument("--max-length", type=int, default=None, help="skip sentences longer than this")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the synthetic scores (default 0)")
     add_root_options(parser)
     parser.add_argument("--max-iter", type=int, default=200, help="iteration limit K (default 200)")
-    parser.add_argument("--step", choices=STEP_RULES, default="tut", help="step-size rule (default tut: c/(t+1))")
+    parser.add_argument(
+        "--step", choices=STEP_RULES, default="tut", help="step-size rule (default tut: c/(t+1))"
+    )
     parser.add_argument("--scale", type=float, default=1.0, help="step-size scale c (default 1.0)")
     parser.add_argument(
         "--arc-share",
@@ -85,25 +91,35 @@ def run(args: argparse.Namespace) -> int:
         for i, s in enumerate(sentences)
     ]
     records = run_tasks(
-        dd_task, tasks, out, workers=args.workers, scheduler=args.scheduler, progress=not args.no_progress, desc="dd"
+        dd_task,
+        tasks,
+        out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        progress=not args.no_progress,
+        desc="dd",
     )
     runs = [from_dict(r) for r in records]
     buckets = bucket_table(runs, args.max_iter)
     table = markdown_table([b for b, _ in buckets], [[p for _, p in buckets]], digits=1)
     roots = "single-root" if single_root else "multi-root"
     lines = [
-        f"Dependency DD (CLE + grandparent head automata), {path.name}, {len(runs)} sentences, {roots}; "
-        f"scores: {source.describe()}; step {args.step} (scale {args.scale:g}), K = {args.max_iter}, "
-        f"arc share {args.arc_share:g}",
+        (
+            f"Dependency DD (CLE + grandparent head automata), {path.name}, {len(runs)} sentences, {roots}; "
+            f"scores: {source.describe()}; step {args.step} (scale {args.scale:g}), K = {args.max_iter}, "
+            f"arc share {args.arc_share:g}"
+        ),
         f"results: {out}",
         "",
         "% of sentences certified at an iteration in each bucket (** = not by K; R10 Table 1):",
         "",
         table,
         "",
-        f"certified {100 * np.mean([r.certified for r in runs]):.1f}%, median DD seconds "
-        f"{np.median([r.dd_seconds for r in runs]):.3f}, mean UAS of the best tree "
-        f"{100 * np.mean([r['uas'] for r in records]):.1f}",
+        (
+            f"certified {100 * np.mean([r.certified for r in runs]):.1f}%, median DD seconds "
+            f"{np.median([r.dd_seconds for r in runs]):.3f}, mean UAS of the best tree "
+            f"{100 * np.mean([r['uas'] for r in records]):.1f}"
+        ),
     ]
     if args.compare_lp:
         with_lp = [r for r in runs if r.lp_value is not None]
