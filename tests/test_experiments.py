@@ -11,7 +11,7 @@ import pytest
 from lpparse.cli import main
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.experiments.grandparent_tables import ScoreSource, bounds_task, ppc_task, summarize
-from lpparse.experiments.report import experiment_kind, write_report
+from lpparse.experiments.report import experiment_kind, load_results, write_report
 from lpparse.experiments.runner import read_results
 
 
@@ -77,3 +77,35 @@ def test_experiment_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     bad.write_text(json.dumps({"key": "a", "n": 3, "something": {}}) + "\n")
     with pytest.raises(ValueError, match="unknown experiment"):
         write_report([bad], tmp_path / "r.md")
+
+
+def test_report_dd_and_bp_sweep(tmp_path: Path) -> None:
+    """DD results (``lpparse dd``) and a BP sweep JSON (bp_sweep's ``{"meta", "rows"}``) are recognized and
+    get their table and figure: the certificate curve with dual-gap traces, and UAS against K."""
+    dd = tmp_path / "dd.jsonl"
+    assert (
+        main(["dd", "--synthetic", "--max-length", "8", "--limit", "4", "--out", str(dd), "--no-progress"])
+        == 0
+    )
+    assert experiment_kind(read_results(dd)) == "dd"
+    rows = [
+        {
+            "iterations": k,
+            "objective": o,
+            "uas_bp": 0.7 + 0.01 * k,
+            "uas_exact": 0.75,
+            "losses": [1.0],
+            "train_seconds": 1.0,
+        }
+        for k in (1, 2, 4)
+        for o in ("cll", "l2")
+    ]
+    sweep = tmp_path / "bp.sweep.toy.json"
+    sweep.write_text(json.dumps({"meta": {"max_length": 15}, "rows": rows}))
+    assert experiment_kind(load_results(sweep)) == "bp-sweep"
+    report = tmp_path / "report" / "r.md"
+    assert main(["report", str(dd), str(sweep), "--out", str(report)]) == 0
+    text = report.read_text()
+    assert "R10 Table 1" in text and "5-10" in text and "l2 exact" in text
+    images = re.findall(r"\]\(([^()]+\.png)\)", text)
+    assert len(images) == 2 and all((report.parent / name).stat().st_size > 5000 for name in images)

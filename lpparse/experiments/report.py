@@ -1,11 +1,15 @@
 """Reports on experiment results: plots (matplotlib, PNG) and a Markdown page with the summary tables.
 
 Reads the JSONL files written by ``lpparse experiment`` and recognizes each kind by its records: ``ppc``
-(Table 1: ``bf`` and ``ppc`` per sentence) and ``bounds`` (Table 2: ``martins``, ``onegp``, ``all``).
+(Table 1: ``bf`` and ``ppc`` per sentence) and ``bounds`` (Table 2: ``martins``, ``onegp``, ``all``); the
+JSONL of ``lpparse dd`` (``dd``: R10 Table 1, the certificate curve and dual-gap traces, TUT §7.1 Fig. 8)
+and the JSON of :mod:`lpparse.experiments.bp_sweep` (``bp-sweep``: UAS against BP iterations K per
+training objective, Gormley et al. 2015 Fig. 3).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,17 +20,26 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from lpparse.experiments.dd_table import bucket_table, from_dict
 from lpparse.experiments.grandparent_tables import BUCKETS, PRESETS, summarize
 from lpparse.experiments.runner import read_results
 from lpparse.table import markdown_table
 
-__all__ = ["experiment_kind", "write_report"]
+__all__ = ["experiment_kind", "load_results", "write_report"]
 
 Record = dict[str, Any]
 
 
+def load_results(path: str | Path) -> list[Record]:
+    """The records of a results file: JSONL lines, or the ``rows`` of a ``{"meta", "rows"}`` JSON (BP sweep)."""
+    path = Path(path)
+    if path.suffix == ".json":
+        return json.loads(path.read_text(encoding="utf-8"))["rows"]
+    return read_results(path)
+
+
 def experiment_kind(records: Sequence[Record]) -> str:
-    """``ppc`` or ``bounds``, from the fields of the records."""
+    """``ppc``, ``bounds``, ``dd`` or ``bp-sweep``, from the fields of the records."""
     if not records:
         raise ValueError("no records")
     keys = set(records[0])
@@ -34,6 +47,10 @@ def experiment_kind(records: Sequence[Record]) -> str:
         return "ppc"
     if set(PRESETS) <= keys:
         return "bounds"
+    if {"certified_at", "dual", "primal", "dd_bound"} <= keys:
+        return "dd"
+    if {"iterations", "objective", "uas_bp", "uas_exact"} <= keys:
+        return "bp-sweep"
     raise ValueError(f"records of an unknown experiment (fields {sorted(keys)})")
 
 
@@ -113,6 +130,74 @@ def _bounds_figures(records: Sequence[Record], stem: Path) -> list[tuple[str, Pa
     return [("Fraction of integral LP optima and time, per outer bound", _save(fig, stem, "bounds"))]
 
 
+def _dd_figures(records: Sequence[Record], stem: Path) -> list[tuple[str, Path]]:
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    k_max = max(len(r["dual"]) for r in records)
+    at = np.array([r["certified_at"] or np.inf for r in records], dtype=float)
+    k = np.arange(1, k_max + 1)
+    axes[0].step(k, [100.0 * np.mean(at <= i) for i in k], where="post")
+    axes[0].set_xscale("log")
+    axes[0].set_ylim(0, 105)
+    axes[0].set_xlabel("iteration k")
+    axes[0].set_ylabel("% of sentences certified by k")
+    axes[0].set_title(f"Certificates ({100 * np.mean(np.isfinite(at)):.1f}% in the end)")
+    # the hardest sentences: never certified first, then the latest certificates
+    for r in sorted(records, key=lambda r: -(r["certified_at"] or np.inf))[:5]:
+        dual = np.minimum.accumulate(np.array(r["dual"], dtype=float))
+        primal = np.fmax.accumulate(np.array(r["primal"], dtype=float))
+        axes[1].plot(np.arange(1, dual.shape[0] + 1), dual - primal, label=f"{r['sent_id']} (n={r['n']})")
+    axes[1].set_yscale("symlog", linthresh=1e-3)
+    axes[1].set_xlabel("iteration k")
+    axes[1].set_ylabel("min L(u) − best primal")
+    axes[1].set_title("Dual gap of the slowest sentences")
+    axes[1].legend(fontsize=7)
+    return [("Certificate curve and dual-gap traces", _save(fig, stem, "dd"))]
+
+
+def _bp_sweep_figures(records: Sequence[Record], stem: Path) -> list[tuple[str, Path]]:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for i, objective in enumerate(dict.fromkeys(r["objective"] for r in records)):
+        rows = sorted((r for r in records if r["objective"] == objective), key=lambda r: r["iterations"])
+        k = [r["iterations"] for r in rows]
+        ax.plot(k, [100 * r["uas_bp"] for r in rows], "o-", color=f"C{i}", label=f"{objective}: BP-MBR")
+        ax.plot(k, [100 * r["uas_exact"] for r in rows], "s--", color=f"C{i}", label=f"{objective}: exact GP")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("BP iterations K (training and decoding)")
+    ax.set_ylabel("dev UAS (%)")
+    ax.legend(fontsize=7)
+    ax.set_title("UAS against BP iterations, per training objective")
+    return [("UAS against BP iterations K per objective", _save(fig, stem, "bp"))]
+
+
+def _summary(kind: str, records: Sequence[Record]) -> tuple[str, list[str], list[list[Any]]]:
+    """Section title, table headers and rows of one results file."""
+    if kind == "dd":
+        buckets = bucket_table([from_dict(r) for r in records], max(r["iterations"] for r in records))
+        title = "Dependency DD, % certified per iteration bucket (R10 Table 1)"
+        return title, [b for b, _ in buckets], [[p for _, p in buckets]]
+    if kind == "bp-sweep":
+        objectives = list(dict.fromkeys(r["objective"] for r in records))
+        headers = ["K"] + [f"{o} {m}" for o in objectives for m in ("BP", "exact")]
+        uas = {(r["iterations"], r["objective"]): r for r in records}
+        table = [
+            [k]
+            + [
+                100 * uas[k, o][f"uas_{m}"] if (k, o) in uas else None
+                for o in objectives
+                for m in ("bp", "exact")
+            ]
+            for k in sorted({r["iterations"] for r in records})
+        ]
+        return "BP sweep: dev UAS (%) by iterations K and objective", headers, table
+    rows = summarize(kind, records)
+    headers = list(rows[0])
+    title = "Table 1: PPC against BF" if kind == "ppc" else "Table 2: outer bounds"
+    return title, headers, [[r[h] for h in headers] for r in rows]
+
+
+FIGURES = {"ppc": _ppc_figures, "bounds": _bounds_figures, "dd": _dd_figures, "bp-sweep": _bp_sweep_figures}
+
+
 def _save(fig: plt.Figure, stem: Path, name: str) -> Path:
     path = stem.with_name(f"{stem.name}-{name}.png")
     fig.tight_layout()
@@ -127,17 +212,16 @@ def write_report(results: Sequence[str | Path], out: str | Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     sections = [f"# lpparse report\n\nResults: {', '.join(str(r) for r in results)}\n"]
     for path in map(Path, results):
-        records = read_results(path)
+        records = load_results(path)
         if not records:
             raise ValueError(f"{path}: no results")
         kind = experiment_kind(records)
-        rows = summarize(kind, records)
-        headers = list(rows[0])
+        title, headers, table = _summary(kind, records)
         stem = out.with_name(f"{out.stem}-{path.stem}")
-        figures = _ppc_figures(records, stem) if kind == "ppc" else _bounds_figures(records, stem)
-        title = "Table 1: PPC against BF" if kind == "ppc" else "Table 2: outer bounds"
-        section = [f"## {path.stem}: {title} ({len(records)} sentences)\n"]
-        section.append(markdown_table(headers, [[r[h] for h in headers] for r in rows], digits=3) + "\n")
+        figures = FIGURES[kind](records, stem)
+        count = f"{len(records)} runs" if kind == "bp-sweep" else f"{len(records)} sentences"
+        section = [f"## {path.stem}: {title} ({count})\n"]
+        section.append(markdown_table(headers, table, digits=3) + "\n")
         for caption, figure in figures:
             section.append(f"![{caption}]({figure.name})\n")
         sections.append("\n".join(section))
