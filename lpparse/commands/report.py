@@ -11,13 +11,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "report",
         help="write plots and a Markdown report from 'lpparse experiment' results",
         description=(
-            "Reads one or more JSONL results files of 'lpparse experiment ppc' or 'bounds' and writes a "
-            "Markdown page with the paper's tables and PNG plots beside it: time against length (BF and PPC, "
-            "log scale), triples scored and added, objective agreement and PPC iterations, and the fraction "
-            "of integral solutions and time per outer bound."
+            "Reads results files of 'lpparse experiment ppc' or 'bounds', of 'lpparse dd', or a BP sweep "
+            "(benchmarks/results/bp.sweep.*.json), and writes a Markdown page with the tables and PNG plots "
+            "beside it: time against length (BF and PPC, log scale), triples scored and added, objective "
+            "agreement and PPC iterations; the fraction of integral solutions and time per outer bound; DD "
+            "certificate curves and dual-gap traces; BP UAS against iterations per training objective."
         ),
     )
-    parser.add_argument("results", nargs="+", type=Path, help="results JSONL file(s)")
+    parser.add_argument("results", nargs="+", type=Path, help="results file(s): JSONL, or a BP sweep JSON")
     parser.add_argument("--out", type=Path, default=Path("report/report.md"), help="Markdown file (default report/report.md)")
     parser.set_defaults(func=run)
 
