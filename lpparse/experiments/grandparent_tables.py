@@ -35,6 +35,7 @@ __all__ = [
     "PAPER_TABLE2",
     "ScoreSource",
     "bounds_task",
+    "load_model",
     "ppc_task",
     "sentence_scores",
     "summarize",
@@ -76,7 +77,8 @@ class ScoreSource:
 
 
 @functools.lru_cache(maxsize=4)
-def _load(path: str) -> Model:
+def load_model(path: str) -> Model:
+    """A grandparent model file, loaded once per process (tasks on a worker share it)."""
     model = Model.load(path)
     if model.order != 2:
         raise ValueError(f"{path}: a grandparent (order 2) model is needed, this one is first-order")
@@ -88,7 +90,7 @@ def sentence_scores(
 ) -> tuple[NDArray[np.float64], TripleScorer]:
     """Arc scores and a counted triple scorer for one sentence."""
     if source.model is not None:
-        scorer = _load(source.model).scorer(sentence)
+        scorer = load_model(source.model).scorer(sentence)
         return scorer.arc_scores(), scorer.triples()
     rng = np.random.default_rng(seed)
     arcs = noisy_gold_scores(sentence.heads, noise=source.noise, rng=rng)
