@@ -17,6 +17,7 @@ from lpparse.formulations.grandparent import (
     solve_grandparent,
 )
 from lpparse.lp import Status
+from lpparse.lp.highs_view import solve_highs
 from lpparse.lp.pyomo_view import to_pyomo
 from lpparse.oracles.brute_force import brute_force
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
@@ -75,6 +76,21 @@ def test_all_is_never_looser_and_nogp_is_redundant_in_all(
     assert values["all"] <= values["martins"] + 1e-6
     assert values["all"] <= values["onegp"] + 1e-6
     assert lp_value(s, gp, FAMILIES, single_root) == pytest.approx(values["all"], abs=1e-6)
+    # with OneGP the right-hand GPArc rows (z[p,c] - zgp[g,p,c] >= 0) are left out as implied: adding them
+    # back never changes the value
+    prog = full_grandparent_program(s, gp, "all", single_root)
+    g, p, c = prog.triples()
+    k = g.size
+    prog.lp.add_constraints(
+        "GPArcRight",
+        np.column_stack([g, p, c]),
+        np.tile(np.arange(k), 2),
+        np.concatenate([prog.z_col[p, c], prog.lp.cols("zgp")]),
+        np.concatenate([np.ones(k), -np.ones(k)]),
+        lower=0.0,
+    )
+    back = solve_highs(prog.lp)
+    assert back.certified and back.objective == pytest.approx(values["all"], abs=1e-6)
     ilp = brute_force(s, single_root, gp_scores=gp)[1]
     assert min(values.values()) >= ilp - 1e-6
 
@@ -111,7 +127,9 @@ def test_multi_commodity_base_and_pyomo_view_agree() -> None:
     model = to_pyomo(full_grandparent_program(s, gp, FAMILIES).lp)
     for name in ("z", "zgp", "ArcGP", "GPArc", "OneGP", "NoGP", "OneHead", "NoFlow"):
         assert hasattr(model, name), name
-    assert (1, 2, 3) in model.zgp and (1, 2, 3, 1) in model.GPArc and (2, 3) in model.OneGP
+    assert (1, 2, 3) in model.zgp and (1, 2, 3, 0) in model.GPArc and (2, 3) in model.OneGP
+    assert (1, 2, 3, 1) not in model.GPArc  # implied by OneGP
+    assert (1, 2, 3, 1) in to_pyomo(full_grandparent_program(s, gp, "martins").lp).GPArc
 
 
 def test_program_sizes_and_rows() -> None:
@@ -121,7 +139,9 @@ def test_program_sizes_and_rows() -> None:
     triples = n * (n - 1) ** 2  # p in 1..n, c a word other than p, g in 0..n other than p and c
     assert prog.num_triples == triples
     blocks = {name: len(b) for name, b in prog.lp.con_blocks.items()}
-    assert blocks["ArcGP"] == triples and blocks["GPArc"] == 2 * triples
+    assert blocks["ArcGP"] == triples and blocks["GPArc"] == triples  # one side: OneGP implies the other
+    martins = full_grandparent_program(s, gp, "martins")
+    assert len(martins.lp.con_blocks["GPArc"]) == 2 * triples
     assert blocks["OneGP"] == n * (n - 1) and blocks["NoGP"] == n * n
     empty = grandparent_program(s, "martins")
     assert empty.num_triples == 0 and "OneGP" not in empty.lp.con_blocks
