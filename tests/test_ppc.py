@@ -172,6 +172,9 @@ def test_projective_long_sentences_bounded_by_grandparent_eisner(seed: int) -> N
     for seed_heads in (None, 0, 1, 2, 5):  # arcs without an initial triple start at 0, pricing brings them in
         check_against_bf(s, scorer, "all", False, seed_heads=seed_heads)
         check_against_bf(s, scorer, "all", True, seed_heads=seed_heads)
+    for per_pair in (None, 1, 3):  # partial pricing
+        for preset in PRESETS:
+            check_against_bf(s, scorer, preset, False, per_pair=per_pair)
 
 
 class NaNScorer(DenseTripleScorer):

@@ -115,8 +115,11 @@ def price(
     mu_onegp: NDArray[np.float64],
     mu_nogp: NDArray[np.float64],
     tol: float,
+    per_pair: int | None = None,
 ) -> PriceResult:
-    """Absent triples with reduced cost (eq. 8) > tol, scoring only those whose bound (eq. 11) is > tol."""
+    """Absent triples with reduced cost (eq. 8) > tol, scoring only those whose bound (eq. 11) is > tol;
+    with ``per_pair``, only the ``per_pair`` of highest reduced cost for each ⟨p,c⟩ (partial pricing: the
+    others are priced again next round; nothing is returned only when no reduced cost is > tol)."""
     arc = prog.arc_mask
     size = arc.shape[0]
     words = arc.copy()
@@ -139,4 +142,13 @@ def price(
     r = s - mu_onegp[p, c] - mu_nogp[g, p]
     keep = r > tol
     max_bound = max(max_bound, float(r[~keep].max(initial=-np.inf)))
+    if per_pair is not None and keep.any():
+        idx = np.flatnonzero(keep)
+        pair = p[idx] * size + c[idx]
+        order = idx[np.lexsort((-r[idx], pair))]
+        sorted_pair = p[order] * size + c[order]
+        first = np.r_[True, sorted_pair[1:] != sorted_pair[:-1]]
+        start = np.maximum.accumulate(np.where(first, np.arange(order.size), 0))
+        keep = np.zeros_like(keep)
+        keep[order[np.arange(order.size) - start < per_pair]] = True
     return PriceResult(g[keep], p[keep], c[keep], s[keep], int(pp.size), int(g.size), max_bound)
