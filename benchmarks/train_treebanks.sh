@@ -25,4 +25,4 @@ run hu_szeged-2 "${HU[@]}" --order 2 --epochs 5 --patience 2 --max-length 50
 run it_partut-2 "${IT[@]}" "${GP[@]}"
 run da_ddt-2 "${DA[@]}" --order 2 --epochs 4 --patience 1 --max-length 50
 run en_ewt-1 "${EN[@]}" "${FIRST[@]}" --limit 4000 --dev-limit 1000
-run en_ewt-2 "${EN[@]}" "${GP[@]}" --limit 1500 --dev-limit 500
+run en_ewt-2 "${EN[@]}" "${GP[@]}" --limit 4000 --dev-limit 500
