@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import shlex
 import sys
@@ -217,6 +218,12 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pinned() -> list[str]:
+    """``taskset -c <cpu>`` when the process runs on one core (the benchmark's setting), else nothing."""
+    cpus = os.sched_getaffinity(0)
+    return ["taskset", "-c", str(min(cpus))] if len(cpus) == 1 else []
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--treebanks", type=Path, nargs="*", default=None, help="dev files (default: all)")
@@ -230,7 +237,7 @@ def main() -> None:
     args = parser.parse_args()
     paths = args.treebanks if args.treebanks is not None else sorted(args.shared.glob("*/*dev*.conll*"))
     result: dict[str, Any] = {
-        "command": shlex.join(["python", "benchmarks/ppc.py", *sys.argv[1:]]),
+        "command": shlex.join([*pinned(), "python", "benchmarks/ppc.py", *sys.argv[1:]]),
         "machine": platform.processor() or platform.machine(),
         "python": platform.python_version(),
         "bf_max_n": args.bf_max_n,
