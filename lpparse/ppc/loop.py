@@ -125,15 +125,9 @@ def _validated(
 
 INITS = ("root", "tree")
 #: HiGHS options for PPC and BF alike: devex pricing in the dual simplex (PPC 12% faster on the Danish dev
-#: set); no scaling (the matrix is 0/±1 with flow coefficients n; measured on Danish and Hungarian sentences
-#: of 20-40 tokens, CPU time: PPC -20% with fewer rounds and GPs scored, BF -10%, same BF iterations); no
-#: bound perturbation in the primal simplex of PPC's warm re-solves (PPC CPU time Danish -15%, Hungarian -30%,
-#: hard English sentences -45%: the perturbed re-solves ran thousands of iterations; BF never runs primal)
-HIGHS_OPTIONS: dict[str, object] = {
-    "simplex_dual_edge_weight_strategy": 1,
-    "simplex_scale_strategy": 0,
-    "primal_simplex_bound_perturbation_multiplier": 0.0,
-}
+#: set) and no scaling (the matrix is 0/±1 with flow coefficients n; measured on Danish and Hungarian sentences
+#: of 20-40 tokens, CPU time: PPC -20% with fewer rounds and GPs scored, BF -10%, same BF iterations)
+HIGHS_OPTIONS: dict[str, object] = {"simplex_dual_edge_weight_strategy": 1, "simplex_scale_strategy": 0}
 #: HiGHS ``simplex_strategy`` for PPC's warm re-solves: primal after new columns only (measured on 15 Danish
 #: sentences of 20-40 tokens: half the simplex iterations of dual), dual after cuts (primal infeasible)
 PRIMAL, DUAL = 4, 1
