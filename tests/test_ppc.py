@@ -225,3 +225,14 @@ def test_decoders_bf_and_ppc_agree() -> None:
         assert ppc.stats["lp_objective"] == pytest.approx(bf.stats["lp_objective"], abs=1e-6)
         assert ppc.stats["gps_scored"] <= bf.stats["gps_scored"]
         assert is_tree(ppc.heads) and is_tree(bf.heads)
+
+
+def test_stalled_primal_resolves_fall_back_to_perturbation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Warm re-solves stopped by the stall limit (here after 1 iteration) go on with perturbation: still exact."""
+    monkeypatch.setattr("lpparse.ppc.loop.STALL_ROWS", 0.0)
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        s = random_scores(10, rng)
+        scorer = synthetic_triple_scorer(10, rng)
+        for single_root in (False, True):
+            check_against_bf(s, scorer, "all", single_root)
