@@ -55,6 +55,14 @@ def test_dual_sign_convention_highs() -> None:
     np.testing.assert_allclose(sol.col_dual, EXPECTED_COL_DUAL, atol=1e-9)
 
 
+def test_solve_without_certificate_is_never_certified() -> None:
+    sol = HighsModel(hand_lp()).solve(certify=False)
+    assert sol.status is Status.OPTIMAL and sol.certificate is None and not sol.certified
+    np.testing.assert_allclose(sol.x, [3.0, 1.0, 0.0, 1.0], atol=1e-9)
+    with pytest.raises(UncertifiedSolutionError):
+        sol.require_certified()
+
+
 @pytest.mark.parametrize("solver", ["appsi_highs", "highs"])
 def test_dual_sign_convention_pyomo(solver: str) -> None:
     sol = PyomoModel(hand_lp(), solver=solver).solve()

@@ -217,23 +217,25 @@ class HighsModel:
         return pos
 
     # ---- solving ----------------------------------------------------------------------------------
-    def solve(self) -> Solution:
+    def solve(self, certify: bool = True) -> Solution:
         """Solve (warm when the model was solved before and only grew); return a certified-or-not Solution.
 
-        HiGHS 1.15's MIP presolve can report "Optimal" with NaN values on tiny programs; such a MIP is solved
-        once more without presolve, so the caller sees either a certified answer or an honest status.
+        ``certify=False`` skips lpparse's own check (for the intermediate solves of a loop that certifies its
+        final answer itself, such as parse-price-cut). HiGHS 1.15's MIP presolve can report "Optimal" with
+        NaN values on tiny programs; such a MIP is solved once more without presolve, so the caller sees
+        either a certified answer or an honest status.
         """
-        sol = self._run()
-        if self.mip and sol.status is Status.OPTIMAL and not sol.certified:
+        sol = self._run(certify)
+        if certify and self.mip and sol.status is Status.OPTIMAL and not sol.certified:
             presolve = self.highs.getOptionValue("presolve")
             self.highs.setOptionValue("presolve", "off")
             try:
-                sol = self._run()
+                sol = self._run(certify)
             finally:
                 self.highs.setOptionValue("presolve", presolve)
         return sol
 
-    def _run(self) -> Solution:
+    def _run(self, certify: bool) -> Solution:
         self.sync()
         start = time.perf_counter()
         run_status = self.highs.run()
@@ -266,6 +268,7 @@ class HighsModel:
             self.mip,
             tol=self.tol,
             bound=float(info.mip_dual_bound),
+            certify=certify,
             **kw,  # type: ignore[arg-type]
         )
 

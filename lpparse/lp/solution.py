@@ -193,11 +193,13 @@ class Solution:
         mip: bool,
         tol: float = TOL,
         bound: float = float("nan"),
+        certify: bool = True,
         **kw: object,
     ) -> Solution:
-        """Make a Solution and certify it when the status is OPTIMAL (``bound``: MIP dual bound)."""
+        """Make a Solution and, unless ``certify`` is False, certify it when the status is OPTIMAL
+        (``bound``: MIP dual bound). An uncertified Solution is never :attr:`certified`."""
         sol = cls(lp, status, mip, num_cols=lp.num_cols, num_rows=lp.num_rows, **kw)  # type: ignore[arg-type]
-        if status is Status.OPTIMAL and sol.x is not None:
+        if certify and status is Status.OPTIMAL and sol.x is not None:
             if mip:
                 sol.certificate = certify_mip(lp, sol.x, bound, tol)
             elif sol.row_dual is not None:
@@ -231,9 +233,12 @@ class Solution:
     def require_certified(self) -> None:
         """Raise :class:`UncertifiedSolutionError` unless :attr:`certified`."""
         if not self.certified:
-            why = (
-                f"status {self.status.value}" if self.status is not Status.OPTIMAL else str(self.certificate)
-            )
+            if self.status is not Status.OPTIMAL:
+                why = f"status {self.status.value}"
+            elif self.certificate is None:
+                why = "it was solved without lpparse's certificate check (solve(certify=False))"
+            else:
+                why = str(self.certificate)
             raise UncertifiedSolutionError(f"solution is not certified optimal: {why}")
 
     def heads(self, block: str = "z") -> NDArray[np.int64]:
