@@ -104,8 +104,7 @@ def main() -> None:
         f"# Scale-out of `lpparse experiment ppc`\n\n{len(tasks)} sentences of {args.treebank.name} "
         f"(at most {args.max_length} tokens); scores: {source.describe()}; {meta['machine']}, 2 cores.\n\n{table}\n\n"
         "Records are compared field by field without their times. Dask's nanny starts workers with one BLAS "
-        "thread, so dot products can round differently in the last bit: the differences are at that level "
-        "(relative 1e-16), not in any decision (same trees, statuses, iterations and counts).\n"
+        "thread; objectives are summed with correct rounding (math.fsum), so no record depends on it.\n"
     )
     print(table)
 
