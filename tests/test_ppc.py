@@ -62,28 +62,13 @@ def check_against_bf(
     return result
 
 
+@pytest.mark.parametrize("preset", ["all", "martins", "onegp"])
 @SETTINGS
-@given(instances())
-def test_ppc_equals_bf_with_full_certificate_all(
-    instance: tuple[np.ndarray, DenseTripleScorer, bool],
+@given(instance=instances())
+def test_ppc_equals_bf_with_full_certificate(
+    preset: str, instance: tuple[np.ndarray, DenseTripleScorer, bool]
 ) -> None:
-    check_against_bf(*instance[:2], "all", instance[2])
-
-
-@SETTINGS
-@given(instances())
-def test_ppc_equals_bf_with_full_certificate_martins(
-    instance: tuple[np.ndarray, DenseTripleScorer, bool],
-) -> None:
-    check_against_bf(*instance[:2], "martins", instance[2])
-
-
-@SETTINGS
-@given(instances())
-def test_ppc_equals_bf_with_full_certificate_onegp(
-    instance: tuple[np.ndarray, DenseTripleScorer, bool],
-) -> None:
-    check_against_bf(*instance[:2], "onegp", instance[2])
+    check_against_bf(*instance[:2], preset, instance[2])
 
 
 @settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
