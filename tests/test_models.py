@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lpparse.corpus import Sentence, read_treebank, sample_treebank_path
-from lpparse.models import GRANDPARENT_TEMPLATES, Model, ModelFormatError, Vocabulary
+from lpparse.models import BOUNDS, GRANDPARENT_TEMPLATES, Model, ModelFormatError, Vocabulary
 from lpparse.models.features import DISTANCE_EDGES, encode, hash_columns, relation
+from lpparse.formulations.grandparent import full_grandparent_program
+from lpparse.ppc import certify_full, parse_price_cut, solve_bf
 from lpparse.trees import allowed_arcs, allowed_mask_shape
 from lpparse.triples import TripleScorer, candidate_triples
 
@@ -56,18 +58,29 @@ random_sentences = st.integers(1, 7).flatmap(
 
 
 def _check_bounds(model: Model, sentence: Sentence) -> None:
-    scorer = model.scorer(sentence).triples()
-    assert isinstance(scorer, TripleScorer)
+    """Both kinds of bounds hold on every candidate triple; the sentence's are never looser than the offline
+    ones, and the per-triple bound is never looser than eq. 11's min of the factors."""
     n = sentence.n
     g, p, c = candidate_triples(allowed_mask_shape(n + 1))
-    full = np.full((n + 1,) * 3, -np.inf)
-    full[g, p, c] = scorer.score(g, p, c)
-    assert scorer.scored == g.size
-    best_gp, best_pc = full.max(axis=2), full.max(axis=0)
-    b_gp, b_pc = scorer.bound_gp(), scorer.bound_pc()
-    assert b_gp.shape == b_pc.shape == (n + 1, n + 1)
-    assert np.all(b_gp >= best_gp - 1e-9), "bound s̄(g, p, ·) below max_c s(g, p, c)"
-    assert np.all(b_pc >= best_pc - 1e-9), "bound s̄(·, p, c) below max_g s(g, p, c)"
+    factors = {}
+    for kind in BOUNDS:
+        scorer = model.scorer(sentence).triples(kind)
+        assert isinstance(scorer, TripleScorer)
+        full = np.full((n + 1,) * 3, -np.inf)
+        full[g, p, c] = scorer.score(g, p, c)
+        assert scorer.scored == g.size
+        best_gp, best_pc = full.max(axis=2), full.max(axis=0)
+        b_gp, b_pc = scorer.bound_gp(), scorer.bound_pc()
+        assert b_gp.shape == b_pc.shape == (n + 1, n + 1)
+        assert np.all(b_gp >= best_gp - 1e-9), f"{kind} bound s̄(g, p, ·) below max_c s(g, p, c)"
+        assert np.all(b_pc >= best_pc - 1e-9), f"{kind} bound s̄(·, p, c) below max_g s(g, p, c)"
+        per_triple = scorer.bound_triples(g, p, c)
+        assert np.all(per_triple >= full[g, p, c] - 1e-9), f"{kind} per-triple bound below the score"
+        assert np.all(per_triple <= np.minimum(b_gp[g, p], b_pc[p, c]) + 1e-9)
+        assert scorer.scored == g.size  # bounds score nothing
+        factors[kind] = (b_gp, b_pc)
+    for tight, loose in zip(factors["sentence"], factors["offline"]):
+        assert np.all(tight <= loose + 1e-9)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -91,7 +104,7 @@ def test_bounds_exact_for_a_single_template() -> None:
     table = model.bounds()[0]
     assert table.pc.shape == (VOCAB.size("cpos"), VOCAB.size("cpos"), 2)
     sentence = SAMPLE[10]
-    scorer = model.scorer(sentence).triples()
+    scorer = model.scorer(sentence).triples("offline")
     ids = encode(sentence, VOCAB)
     p, c = 2, 1
     g = np.array([x for x in range(sentence.n + 1) if x not in (p, c)])
@@ -205,3 +218,34 @@ def test_model_of_another_version_is_a_clear_error(tmp_path: Path) -> None:
         Model.load(junk)
     with pytest.raises(FileNotFoundError):
         Model.load(tmp_path / "missing.npz")
+
+
+@pytest.mark.parametrize("bounds", BOUNDS)
+def test_ppc_with_model_bounds_equals_bf_with_full_certificate(bounds: str) -> None:
+    """PPC priced with a model's bounds (factorized, per-triple, GPArc duals of absent triples) reaches BF's
+    value, and its extension is optimal for the full LP, every triple scored."""
+    model = _random_model(7, scale=0.3)
+    checked = with_gparc = scored = total = 0
+    for sentence in SAMPLE:
+        if not 6 <= sentence.n <= 12:
+            continue
+        scorer = model.scorer(sentence)
+        s = scorer.arc_scores()
+        result = parse_price_cut(s, scorer.triples(bounds))
+        bf = solve_bf(s, scorer.triples(bounds))
+        assert result.certified and bf.certified
+        assert result.objective == pytest.approx(bf.objective, abs=1e-6)
+        triples = scorer.triples()
+        g, p, c = candidate_triples(allowed_arcs(s))
+        dense = np.zeros((sentence.n + 1,) * 3)
+        dense[g, p, c] = triples.score(g, p, c)
+        full = full_grandparent_program(s, dense)
+        outside = result.outside_duals()
+        cert = certify_full(full.lp, result.program.lp, result.solution.x, result.row_dual, outside=outside)
+        assert cert.ok, str(cert)
+        checked += 1
+        with_gparc += bool(outside)
+        scored += result.stats.gps_scored
+        total += result.stats.gps_total
+    assert checked >= 10 and with_gparc >= 3, (checked, with_gparc)
+    assert scored < total

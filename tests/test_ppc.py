@@ -54,7 +54,9 @@ def check_against_bf(
     assert bf.certified
     assert result.objective == pytest.approx(bf.objective, abs=1e-6), preset
     full = full_grandparent_program(s, scorer.scores, preset, single_root)
-    cert = certify_full(full.lp, result.program.lp, result.solution.x, result.row_dual)
+    cert = certify_full(
+        full.lp, result.program.lp, result.solution.x, result.row_dual, outside=result.outside_duals()
+    )
     assert cert.ok, (preset, str(cert))
     stats = result.stats
     assert stats.gps_added <= stats.gps_scored <= stats.gps_total == bf.stats.gps_added
@@ -96,12 +98,19 @@ def test_integral_ppc_is_the_best_tree(instance: tuple[np.ndarray, DenseTripleSc
 @settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 @given(instances())
 def test_tampered_duals_fail_the_certificate(instance: tuple[np.ndarray, DenseTripleScorer, bool]) -> None:
-    """Lowering μ_OneGP(p,c) by 100 makes every triple ⟨·,p,c⟩ price at >= 100 - |s|: dual infeasible."""
+    """Lowering μ_OneGP(p,c) by 100 makes every triple ⟨·,p,c⟩ price at >= 100 - |s|: dual infeasible. So
+    does raising the GPArc dual λ of an absent triple by 100, past its arc's slack."""
     s, scorer, single_root = instance
     result = parse_price_cut(s, scorer, "all", single_root)
     full = full_grandparent_program(s, scorer.scores, "all", single_root)
-    x, y = extend_solution(full.lp, result.program.lp, result.solution.x, result.row_dual)
+    outside = result.outside_duals()
+    x, y = extend_solution(full.lp, result.program.lp, result.solution.x, result.row_dual, outside)
     assert certify_lp(full.lp, x, y).ok
+    if outside:
+        index, lam = outside["GPArc"]
+        greedy = {"GPArc": (index, lam - 100.0 * (np.arange(lam.size) == 0))}
+        _, over = extend_solution(full.lp, result.program.lp, result.solution.x, result.row_dual, greedy)
+        assert not certify_lp(full.lp, x, over).ok
     g, p, c = full.triples()
     if g.size == 0:
         return

@@ -121,14 +121,22 @@ def _bound_value(
 
 
 def certify_lp(
-    lp: LinearProgram, x: NDArray[np.float64], row_dual: NDArray[np.float64], tol: float = TOL
+    lp: LinearProgram,
+    x: NDArray[np.float64],
+    row_dual: NDArray[np.float64],
+    tol: float = TOL,
+    outside: NDArray[np.float64] | None = None,
 ) -> Certificate:
     """Check primal feasibility, dual feasibility and zero gap of (x, row_dual) for the LP relaxation.
 
     Reduced costs are recomputed as d = c - Aᵀy; a dual on a side that is infinite is dual infeasibility.
+    ``outside``: Aᵀy of rows that are not in ``lp`` but carry duals, each with right-hand side 0 (so it adds
+    nothing to the dual objective) and satisfied by x with equality (the caller's claim); it enters d.
     """
     c = lp.cost
     d = c - lp.A.T @ row_dual
+    if outside is not None:
+        d = d - outside
     rows_value, rows_wrong = _bound_value(lp.row_lower, lp.row_upper, row_dual)
     cols_value, cols_wrong = _bound_value(lp.col_lower, lp.col_upper, d)
     primal = float(c @ x)

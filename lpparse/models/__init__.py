@@ -2,6 +2,7 @@
 
 from lpparse.models.features import FIRST_ORDER_TEMPLATES, GRANDPARENT_TEMPLATES, GPTemplate, Vocabulary
 from lpparse.models.model import (
+    BOUNDS,
     MODEL_FORMAT_VERSION,
     GrandparentScorer,
     Model,
@@ -10,6 +11,7 @@ from lpparse.models.model import (
 )
 
 __all__ = [
+    "BOUNDS",
     "FIRST_ORDER_TEMPLATES",
     "GRANDPARENT_TEMPLATES",
     "MODEL_FORMAT_VERSION",

@@ -10,7 +10,10 @@ attribute ids and consistent relation codes once, and keep two tables:
 
 A sentence's bounds are then table look-ups: B[p, c] = Σ_t pc_t[h^t_p, h^t_c, I[p>c]]. Every triple's
 template score is one entry of the enumeration, so the bounds are valid by construction, hash collisions
-included; they are exact per template (the slack comes only from maximizing templates independently).
+included. Their slack comes from maximizing templates independently and from attribute values that the
+sentence does not have; :func:`restricted_bounds` removes the latter by enumerating each template, per
+sentence, on the values its tokens do have (the default of :class:`lpparse.models.GrandparentScorer`:
+measured on Hungarian and English dev sentences of 20–45 tokens, it halves the GPs that PPC scores).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from lpparse.models.features import (
     hash_columns,
 )
 
-__all__ = ["BoundTables", "bound_tables", "sentence_bounds"]
+__all__ = ["BoundTables", "RestrictedBounds", "bound_tables", "sentence_bounds"]
 
 _CHUNK = 1 << 22
 
@@ -40,27 +43,36 @@ _CHUNK = 1 << 22
 @dataclass(frozen=True)
 class BoundTables:
     """The tables of one template: ``pc`` of shape (|V_p|, |V_c|, 2) and ``gp`` of shape (|V_g|, |V_p|, 2),
-    with size 1 for a token the template does not look at."""
+    with size 1 for a token the template does not look at; ``gc[v_g, v_c, I[g>c]]`` (max over v_p) when
+    asked for."""
 
     pc: NDArray[np.float64]
     gp: NDArray[np.float64]
+    gc: NDArray[np.float64] | None = None
 
 
 def _range(vocab: Vocabulary, attribute: str | None) -> NDArray[np.int64]:
     return np.arange(vocab.size(attribute)) if attribute is not None else np.zeros(1, dtype=np.int64)
 
 
-def bound_tables(
-    weights: NDArray[np.float64], vocab: Vocabulary, t: int, template: GPTemplate, bits: int
+def _maxima(
+    weights: NDArray[np.float64],
+    t: int,
+    template: GPTemplate,
+    bits: int,
+    values: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
+    g_ok: NDArray[np.bool_],
+    c_ok: NDArray[np.bool_],
+    with_gc: bool = False,
 ) -> BoundTables:
-    """Enumerate template ``t`` over all attribute ids and consistent relations (eq. 13)."""
-    vg, vp, vc = (_range(vocab, a) for a in (template.g, template.p, template.c))
+    """Template ``t`` on every combination of the attribute ids ``values`` = (v_g, v_p, v_c) and consistent
+    relation (eq. 13), maximized into the ``pc`` and ``gp`` (and with ``with_gc``, ``gc``) tables;
+    ``g_ok``/``c_ok`` mark the ids g/c may take (the others still index the tables)."""
+    vg, vp, vc = values
     rel = VALID_RELATIONS
     pc = np.full((vp.size, vc.size, 2), -np.inf)
     gp = np.full((vg.size, vp.size, 2), -np.inf)
-    # g can be the root but is never outside the sentence; c is neither
-    g_ok = (vg != BOUNDARY) if template.g is not None else np.ones(1, bool)
-    c_ok = ((vc != BOUNDARY) & (vc != ROOT)) if template.c is not None else np.ones(1, bool)
+    gc = np.full((vg.size, vc.size, 2), -np.inf) if with_gc else None
     step = max(1, _CHUNK // (vp.size * vc.size * rel.size))
     for start in range(0, vg.size, step):
         g = vg[start : start + step]
@@ -83,29 +95,111 @@ def bound_tables(
             # max over v_c of the relations with I[g>p] = bit
             sel = w[:, :, c_ok][..., (rel >> 2) == bit]
             gp[start : start + step, :, bit] = sel.max(axis=(2, 3))
-    return BoundTables(pc, gp)
+            if gc is not None:  # max over v_p of the relations with I[g>c] = bit
+                gc[start : start + step, :, bit] = w[..., ((rel >> 1) & 1) == bit].max(axis=(1, 3))
+    return BoundTables(pc, gp, gc)
+
+
+def bound_tables(
+    weights: NDArray[np.float64], vocab: Vocabulary, t: int, template: GPTemplate, bits: int
+) -> BoundTables:
+    """Enumerate template ``t`` over all attribute ids and consistent relations (eq. 13)."""
+    vg, vp, vc = (_range(vocab, a) for a in (template.g, template.p, template.c))
+    # g can be the root but is never outside the sentence; c is neither
+    g_ok = (vg != BOUNDARY) if template.g is not None else np.ones(1, bool)
+    c_ok = ((vc != BOUNDARY) & (vc != ROOT)) if template.c is not None else np.ones(1, bool)
+    return _maxima(weights, t, template, bits, (vg, vp, vc), g_ok, c_ok)
+
+
+def _add_lookups(
+    b_gp: NDArray[np.float64],
+    b_pc: NDArray[np.float64],
+    table: BoundTables,
+    at: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
+) -> None:
+    """B_gp[g, p] += gp[at_g[g], at_p[p], I[g>p]] and B_pc[p, c] += pc[at_p[p], at_c[c], I[p>c]]."""
+    pos = np.arange(b_gp.shape[0])
+    later = (pos[:, None] > pos[None, :]).astype(np.int64)
+    g, p, c = at
+    b_gp += table.gp[g[:, None], p[None, :], later]
+    b_pc += table.pc[p[:, None], c[None, :], later]
+
+
+def _pad(b_gp: NDArray[np.float64], b_pc: NDArray[np.float64]) -> None:
+    """-inf where no triple can have the pair."""
+    pos = np.arange(b_gp.shape[0])
+    first, second = pos[:, None], pos[None, :]
+    b_gp[(first == second) | (second == 0)] = -np.inf
+    b_pc[(first == second) | (first == 0) | (second == 0)] = -np.inf
+
+
+class RestrictedBounds:
+    """Eq. 13 with its ranges restricted to one sentence: a token g of the sentence has one of the sentence's
+    values, so each template is enumerated on the distinct ids of its attributes here (the root included for
+    g) instead of the whole vocabulary. Valid for the same reason as the offline tables, usually much tighter
+    for word templates (a max over a few dozen words instead of hundreds), at (#g values)·(#p values)·(#c
+    values)·6 weight look-ups per template instead of n³.
+
+    :meth:`factors` gives eq. 12's (B_gp, B_pc); :meth:`triples` the tighter per-triple bound
+    Σ_t min(gp_t[g,p], pc_t[p,c], gc_t[g,c]) (each template bounded by its own three factors before summing),
+    computed from the tables without computing any feature.
+    """
+
+    def __init__(
+        self, weights: NDArray[np.float64], templates: Sequence[GPTemplate], bits: int, ids: TokenIds
+    ) -> None:
+        size = ids.n + 1
+        self.size = size
+        words = np.arange(1, size)
+        zero = np.zeros(size, dtype=np.int64)
+        self.tables: list[BoundTables] = []
+        self.at: list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]] = []
+        for t, tpl in enumerate(templates):
+            values, at = [], []
+            for attribute, positions in ((tpl.g, np.arange(size)), (tpl.p, words), (tpl.c, words)):
+                if attribute is None:
+                    values.append(np.zeros(1, np.int64))
+                    at.append(zero)
+                    continue
+                distinct = np.unique(ids.at(attribute, positions))
+                values.append(distinct)
+                # position 0 as p or c never enters a finite bound: clip its look-up into range
+                at.append(np.minimum(np.searchsorted(distinct, ids.at(attribute, np.arange(size))), distinct.size - 1))
+            ok_g, ok_c = np.ones(values[0].size, bool), np.ones(values[2].size, bool)
+            self.tables.append(_maxima(weights, t, tpl, bits, (values[0], values[1], values[2]), ok_g, ok_c, True))
+            self.at.append((at[0], at[1], at[2]))
+
+    def factors(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(B_gp, B_pc) of eq. 12, as :func:`sentence_bounds`."""
+        b_gp = np.zeros((self.size, self.size))
+        b_pc = np.zeros((self.size, self.size))
+        for table, at in zip(self.tables, self.at):
+            _add_lookups(b_gp, b_pc, table, at)
+        _pad(b_gp, b_pc)
+        return b_gp, b_pc
+
+    def triples(self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Σ_t min(gp_t, pc_t, gc_t) for a batch of triples (no feature is computed, nothing is counted)."""
+        out = np.zeros(g.size)
+        for table, (ag, ap, ac) in zip(self.tables, self.at):
+            assert table.gc is not None
+            bound = np.minimum(table.gp[ag[g], ap[p], (g > p).astype(np.int64)], table.pc[ap[p], ac[c], (p > c).astype(np.int64)])
+            out += np.minimum(bound, table.gc[ag[g], ac[c], (g > c).astype(np.int64)])
+        return out
 
 
 def sentence_bounds(
     tables: Sequence[BoundTables], templates: Sequence[GPTemplate], ids: TokenIds
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(B_gp, B_pc) for one sentence: B_gp[g, p] ≥ max_c s(g, p, c) and B_pc[p, c] ≥ max_g s(g, p, c)
-    (eq. 12); -inf where no triple can have that pair."""
+    """(B_gp, B_pc) for one sentence from the offline tables: B_gp[g, p] ≥ max_c s(g, p, c) and
+    B_pc[p, c] ≥ max_g s(g, p, c) (eq. 12); -inf where no triple can have that pair."""
     size = ids.n + 1
     pos = np.arange(size)
-    first, second = pos[:, None], pos[None, :]
-    later = (first > second).astype(np.int64)
     b_gp = np.zeros((size, size))
     b_pc = np.zeros((size, size))
     zero = np.zeros(size, dtype=np.int64)
-
-    def look(attribute: str | None) -> NDArray[np.int64]:
-        return ids.at(attribute, pos) if attribute is not None else zero
-
     for table, tpl in zip(tables, templates):
-        g, p, c = look(tpl.g), look(tpl.p), look(tpl.c)
-        b_gp += table.gp[g[:, None], p[None, :], later]
-        b_pc += table.pc[p[:, None], c[None, :], later]
-    b_gp[(first == second) | (second == 0)] = -np.inf
-    b_pc[(first == second) | (first == 0) | (second == 0)] = -np.inf
+        at = tuple(ids.at(a, pos) if a is not None else zero for a in (tpl.g, tpl.p, tpl.c))
+        _add_lookups(b_gp, b_pc, table, at)  # type: ignore[arg-type]
+    _pad(b_gp, b_pc)
     return b_gp, b_pc

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.corpus import Sentence
-from lpparse.models.bounds import BoundTables, bound_tables, sentence_bounds
+from lpparse.models.bounds import BoundTables, RestrictedBounds, bound_tables, sentence_bounds
 from lpparse.models.features import (
     FIRST_ORDER_TEMPLATES,
     GRANDPARENT_TEMPLATES,
@@ -42,7 +42,7 @@ from lpparse.models.features import (
 )
 from lpparse.triples import _check_batch
 
-__all__ = ["MODEL_FORMAT_VERSION", "GrandparentScorer", "Model", "ModelFormatError", "SentenceScorer"]
+__all__ = ["BOUNDS", "MODEL_FORMAT_VERSION", "GrandparentScorer", "Model", "ModelFormatError", "SentenceScorer"]
 
 MODEL_FORMAT_VERSION = 1
 _FORMAT = "lpparse-model"
@@ -161,6 +161,11 @@ class Model:
         return model
 
 
+#: Factorized bounds of a GrandparentScorer: ``offline`` (eq. 13 over each attribute's whole vocabulary, table
+#: look-ups) or ``sentence`` (eq. 13 over the values the sentence has: :func:`restricted_bounds`)
+BOUNDS = ("sentence", "offline")
+
+
 @dataclass
 class SentenceScorer:
     """A model applied to one sentence: arc scores, and triple scores for grandparent models."""
@@ -177,23 +182,28 @@ class SentenceScorer:
         """(n+1, n+1) first-order scores S[h, m]; -inf on the diagonal and column 0."""
         return self.arcs.scores(self.model.weights)
 
-    def triples(self) -> GrandparentScorer:
-        """A fresh counted triple scorer (grandparent models only)."""
+    def triples(self, bounds: str = "sentence") -> GrandparentScorer:
+        """A fresh counted triple scorer (grandparent models only) with ``bounds`` from :data:`BOUNDS`."""
         if self.model.order != 2:
             raise ValueError("a first-order model has no grandparent scores")
-        return GrandparentScorer(self.model, self.ids)
+        if bounds not in BOUNDS:
+            raise ValueError(f"unknown bounds {bounds!r}; choose from {BOUNDS}")
+        return GrandparentScorer(self.model, self.ids, bounds)
 
 
 @dataclass
 class GrandparentScorer:
-    """:class:`lpparse.triples.TripleScorer` of a trained grandparent model on one sentence (eqs. 4–6, 12–13)."""
+    """:class:`lpparse.triples.TripleScorer` of a trained grandparent model on one sentence (eqs. 4–6, 12–13);
+    ``bounds``: one of :data:`BOUNDS`."""
 
     model: Model
     ids: TokenIds
+    bounds: str = "sentence"
     _scored: int = field(default=0, init=False)
     _bounds: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(
         default=None, init=False, repr=False
     )
+    _tables: RestrictedBounds | None = field(default=None, init=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -216,8 +226,26 @@ class GrandparentScorer:
 
     def _both(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         if self._bounds is None:
-            self._bounds = sentence_bounds(self.model.bounds(), self.model.templates, self.ids)
+            model = self.model
+            if self.bounds == "offline":
+                self._bounds = sentence_bounds(model.bounds(), model.templates, self.ids)
+            else:
+                self._bounds = self._restricted().factors()
         return self._bounds
+
+    def _restricted(self) -> RestrictedBounds:
+        if self._tables is None:
+            self._tables = RestrictedBounds(self.model.weights, self.model.templates, self.model.bits, self.ids)
+        return self._tables
+
+    def bound_triples(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.float64]:
+        """Upper bounds on s(g, p, c) for a batch, tighter than eq. 11's min of the factors (not counted as
+        scoring: no feature is computed); with ``offline`` bounds, that min."""
+        g, p, c = _check_batch(self.n, g, p, c)
+        if self.bounds == "offline":
+            b_gp, b_pc = self._both()
+            return np.minimum(b_gp[g, p], b_pc[p, c])
+        return self._restricted().triples(g, p, c)
 
     def bound_gp(self) -> NDArray[np.float64]:
         """B[g, p] ≥ max_c s(g, p, c) (eq. 12 with c free)."""

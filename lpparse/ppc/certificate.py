@@ -33,14 +33,16 @@ def ppc_certificate(
     max_reduced_cost: float,
     max_arcgp_violation: float,
     tol: float = TOL,
+    outside: NDArray[np.float64] | None = None,
 ) -> Certificate:
     """Certificate (kind ``"ppc"``) of the extension by zeros of a restricted solution to the full LP.
 
     Primal infeasibility also counts the absent ArcGP rows (rhs 1), dual infeasibility the absent triples'
-    reduced costs (bounded by eq. 11 or exact); the objectives are those of the restricted LP, which the
-    extension by zeros leaves unchanged.
+    reduced costs (bounded by eq. 11 or exact, after tightening); the objectives are those of the restricted
+    LP, which the extension by zeros leaves unchanged. ``outside``: Aᵀy, on the restricted columns, of the
+    absent rows given nonzero duals (tight GPArc rows of absent triples; :func:`lpparse.lp.certify_lp`).
     """
-    base = certify_lp(restricted, x, row_dual, tol)
+    base = certify_lp(restricted, x, row_dual, tol, outside)
     scale = 1.0 + float(np.abs(restricted.cost).max(initial=0.0))
     return dataclasses.replace(
         base,
@@ -72,17 +74,30 @@ def _positions(full: Block, part: Block, what: str) -> NDArray[np.int64]:
     return full.positions[order[at]]
 
 
+#: Duals of rows absent from the restricted program: block name -> (index tuples (k, arity), values (k,))
+OutsideDuals = dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]
+
+
 def extend_solution(
-    full: LinearProgram, part: LinearProgram, x: NDArray[np.float64], row_dual: NDArray[np.float64]
+    full: LinearProgram,
+    part: LinearProgram,
+    x: NDArray[np.float64],
+    row_dual: NDArray[np.float64],
+    outside: OutsideDuals | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(x, y) of ``part`` (a restriction of ``full`` to some columns and rows) extended to ``full`` by
-    zeros, matched by block name and index tuple."""
+    zeros, matched by block name and index tuple; ``outside`` sets the duals of some rows absent from
+    ``part`` (e.g. :meth:`lpparse.ppc.PPCResult.outside_duals`)."""
     xf = np.zeros(full.num_cols)
     yf = np.zeros(full.num_rows)
     for name, block in part.var_blocks.items():
         xf[_positions(full.var_blocks[name], block, "column")] = x[block.positions]
     for name, block in part.con_blocks.items():
         yf[_positions(full.con_blocks[name], block, "row")] = row_dual[block.positions]
+    for name, (index, values) in (outside or {}).items():
+        index = np.asarray(index, np.int64)
+        rows = Block(name, "con", index.shape[1], _index=[index], _pos=[np.arange(len(values))])
+        yf[_positions(full.con_blocks[name], rows, "row")] = values
     return xf, yf
 
 
@@ -92,7 +107,8 @@ def certify_full(
     x: NDArray[np.float64],
     row_dual: NDArray[np.float64],
     tol: float = TOL,
+    outside: OutsideDuals | None = None,
 ) -> Certificate:
-    """lpparse's LP certificate of the extension by zeros of (x, y) on the full program."""
-    xf, yf = extend_solution(full, part, x, row_dual)
+    """lpparse's LP certificate of the extension of (x, y) on the full program (zeros, except ``outside``)."""
+    xf, yf = extend_solution(full, part, x, row_dual, outside)
     return certify_lp(full, xf, yf, tol)

@@ -36,7 +36,7 @@ from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import TOL, Certificate, Solution, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import ppc_certificate
-from lpparse.ppc.pricing import ScoreCache, gp_duals, price, tighten_duals
+from lpparse.ppc.pricing import ScoreCache, arc_slack, gp_duals, price
 from lpparse.ppc.separation import separate_arcgp
 from lpparse.trees import allowed_arcs, check_tree_exists, validate_scores
 from lpparse.triples import TripleScorer, candidate_triples, triple_mask
@@ -81,7 +81,8 @@ class PPCResult:
     ``solution``: the last restricted-LP Solution; ``row_dual``: its duals after tightening (lpparse's
     convention, for the restricted program ``program.lp``); ``certificate``: for PPC the extension-by-zeros
     certificate of :func:`lpparse.ppc.certificate.ppc_certificate`, for BF the LP certificate. ``heads`` is
-    the tree when the LP optimum is integral (then ILP-optimal), else None.
+    the tree when the LP optimum is integral (then ILP-optimal), else None. ``gparc_duals``: (g, p, c, λ) of
+    the absent triples whose GPArc rows carry dual -λ in the certificate (all other absent rows carry 0).
     """
 
     status: Status
@@ -91,6 +92,7 @@ class PPCResult:
     row_dual: NDArray[np.float64] | None = None
     certificate: Certificate | None = None
     heads: NDArray[np.int64] | None = None
+    gparc_duals: GPArcDuals | None = None
     info: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -106,11 +108,32 @@ class PPCResult:
         """Optimal for the full LP, by lpparse's own check."""
         return self.status is Status.OPTIMAL and self.certificate is not None and self.certificate.ok
 
+    def outside_duals(self) -> dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]:
+        """Duals of the certificate's rows that are absent from ``program.lp`` (for
+        :func:`lpparse.ppc.certify_full`): the GPArc rows z[g,p] - zgp[g,p,c] >= 0 of ``gparc_duals``."""
+        if self.gparc_duals is None or self.gparc_duals[3].size == 0:
+            return {}
+        g, p, c, lam = self.gparc_duals
+        return {"GPArc": (np.column_stack([g, p, c, np.zeros_like(g)]), -lam)}
+
     def arc_values(self) -> NDArray[np.float64]:
         """(n+1, n+1) LP values of the arcs."""
         if self.solution.x is None:
             raise ValueError(f"no primal solution (status {self.status.value})")
         return self.program.arc_values(self.solution.x)
+
+
+#: (g, p, c, λ): absent triples whose GPArc row z[g,p] - zgp[g,p,c] >= 0 carries dual -λ (pricing module)
+GPArcDuals = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]
+_NO_GPARC: GPArcDuals = (np.empty(0, np.int64),) * 3 + (np.empty(0),)  # type: ignore[assignment]
+
+
+def _gparc_shift(prog: GrandparentProgram, gparc: GPArcDuals) -> NDArray[np.float64]:
+    """Aᵀy of the absent GPArc rows with duals -λ, over the restricted program's columns: -λ summed on z[g,p]."""
+    shift = np.zeros(prog.lp.num_cols)
+    g, p, _, lam = gparc
+    np.add.at(shift, prog.z_col[g, p], -lam)
+    return shift
 
 
 def _validated(
@@ -230,6 +253,7 @@ def parse_price_cut(
     init: str = "root",
     seed_heads: int | None = SEED_HEADS,
     per_pair: int | None = PER_PAIR,
+    parent_duals: bool = True,
 ) -> PPCResult:
     """Parse, Price and Cut (Algorithm 1) on one sentence; see the module docstring.
 
@@ -238,8 +262,9 @@ def parse_price_cut(
     for the whole run (status TIME_LIMIT when reached); ``init``: initial triples (:func:`_initial_triples`,
     ``root`` as in the paper, the default: measured faster than ``tree`` on trained models); ``seed_heads``: how
     many best heads per modifier get an initial triple (None: every arc, as in the paper); ``per_pair``: at most
-    that many new triples per ⟨p,c⟩ a round (None: all priced, as in the paper). Raises ValueError (NaN
-    scores) or NoTreeError.
+    that many new triples per ⟨p,c⟩ a round (None: all priced, as in the paper); ``parent_duals``: spend the
+    slack of zero arcs on the GPArc rows of absent triples too (:mod:`lpparse.ppc.pricing`; False: §4.3.3
+    only). Raises ValueError (NaN scores) or NoTreeError.
     """
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
@@ -257,6 +282,7 @@ def parse_price_cut(
     cache.seconds += time.perf_counter() - t0
     model = HighsModel(prog.lp, tol=certificate_tol, options=HIGHS_OPTIONS)
     y: NDArray[np.float64] | None = None
+    gparc = _NO_GPARC
     max_rc = max_viol = np.inf
     status = Status.ITERATION_LIMIT
     while True:
@@ -276,13 +302,16 @@ def parse_price_cut(
             break
         t0 = time.perf_counter()
         scoring0 = cache.seconds
-        if tighten:
-            y, raised = tighten_duals(prog, sol.x, sol.row_dual, sol.col_dual)
-            stats.duals_tightened += raised
-        else:
-            y = sol.row_dual
-        mu_onegp, mu_nogp = gp_duals(prog, y)
-        priced = price(prog, cache, bound_gp, bound_pc, mu_onegp, mu_nogp, tol, per_pair)
+        slack = arc_slack(prog, sol.x, sol.col_dual) if tighten else np.zeros(prog.z_col.shape)
+        mu_onegp, mu_nogp = gp_duals(prog, sol.row_dual)
+        priced = price(
+            prog, cache, bound_gp, bound_pc, mu_onegp, mu_nogp, slack, tol, per_pair, parent_duals
+        )
+        y = sol.row_dual.copy()
+        raised = prog.onegp_row >= 0
+        y[prog.onegp_row[raised]] += priced.onegp_raise[raised]
+        gparc = priced.gparc
+        stats.duals_tightened += int(np.count_nonzero(priced.onegp_raise)) + gparc[3].size
         cuts = separate_arcgp(prog, prog.arc_values(sol.x), tol)
         max_rc, max_viol = priced.max_bound, cuts.max_violation
         stats.time_pricing += time.perf_counter() - t0 - (cache.seconds - scoring0)
@@ -300,20 +329,21 @@ def parse_price_cut(
         stats.priced += priced.g.size
         stats.cut += ckeys.size
         model.highs.setOptionValue("simplex_strategy", DUAL if cuts.g.size else PRIMAL)
-        if stats.iterations == 1:
-            _perturbation(model, False)
         prog.add_triples(
             np.concatenate([priced.g, cg]),
             np.concatenate([priced.p, cp]),
             np.concatenate([priced.c, cc]),
             np.concatenate([priced.scores, cache.get(cg, cp, cc)]),
         )
+        _perturbation(model, False)  # off, with a stall limit that follows the program's size
     stats.gps_scored = triple_scorer.scored - scored0
     stats.time_scoring = cache.seconds
     heads = _finish(prog, sol, stats, start, tol)
-    result = PPCResult(status, prog, sol, stats, y, heads=heads)
+    result = PPCResult(status, prog, sol, stats, y, heads=heads, gparc_duals=gparc)
     if status is Status.OPTIMAL and y is not None and sol.x is not None:
-        result.certificate = ppc_certificate(prog.lp, sol.x, y, max_rc, max_viol, certificate_tol)
+        result.certificate = ppc_certificate(
+            prog.lp, sol.x, y, max_rc, max_viol, certificate_tol, _gparc_shift(prog, gparc)
+        )
     result.info.update(max_reduced_cost=max_rc, max_arcgp_violation=max_viol)
     return result
 

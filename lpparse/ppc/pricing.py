@@ -10,8 +10,18 @@ Pricing never scores a triple whose upper bound (eq. 11)
 
     r̄(g,p,c) = min(s̄(g,p,·), s̄(·,p,c)) - μ_OneGP(p,c) - μ_NoGP(g,p)
 
-is <= tol: first whole pairs ⟨p,c⟩ are dropped with s̄(·,p,c) - μ_OneGP(p,c) - min(0, min_g μ_NoGP(g,p))
-(NoGP is a <= row, so μ_NoGP >= 0 and the last term is 0 up to round-off), then each g (eqs. 9–10).
+is <= tol: first whole pairs ⟨p,c⟩ are dropped with min(max_g s̄(g,p,·), s̄(·,p,c)) - μ_OneGP(p,c) -
+min(0, min_g μ_NoGP(g,p)) (NoGP is a <= row, so μ_NoGP >= 0 and the last term is 0 up to round-off), then
+each g (eqs. 9–10).
+
+**Dual tightening** (§4.3.3) spends the *slack* β = -d_z of every arc with z = 0 and reduced cost d_z < 0:
+raising μ_OneGP(p,c) by α <= β lowers the reduced cost of every triple ⟨·,p,c⟩. The paper raises by β;
+here α is only what the pair's bound needs (min(β, bound)), and the rest of the slack of an arc g→p goes,
+when GPArc is on, to the duals λ >= 0 of the GPArc rows z[g,p] - zgp[g,p,c] >= 0 of absent triples ⟨g,p,·⟩
+(tight, since z[g,p] = zgp = 0): each lowers one triple's reduced cost by λ and raises d_z[g,p] by λ, so
+with α + Σ_c λ <= β the extended duals stay feasible and complementary — the same argument as §4.3.3, on the
+parent arc instead of the child arc. Triples are priced out greedily, smallest reduced cost first, first on
+their bounds (never scored) and then, for the survivors, on their exact reduced costs.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from numpy.typing import NDArray
 from lpparse.formulations.grandparent import GrandparentProgram
 from lpparse.triples import TripleScorer
 
-__all__ = ["PriceResult", "ScoreCache", "gp_duals", "price", "tighten_duals"]
+__all__ = ["PriceResult", "ScoreCache", "arc_slack", "gp_duals", "price"]
 
 Triples = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
 
@@ -66,36 +76,42 @@ def gp_duals(
     return out[0], out[1]
 
 
-def tighten_duals(
-    prog: GrandparentProgram,
-    x: NDArray[np.float64],
-    row_dual: NDArray[np.float64],
-    col_dual: NDArray[np.float64],
-    zero: float = 1e-12,
-) -> tuple[NDArray[np.float64], int]:
-    """§4.3.3: for every arc p→c (p > 0) with z[p,c] = 0 and reduced cost d_z < 0, raise μ_OneGP(p,c) by
-    -d_z (z[p,c] has coefficient -1 in OneGP, so its reduced cost becomes 0). Dual feasibility and
-    complementary slackness of the restricted LP are kept (present zgp[·,p,c] are 0 and only lose reduced
-    cost); every absent triple ⟨·,p,c⟩ loses -d_z of reduced cost. Returns (tightened row duals, #raised).
-    """
-    y = row_dual.copy()
-    if "OneGP" not in prog.families:
-        return y, 0
-    rows = prog.onegp_row
-    p, c = np.nonzero(rows >= 0)
-    zc = prog.z_col[p, c]
-    d = col_dual[zc]
-    raise_ = (np.abs(x[zc]) <= zero) & (d < 0)
-    y[rows[p[raise_], c[raise_]]] -= d[raise_]
-    return y, int(raise_.sum())
+def arc_slack(
+    prog: GrandparentProgram, x: NDArray[np.float64], col_dual: NDArray[np.float64], zero: float = 1e-12
+) -> NDArray[np.float64]:
+    """(n+1, n+1) slack β = max(0, -d_z) of the arcs with z = 0 (0 elsewhere): what dual tightening may spend
+    on each arc (§4.3.3) without breaking dual feasibility or complementary slackness."""
+    slack = np.zeros(prog.z_col.shape)
+    on = prog.z_col >= 0
+    zc = prog.z_col[on]
+    slack[on] = np.where(np.abs(x[zc]) <= zero, np.maximum(-col_dual[zc], 0.0), 0.0)
+    return slack
+
+
+def _spend(
+    key: NDArray[np.int64], cost: NDArray[np.float64], budget: NDArray[np.float64]
+) -> NDArray[np.bool_]:
+    """Greedy: within each group ``key``, the cheapest items whose running total of ``cost`` fits the group's
+    ``budget[key]``."""
+    order = np.lexsort((cost, key))
+    ks, cs = key[order], cost[order]
+    first = np.r_[True, ks[1:] != ks[:-1]] if ks.size else np.zeros(0, bool)
+    total = np.cumsum(cs)
+    start = np.maximum.accumulate(np.where(first, np.arange(ks.size), 0))
+    within = total - total[start] + cs[start]
+    out = np.zeros(key.size, bool)
+    out[order] = within <= budget[ks]
+    return out
 
 
 @dataclass
 class PriceResult:
-    """Triples with positive reduced cost (and their scores), and what pricing looked at.
+    """Triples with positive reduced cost (and their scores), what pricing looked at, and the dual choice.
 
-    ``max_bound``: the largest upper bound on the reduced cost of an absent triple that was *not* returned
-    (<= tol by construction; reported for the certificate).
+    ``max_bound``: the largest upper bound on the reduced cost of an absent triple that was *not* returned,
+    after tightening (<= tol by construction; reported for the certificate). ``onegp_raise``: α per arc (add to
+    the OneGP rows' duals); ``gparc``: (g, p, c, λ) of the absent triples whose GPArc row z[g,p] - zgp >= 0
+    gets dual -λ (lpparse's sign for a >= row of a maximization).
     """
 
     g: NDArray[np.int64]
@@ -105,6 +121,8 @@ class PriceResult:
     pairs_kept: int
     bounded: int
     max_bound: float
+    onegp_raise: NDArray[np.float64]
+    gparc: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]
 
 
 def price(
@@ -114,41 +132,80 @@ def price(
     bound_pc: NDArray[np.float64],
     mu_onegp: NDArray[np.float64],
     mu_nogp: NDArray[np.float64],
+    slack: NDArray[np.float64],
     tol: float,
     per_pair: int | None = None,
+    parent_duals: bool = True,
 ) -> PriceResult:
-    """Absent triples with reduced cost (eq. 8) > tol, scoring only those whose bound (eq. 11) is > tol;
-    with ``per_pair``, only the ``per_pair`` of highest reduced cost for each ⟨p,c⟩ (partial pricing: the
-    others are priced again next round; nothing is returned only when no reduced cost is > tol)."""
+    """Absent triples with reduced cost (eq. 8) > tol after dual tightening, scoring only those whose bound
+    (eq. 11) is > tol; with ``per_pair``, only the ``per_pair`` of highest reduced cost for each ⟨p,c⟩ (partial
+    pricing: the others are priced again next round; nothing is returned only when no reduced cost is > tol).
+
+    ``mu_onegp``/``mu_nogp`` are the solver's duals, ``slack`` the arcs' β (:func:`arc_slack`; zeros: no
+    tightening); ``parent_duals`` spends leftover slack on absent GPArc rows (module docstring)."""
     arc = prog.arc_mask
     size = arc.shape[0]
     words = arc.copy()
     words[0, :] = False
+    top_gp = np.where(arc, bound_gp, -np.inf).max(axis=0)  # max_g s̄(g, p, ·), per p
     slack_nogp = np.minimum(mu_nogp, 0.0).min(axis=0)  # min(0, min_g μ_NoGP(g, p)), per p
-    pair_bound = bound_pc - mu_onegp - slack_nogp[:, None]
+    pair_bound = np.minimum(top_gp[:, None], bound_pc) - mu_onegp - slack_nogp[:, None]
+    alpha = np.zeros((size, size))
+    if "OneGP" in prog.families:
+        alpha[words] = np.minimum(slack[words], np.maximum(pair_bound[words], 0.0))
+    pair_bound = pair_bound - alpha
+    left = slack - alpha if parent_duals and "GPArc" in prog.families else np.zeros((size, size))
+    mu = mu_onegp + alpha
     pair_ok = words & (pair_bound > tol)
     max_bound = float(pair_bound[words & ~pair_ok].max(initial=-np.inf))
     pp, cc = np.nonzero(pair_ok)
     g_all = np.arange(size)[:, None]
     absent = arc[:, pp] & (g_all != cc[None, :]) & ~prog.present[:, pp, cc]
-    bound = (
-        np.minimum(bound_gp[:, pp], bound_pc[pp, cc][None, :]) - mu_onegp[pp, cc][None, :] - mu_nogp[:, pp]
-    )
+    bound = np.minimum(bound_gp[:, pp], bound_pc[pp, cc][None, :]) - mu[pp, cc][None, :] - mu_nogp[:, pp]
     cand = absent & (bound > tol)
     max_bound = max(max_bound, float(bound[absent & ~cand].max(initial=-np.inf)))
     gi, ki = np.nonzero(cand)
     g, p, c = gi.astype(np.int64), pp[ki].astype(np.int64), cc[ki].astype(np.int64)
-    s = cache.get(g, p, c)
-    r = s - mu_onegp[p, c] - mu_nogp[g, p]
+    rb = bound[gi, ki]
+    per_triple = getattr(cache.scorer, "bound_triples", None)
+    if per_triple is not None and g.size:  # a scorer's tighter per-triple bound, still without scoring
+        rb = np.minimum(rb, per_triple(g, p, c) - mu[p, c] - mu_nogp[g, p])
+        tight = rb > tol
+        max_bound = max(max_bound, float(rb[~tight].max(initial=-np.inf)))
+        g, p, c, rb = g[tight], p[tight], c[tight], rb[tight]
+    parent = g * size + p
+    # λ on bounds first (these triples are never scored), then on exact reduced costs
+    out = _spend(parent, rb, left.ravel()) if left.any() else np.zeros(g.size, bool)
+    lam = np.where(out, rb, 0.0)
+    left = left.ravel() - np.bincount(parent[out], rb[out], size * size)
+    g_s, p_s, c_s = g[~out], p[~out], c[~out]
+    s = cache.get(g_s, p_s, c_s)
+    r = s - mu[p_s, c_s] - mu_nogp[g_s, p_s]
     keep = r > tol
     max_bound = max(max_bound, float(r[~keep].max(initial=-np.inf)))
+    if left.any() and keep.any():
+        idx = np.flatnonzero(keep)
+        more = idx[_spend(parent[~out][idx], r[idx], left)]
+        keep[more] = False
+        lam[np.flatnonzero(~out)[more]] = r[more]
     if per_pair is not None and keep.any():
         idx = np.flatnonzero(keep)
-        pair = p[idx] * size + c[idx]
+        pair = p_s[idx] * size + c_s[idx]
         order = idx[np.lexsort((-r[idx], pair))]
-        sorted_pair = p[order] * size + c[order]
+        sorted_pair = p_s[order] * size + c_s[order]
         first = np.r_[True, sorted_pair[1:] != sorted_pair[:-1]]
         start = np.maximum.accumulate(np.where(first, np.arange(order.size), 0))
         keep = np.zeros_like(keep)
         keep[order[np.arange(order.size) - start < per_pair]] = True
-    return PriceResult(g[keep], p[keep], c[keep], s[keep], int(pp.size), int(g.size), max_bound)
+    on = lam > 0
+    return PriceResult(
+        g_s[keep],
+        p_s[keep],
+        c_s[keep],
+        s[keep],
+        int(pp.size),
+        int(g_s.size),
+        max_bound,
+        alpha,
+        (g[on], p[on], c[on], lam[on]),
+    )
