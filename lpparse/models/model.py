@@ -204,6 +204,7 @@ class GrandparentScorer:
         default=None, init=False, repr=False
     )
     _tables: RestrictedBounds | None = field(default=None, init=False, repr=False)
+    _per_triple: NDArray[np.float64] | None = field(default=None, init=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -245,7 +246,14 @@ class GrandparentScorer:
         if self.bounds == "offline":
             b_gp, b_pc = self._both()
             return np.minimum(b_gp[g, p], b_pc[p, c])
-        return self._restricted().triples(g, p, c)
+        if self._per_triple is None:  # pricing asks for the same triples round after round
+            self._per_triple = np.full((self.n + 1,) * 3, np.nan)
+        values = self._per_triple[g, p, c]
+        new = np.isnan(values)
+        if new.any():
+            values[new] = self._restricted().triples(g[new], p[new], c[new])
+            self._per_triple[g[new], p[new], c[new]] = values[new]
+        return values
 
     def bound_gp(self) -> NDArray[np.float64]:
         """B[g, p] ≥ max_c s(g, p, c) (eq. 12 with c free)."""

@@ -76,6 +76,9 @@ def gp_duals(
     return out[0], out[1]
 
 
+_ZERO = 1e-9
+
+
 def arc_slack(
     prog: GrandparentProgram, x: NDArray[np.float64], col_dual: NDArray[np.float64], zero: float = 1e-12
 ) -> NDArray[np.float64]:
@@ -136,13 +139,18 @@ def price(
     tol: float,
     per_pair: int | None = None,
     parent_duals: bool = True,
+    arc_values: NDArray[np.float64] | None = None,
+    defer: float | None = None,
 ) -> PriceResult:
     """Absent triples with reduced cost (eq. 8) > tol after dual tightening, scoring only those whose bound
     (eq. 11) is > tol; with ``per_pair``, only the ``per_pair`` of highest reduced cost for each ⟨p,c⟩ (partial
     pricing: the others are priced again next round; nothing is returned only when no reduced cost is > tol).
 
     ``mu_onegp``/``mu_nogp`` are the solver's duals, ``slack`` the arcs' β (:func:`arc_slack`; zeros: no
-    tightening); ``parent_duals`` spends leftover slack on absent GPArc rows (module docstring)."""
+    tightening); ``parent_duals`` spends leftover slack on absent GPArc rows (module docstring). ``defer``
+    (with the LP's ``arc_values``): when more than ``defer``·n of the triples to return have both arcs at 0
+    (entering, they can only pivot degenerately) and some others exist, return only the others; the deferred
+    ones are priced again next round, with better duals."""
     arc = prog.arc_mask
     size = arc.shape[0]
     words = arc.copy()
@@ -188,6 +196,10 @@ def price(
         more = idx[_spend(parent[~out][idx], r[idx], left)]
         keep[more] = False
         lam[np.flatnonzero(~out)[more]] = r[more]
+    if defer is not None and arc_values is not None and keep.any():
+        dead = keep & (arc_values[g_s, p_s] <= _ZERO) & (arc_values[p_s, c_s] <= _ZERO)
+        if dead.sum() > defer * (size - 1) and (keep & ~dead).any():
+            keep &= ~dead
     if per_pair is not None and keep.any():
         idx = np.flatnonzero(keep)
         pair = p_s[idx] * size + c_s[idx]
