@@ -38,7 +38,7 @@ from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import ppc_certificate
 from lpparse.ppc.pricing import ScoreCache, arc_slack, gp_duals, price
 from lpparse.ppc.separation import separate_arcgp
-from lpparse.trees import allowed_arcs, check_tree_exists, validate_scores
+from lpparse.trees import allowed_arcs, validate_scores
 from lpparse.triples import TripleScorer, candidate_triples, triple_mask
 
 __all__ = ["PPCResult", "PPCStats", "parse_price_cut", "project_to_tree", "solve_bf", "tree_objective"]
@@ -136,11 +136,8 @@ def _gparc_shift(prog: GrandparentProgram, gparc: GPArcDuals) -> NDArray[np.floa
     return shift
 
 
-def _validated(
-    arc_scores: ArrayLike, scorer: TripleScorer, single_root: bool
-) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    s = validate_scores(arc_scores, "arc scores")
-    check_tree_exists(s, single_root)
+def _validated(arc_scores: ArrayLike, scorer: TripleScorer) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    s = validate_scores(arc_scores, "arc scores")  # grandparent_program raises NoTreeError if no tree exists
     if scorer.n != s.shape[0] - 1:
         raise ValueError(f"triple scorer is for n={scorer.n}, arc scores for n={s.shape[0] - 1}")
     return s, allowed_arcs(s)
@@ -274,7 +271,7 @@ def parse_price_cut(
     """
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
-    s, arc = _validated(arc_scores, triple_scorer, single_root)
+    s, arc = _validated(arc_scores, triple_scorer)
     families = resolve_families(preset)
     prog = grandparent_program(s, families, single_root, base)
     stats = PPCStats(prog.n, "ppc", families, int(triple_mask(arc).sum()))
@@ -366,7 +363,7 @@ def solve_bf(
 ) -> PPCResult:
     """Brute force (BF, §6): score every candidate triple, build the full LP and solve it once."""
     start = time.perf_counter()
-    s, arc = _validated(arc_scores, triple_scorer, single_root)
+    s, arc = _validated(arc_scores, triple_scorer)
     families = resolve_families(preset)
     prog = grandparent_program(s, families, single_root, base)
     scored0 = triple_scorer.scored

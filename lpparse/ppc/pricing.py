@@ -77,6 +77,11 @@ def gp_duals(
 
 
 _ZERO = 1e-9
+#: Lazy scoring: a round first scores, per ⟨p,c⟩, the LAZY·per_pair triples of highest bound and scores the
+#: others only if none of those prices (measured on 15 English and 20 Hungarian dev sentences of 20-45 tokens:
+#: GPs scored English 21% -> 12%, Hungarian 5.3% -> 4.4%, same CPU time; LAZY = 1 scores 10% but costs
+#: Hungarian 8% more rounds, LAZY = 2 scores 15%)
+LAZY = 1.5
 
 
 def arc_slack(
@@ -104,6 +109,17 @@ def _spend(
     within = total - total[start] + cs[start]
     out = np.zeros(key.size, bool)
     out[order] = within <= budget[ks]
+    return out
+
+
+def _top_per_group(key: NDArray[np.int64], value: NDArray[np.float64], k: int) -> NDArray[np.bool_]:
+    """The ``k`` items of highest ``value`` within each group ``key``."""
+    order = np.lexsort((-value, key))
+    sorted_key = key[order]
+    first = np.r_[True, sorted_key[1:] != sorted_key[:-1]] if key.size else np.zeros(0, bool)
+    start = np.maximum.accumulate(np.where(first, np.arange(order.size), 0))
+    out = np.zeros(key.size, bool)
+    out[order[np.arange(order.size) - start < k]] = True
     return out
 
 
@@ -144,7 +160,9 @@ def price(
 ) -> PriceResult:
     """Absent triples with reduced cost (eq. 8) > tol after dual tightening, scoring only those whose bound
     (eq. 11) is > tol; with ``per_pair``, only the ``per_pair`` of highest reduced cost for each ⟨p,c⟩ (partial
-    pricing: the others are priced again next round; nothing is returned only when no reduced cost is > tol).
+    pricing: the others are priced again next round; nothing is returned only when no reduced cost is > tol),
+    scoring lazily (:data:`LAZY`): the triples of lower bound wait for the next round's duals unless none of
+    the others prices.
 
     ``mu_onegp``/``mu_nogp`` are the solver's duals, ``slack`` the arcs' β (:func:`arc_slack`; zeros: no
     tightening); ``parent_duals`` spends leftover slack on absent GPArc rows (module docstring). ``defer``
@@ -186,29 +204,38 @@ def price(
     out = _spend(parent, rb, left.ravel()) if left.any() else np.zeros(g.size, bool)
     lam = np.where(out, rb, 0.0)
     left = left.ravel() - np.bincount(parent[out], rb[out], size * size)
-    g_s, p_s, c_s = g[~out], p[~out], c[~out]
-    s = cache.get(g_s, p_s, c_s)
-    r = s - mu[p_s, c_s] - mu_nogp[g_s, p_s]
-    keep = r > tol
-    max_bound = max(max_bound, float(r[~keep].max(initial=-np.inf)))
-    if left.any() and keep.any():
-        idx = np.flatnonzero(keep)
-        more = idx[_spend(parent[~out][idx], r[idx], left)]
-        keep[more] = False
-        lam[np.flatnonzero(~out)[more]] = r[more]
+    g_s, p_s, c_s, rb_s, parent_s = g[~out], p[~out], c[~out], rb[~out], parent[~out]
+    at_s = np.flatnonzero(~out)
+    # lazy scoring: first only the per_pair best bounds of each ⟨p,c⟩; the rest wait for the next round's
+    # (better) duals unless none of these prices
+    sel = _top_per_group(p_s * size + c_s, rb_s, int(LAZY * per_pair)) if per_pair is not None else ~out[~out]
+    while True:
+        gs, ps, cs = g_s[sel], p_s[sel], c_s[sel]
+        s = cache.get(gs, ps, cs)
+        r = s - mu[ps, cs] - mu_nogp[gs, ps]
+        keep = r > tol
+        residual = r.copy()  # reduced cost after λ
+        lam_round = lam.copy()
+        if left.any() and keep.any():
+            idx = np.flatnonzero(keep)
+            more = idx[_spend(parent_s[sel][idx], r[idx], left)]
+            keep[more] = False
+            lam_round[at_s[sel][more]] = r[more]
+            residual[more] = 0.0
+        if keep.any() or sel.all():
+            break
+        sel = np.ones(sel.size, bool)
+    lam = lam_round
+    max_bound = max(max_bound, float(residual[~keep].max(initial=-np.inf)))  # all scored if none is kept
     if defer is not None and arc_values is not None and keep.any():
-        dead = keep & (arc_values[g_s, p_s] <= _ZERO) & (arc_values[p_s, c_s] <= _ZERO)
+        dead = keep & (arc_values[gs, ps] <= _ZERO) & (arc_values[ps, cs] <= _ZERO)
         if dead.sum() > defer * (size - 1) and (keep & ~dead).any():
             keep &= ~dead
     if per_pair is not None and keep.any():
         idx = np.flatnonzero(keep)
-        pair = p_s[idx] * size + c_s[idx]
-        order = idx[np.lexsort((-r[idx], pair))]
-        sorted_pair = p_s[order] * size + c_s[order]
-        first = np.r_[True, sorted_pair[1:] != sorted_pair[:-1]]
-        start = np.maximum.accumulate(np.where(first, np.arange(order.size), 0))
         keep = np.zeros_like(keep)
-        keep[order[np.arange(order.size) - start < per_pair]] = True
+        keep[idx[_top_per_group(ps[idx] * size + cs[idx], r[idx], per_pair)]] = True
+    g_s, p_s, c_s = gs, ps, cs
     on = lam > 0
     return PriceResult(
         g_s[keep],
