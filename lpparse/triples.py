@@ -50,7 +50,9 @@ def candidate_triples(arc_mask: NDArray[np.bool_]) -> Triples:
 
 @runtime_checkable
 class TripleScorer(Protocol):
-    """What parse-price-cut needs from a grandparent model for one sentence."""
+    """What parse-price-cut needs from a grandparent model for one sentence. A scorer may also offer
+    ``bound_triples(g, p, c)``, per-triple upper bounds that compute no feature; pricing then filters with them
+    after eq. 11 (:meth:`lpparse.models.GrandparentScorer.bound_triples`)."""
 
     @property
     def n(self) -> int:

@@ -11,7 +11,7 @@ attribute ids and consistent relation codes once, and keep two tables:
 A sentence's bounds are then table look-ups: B[p, c] = Σ_t pc_t[h^t_p, h^t_c, I[p>c]]. Every triple's
 template score is one entry of the enumeration, so the bounds are valid by construction, hash collisions
 included. Their slack comes from maximizing templates independently and from attribute values that the
-sentence does not have; :func:`restricted_bounds` removes the latter by enumerating each template, per
+sentence does not have; :class:`RestrictedBounds` removes the latter by enumerating each template, per
 sentence, on the values its tokens do have (the default of :class:`lpparse.models.GrandparentScorer`:
 measured on Hungarian and English dev sentences of 20–45 tokens, it halves the GPs that PPC scores).
 """
@@ -164,9 +164,11 @@ class RestrictedBounds:
                 distinct = np.unique(ids.at(attribute, positions))
                 values.append(distinct)
                 # position 0 as p or c never enters a finite bound: clip its look-up into range
-                at.append(np.minimum(np.searchsorted(distinct, ids.at(attribute, np.arange(size))), distinct.size - 1))
+                where = np.searchsorted(distinct, ids.at(attribute, np.arange(size)))
+                at.append(np.minimum(where, distinct.size - 1))
             ok_g, ok_c = np.ones(values[0].size, bool), np.ones(values[2].size, bool)
-            self.tables.append(_maxima(weights, t, tpl, bits, (values[0], values[1], values[2]), ok_g, ok_c, True))
+            vg, vp, vc = values
+            self.tables.append(_maxima(weights, t, tpl, bits, (vg, vp, vc), ok_g, ok_c, with_gc=True))
             self.at.append((at[0], at[1], at[2]))
 
     def factors(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -178,13 +180,16 @@ class RestrictedBounds:
         _pad(b_gp, b_pc)
         return b_gp, b_pc
 
-    def triples(self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]) -> NDArray[np.float64]:
+    def triples(
+        self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]
+    ) -> NDArray[np.float64]:
         """Σ_t min(gp_t, pc_t, gc_t) for a batch of triples (no feature is computed, nothing is counted)."""
+        gp_bit, pc_bit, gc_bit = (g > p).astype(np.int64), (p > c).astype(np.int64), (g > c).astype(np.int64)
         out = np.zeros(g.size)
         for table, (ag, ap, ac) in zip(self.tables, self.at):
-            assert table.gc is not None
-            bound = np.minimum(table.gp[ag[g], ap[p], (g > p).astype(np.int64)], table.pc[ap[p], ac[c], (p > c).astype(np.int64)])
-            out += np.minimum(bound, table.gc[ag[g], ac[c], (g > c).astype(np.int64)])
+            assert table.gc is not None  # built with_gc
+            bound = np.minimum(table.gp[ag[g], ap[p], gp_bit], table.pc[ap[p], ac[c], pc_bit])
+            out += np.minimum(bound, table.gc[ag[g], ac[c], gc_bit])
         return out
 
 

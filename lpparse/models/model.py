@@ -42,7 +42,14 @@ from lpparse.models.features import (
 )
 from lpparse.triples import _check_batch
 
-__all__ = ["BOUNDS", "MODEL_FORMAT_VERSION", "GrandparentScorer", "Model", "ModelFormatError", "SentenceScorer"]
+__all__ = [
+    "BOUNDS",
+    "MODEL_FORMAT_VERSION",
+    "GrandparentScorer",
+    "Model",
+    "ModelFormatError",
+    "SentenceScorer",
+]
 
 MODEL_FORMAT_VERSION = 1
 _FORMAT = "lpparse-model"
@@ -162,7 +169,7 @@ class Model:
 
 
 #: Factorized bounds of a GrandparentScorer: ``offline`` (eq. 13 over each attribute's whole vocabulary, table
-#: look-ups) or ``sentence`` (eq. 13 over the values the sentence has: :func:`restricted_bounds`)
+#: look-ups) or ``sentence`` (eq. 13 over the values the sentence has: :class:`RestrictedBounds`)
 BOUNDS = ("sentence", "offline")
 
 
@@ -236,7 +243,8 @@ class GrandparentScorer:
 
     def _restricted(self) -> RestrictedBounds:
         if self._tables is None:
-            self._tables = RestrictedBounds(self.model.weights, self.model.templates, self.model.bits, self.ids)
+            model = self.model
+            self._tables = RestrictedBounds(model.weights, model.templates, model.bits, self.ids)
         return self._tables
 
     def bound_triples(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.float64]:

@@ -35,7 +35,7 @@ from lpparse.formulations.grandparent import GrandparentProgram, grandparent_pro
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import TOL, Certificate, Solution, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.ppc.certificate import ppc_certificate
+from lpparse.ppc.certificate import OutsideDuals, ppc_certificate
 from lpparse.ppc.pricing import ScoreCache, arc_slack, gp_duals, price
 from lpparse.ppc.separation import separate_arcgp
 from lpparse.trees import allowed_arcs, validate_scores
@@ -108,7 +108,7 @@ class PPCResult:
         """Optimal for the full LP, by lpparse's own check."""
         return self.status is Status.OPTIMAL and self.certificate is not None and self.certificate.ok
 
-    def outside_duals(self) -> dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]:
+    def outside_duals(self) -> OutsideDuals:
         """Duals of the certificate's rows that are absent from ``program.lp`` (for
         :func:`lpparse.ppc.certify_full`): the GPArc rows z[g,p] - zgp[g,p,c] >= 0 of ``gparc_duals``."""
         if self.gparc_duals is None or self.gparc_duals[3].size == 0:
@@ -129,7 +129,8 @@ _NO_GPARC: GPArcDuals = (np.empty(0, np.int64),) * 3 + (np.empty(0),)  # type: i
 
 
 def _gparc_shift(prog: GrandparentProgram, gparc: GPArcDuals) -> NDArray[np.float64]:
-    """Aᵀy of the absent GPArc rows with duals -λ, over the restricted program's columns: -λ summed on z[g,p]."""
+    """Aᵀy of the absent GPArc rows with duals -λ, over the restricted program's columns: -λ summed on
+    z[g,p]."""
     shift = np.zeros(prog.lp.num_cols)
     g, p, _, lam = gparc
     np.add.at(shift, prog.z_col[g, p], -lam)

@@ -96,28 +96,33 @@ def arc_slack(
     return slack
 
 
+def _grouped(
+    key: NDArray[np.int64], value: NDArray[np.float64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Items sorted by group ``key`` and, within a group, by ``value``: (order, position of each sorted item's
+    group start)."""
+    order = np.lexsort((value, key))
+    sorted_key = key[order]
+    first = np.r_[True, sorted_key[1:] != sorted_key[:-1]] if key.size else np.zeros(0, bool)
+    return order, np.maximum.accumulate(np.where(first, np.arange(key.size), 0))
+
+
 def _spend(
     key: NDArray[np.int64], cost: NDArray[np.float64], budget: NDArray[np.float64]
 ) -> NDArray[np.bool_]:
     """Greedy: within each group ``key``, the cheapest items whose running total of ``cost`` fits the group's
     ``budget[key]``."""
-    order = np.lexsort((cost, key))
-    ks, cs = key[order], cost[order]
-    first = np.r_[True, ks[1:] != ks[:-1]] if ks.size else np.zeros(0, bool)
-    total = np.cumsum(cs)
-    start = np.maximum.accumulate(np.where(first, np.arange(ks.size), 0))
-    within = total - total[start] + cs[start]
+    order, start = _grouped(key, cost)
+    total = np.cumsum(cost[order])
+    within = total - total[start] + cost[order][start]
     out = np.zeros(key.size, bool)
-    out[order] = within <= budget[ks]
+    out[order] = within <= budget[key[order]]
     return out
 
 
 def _top_per_group(key: NDArray[np.int64], value: NDArray[np.float64], k: int) -> NDArray[np.bool_]:
     """The ``k`` items of highest ``value`` within each group ``key``."""
-    order = np.lexsort((-value, key))
-    sorted_key = key[order]
-    first = np.r_[True, sorted_key[1:] != sorted_key[:-1]] if key.size else np.zeros(0, bool)
-    start = np.maximum.accumulate(np.where(first, np.arange(order.size), 0))
+    order, start = _grouped(key, -value)
     out = np.zeros(key.size, bool)
     out[order[np.arange(order.size) - start < k]] = True
     return out
@@ -128,8 +133,8 @@ class PriceResult:
     """Triples with positive reduced cost (and their scores), what pricing looked at, and the dual choice.
 
     ``max_bound``: the largest upper bound on the reduced cost of an absent triple that was *not* returned,
-    after tightening (<= tol by construction; reported for the certificate). ``onegp_raise``: α per arc (add to
-    the OneGP rows' duals); ``gparc``: (g, p, c, λ) of the absent triples whose GPArc row z[g,p] - zgp >= 0
+    after tightening (<= tol by construction; reported for the certificate). ``onegp_raise``: α per arc (add
+    to the OneGP rows' duals); ``gparc``: (g, p, c, λ) of the absent triples whose GPArc row z[g,p] - zgp >= 0
     gets dual -λ (lpparse's sign for a >= row of a maximization).
     """
 
