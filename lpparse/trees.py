@@ -74,6 +74,9 @@ def tree_problem(mask: NDArray[np.bool_], single_root: bool = False) -> str | No
     reaches every other token through word-to-word arcs, i.e. iff the condensation of the word graph has a
     single source component and that component holds a child of the root.
     """
+    n = mask.shape[0] - 1
+    if mask[0, 1:].all() and (not single_root or mask[1:, 1:].sum() == n * (n - 1)):
+        return None  # every token hangs from the root (single root: and every word reaches every other)
     graph = sp.csr_matrix(mask)
     reached = csgraph.breadth_first_order(graph, 0, directed=True, return_predecessors=False)
     if reached.shape[0] < mask.shape[0]:

@@ -105,6 +105,22 @@ def test_tree_existence() -> None:
         check_tree_exists(s, single_root=True)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.3, 0.6]), st.booleans())
+def test_tree_existence_matches_enumeration(n: int, seed: int, prune: float, single_root: bool) -> None:
+    """check_tree_exists (with its shortcut for an unpruned root row) against every head array."""
+    s = random_scores(n, rng=seed)
+    s[np.random.default_rng(seed).random(s.shape) < prune] = -np.inf
+    exists = any(
+        is_tree(h, single_root) and np.isfinite(s[h[1:], np.arange(1, n + 1)]).all() for h in all_head_arrays(n)
+    )
+    if exists:
+        check_tree_exists(s, single_root)
+    else:
+        with pytest.raises(NoTreeError):
+            check_tree_exists(s, single_root)
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(1, 12), st.integers(0, 2**32 - 1))
 def test_noisy_gold_scores_and_tree_score(n: int, seed: int) -> None:

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import highspy
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.lp.program import INF, LinearProgram
@@ -61,6 +60,22 @@ def _inf(a: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.clip(a, -highspy.kHighsInf, highspy.kHighsInf)
 
 
+def _compressed(
+    major: NDArray[np.int64], minor: NDArray[np.int64], values: NDArray[np.float64], size: int
+) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]]:
+    """COO triplets -> (starts, indices, values) compressed along ``major`` (0..size-1), sorted, duplicates
+    summed: HiGHS's column-wise (major = column) or row-wise (major = row) format, without a scipy matrix."""
+    key = major * (int(minor.max(initial=0)) + 1) + minor
+    order = np.argsort(key, kind="stable")
+    key, values = key[order], values[order]
+    first = np.r_[True, key[1:] != key[:-1]] if key.size else np.zeros(0, bool)
+    if not first.all():
+        values = np.add.reduceat(values, np.flatnonzero(first))
+    major, minor = major[order][first], minor[order][first]
+    starts = np.searchsorted(major, np.arange(size)).astype(np.int32)
+    return starts, minor.astype(np.int32), values
+
+
 class HighsModel:
     """A live HiGHS model of a LinearProgram (maximize; dual simplex; quiet).
 
@@ -100,17 +115,17 @@ class HighsModel:
 
     def _pass_model(self) -> None:
         lp = self.lp
-        csc = lp.A.tocsc()
-        csc.sort_indices()
+        rows, cols, vals = lp.coefficients_since(0)
+        starts, index, values = _compressed(cols, rows, vals, lp.num_cols)
         h = highspy.HighsLp()
         h.num_col_, h.num_row_ = lp.num_cols, lp.num_rows
         h.col_cost_ = lp.cost.copy()
         h.col_lower_, h.col_upper_ = _inf(lp.col_lower), _inf(lp.col_upper)
         h.row_lower_, h.row_upper_ = _inf(lp.row_lower), _inf(lp.row_upper)
         h.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        h.a_matrix_.start_ = csc.indptr.astype(np.int32)
-        h.a_matrix_.index_ = csc.indices.astype(np.int32)
-        h.a_matrix_.value_ = csc.data
+        h.a_matrix_.start_ = np.r_[starts, np.int32(index.size)].astype(np.int32)
+        h.a_matrix_.index_ = index
+        h.a_matrix_.value_ = values
         h.sense_ = highspy.ObjSense.kMaximize
         if self.mip:
             h.integrality_ = [
@@ -132,21 +147,18 @@ class HighsModel:
         new_col_old_row = (cols >= c0) & ~new_row
         old = ~new_row & ~new_col_old_row
         if c1 > c0:
-            m = sp.csc_matrix(
-                (vals[new_col_old_row], (rows[new_col_old_row], cols[new_col_old_row] - c0)),
-                shape=(r0, c1 - c0),
-            )
-            m.sum_duplicates()
+            sel = new_col_old_row
+            starts, index, values = _compressed(cols[sel] - c0, rows[sel], vals[sel], c1 - c0)
             self._check(
                 self.highs.addCols(
                     c1 - c0,
                     lp.cost[c0:c1].copy(),
                     _inf(lp.col_lower[c0:c1]),
                     _inf(lp.col_upper[c0:c1]),
-                    m.nnz,
-                    m.indptr[:-1].astype(np.int32),
-                    m.indices.astype(np.int32),
-                    m.data,
+                    index.size,
+                    starts,
+                    index,
+                    values,
                 ),
                 "addCols",
             )
@@ -158,17 +170,16 @@ class HighsModel:
                     "changeColsIntegrality",
                 )
         if r1 > r0:
-            m = sp.csr_matrix((vals[new_row], (rows[new_row] - r0, cols[new_row])), shape=(r1 - r0, c1))
-            m.sum_duplicates()
+            starts, index, values = _compressed(rows[new_row] - r0, cols[new_row], vals[new_row], r1 - r0)
             self._check(
                 self.highs.addRows(
                     r1 - r0,
                     _inf(lp.row_lower[r0:r1]),
                     _inf(lp.row_upper[r0:r1]),
-                    m.nnz,
-                    m.indptr[:-1].astype(np.int32),
-                    m.indices.astype(np.int32),
-                    m.data,
+                    index.size,
+                    starts,
+                    index,
+                    values,
                 ),
                 "addRows",
             )
