@@ -1,5 +1,5 @@
-"""The grandparent polytope (RSM 2012 §3.2): ILP = brute force, presets ordered by tightness, NoGP redundant
-in ``all``, projective references, both views, bad input."""
+"""The grandparent polytope (RSM 2012 §3.2): ILP = brute force, presets ordered by tightness, NoGP and ArcGP
+redundant in ``all``, projective references, both views, bad input."""
 
 from __future__ import annotations
 
@@ -91,6 +91,14 @@ def test_all_is_never_looser_and_nogp_is_redundant_in_all(
     )
     back = solve_highs(prog.lp)
     assert back.certified and back.objective == pytest.approx(values["all"], abs=1e-6)
+    # ArcGP is implied in ``all`` (OneGP + GPArc + OneHead): without its rows, same value, and the optimum
+    # satisfies every one of them
+    reduced = full_grandparent_program(s, gp, ("GPArc", "OneGP"), single_root)
+    sol = solve_highs(reduced.lp)
+    assert sol.certified and sol.objective == pytest.approx(values["all"], abs=1e-6)
+    z, zgp = reduced.arc_values(sol.x), reduced.triple_values(sol.x)
+    g, p, c = reduced.triples()
+    assert (z[g, p] + z[p, c] - zgp <= 1 + 1e-6).all()
     ilp = brute_force(s, single_root, gp_scores=gp)[1]
     assert min(values.values()) >= ilp - 1e-6
 

@@ -91,6 +91,27 @@ def test_ppc_pricing_variants_equal_bf(instance: tuple[np.ndarray, DenseTripleSc
         check_against_bf(s, DenseTripleScorer(scorer.scores), "all", single_root, **kw)
 
 
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(instances())
+def test_lazy_arcgp_rows_equal_bf(instance: tuple[np.ndarray, DenseTripleScorer, bool]) -> None:
+    """ArcGP rows held back until violated: the same optimum as BF (with every row), certified on the full
+    LP; every ArcGP row in the program entered with a cut column or as a violated row."""
+    s, scorer, single_root = instance
+    for preset in PRESETS:
+        result = check_against_bf(s, DenseTripleScorer(scorer.scores), preset, single_root, lazy_arcgp=True)
+        rows = result.program.lp.con_blocks.get("ArcGP")
+        assert result.stats.rows_cut + result.stats.cut == (len(rows) if rows is not None else 0)
+
+
+def test_lazy_arcgp_rows_enter_when_violated() -> None:
+    """``martins`` on negative triple scores: zgp wants 0, so ArcGP rows bind and must be cut in."""
+    rng = np.random.default_rng(3)
+    s = random_scores(8, rng)
+    scorer = synthetic_triple_scorer(8, rng, "negative")
+    result = check_against_bf(s, scorer, "martins", False, lazy_arcgp=True)
+    assert result.stats.rows_cut > 0
+
+
 @settings(deadline=None, max_examples=80, suppress_health_check=[HealthCheck.too_slow])
 @given(instances(max_n=7))
 def test_integral_ppc_is_the_best_tree(instance: tuple[np.ndarray, DenseTripleScorer, bool]) -> None:

@@ -16,10 +16,19 @@ Presets (:data:`PRESETS`): ``martins`` = ArcGP + GPArc (Martins et al. 2009), ``
 ``all`` = ArcGP + GPArc + OneGP; NoGP is dropped from ``all`` because GPArc (left) summed over c implies it
 (§3.2, last paragraph; ``tests/test_gp_polytope.py`` checks that adding it back never changes the value).
 
+ArcGP is implied in ``all`` as well, given the base's OneHead rows Σ_g z[g,p] = 1: by OneGP and GPArc,
+zgp[g,p,c] = z[p,c] - Σ_{g'≠g} zgp[g',p,c] >= z[p,c] - Σ_{g'≠g} z[g',p] = z[p,c] - 1 + z[g,p] (and for an
+absent triple, zgp = 0, the same sum gives z[g,p] + z[p,c] <= 1, so §4.4's cut never fires). ``all`` keeps
+the rows, as the paper's preset (BF and Table 2 measure them); ``families=("GPArc", "OneGP")`` is the same
+LP without them (``tests/test_gp_polytope.py``), about half the rows, and BF on it is about 2x faster.
+
 Rows indexed by arcs (OneGP, NoGP) exist from the start; a triple's own rows (ArcGP, GPArc) and its
 coefficients in OneGP/NoGP enter with its column (:meth:`GrandparentProgram.add_triples`), so a program
 holding a subset of the triples is the full program restricted to those columns minus the ArcGP/GPArc rows
 of the absent triples (for which zgp = 0 leaves GPArc trivially satisfied and ArcGP a cut on z: §4.4).
+``add_triples(..., arcgp=False)`` holds a triple's ArcGP row back until
+:meth:`GrandparentProgram.add_arcgp_rows` adds it (parse-price-cut's lazy rows): the program is then also
+missing those rows, each a valid inequality to separate.
 """
 
 from __future__ import annotations
@@ -80,7 +89,8 @@ class GrandparentProgram:
     """A grandparent LinearProgram and the dense maps that grow it (all (n+1, n+1) arrays, -1 = absent).
 
     ``z_col[h, m]``: column of z[h,m]; ``onegp_row[p, c]``, ``nogp_row[g, p]``: rows of OneGP/NoGP (when
-    those families are on); ``present[g, p, c]``: the triple has a zgp column.
+    those families are on); ``present[g, p, c]``: the triple has a zgp column, ``zgp_col[g, p, c]`` (-1 =
+    absent); ``arcgp[g, p, c]``: its ArcGP row is in the program.
     """
 
     lp: LinearProgram
@@ -90,6 +100,8 @@ class GrandparentProgram:
     onegp_row: NDArray[np.int64]
     nogp_row: NDArray[np.int64]
     present: NDArray[np.bool_]
+    zgp_col: NDArray[np.int64]
+    arcgp: NDArray[np.bool_]
 
     @property
     def n(self) -> int:
@@ -99,9 +111,12 @@ class GrandparentProgram:
     def num_triples(self) -> int:
         return len(self.lp.var_blocks["zgp"]) if "zgp" in self.lp.var_blocks else 0
 
-    def add_triples(self, g: ArrayLike, p: ArrayLike, c: ArrayLike, scores: ArrayLike) -> NDArray[np.int64]:
+    def add_triples(
+        self, g: ArrayLike, p: ArrayLike, c: ArrayLike, scores: ArrayLike, arcgp: bool = True
+    ) -> NDArray[np.int64]:
         """Append zgp columns for new candidate triples with costs ``scores``, their coefficients in the OneGP
-        and NoGP rows and their own ArcGP and GPArc rows, in one batch; return the new columns."""
+        and NoGP rows and their own ArcGP (unless ``arcgp=False``: see :meth:`add_arcgp_rows`) and GPArc rows,
+        in one batch; return the new columns."""
         g, p, c = (np.asarray(a, dtype=np.int64).ravel() for a in (g, p, c))
         k = g.shape[0]
         if k == 0:
@@ -116,22 +131,15 @@ class GrandparentProgram:
         lp = self.lp
         cols = lp.add_variables("zgp", np.column_stack([g, p, c]), cost=scores, integer=True)
         self.present[g, p, c] = True
+        self.zgp_col[g, p, c] = cols
         ones = np.ones(k)
         if "OneGP" in self.families:
             lp.add_coefficients(self.onegp_row[p, c], cols, ones)
         if "NoGP" in self.families:
             lp.add_coefficients(self.nogp_row[g, p], cols, ones)
         zgp_, zpc = self.z_col[g, p], self.z_col[p, c]
-        local = np.arange(k)
-        if "ArcGP" in self.families:
-            lp.add_constraints(
-                "ArcGP",
-                np.column_stack([g, p, c]),
-                np.tile(local, 3),
-                np.concatenate([zgp_, zpc, cols]),
-                np.concatenate([ones, ones, -ones]),
-                upper=1.0,
-            )
+        if arcgp:
+            self.add_arcgp_rows(g, p, c)
         if "GPArc" in self.families:
             # with OneGP, zgp[g,p,c] <= Σ_g' zgp[g',p,c] = z[p,c]: the right-hand GPArc row is implied
             sides = [0] if "OneGP" in self.families else [0, 1]
@@ -152,6 +160,28 @@ class GrandparentProgram:
                 lower=0.0,
             )
         return cols
+
+    def add_arcgp_rows(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> None:
+        """Append the ArcGP rows z[g,p] + z[p,c] - zgp[g,p,c] <= 1 of present triples that lack them (no-op
+        without the ArcGP family)."""
+        if "ArcGP" not in self.families:
+            return
+        g, p, c = (np.asarray(a, dtype=np.int64).ravel() for a in (g, p, c))
+        if g.size == 0:
+            return
+        if not self.present[g, p, c].all() or self.arcgp[g, p, c].any():
+            raise ValueError("ArcGP rows are added once, for triples with a column")
+        k = g.shape[0]
+        ones = np.ones(k)
+        self.lp.add_constraints(
+            "ArcGP",
+            np.column_stack([g, p, c]),
+            np.tile(np.arange(k), 3),
+            np.concatenate([self.z_col[g, p], self.z_col[p, c], self.zgp_col[g, p, c]]),
+            np.concatenate([ones, ones, -ones]),
+            upper=1.0,
+        )
+        self.arcgp[g, p, c] = True
 
     def triples(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """(g, p, c) of the triples with a column, in column order."""
@@ -204,8 +234,10 @@ def grandparent_program(
             "NoGP", arcs, np.arange(k), z_col[arcs[:, 0], arcs[:, 1]], np.full(k, -float(n)), upper=0.0
         )
     lp.add_variables("zgp", np.empty((0, 3), np.int64), integer=True)
-    present = np.zeros((size, size, size), dtype=bool)
-    return GrandparentProgram(lp, fams, arc_mask, z_col, onegp_row, nogp_row, present)
+    cube = (size, size, size)
+    return GrandparentProgram(
+        lp, fams, arc_mask, z_col, onegp_row, nogp_row, np.zeros(cube, bool), np.full(cube, -1, np.int64), np.zeros(cube, bool)
+    )
 
 
 def _dense_triple_costs(

@@ -17,6 +17,15 @@ adding the union as columns (with their own rows) in one batch, until both sets 
 LP is always the full LP restricted to its columns (less the ArcGP/GPArc rows of absent triples), so at
 convergence its solution, extended by zeros, is optimal for the full LP: :attr:`PPCResult.certificate`.
 
+With ``lazy_arcgp=True`` a column enters without its ArcGP row, and **cut** also adds the held-back rows
+that the solution violates (row generation on top of column generation). The restricted LP is then the
+full LP restricted to its columns and to some of their ArcGP rows; at convergence every held-back row is
+satisfied, so with dual 0 it leaves the same certificate valid. This departs from §4's rule that a
+column's rows enter with it, so it is off by default. It pays for ``martins`` (10 English and 10 Hungarian
+dev sentences of 20-30 tokens, CPU time: -41% and -26%); in ``all`` no ArcGP row is ever needed, as
+OneGP, GPArc and OneHead imply them (:mod:`lpparse.formulations.grandparent`), so there it amounts to
+dropping them from the restricted LP but not from BF's.
+
 The reduced-cost formula holds for every preset: a family that is off has no rows and μ = 0 (``martins``
 prices with r = s; ``all`` has no NoGP); ``onegp`` has no ArcGP rows and so no cuts.
 """
@@ -60,6 +69,7 @@ class PPCStats:
     simplex_iterations: int = 0
     priced: int = 0
     cut: int = 0
+    rows_cut: int = 0  # held-back ArcGP rows added (lazy_arcgp)
     duals_tightened: int = 0
     time_scoring: float = 0.0
     time_pricing: float = 0.0
@@ -257,6 +267,7 @@ def parse_price_cut(
     per_pair: int | None = PER_PAIR,
     parent_duals: bool = True,
     defer: float | None = DEFER,
+    lazy_arcgp: bool = False,
 ) -> PPCResult:
     """Parse, Price and Cut (Algorithm 1) on one sentence; see the module docstring.
 
@@ -268,7 +279,8 @@ def parse_price_cut(
     that many new triples per ⟨p,c⟩ a round (None: all priced, as in the paper); ``parent_duals``: spend the
     slack of zero arcs on the GPArc rows of absent triples too (:mod:`lpparse.ppc.pricing`; False: §4.3.3
     only); ``defer``: hold back triples whose arcs are both at 0 while there are more than ``defer``·n of
-    them and others to add (None: never). Raises ValueError (NaN scores) or NoTreeError.
+    them and others to add (None: never); ``lazy_arcgp``: add a column's ArcGP row only once the solution
+    violates it (module docstring). Raises ValueError (NaN scores) or NoTreeError.
     """
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
@@ -279,7 +291,7 @@ def parse_price_cut(
     scored0 = triple_scorer.scored
     cache = ScoreCache(triple_scorer, s.shape[0])
     g, p, c = _initial_triples(s, arc, single_root, init, seed_heads)
-    prog.add_triples(g, p, c, cache.get(g, p, c))
+    prog.add_triples(g, p, c, cache.get(g, p, c), arcgp=not lazy_arcgp)
     t0 = time.perf_counter()
     bound_gp = np.asarray(triple_scorer.bound_gp(), dtype=np.float64)
     bound_pc = np.asarray(triple_scorer.bound_pc(), dtype=np.float64)
@@ -317,10 +329,10 @@ def parse_price_cut(
         y[prog.onegp_row[raised]] += priced.onegp_raise[raised]
         gparc = priced.gparc
         stats.duals_tightened += int(np.count_nonzero(priced.onegp_raise)) + gparc[3].size
-        cuts = separate_arcgp(prog, z, tol)
+        cuts = separate_arcgp(prog, z, tol, sol.x)
         max_rc, max_viol = priced.max_bound, cuts.max_violation
         stats.time_pricing += time.perf_counter() - t0 - (cache.seconds - scoring0)
-        if priced.g.size == 0 and cuts.g.size == 0:
+        if priced.g.size == 0 and cuts.g.size == 0 and cuts.rows[0].size == 0:
             status = Status.OPTIMAL
             break
         if stats.iterations >= max_iterations or (deadline is not None and time.perf_counter() > deadline):
@@ -333,13 +345,11 @@ def parse_price_cut(
         cg, cp, cc = np.unravel_index(ckeys, prog.present.shape)
         stats.priced += priced.g.size
         stats.cut += ckeys.size
-        model.highs.setOptionValue("simplex_strategy", DUAL if cuts.g.size else PRIMAL)
-        prog.add_triples(
-            np.concatenate([priced.g, cg]),
-            np.concatenate([priced.p, cp]),
-            np.concatenate([priced.c, cc]),
-            np.concatenate([priced.scores, cache.get(cg, cp, cc)]),
-        )
+        stats.rows_cut += cuts.rows[0].size
+        model.highs.setOptionValue("simplex_strategy", DUAL if cuts.g.size or cuts.rows[0].size else PRIMAL)
+        prog.add_arcgp_rows(*cuts.rows)
+        prog.add_triples(priced.g, priced.p, priced.c, priced.scores, arcgp=not lazy_arcgp)
+        prog.add_triples(cg, cp, cc, cache.get(cg, cp, cc))  # cut: their ArcGP rows are violated now
         _perturbation(model, False)  # off, with a stall limit that follows the program's size
     stats.gps_scored = triple_scorer.scored - scored0
     stats.time_scoring = cache.seconds

@@ -1,9 +1,10 @@
-"""Separation for parse-price-cut: ArcGP rows of absent triples violated by the current arcs.
+"""Separation for parse-price-cut: ArcGP rows violated by the current solution.
 
 Riedel, Smith & McCallum 2012 (``001_96d0466e746ddc9d.txt``) §4.4: an absent triple has zgp = 0, so its
 ArcGP row reads z[g,p] + z[p,c] <= 1. Only arcs with z > 0 can violate it; for each active g→p the active
 p→c are checked at once, and every violated triple is returned so its column (with its rows) enters at
-once instead of the cut.
+once instead of the cut. With lazy rows (``parse_price_cut(..., lazy_arcgp=True)``), present triples whose
+ArcGP row z[g,p] + z[p,c] - zgp[g,p,c] <= 1 was held back are checked too, and the violated rows enter.
 """
 
 from __future__ import annotations
@@ -17,20 +18,28 @@ from lpparse.formulations.grandparent import GrandparentProgram
 
 __all__ = ["CutResult", "separate_arcgp"]
 
+Triples = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
+_NONE: Triples = (np.empty(0, np.int64),) * 3  # type: ignore[assignment]
+
 
 @dataclass
 class CutResult:
-    """Absent triples whose ArcGP row is violated by more than tol, and the largest violation among the
-    absent triples *not* returned (<= tol; reported for the certificate)."""
+    """Absent triples whose ArcGP row is violated by more than tol (``g, p, c``: their columns enter), present
+    triples whose held-back ArcGP row is (``rows``: the rows enter), and the largest violation among the
+    rows *not* returned (<= tol; reported for the certificate)."""
 
     g: NDArray[np.int64]
     p: NDArray[np.int64]
     c: NDArray[np.int64]
     max_violation: float
+    rows: Triples = _NONE
 
 
-def separate_arcgp(prog: GrandparentProgram, zm: NDArray[np.float64], tol: float) -> CutResult:
-    """ArcGP violations z[g,p] + z[p,c] - 1 > tol over the absent triples (arc values ``zm``)."""
+def separate_arcgp(
+    prog: GrandparentProgram, zm: NDArray[np.float64], tol: float, x: NDArray[np.float64] | None = None
+) -> CutResult:
+    """ArcGP violations z[g,p] + z[p,c] - zgp - 1 > tol (arc values ``zm``): over the absent triples
+    (zgp = 0), and, given the primal vector ``x``, over the present triples without their ArcGP row."""
     empty = np.empty(0, np.int64)
     if "ArcGP" not in prog.families:
         return CutResult(empty, empty, empty, -np.inf)
@@ -43,4 +52,15 @@ def separate_arcgp(prog: GrandparentProgram, zm: NDArray[np.float64], tol: float
     violated = absent & (excess > tol)
     max_violation = float(excess[absent & ~violated].max(initial=-np.inf))
     k, c = np.nonzero(violated)
-    return CutResult(gg[k].astype(np.int64), pp[k].astype(np.int64), c.astype(np.int64), max_violation)
+    result = CutResult(gg[k].astype(np.int64), pp[k].astype(np.int64), c.astype(np.int64), max_violation)
+    lazy = active[pp, :] & prog.present[gg, pp, :] & ~prog.arcgp[gg, pp, :]
+    if lazy.any():
+        if x is None:
+            raise ValueError("present triples without their ArcGP row: pass the primal vector x")
+        k, c = np.nonzero(lazy)
+        g, p = gg[k], pp[k]
+        row_excess = excess[k, c] - x[prog.zgp_col[g, p, c]]
+        cut = row_excess > tol
+        result.rows = (g[cut].astype(np.int64), p[cut].astype(np.int64), c[cut].astype(np.int64))
+        result.max_violation = max(max_violation, float(row_excess[~cut].max(initial=-np.inf)))
+    return result
