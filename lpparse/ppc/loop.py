@@ -341,7 +341,7 @@ def parse_price_cut(
         # a triple both priced and cut enters once; cut triples may still need a score
         keys = np.ravel_multi_index((priced.g, priced.p, priced.c), prog.present.shape)
         ckeys = np.ravel_multi_index((cuts.g, cuts.p, cuts.c), prog.present.shape)
-        ckeys = np.setdiff1d(ckeys, keys)
+        ckeys = np.setdiff1d(ckeys, keys) if ckeys.size else ckeys
         cg, cp, cc = np.unravel_index(ckeys, prog.present.shape)
         stats.priced += priced.g.size
         stats.cut += ckeys.size
