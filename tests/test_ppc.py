@@ -3,6 +3,8 @@ every triple: every constraint and every reduced cost of the full LP, for every 
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,7 +15,7 @@ from lpparse.formulations.grandparent import PRESETS, full_grandparent_program
 from lpparse.lp import Status, certify_lp
 from lpparse.oracles.brute_force import brute_force
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
-from lpparse.ppc import PPCResult, certify_full, extend_solution, parse_price_cut, solve_bf
+from lpparse.ppc import PPCResult, PPCRound, certify_full, extend_solution, parse_price_cut, solve_bf
 from lpparse.scores import noisy_gold_scores, random_scores
 from lpparse.trees import NoTreeError, check_tree_exists, is_tree
 from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, synthetic_triple_scorer
@@ -101,6 +103,34 @@ def test_lazy_arcgp_rows_equal_bf(instance: tuple[np.ndarray, DenseTripleScorer,
         result = check_against_bf(s, DenseTripleScorer(scorer.scores), preset, single_root, lazy_arcgp=True)
         rows = result.program.lp.con_blocks.get("ArcGP")
         assert result.stats.rows_cut + result.stats.cut == (len(rows) if rows is not None else 0)
+
+
+def _timeless(trace: list[PPCRound]) -> list[PPCRound]:
+    return [dataclasses.replace(r, solve_seconds=0.0) for r in trace]
+
+
+@settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+@given(instances())
+def test_trace_matches_stats_and_truncated_runs(instance: tuple[np.ndarray, DenseTripleScorer, bool]) -> None:
+    """One PPCRound per LP solve; its totals are the run's, and round k is what a run stopped after k
+    rounds reports (PPC is deterministic)."""
+    s, scorer, single_root = instance
+    result = parse_price_cut(s, DenseTripleScorer(scorer.scores), "all", single_root)
+    trace, stats = result.trace, result.stats
+    assert len(trace) == stats.iterations and [r.round for r in trace] == list(range(1, len(trace) + 1))
+    assert sum(r.simplex_iterations for r in trace) == stats.simplex_iterations
+    assert sum(r.priced for r in trace) == stats.priced and sum(r.cut for r in trace) == stats.cut
+    last = trace[-1]
+    assert (last.priced, last.cut, last.rows_cut) == (0, 0, 0) and last.max_reduced_cost <= 1e-7
+    assert last.objective == result.objective and last.gps_scored == stats.gps_scored
+    assert last.gps_added == stats.gps_added and (last.rows, last.cols) == (stats.rows, stats.cols)
+    for r, nxt in zip(trace, trace[1:]):
+        assert nxt.gps_added == r.gps_added + r.priced + r.cut and nxt.objective >= r.objective - 1e-6
+    for r in trace[:-1]:
+        stopped = parse_price_cut(s, DenseTripleScorer(scorer.scores), "all", single_root, max_iterations=r.round)
+        assert stopped.status is Status.ITERATION_LIMIT
+        assert _timeless(stopped.trace) == _timeless(trace[: r.round])
+        assert stopped.solution.objective == r.objective and stopped.stats.gps_added == r.gps_added
 
 
 def test_lazy_arcgp_rows_enter_when_violated() -> None:

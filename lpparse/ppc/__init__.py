@@ -2,10 +2,19 @@
 grandparent LP, its pricing, separation and certificates, and the brute-force baseline."""
 
 from lpparse.ppc.certificate import certify_full, extend_solution, ppc_certificate
-from lpparse.ppc.loop import PPCResult, PPCStats, parse_price_cut, project_to_tree, solve_bf, tree_objective
+from lpparse.ppc.loop import (
+    PPCResult,
+    PPCRound,
+    PPCStats,
+    parse_price_cut,
+    project_to_tree,
+    solve_bf,
+    tree_objective,
+)
 
 __all__ = [
     "PPCResult",
+    "PPCRound",
     "PPCStats",
     "certify_full",
     "extend_solution",

@@ -50,7 +50,15 @@ from lpparse.ppc.separation import separate_arcgp
 from lpparse.trees import allowed_arcs, validate_scores
 from lpparse.triples import TripleScorer, candidate_triples, triple_mask
 
-__all__ = ["PPCResult", "PPCStats", "parse_price_cut", "project_to_tree", "solve_bf", "tree_objective"]
+__all__ = [
+    "PPCResult",
+    "PPCRound",
+    "PPCStats",
+    "parse_price_cut",
+    "project_to_tree",
+    "solve_bf",
+    "tree_objective",
+]
 
 
 @dataclass
@@ -84,6 +92,31 @@ class PPCStats:
         return d
 
 
+@dataclass(frozen=True)
+class PPCRound:
+    """One parse-price-cut round: the restricted LP it solved and what pricing and separation found.
+
+    ``gps_scored`` counts the triples scored so far, this round's pricing included; ``gps_added``, ``rows``
+    and ``cols`` describe the LP solved this round; ``priced``, ``cut`` (columns) and ``rows_cut`` (held-back
+    ArcGP rows) are what enters for the next round; ``max_reduced_cost`` and ``max_violation`` bound what
+    stays out (both <= tol in the last round).
+    """
+
+    round: int
+    objective: float
+    simplex_iterations: int
+    solve_seconds: float
+    gps_scored: int
+    gps_added: int
+    rows: int
+    cols: int
+    priced: int
+    cut: int
+    rows_cut: int
+    max_reduced_cost: float
+    max_violation: float
+
+
 @dataclass
 class PPCResult:
     """Outcome of PPC (or BF) on one sentence.
@@ -93,6 +126,7 @@ class PPCResult:
     certificate of :func:`lpparse.ppc.certificate.ppc_certificate`, for BF the LP certificate. ``heads`` is
     the tree when the LP optimum is integral (then ILP-optimal), else None. ``gparc_duals``: (g, p, c, λ) of
     the absent triples whose GPArc rows carry dual -λ in the certificate (all other absent rows carry 0).
+    ``trace``: one :class:`PPCRound` per LP solve of a PPC run (empty for BF).
     """
 
     status: Status
@@ -104,6 +138,7 @@ class PPCResult:
     heads: NDArray[np.int64] | None = None
     gparc_duals: GPArcDuals | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    trace: list[PPCRound] = field(default_factory=list)
 
     @property
     def objective(self) -> float:
@@ -301,17 +336,18 @@ def parse_price_cut(
     gparc = _NO_GPARC
     max_rc = max_viol = np.inf
     status = Status.ITERATION_LIMIT
+    trace: list[PPCRound] = []
     while True:
         _set_time_limit(model, deadline)
         sol = model.solve(certify=False)  # the final answer gets the PPC certificate below
-        stats.simplex_iterations += sol.iterations
-        stats.time_solving += sol.time
+        iterations, seconds = sol.iterations, sol.time
         if sol.status is Status.ITERATION_LIMIT and stats.iterations > 0:  # stalled: perturb and go on
             _perturbation(model, True)
             sol = model.solve(certify=False)
-            stats.simplex_iterations += sol.iterations
-            stats.time_solving += sol.time
+            iterations, seconds = iterations + sol.iterations, seconds + sol.time
             _perturbation(model, False)
+        stats.simplex_iterations += iterations
+        stats.time_solving += seconds
         stats.iterations += 1
         if sol.status is not Status.OPTIMAL or sol.x is None or sol.row_dual is None:
             status = sol.status
@@ -332,17 +368,34 @@ def parse_price_cut(
         cuts = separate_arcgp(prog, z, tol, sol.x)
         max_rc, max_viol = priced.max_bound, cuts.max_violation
         stats.time_pricing += time.perf_counter() - t0 - (cache.seconds - scoring0)
-        if priced.g.size == 0 and cuts.g.size == 0 and cuts.rows[0].size == 0:
+        # a triple both priced and cut enters once (as priced); cut triples may still need a score
+        ckeys = np.ravel_multi_index((cuts.g, cuts.p, cuts.c), prog.present.shape)
+        if ckeys.size:
+            ckeys = np.setdiff1d(ckeys, np.ravel_multi_index((priced.g, priced.p, priced.c), prog.present.shape))
+        cg, cp, cc = np.unravel_index(ckeys, prog.present.shape)
+        trace.append(
+            PPCRound(
+                stats.iterations,
+                sol.objective,
+                iterations,
+                seconds,
+                triple_scorer.scored - scored0,
+                prog.num_triples,
+                prog.lp.num_rows,
+                prog.lp.num_cols,
+                priced.g.size,
+                ckeys.size,
+                cuts.rows[0].size,
+                max_rc,
+                max_viol,
+            )
+        )
+        if priced.g.size == 0 and ckeys.size == 0 and cuts.rows[0].size == 0:
             status = Status.OPTIMAL
             break
         if stats.iterations >= max_iterations or (deadline is not None and time.perf_counter() > deadline):
             status = Status.ITERATION_LIMIT if stats.iterations >= max_iterations else Status.TIME_LIMIT
             break
-        # a triple both priced and cut enters once; cut triples may still need a score
-        keys = np.ravel_multi_index((priced.g, priced.p, priced.c), prog.present.shape)
-        ckeys = np.ravel_multi_index((cuts.g, cuts.p, cuts.c), prog.present.shape)
-        ckeys = np.setdiff1d(ckeys, keys) if ckeys.size else ckeys
-        cg, cp, cc = np.unravel_index(ckeys, prog.present.shape)
         stats.priced += priced.g.size
         stats.cut += ckeys.size
         stats.rows_cut += cuts.rows[0].size
@@ -354,7 +407,7 @@ def parse_price_cut(
     stats.gps_scored = triple_scorer.scored - scored0
     stats.time_scoring = cache.seconds
     heads = _finish(prog, sol, stats, start, tol)
-    result = PPCResult(status, prog, sol, stats, y, heads=heads, gparc_duals=gparc)
+    result = PPCResult(status, prog, sol, stats, y, heads=heads, gparc_duals=gparc, trace=trace)
     if status is Status.OPTIMAL and y is not None and sol.x is not None:
         result.certificate = ppc_certificate(
             prog.lp, sol.x, y, max_rc, max_viol, certificate_tol, _gparc_shift(prog, gparc)
