@@ -114,25 +114,31 @@ class HighsModel:
             raise RuntimeError(f"HiGHS error in {what}")
 
     def _pass_model(self) -> None:
+        """One ``passModel`` from flat arrays (the array overload: no HighsLp vectors filled from Python)."""
         lp = self.lp
         rows, cols, vals = lp.coefficients_since(0)
         starts, index, values = _compressed(cols, rows, vals, lp.num_cols)
-        h = highspy.HighsLp()
-        h.num_col_, h.num_row_ = lp.num_cols, lp.num_rows
-        h.col_cost_ = lp.cost.copy()
-        h.col_lower_, h.col_upper_ = _inf(lp.col_lower), _inf(lp.col_upper)
-        h.row_lower_, h.row_upper_ = _inf(lp.row_lower), _inf(lp.row_upper)
-        h.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        h.a_matrix_.start_ = np.r_[starts, np.int32(index.size)].astype(np.int32)
-        h.a_matrix_.index_ = index
-        h.a_matrix_.value_ = values
-        h.sense_ = highspy.ObjSense.kMaximize
-        if self.mip:
-            h.integrality_ = [
-                highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
-                for i in lp.integrality
-            ]
-        self._check(self.highs.passModel(h), "passModel")
+        integrality = lp.integrality.astype(np.int32) if self.mip else np.zeros(lp.num_cols, np.int32)
+        self._check(
+            self.highs.passModel(
+                lp.num_cols,
+                lp.num_rows,
+                index.size,
+                int(highspy.MatrixFormat.kColwise),
+                int(highspy.ObjSense.kMaximize),
+                0.0,
+                np.ascontiguousarray(lp.cost),
+                _inf(lp.col_lower),
+                _inf(lp.col_upper),
+                _inf(lp.row_lower),
+                _inf(lp.row_upper),
+                starts,
+                index,
+                values,
+                integrality,
+            ),
+            "passModel",
+        )
         self._synced = (lp.num_cols, lp.num_rows, lp.num_nz)
 
     # ---- growth -----------------------------------------------------------------------------------

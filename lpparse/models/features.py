@@ -190,10 +190,13 @@ def hash_columns(seed: int, columns: Sequence[NDArray[np.int64]], bits: int) -> 
     """Slots in [0, 2^bits) of the features whose fields are ``columns`` (broadcast together), for the
     template numbered ``seed``: a multiply-xorshift combination finished by splitmix64's mixer."""
     shape = np.broadcast_shapes(*(np.shape(c) for c in columns)) if columns else ()
-    h = np.full(shape, (seed * int(_MUL) + 1) & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
+    # h grows by broadcasting, column by column: an enumeration over a grid of fields (the bound tables)
+    # hashes its leading fields once per combination of them, not once per cell of the grid
+    h = np.full((1,) * len(shape), (seed * int(_MUL) + 1) & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
     for col in columns:
         h = (h ^ np.asarray(col).astype(np.uint64)) * _MUL
         h ^= h >> np.uint64(29)
+    h = np.broadcast_to(h, shape).copy() if h.shape != shape else h
     h ^= h >> np.uint64(31)
     h *= _FIN1
     h ^= h >> np.uint64(29)
