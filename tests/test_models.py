@@ -249,3 +249,17 @@ def test_ppc_with_model_bounds_equals_bf_with_full_certificate(bounds: str) -> N
         total += result.stats.gps_total
     assert checked >= 10 and with_gparc >= 3, (checked, with_gparc)
     assert scored < total
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 4), st.integers(1, 4), st.integers(1, 4))
+def test_hash_columns_on_a_grid_equals_hashing_each_cell(seed: int, a: int, b: int, c: int) -> None:
+    """The bound tables hash broadcast grids of fields; every cell must get the slot of its own fields."""
+    rng = np.random.default_rng(seed)
+    x, y, z = rng.integers(0, 1000, a), rng.integers(0, 1000, b), rng.integers(0, 1000, c)
+    grid = hash_columns(seed % 97, [x[:, None, None], y[None, :, None], z[None, None, :]], 20)
+    assert grid.shape == (a, b, c)
+    gx, gy, gz = np.meshgrid(x, y, z, indexing="ij")
+    flat = hash_columns(seed % 97, [gx.ravel(), gy.ravel(), gz.ravel()], 20)
+    assert (grid.ravel() == flat).all()
+    assert (hash_columns(5, [x[:, None], np.int64(3)], 20) == hash_columns(5, [x, np.full(a, 3)], 20)[:, None]).all()
