@@ -103,6 +103,8 @@ def test_lazy_arcgp_rows_equal_bf(instance: tuple[np.ndarray, DenseTripleScorer,
         result = check_against_bf(s, DenseTripleScorer(scorer.scores), preset, single_root, lazy_arcgp=True)
         rows = result.program.lp.con_blocks.get("ArcGP")
         assert result.stats.rows_cut + result.stats.cut == (len(rows) if rows is not None else 0)
+        held = result.program.present & ~result.program.arcgp if "ArcGP" in result.program.families else []
+        assert result.program.held_back_arcgp == int(np.sum(held))
 
 
 def _timeless(trace: list[PPCRound]) -> list[PPCRound]:

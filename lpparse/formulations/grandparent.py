@@ -161,6 +161,14 @@ class GrandparentProgram:
             )
         return cols
 
+    @property
+    def held_back_arcgp(self) -> int:
+        """How many triples with a column lack their ArcGP row (0 without the ArcGP family)."""
+        if "ArcGP" not in self.families:
+            return 0
+        rows = self.lp.con_blocks.get("ArcGP")
+        return self.num_triples - (len(rows) if rows is not None else 0)
+
     def add_arcgp_rows(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> None:
         """Append the ArcGP rows z[g,p] + z[p,c] - zgp[g,p,c] <= 1 of present triples that lack them (no-op
         without the ArcGP family)."""

@@ -53,11 +53,10 @@ def separate_arcgp(
     max_violation = float(excess[absent & ~violated].max(initial=-np.inf))
     k, c = np.nonzero(violated)
     result = CutResult(gg[k].astype(np.int64), pp[k].astype(np.int64), c.astype(np.int64), max_violation)
-    lazy = active[pp, :] & prog.present[gg, pp, :] & ~prog.arcgp[gg, pp, :]
-    if lazy.any():
+    if prog.held_back_arcgp:  # only with lazy rows: skip the look-up otherwise
         if x is None:
             raise ValueError("present triples without their ArcGP row: pass the primal vector x")
-        k, c = np.nonzero(lazy)
+        k, c = np.nonzero(active[pp, :] & prog.present[gg, pp, :] & ~prog.arcgp[gg, pp, :])
         g, p = gg[k], pp[k]
         row_excess = excess[k, c] - x[prog.zgp_col[g, p, c]]
         cut = row_excess > tol
