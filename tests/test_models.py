@@ -162,6 +162,38 @@ def test_arc_features_match_a_per_arc_reference() -> None:
             assert scores[h, m] == pytest.approx(total)
 
 
+def test_triple_scores_match_a_per_triple_reference() -> None:
+    """Eq. 4-5 one triple and one template at a time, against batches small enough to hash the templates of
+    the same tokens together and large enough to hash them one by one."""
+    from lpparse.models.features import _GROUPED, GP_SEED
+    from lpparse.trees import allowed_arcs
+    from lpparse.triples import candidate_triples
+
+    model = _random_model(6)
+    sentence = max(SAMPLE, key=lambda s: s.n)
+    sentence_scorer = model.scorer(sentence)
+    scorer = sentence_scorer.triples()
+    ids = scorer.ids
+    g, p, c = candidate_triples(allowed_arcs(sentence_scorer.arc_scores()))
+    assert g.size > _GROUPED
+    rng = np.random.default_rng(0)
+    pick = rng.choice(g.size, 40, replace=False)
+    reference = []
+    for k in pick:
+        rel = relation(g[k : k + 1], p[k : k + 1], c[k : k + 1])
+        total = 0.0
+        for t, tpl in enumerate(model.templates):
+            cols = [ids.at(a, x[k : k + 1]) for a, x in ((tpl.g, g), (tpl.p, p), (tpl.c, c)) if a is not None]
+            total += model.weights[hash_columns(GP_SEED + t, [*cols, rel], BITS)[0]]
+        reference.append(total)
+    whole = scorer.score(g, p, c)
+    assert whole[pick] == pytest.approx(reference, abs=1e-12)
+    assert scorer.score(g[pick], p[pick], c[pick]) == pytest.approx(reference, abs=1e-12)
+    seeds = np.array([3, 8, 11])[:, None]
+    x = rng.integers(0, 100, 7)
+    assert (hash_columns(seeds, [x], 20) == np.stack([hash_columns(int(v), [x], 20) for v in seeds[:, 0]])).all()
+
+
 def test_relation_codes_are_eq_6() -> None:
     g, p, c = np.array([3, 0, 2]), np.array([1, 2, 3]), np.array([2, 1, 1])
     assert relation(g, p, c).tolist() == [4 + 2 + 0, 0 + 0 + 1, 0 + 2 + 1]

@@ -88,6 +88,7 @@ def single_commodity_flow(scores: NDArray[np.float64], single_root: bool = False
     lp, arcs, zc = _arc_program(scores, single_root, "single-flow")
     n, k = lp.meta["n"], len(zc)
     pc = lp.add_variables("phi", arcs)
+    lp.meta["flow_capacity"] = float(n)  # NoFlow: phi - capacity·z <= 0
     root = arcs[:, 0] == 0
     lp.add_constraints("Source", [0], np.zeros(root.sum(), np.int64), pc[root], np.ones(root.sum()), n, n)
     lp.add_constraints("Consume", np.arange(1, n + 1), *_conservation(arcs, pc, lambda v: v - 1), 1.0, 1.0)
@@ -110,6 +111,7 @@ def multi_commodity_flow(scores: NDArray[np.float64], single_root: bool = False)
     com = np.repeat(np.arange(1, n + 1), k)  # commodity of each flow column, arcs tiled inside
     flow_arcs = np.tile(arcs, (n, 1))
     pc = lp.add_variables("phi", np.column_stack([com, flow_arcs]))
+    lp.meta["flow_capacity"] = 1.0  # NoFlow: phi - capacity·z <= 0
     root = flow_arcs[:, 0] == 0
     lp.add_constraints(
         "Source", np.arange(1, n + 1), com[root] - 1, pc[root], np.ones(int(root.sum())), 1.0, 1.0

@@ -233,6 +233,26 @@ class HighsModel:
         self.sync()
         return pos
 
+    def set_solver_bounds(
+        self, cols: ArrayLike, lower: ArrayLike | None = None, upper: ArrayLike | None = None
+    ) -> None:
+        """Set column bounds in HiGHS only, not in the program (None: back to the program's bounds).
+
+        For bounds the program implies, such as columns its rows force to 0, which a warm re-solve (no
+        presolve) cannot see. Solutions are then still checked against the program, so solve with
+        ``certify=False`` and extend the duals of the columns held this way yourself (the reduced cost of a
+        fixed column may have either sign). A bound change keeps HiGHS's factorization, unlike new columns.
+        """
+        self.sync()
+        cols = np.asarray(cols, dtype=np.int64).ravel()
+        if cols.size == 0:
+            return
+        lo = self.lp.col_lower[cols] if lower is None else np.broadcast_to(np.asarray(lower, float), cols.shape)
+        hi = self.lp.col_upper[cols] if upper is None else np.broadcast_to(np.asarray(upper, float), cols.shape)
+        self._check(
+            self.highs.changeColsBounds(cols.size, cols.astype(np.int32), _inf(lo), _inf(hi)), "changeColsBounds"
+        )
+
     # ---- solving ----------------------------------------------------------------------------------
     def solve(self, certify: bool = True) -> Solution:
         """Solve (warm when the model was solved before and only grew); return a certified-or-not Solution.

@@ -186,13 +186,17 @@ _FIN1 = np.uint64(0xBF58476D1CE4E5B9)
 _FIN2 = np.uint64(0x94D049BB133111EB)
 
 
-def hash_columns(seed: int, columns: Sequence[NDArray[np.int64]], bits: int) -> NDArray[np.int64]:
+def hash_columns(
+    seed: int | NDArray[np.int64], columns: Sequence[NDArray[np.int64]], bits: int
+) -> NDArray[np.int64]:
     """Slots in [0, 2^bits) of the features whose fields are ``columns`` (broadcast together), for the
-    template numbered ``seed``: a multiply-xorshift combination finished by splitmix64's mixer."""
-    shape = np.broadcast_shapes(*(np.shape(c) for c in columns)) if columns else ()
+    template numbered ``seed``: a multiply-xorshift combination finished by splitmix64's mixer. ``seed`` may
+    be an array that broadcasts with the columns (several templates of the same arity in one pass)."""
+    shape = np.broadcast_shapes(np.shape(seed), *(np.shape(c) for c in columns))
     # h grows by broadcasting, column by column: an enumeration over a grid of fields (the bound tables)
     # hashes its leading fields once per combination of them, not once per cell of the grid
-    h = np.full((1,) * len(shape), (seed * int(_MUL) + 1) & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
+    h = np.asarray(seed).astype(np.uint64) * _MUL + np.uint64(1)
+    h = h.reshape((1,) * (len(shape) - h.ndim) + h.shape)
     for col in columns:
         h = (h ^ np.asarray(col).astype(np.uint64)) * _MUL
         h ^= h >> np.uint64(29)
@@ -313,6 +317,12 @@ def relation(g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]) -
     return 4 * (g > p) + 2 * (g > c) + (p > c)
 
 
+#: Batches up to this size hash the templates that use the same tokens in one pass (a call of 10 triples:
+#: 160 µs instead of 250; 1,000 triples: 0.31 µs per triple instead of 0.40); larger ones one template at a
+#: time, which keeps the arrays in cache (20,000 triples: 0.25 µs per triple instead of 0.32)
+_GROUPED = 2048
+
+
 def triple_slots(
     ids: TokenIds,
     g: NDArray[np.int64],
@@ -321,10 +331,21 @@ def triple_slots(
     bits: int,
     templates: Sequence[GPTemplate] = GRANDPARENT_TEMPLATES,
 ) -> NDArray[np.int64]:
-    """(templates, triples) slots of the grandparent features of a batch of triples (eq. 5)."""
+    """(templates, triples) slots of the grandparent features of a batch of triples (eq. 5); in a small batch,
+    templates that use the same tokens are hashed in one pass (:data:`_GROUPED`)."""
     rel = relation(g, p, c)
     out = np.empty((len(templates), g.size), dtype=np.int64)
+    groups: dict[object, list[int]] = {}
     for t, tpl in enumerate(templates):
-        cols = [ids.at(a, x) for a, x in ((tpl.g, g), (tpl.p, p), (tpl.c, c)) if a is not None]
-        out[t] = hash_columns(GP_SEED + t, [*cols, rel], bits)
+        used = tuple(a is not None for a in (tpl.g, tpl.p, tpl.c))
+        groups.setdefault(used if g.size <= _GROUPED else t, []).append(t)
+    for ts in groups.values():
+        first = templates[ts[0]]
+        fields = [
+            np.stack([ids.at(getattr(templates[t], who), x) for t in ts])
+            for who, x in zip("gpc", (g, p, c))
+            if getattr(first, who) is not None
+        ]
+        seeds = (GP_SEED + np.array(ts, dtype=np.int64))[:, None]
+        out[ts] = hash_columns(seeds, [*fields, rel[None, :]], bits)
     return out

@@ -45,6 +45,7 @@ from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import TOL, Certificate, Solution, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals, ppc_certificate
+from lpparse.ppc.dead_arcs import DeadArcs
 from lpparse.ppc.pricing import ScoreCache, arc_slack, gp_duals, price
 from lpparse.ppc.separation import separate_arcgp
 from lpparse.trees import allowed_arcs, validate_scores
@@ -303,6 +304,7 @@ def parse_price_cut(
     parent_duals: bool = True,
     defer: float | None = DEFER,
     lazy_arcgp: bool = False,
+    dead_arcs: bool = True,
 ) -> PPCResult:
     """Parse, Price and Cut (Algorithm 1) on one sentence; see the module docstring.
 
@@ -315,7 +317,9 @@ def parse_price_cut(
     slack of zero arcs on the GPArc rows of absent triples too (:mod:`lpparse.ppc.pricing`; False: §4.3.3
     only); ``defer``: hold back triples whose arcs are both at 0 while there are more than ``defer``·n of
     them and others to add (None: never); ``lazy_arcgp``: add a column's ArcGP row only once the solution
-    violates it (module docstring). Raises ValueError (NaN scores) or NoTreeError.
+    violates it (module docstring); ``dead_arcs``: hold the arcs that no present triple can carry at 0 in the
+    HiGHS master (:mod:`lpparse.ppc.dead_arcs`; only with OneGP and a flow base). Raises ValueError (NaN scores)
+    or NoTreeError.
     """
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
@@ -332,6 +336,7 @@ def parse_price_cut(
     bound_pc = np.asarray(triple_scorer.bound_pc(), dtype=np.float64)
     cache.seconds += time.perf_counter() - t0
     model = HighsModel(prog.lp, tol=certificate_tol, options=HIGHS_OPTIONS)
+    dead = DeadArcs(prog, model) if dead_arcs and DeadArcs.applies(prog) else None
     y: NDArray[np.float64] | None = None
     gparc = _NO_GPARC
     max_rc = max_viol = np.inf
@@ -346,6 +351,8 @@ def parse_price_cut(
             sol = model.solve(certify=False)
             iterations, seconds = iterations + sol.iterations, seconds + sol.time
             _perturbation(model, False)
+        if dead is not None:
+            sol = dead.extend(sol)
         stats.simplex_iterations += iterations
         stats.time_solving += seconds
         stats.iterations += 1
@@ -403,6 +410,8 @@ def parse_price_cut(
         prog.add_arcgp_rows(*cuts.rows)
         prog.add_triples(priced.g, priced.p, priced.c, priced.scores, arcgp=not lazy_arcgp)
         prog.add_triples(cg, cp, cc, cache.get(cg, cp, cc))  # cut: their ArcGP rows are violated now
+        if dead is not None:
+            dead.update()
         _perturbation(model, False)  # off, with a stall limit that follows the program's size
     stats.gps_scored = triple_scorer.scored - scored0
     stats.time_scoring = cache.seconds

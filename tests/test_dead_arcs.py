@@ -1,0 +1,109 @@
+"""Dead arcs held at 0 in the HiGHS master (lpparse.ppc.dead_arcs): the solver's program is equivalent to the
+restricted LP, and the extended duals are optimal for the restricted LP itself, on both flow bases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lpparse.formulations.grandparent import grandparent_program
+from lpparse.lp import Status, certify_lp
+from lpparse.lp.highs_view import HighsModel
+from lpparse.ppc import parse_price_cut
+from lpparse.ppc.dead_arcs import DeadArcs
+from lpparse.ppc.loop import HIGHS_OPTIONS
+from lpparse.scores import random_scores
+from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, candidate_triples, synthetic_triple_scorer
+from lpparse.trees import allowed_arcs
+
+TOL = 1e-6
+
+
+def _restricted(n: int, seed: int, base: str, share: float) -> tuple:
+    """A multi-root grandparent program on random scores holding a random ``share`` of the triples (feasible:
+    the tree with every token on the root needs none)."""
+    rng = np.random.default_rng(seed)
+    s = random_scores(n, rng)
+    prog = grandparent_program(s, "all", False, base)
+    g, p, c = candidate_triples(allowed_arcs(s))
+    keep = rng.random(g.size) < share
+    scores = rng.normal(size=g.size)
+    prog.add_triples(g[keep], p[keep], c[keep], scores[keep])
+    return s, prog
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(3, 7),
+    seed=st.integers(0, 2**32 - 1),
+    base=st.sampled_from(["single-flow", "multi-flow"]),
+    share=st.sampled_from([0.0, 0.1, 0.4]),
+)
+def test_fixed_dead_arcs_keep_the_value_and_extended_duals_certify(n: int, seed: int, base: str, share: float) -> None:
+    _, prog = _restricted(n, seed, base, share)
+    plain = HighsModel(prog.lp, options=HIGHS_OPTIONS).solve()
+    assert plain.certified
+    model = HighsModel(prog.lp, options=HIGHS_OPTIONS)
+    dead = DeadArcs(prog, model)
+    assert np.array_equal(dead.fixed, (prog.onegp_row >= 0) & ~prog.present.any(axis=0))
+    assert dead.fixed.any() or share > 0
+    sol = model.solve(certify=False)
+    assert sol.status is Status.OPTIMAL
+    assert sol.objective == pytest.approx(plain.objective, abs=1e-7)
+    extended = dead.extend(sol)
+    cert = certify_lp(prog.lp, extended.x, extended.row_dual, TOL)
+    assert cert.ok, str(cert)
+    z = prog.arc_values(sol.x)
+    assert np.all(np.abs(z[dead.fixed]) <= 1e-9)
+
+
+def test_extension_is_needed_and_releases_follow_new_triples() -> None:
+    """Somewhere the solver's own duals give a held column a positive reduced cost, which only the extension
+    repairs; an arc whose first triple enters is released and can carry it."""
+    repaired = 0
+    for seed in range(40):
+        _, prog = _restricted(5, seed, "single-flow", 0.0)
+        model = HighsModel(prog.lp, options=HIGHS_OPTIONS)
+        dead = DeadArcs(prog, model)
+        sol = model.solve(certify=False)
+        raw = certify_lp(prog.lp, sol.x, sol.row_dual, TOL)
+        assert certify_lp(prog.lp, sol.x, dead.extend(sol).row_dual, TOL).ok
+        repaired += not raw.ok
+        # a large triple on a dead arc: released, it must be used
+        p, c = map(int, np.argwhere(dead.fixed)[0])  # a word arc: p > 0, and 0→p is a candidate
+        prog.add_triples([0], [p], [c], [1e3])
+        dead.update()
+        assert not dead.fixed[p, c]
+        sol = model.solve(certify=False)
+        assert sol.status is Status.OPTIMAL
+        assert prog.arc_values(sol.x)[p, c] == pytest.approx(1.0)
+        assert certify_lp(prog.lp, sol.x, dead.extend(sol).row_dual, TOL).ok
+    assert repaired > 0
+
+
+@settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(2, 9),
+    seed=st.integers(0, 2**32 - 1),
+    dist=st.sampled_from(GP_DISTRIBUTIONS),
+    preset=st.sampled_from(["all", "onegp"]),
+    base=st.sampled_from(["single-flow", "multi-flow"]),
+)
+def test_ppc_with_and_without_dead_arcs_agree(n: int, seed: int, dist: str, preset: str, base: str) -> None:
+    rng = np.random.default_rng(seed)
+    s = random_scores(n, rng)
+    scores = synthetic_triple_scorer(n, rng, dist).scores
+    on = parse_price_cut(s, DenseTripleScorer(scores), preset, base=base)
+    off = parse_price_cut(s, DenseTripleScorer(scores), preset, base=base, dead_arcs=False)
+    assert on.certified and off.certified
+    assert on.objective == pytest.approx(off.objective, abs=1e-6)
+
+
+def test_dead_arcs_need_onegp_and_a_flow_base() -> None:
+    s = random_scores(4, 0)
+    prog = grandparent_program(s, "martins")
+    assert not DeadArcs.applies(prog)
+    with pytest.raises(ValueError, match="OneGP"):
+        DeadArcs(prog, HighsModel(prog.lp))
