@@ -152,8 +152,8 @@ class RestrictedBounds:
         self.size = size
         words = np.arange(1, size)
         zero = np.zeros(size, dtype=np.int64)
-        self.tables: list[BoundTables] = []
-        self.at: list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]] = []
+        tables: list[BoundTables] = []
+        ats: list[list[NDArray[np.int64]]] = []
         for t, tpl in enumerate(templates):
             values, at = [], []
             for attribute, positions in ((tpl.g, np.arange(size)), (tpl.p, words), (tpl.c, words)):
@@ -168,15 +168,20 @@ class RestrictedBounds:
                 at.append(np.minimum(where, distinct.size - 1))
             ok_g, ok_c = np.ones(values[0].size, bool), np.ones(values[2].size, bool)
             vg, vp, vc = values
-            self.tables.append(_maxima(weights, t, tpl, bits, (vg, vp, vc), ok_g, ok_c, with_gc=True))
-            self.at.append((at[0], at[1], at[2]))
+            tables.append(_maxima(weights, t, tpl, bits, (vg, vp, vc), ok_g, ok_c, with_gc=True))
+            ats.append(at)
+        # the tables as dense (templates, n+1, n+1) matrices over positions: GP[t, g, p] = gp_t[at_g[g],
+        # at_p[p], I[g>p]], and likewise PC[t, p, c] and GC[t, g, c]; a bound is then a few gathers
+        pos = np.arange(size)
+        later = (pos[:, None] > pos[None, :]).astype(np.int64)
+        self._gp, self._pc, self._gc = (
+            np.stack([getattr(tb, name)[a[i][:, None], a[j][None, :], later] for tb, a in zip(tables, ats)])
+            for name, i, j in (("gp", 0, 1), ("pc", 1, 2), ("gc", 0, 2))
+        )
 
     def factors(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(B_gp, B_pc) of eq. 12, as :func:`sentence_bounds`."""
-        b_gp = np.zeros((self.size, self.size))
-        b_pc = np.zeros((self.size, self.size))
-        for table, at in zip(self.tables, self.at):
-            _add_lookups(b_gp, b_pc, table, at)
+        b_gp, b_pc = self._gp.sum(axis=0), self._pc.sum(axis=0)
         _pad(b_gp, b_pc)
         return b_gp, b_pc
 
@@ -184,13 +189,7 @@ class RestrictedBounds:
         self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]
     ) -> NDArray[np.float64]:
         """Σ_t min(gp_t, pc_t, gc_t) for a batch of triples (no feature is computed, nothing is counted)."""
-        gp_bit, pc_bit, gc_bit = (g > p).astype(np.int64), (p > c).astype(np.int64), (g > c).astype(np.int64)
-        out = np.zeros(g.size)
-        for table, (ag, ap, ac) in zip(self.tables, self.at):
-            assert table.gc is not None  # built with_gc
-            bound = np.minimum(table.gp[ag[g], ap[p], gp_bit], table.pc[ap[p], ac[c], pc_bit])
-            out += np.minimum(bound, table.gc[ag[g], ac[c], gc_bit])
-        return out
+        return np.minimum(np.minimum(self._gp[:, g, p], self._pc[:, p, c]), self._gc[:, g, c]).sum(axis=0)
 
 
 def sentence_bounds(
