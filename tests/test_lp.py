@@ -269,3 +269,45 @@ def test_sync_changes_old_coefficients_and_new_integer_columns() -> None:
     )
     sol = mip.solve()
     assert sol.certified and sol.integral and sol.objective == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_inactive_columns_and_rows_stay_out_until_activated(seed: int) -> None:
+    """A masked model solves the program without the inactive columns (held at 0) and rows; its solution comes
+    back in program order with d = c - Aᵀy on the inactive columns; appended columns with coefficients in an
+    inactive row, and activation, reach the full program's optimum."""
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=(8, 8))
+    lp = single_commodity_flow(s)
+    arcs = lp.var_blocks["z"].index
+    out = rng.random(len(arcs)) < 0.5
+    out[arcs[:, 0] == 0] = False  # the root arcs keep a tree
+    cols = np.concatenate([lp.cols("z")[out], lp.cols("phi")[out]])
+    rows = lp.rows("NoFlow")[out]
+    model = HighsModel(lp, inactive_cols=cols, inactive_rows=rows)
+    assert model.masked and model.highs.getNumCol() == lp.num_cols - cols.size
+    with pytest.raises(ValueError, match="basis"):
+        model.set_basis(model.basis())
+    sol = model.solve(certify=False)
+    pruned = s.copy()
+    pruned[arcs[out, 0], arcs[out, 1]] = -np.inf  # the same program without those arcs
+    reference = HighsModel(single_commodity_flow(pruned)).solve()
+    assert sol.objective == pytest.approx(reference.objective, abs=1e-7)
+    assert np.all(sol.x[cols] == 0.0)
+    assert np.all(sol.row_dual[rows] == 0.0)
+    assert sol.col_dual == pytest.approx(lp.cost - lp.A.T @ sol.row_dual, abs=1e-9)
+    # a new column with a coefficient in an inactive row: it enters HiGHS without it until the row does
+    extra = model.add_columns("w", [0], 0.5, rows=[rows[0]], values=[1.0], col_of_entry=[0], upper=1.0)
+    assert model.highs.getNumCol() == lp.num_cols - cols.size
+    model.activate(cols, rows)
+    assert not model.masked
+    with pytest.raises(ValueError, match="inactive"):
+        model.activate(cols[:1])
+    grown = model.solve()
+    lp_full = single_commodity_flow(s)
+    lp_full.add_variables("w", [0], cost=0.5, upper=1.0)
+    lp_full.add_coefficients([lp_full.rows("NoFlow")[out][0]], lp_full.cols("w"), [1.0])
+    full = HighsModel(lp_full).solve()
+    assert grown.certified and full.certified
+    assert grown.objective == pytest.approx(full.objective, abs=1e-7)
+    assert extra.size == 1

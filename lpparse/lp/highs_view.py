@@ -7,6 +7,11 @@ keeps HiGHS's basis, so the next :meth:`HighsModel.solve` is a warm dual-simplex
 :meth:`HighsModel.add_columns` and :meth:`HighsModel.add_rows` append to the program and sync in one step
 (delayed column/row generation, parse-price-cut).
 
+A model may leave some of the program's columns and rows out of HiGHS (``inactive_cols``/``inactive_rows``,
+brought in later by :meth:`HighsModel.activate`): for parts the rows force to 0 (dead arcs in parse-price-cut),
+which a warm re-solve without presolve would otherwise carry. Solutions are mapped back to the program: an
+inactive column is 0 with reduced cost c - Aᵀy, an inactive row has dual 0.
+
 All sign conversion between HiGHS and lpparse happens in :func:`duals_from_highs`.
 """
 
@@ -60,6 +65,15 @@ def _inf(a: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.clip(a, -highspy.kHighsInf, highspy.kHighsInf)
 
 
+def _positions(size: int, inactive: ArrayLike) -> NDArray[np.int64]:
+    """Index map 0..size-1 -> consecutive positions of the active items, -1 for the ``inactive`` ones."""
+    out = np.zeros(size, np.int64)
+    out[np.asarray(inactive, dtype=np.int64)] = -1
+    active = out == 0
+    out[active] = np.arange(int(active.sum()))
+    return out
+
+
 def _compressed(
     major: NDArray[np.int64], minor: NDArray[np.int64], values: NDArray[np.float64], size: int
 ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]]:
@@ -80,7 +94,9 @@ class HighsModel:
     """A live HiGHS model of a LinearProgram (maximize; dual simplex; quiet).
 
     ``mip=True`` imposes the program's integrality (ILP); otherwise the LP relaxation is solved.
-    ``time_limit`` in seconds; ``options`` are passed to ``Highs.setOptionValue``.
+    ``time_limit`` in seconds; ``options`` are passed to ``Highs.setOptionValue``. ``inactive_cols`` and
+    ``inactive_rows`` (program indices) stay out of HiGHS until :meth:`activate`; the caller vouches that the
+    program forces those columns to 0 (module docstring).
     """
 
     def __init__(
@@ -90,11 +106,18 @@ class HighsModel:
         time_limit: float | None = None,
         tol: float = TOL,
         options: dict[str, object] | None = None,
+        inactive_cols: ArrayLike = (),
+        inactive_rows: ArrayLike = (),
     ) -> None:
         self.lp = lp
         self.mip = mip
         self.tol = tol
         self.highs = highspy.Highs()
+        # program index -> HiGHS index (-1: inactive) and back; new program columns and rows are active
+        self._col_h = _positions(lp.num_cols, inactive_cols)
+        self._row_h = _positions(lp.num_rows, inactive_rows)
+        self._col_p = np.flatnonzero(self._col_h >= 0)
+        self._row_p = np.flatnonzero(self._row_h >= 0)
         opts: dict[str, object] = {
             "output_flag": False,
             "simplex_strategy": 1,  # dual simplex (DESIGN.md: IPM and PDLP lose here)
@@ -116,22 +139,23 @@ class HighsModel:
     def _pass_model(self) -> None:
         """One ``passModel`` from flat arrays (the array overload: no HighsLp vectors filled from Python)."""
         lp = self.lp
-        rows, cols, vals = lp.coefficients_since(0)
-        starts, index, values = _compressed(cols, rows, vals, lp.num_cols)
-        integrality = lp.integrality.astype(np.int32) if self.mip else np.zeros(lp.num_cols, np.int32)
+        cols, rows = self._col_p, self._row_p
+        hr, hc, vals = self._active_coefficients(*lp.coefficients_since(0))
+        starts, index, values = _compressed(hc, hr, vals, cols.size)
+        integrality = lp.integrality[cols].astype(np.int32) if self.mip else np.zeros(cols.size, np.int32)
         self._check(
             self.highs.passModel(
-                lp.num_cols,
-                lp.num_rows,
+                cols.size,
+                rows.size,
                 index.size,
                 int(highspy.MatrixFormat.kColwise),
                 int(highspy.ObjSense.kMaximize),
                 0.0,
-                np.ascontiguousarray(lp.cost),
-                _inf(lp.col_lower),
-                _inf(lp.col_upper),
-                _inf(lp.row_lower),
-                _inf(lp.row_upper),
+                np.ascontiguousarray(lp.cost[cols]),
+                _inf(lp.col_lower[cols]),
+                _inf(lp.col_upper[cols]),
+                _inf(lp.row_lower[rows]),
+                _inf(lp.row_upper[rows]),
                 starts,
                 index,
                 values,
@@ -141,6 +165,85 @@ class HighsModel:
         )
         self._synced = (lp.num_cols, lp.num_rows, lp.num_nz)
 
+    @property
+    def masked(self) -> bool:
+        """Whether some program column or row is not in HiGHS."""
+        return self._col_p.size < self._col_h.size or self._row_p.size < self._row_h.size
+
+    def _active_coefficients(
+        self, rows: NDArray[np.int64], cols: NDArray[np.int64], vals: NDArray[np.float64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+        """COO triplets in HiGHS indices (rows, cols, values), of the program's triplets whose row and column
+        are both in HiGHS."""
+        hr, hc = self._row_h[rows], self._col_h[cols]
+        keep = (hr >= 0) & (hc >= 0)
+        if keep.all():
+            return hr, hc, vals
+        return hr[keep], hc[keep], vals[keep]
+
+    def _add_cols(self, cols: NDArray[np.int64], hr: NDArray[np.int64], hc: NDArray[np.int64], vals: NDArray[np.float64]) -> None:
+        """addCols for program columns ``cols`` (HiGHS columns h0.. in order), with the COO triplets (HiGHS
+        indices) of their coefficients in HiGHS's rows."""
+        lp, h0 = self.lp, int(self._col_p.size) - cols.size
+        starts, index, values = _compressed(hc - h0, hr, vals, cols.size)
+        self._check(
+            self.highs.addCols(
+                cols.size,
+                lp.cost[cols].copy(),
+                _inf(lp.col_lower[cols]),
+                _inf(lp.col_upper[cols]),
+                index.size,
+                starts,
+                index,
+                values,
+            ),
+            "addCols",
+        )
+        if self.mip and lp.integrality[cols].any():
+            self._check(
+                self.highs.changeColsIntegrality(
+                    cols.size, np.arange(h0, h0 + cols.size, dtype=np.int32), lp.integrality[cols].astype(np.uint8)
+                ),
+                "changeColsIntegrality",
+            )
+
+    def _add_rows(self, rows: NDArray[np.int64], hr: NDArray[np.int64], hc: NDArray[np.int64], vals: NDArray[np.float64]) -> None:
+        """addRows for program rows ``rows`` (HiGHS rows h0.. in order), with the COO triplets (HiGHS indices)
+        of their coefficients in HiGHS's columns."""
+        lp, h0 = self.lp, int(self._row_p.size) - rows.size
+        starts, index, values = _compressed(hr - h0, hc, vals, rows.size)
+        self._check(
+            self.highs.addRows(
+                rows.size, _inf(lp.row_lower[rows]), _inf(lp.row_upper[rows]), index.size, starts, index, values
+            ),
+            "addRows",
+        )
+
+    def activate(self, cols: ArrayLike = (), rows: ArrayLike = ()) -> None:
+        """Bring inactive program columns and rows into HiGHS, with all their coefficients among the active
+        ones (keeps the basis: new columns enter nonbasic, new rows with basic slacks)."""
+        self.sync()
+        lp = self.lp
+        cols = np.unique(np.asarray(cols, dtype=np.int64))
+        rows = np.unique(np.asarray(rows, dtype=np.int64))
+        if (self._col_h[cols] >= 0).any() or (self._row_h[rows] >= 0).any():
+            raise ValueError("activate only inactive columns and rows")
+        all_rows, all_cols, all_vals = lp.coefficients_since(0)
+        if cols.size:
+            self._col_h[cols] = self._col_p.size + np.arange(cols.size)
+            self._col_p = np.r_[self._col_p, cols]
+            new = np.zeros(lp.num_cols, bool)
+            new[cols] = True
+            sel = new[all_cols]
+            self._add_cols(cols, *self._active_coefficients(all_rows[sel], all_cols[sel], all_vals[sel]))
+        if rows.size:
+            self._row_h[rows] = self._row_p.size + np.arange(rows.size)
+            self._row_p = np.r_[self._row_p, rows]
+            new = np.zeros(lp.num_rows, bool)
+            new[rows] = True
+            sel = new[all_rows]
+            self._add_rows(rows, *self._active_coefficients(all_rows[sel], all_cols[sel], all_vals[sel]))
+
     # ---- growth -----------------------------------------------------------------------------------
     def sync(self) -> None:
         """Push columns, rows and coefficients appended to the program since the last sync (keeps the
@@ -148,51 +251,27 @@ class HighsModel:
         lp = self.lp
         c0, r0, nz0 = self._synced
         c1, r1 = lp.num_cols, lp.num_rows
-        rows, cols, vals = lp.coefficients_since(nz0)
-        new_row = rows >= r0
-        new_col_old_row = (cols >= c0) & ~new_row
+        h_cols, h_rows = self._col_p.size, self._row_p.size
+        if c1 > c0:
+            self._col_h = np.r_[self._col_h, h_cols + np.arange(c1 - c0)]
+            self._col_p = np.r_[self._col_p, np.arange(c0, c1)]
+        if r1 > r0:
+            self._row_h = np.r_[self._row_h, h_rows + np.arange(r1 - r0)]
+            self._row_p = np.r_[self._row_p, np.arange(r0, r1)]
+        rows, cols, vals = self._active_coefficients(*lp.coefficients_since(nz0))
+        new_row = rows >= h_rows
+        new_col_old_row = (cols >= h_cols) & ~new_row
         old = ~new_row & ~new_col_old_row
         if c1 > c0:
             sel = new_col_old_row
-            starts, index, values = _compressed(cols[sel] - c0, rows[sel], vals[sel], c1 - c0)
-            self._check(
-                self.highs.addCols(
-                    c1 - c0,
-                    lp.cost[c0:c1].copy(),
-                    _inf(lp.col_lower[c0:c1]),
-                    _inf(lp.col_upper[c0:c1]),
-                    index.size,
-                    starts,
-                    index,
-                    values,
-                ),
-                "addCols",
-            )
-            if self.mip and lp.integrality[c0:c1].any():
-                self._check(
-                    self.highs.changeColsIntegrality(
-                        c1 - c0, np.arange(c0, c1, dtype=np.int32), lp.integrality[c0:c1].astype(np.uint8)
-                    ),
-                    "changeColsIntegrality",
-                )
+            self._add_cols(np.arange(c0, c1), rows[sel], cols[sel], vals[sel])
         if r1 > r0:
-            starts, index, values = _compressed(rows[new_row] - r0, cols[new_row], vals[new_row], r1 - r0)
-            self._check(
-                self.highs.addRows(
-                    r1 - r0,
-                    _inf(lp.row_lower[r0:r1]),
-                    _inf(lp.row_upper[r0:r1]),
-                    index.size,
-                    starts,
-                    index,
-                    values,
-                ),
-                "addRows",
-            )
+            self._add_rows(np.arange(r0, r1), rows[new_row], cols[new_row], vals[new_row])
         if old.any():  # new coefficients of old columns in old rows: set the summed value
             a = lp.A
             for i, j in {(int(i), int(j)) for i, j in zip(rows[old], cols[old])}:
-                self._check(self.highs.changeCoeff(i, j, float(a[i, j])), "changeCoeff")
+                value = float(a[self._row_p[i], self._col_p[j]])
+                self._check(self.highs.changeCoeff(i, j, value), "changeCoeff")
         self._synced = (c1, r1, lp.num_nz)
 
     def add_columns(
@@ -232,26 +311,6 @@ class HighsModel:
         pos = self.lp.add_constraints(block, index, rows, cols, values, lower, upper)
         self.sync()
         return pos
-
-    def set_solver_bounds(
-        self, cols: ArrayLike, lower: ArrayLike | None = None, upper: ArrayLike | None = None
-    ) -> None:
-        """Set column bounds in HiGHS only, not in the program (None: back to the program's bounds).
-
-        For bounds the program implies, such as columns its rows force to 0, which a warm re-solve (no
-        presolve) cannot see. Solutions are then still checked against the program, so solve with
-        ``certify=False`` and extend the duals of the columns held this way yourself (the reduced cost of a
-        fixed column may have either sign). A bound change keeps HiGHS's factorization, unlike new columns.
-        """
-        self.sync()
-        cols = np.asarray(cols, dtype=np.int64).ravel()
-        if cols.size == 0:
-            return
-        lo = self.lp.col_lower[cols] if lower is None else np.broadcast_to(np.asarray(lower, float), cols.shape)
-        hi = self.lp.col_upper[cols] if upper is None else np.broadcast_to(np.asarray(upper, float), cols.shape)
-        self._check(
-            self.highs.changeColsBounds(cols.size, cols.astype(np.int32), _inf(lo), _inf(hi)), "changeColsBounds"
-        )
 
     # ---- solving ----------------------------------------------------------------------------------
     def solve(self, certify: bool = True) -> Solution:
@@ -294,11 +353,11 @@ class HighsModel:
         }
         sol = self.highs.getSolution()
         if sol.value_valid:
-            kw["x"] = np.array(sol.col_value, dtype=np.float64)
+            kw["x"] = self._to_program(np.asarray(sol.col_value), self._col_p, self.lp.num_cols)
         if sol.dual_valid and not self.mip:
-            kw["row_dual"], kw["col_dual"] = duals_from_highs(
-                sol.row_dual, sol.col_dual, self.highs.getObjectiveSense()[1]
-            )
+            y, d = duals_from_highs(sol.row_dual, sol.col_dual, self.highs.getObjectiveSense()[1])
+            kw["row_dual"] = y = self._to_program(y, self._row_p, self.lp.num_rows)
+            kw["col_dual"] = self._reduced_costs(y, self._to_program(d, self._col_p, self.lp.num_cols))
         return Solution.checked(
             self.lp,
             status,
@@ -309,21 +368,43 @@ class HighsModel:
             **kw,  # type: ignore[arg-type]
         )
 
+    @staticmethod
+    def _to_program(values: NDArray[np.float64], at: NDArray[np.int64], size: int) -> NDArray[np.float64]:
+        """A HiGHS vector in program order (0 for inactive entries; activated ones come after the others)."""
+        out = np.zeros(size)
+        out[at] = values
+        return out
+
+    def _reduced_costs(self, y: NDArray[np.float64], d: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``d`` with the reduced costs c - Aᵀy of the inactive columns filled in."""
+        lp = self.lp
+        out = self._col_h < 0
+        if not out.any():
+            return d
+        rows, cols, vals = lp.coefficients_since(0)
+        sel = out[cols]
+        aty = np.bincount(cols[sel], vals[sel] * y[rows[sel]], minlength=lp.num_cols)
+        d[out] = lp.cost[out] - aty[out]
+        return d
+
     def basis(self) -> highspy.HighsBasis:
-        """HiGHS's current basis (col_status, row_status)."""
+        """HiGHS's current basis (col_status, row_status), in HiGHS's order (the program's unless masked)."""
         return self.highs.getBasis()
 
     def set_basis(self, basis: highspy.HighsBasis) -> None:
         """Install a basis (e.g. from another model of the same program) for a warm start."""
+        if self.masked:
+            raise ValueError("a masked model's basis is in its own order; set it only on an unmasked model")
         self._check(self.highs.setBasis(basis), "setBasis")
 
     def write(self, path: str | Path) -> None:
-        """Write the model (``.lp`` or ``.mps``) with symbolic names ``block[i,j]`` for inspection."""
+        """Write the model (``.lp`` or ``.mps``; the active part) with symbolic names ``block[i,j]``."""
         self.sync()
-        for j, name in enumerate(self.lp.col_names()):
-            self.highs.passColName(j, name)
-        for i, name in enumerate(self.lp.row_names()):
-            self.highs.passRowName(i, name)
+        cols, rows = list(self.lp.col_names()), list(self.lp.row_names())
+        for j, p in enumerate(self._col_p):
+            self.highs.passColName(j, cols[p])
+        for i, p in enumerate(self._row_p):
+            self.highs.passRowName(i, rows[p])
         self._check(self.highs.writeModel(str(path)), "writeModel")
 
 

@@ -1,17 +1,21 @@
-"""Dead arcs: word arcs of the restricted LP that no present triple can carry, held at 0 in the HiGHS master.
+"""Dead arcs: word arcs of the restricted LP that no present triple can carry, kept out of the HiGHS master.
 
 With OneGP (Riedel, Smith & McCallum 2012, ``001_96d0466e746ddc9d.txt`` §3.2), z[p,c] = Σ_g zgp[g,p,c] for
 every word arc p→c. While the restricted LP has no triple ⟨·,p,c⟩, the arc is therefore 0, and so are its
 flows (NoFlow: φ[...,p,c] <= capacity·z[p,c]). A cold solve's presolve removes such columns; PPC's warm
-re-solves run without presolve, and the simplex spends degenerate pivots on them. :class:`DeadArcs` fixes
-their bounds at 0 in HiGHS only (the program keeps its bounds, which the rows imply), and releases an arc as
-soon as a triple ⟨·,p,c⟩ enters. A bound change keeps HiGHS's factorization. Measured on 30 English dev
-sentences of 21-30 tokens (15 of 31-45): simplex iterations -41% (-49%), PPC CPU time -12% (-19%); 30
-Hungarian ones: iterations -28%, CPU -4%.
+re-solves run without presolve, and the simplex would spend degenerate pivots on them. :class:`DeadArcs`
+leaves the dead arcs' z and φ columns and their NoFlow rows out of the HiGHS model (inactive in
+:class:`lpparse.lp.highs_view.HighsModel`; the program keeps them) and brings an arc in as soon as a triple
+⟨·,p,c⟩ enters. Their OneGP rows stay in HiGHS, empty until then: HiGHS's duals on them lead to fewer rounds
+than dual 0 (30 English dev sentences of 21-30 tokens: 200 rounds instead of 230).
 
-**Duals.** HiGHS may give a fixed column a positive reduced cost. :meth:`DeadArcs.extend` turns its duals
-into duals of the restricted LP (whose bounds are z, φ >= 0), touching only rows whose other columns are all
-absent or dead, so no other reduced cost changes (lpparse's convention: maximization, d = c - Aᵀy):
+Measured against keeping everything in HiGHS, PPC CPU time on English and Hungarian dev sentences
+(30 of 21-30 tokens, 20 of 31-40): English -10% and -14%, Hungarian -11% and -15%; simplex iterations -40%.
+
+**Duals.** HiGHS's solution comes back with dual 0 on the inactive rows and d = c - Aᵀy on the inactive
+columns, which may be positive. :meth:`DeadArcs.extend` turns these into duals of the restricted LP (whose
+bounds are z, φ >= 0), changing only rows whose columns are all dead or absent, so no other reduced cost
+moves (lpparse's convention: maximization, d = c - Aᵀy):
 
 1. a flow φ with d_φ > 0: its NoFlow row (<=, y >= 0) gets y + d_φ, so d_φ = 0 and d_z grows by
    capacity·d_φ;
@@ -25,6 +29,7 @@ triple. Both rows are tight (0 = 0), so complementary slackness holds.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,14 +42,15 @@ __all__ = ["DeadArcs"]
 
 
 class DeadArcs:
-    """Fix the dead arcs of a grandparent program (and their flows) in its HiGHS model; see the module
-    docstring. Needs the OneGP family and a flow base (``phi`` columns with ``NoFlow`` rows indexed
-    ``(..., h, m)``); :meth:`applies` says whether a program has them."""
+    """The dead arcs of a grandparent program (module docstring). Needs the OneGP family and a flow base
+    (``phi`` columns with ``NoFlow`` rows indexed ``(..., h, m)``); :meth:`applies` says whether a program
+    has them. :meth:`model` builds the HiGHS master without them, :meth:`update` brings released arcs in.
+    ``out`` is the (n+1, n+1) mask of the arcs left out."""
 
-    def __init__(self, prog: GrandparentProgram, model: HighsModel) -> None:
+    def __init__(self, prog: GrandparentProgram) -> None:
         if not self.applies(prog):
             raise ValueError("dead arcs need the OneGP family and a flow base formulation")
-        self.prog, self.model = prog, model
+        self.prog = prog
         lp = prog.lp
         size = prog.z_col.shape[0]
         flows, rows = lp.var_blocks["phi"].index, lp.con_blocks["NoFlow"].index
@@ -59,45 +65,51 @@ class DeadArcs:
         self._phi = lp.cols("phi")[order].reshape(-1, per_arc)
         self._noflow = lp.rows("NoFlow")[order].reshape(-1, per_arc)
         self._capacity = float(lp.meta["flow_capacity"])  # type: ignore[arg-type]
-        self.fixed = np.zeros((size, size), bool)
-        self.update()
+        self.out = self.dead()
 
     @staticmethod
     def applies(prog: GrandparentProgram) -> bool:
         lp = prog.lp
         return "OneGP" in prog.families and "phi" in lp.var_blocks and "flow_capacity" in lp.meta
 
-    def _columns(self, arcs: NDArray[np.bool_]) -> NDArray[np.int64]:
-        """z and flow columns of an arc mask."""
-        return np.concatenate([self.prog.z_col[arcs], self._phi[self._arc_row[arcs]].ravel()])
-
     def dead(self) -> NDArray[np.bool_]:
         """(n+1, n+1) mask of the word arcs with a OneGP row and no present triple ⟨·,p,c⟩."""
         return (self.prog.onegp_row >= 0) & ~self.prog.present.any(axis=0)
 
-    def update(self) -> None:
-        """Fix the arcs that are dead and not yet fixed; release fixed arcs that have a triple now."""
-        dead = self.dead()
-        new, back = dead & ~self.fixed, self.fixed & ~dead
-        if new.any():
-            self.model.set_solver_bounds(self._columns(new), 0.0, 0.0)
+    def _columns(self, arcs: NDArray[np.bool_]) -> NDArray[np.int64]:
+        """z and flow columns of an arc mask."""
+        return np.concatenate([self.prog.z_col[arcs], self._phi[self._arc_row[arcs]].ravel()])
+
+    def _rows(self, arcs: NDArray[np.bool_]) -> NDArray[np.int64]:
+        """NoFlow rows of an arc mask (the OneGP rows stay in HiGHS: module docstring)."""
+        return self._noflow[self._arc_row[arcs]].ravel()
+
+    def model(self, **options: Any) -> HighsModel:
+        """The HiGHS master of the program without the dead arcs (``options``: :class:`HighsModel`'s)."""
+        return HighsModel(
+            self.prog.lp, inactive_cols=self._columns(self.out), inactive_rows=self._rows(self.out), **options
+        )
+
+    def update(self, model: HighsModel) -> None:
+        """Bring into ``model`` the arcs that have a triple now (arcs only ever come to life)."""
+        back = self.out & ~self.dead()
         if back.any():
-            self.model.set_solver_bounds(self._columns(back))
-        self.fixed = dead
+            model.activate(self._columns(back), self._rows(back))
+            self.out = self.out & ~back
 
     def extend(self, sol: Solution) -> Solution:
         """``sol`` with duals that are optimal for the restricted LP itself (module docstring)."""
-        if sol.row_dual is None or sol.col_dual is None or not self.fixed.any():
+        if sol.row_dual is None or sol.col_dual is None or not self.out.any():
             return sol
         y, d = sol.row_dual.copy(), sol.col_dual.copy()
-        at = self._arc_row[self.fixed]
+        at = self._arc_row[self.out]
         phi = self._phi[at]
         raise_ = np.maximum(d[phi], 0.0)
         y[self._noflow[at]] += raise_
         d[phi] -= raise_
-        z = self.prog.z_col[self.fixed]
+        z = self.prog.z_col[self.out]
         d[z] += self._capacity * raise_.sum(axis=1)
         lower = np.maximum(d[z], 0.0)
-        y[self.prog.onegp_row[self.fixed]] -= lower
+        y[self.prog.onegp_row[self.out]] -= lower
         d[z] -= lower
         return dataclasses.replace(sol, row_dual=y, col_dual=d)

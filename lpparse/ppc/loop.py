@@ -317,7 +317,7 @@ def parse_price_cut(
     slack of zero arcs on the GPArc rows of absent triples too (:mod:`lpparse.ppc.pricing`; False: §4.3.3
     only); ``defer``: hold back triples whose arcs are both at 0 while there are more than ``defer``·n of
     them and others to add (None: never); ``lazy_arcgp``: add a column's ArcGP row only once the solution
-    violates it (module docstring); ``dead_arcs``: hold the arcs that no present triple can carry at 0 in the
+    violates it (module docstring); ``dead_arcs``: keep the arcs that no present triple can carry out of the
     HiGHS master (:mod:`lpparse.ppc.dead_arcs`; only with OneGP and a flow base). Raises ValueError (NaN scores)
     or NoTreeError.
     """
@@ -335,8 +335,11 @@ def parse_price_cut(
     bound_gp = np.asarray(triple_scorer.bound_gp(), dtype=np.float64)
     bound_pc = np.asarray(triple_scorer.bound_pc(), dtype=np.float64)
     cache.seconds += time.perf_counter() - t0
-    model = HighsModel(prog.lp, tol=certificate_tol, options=HIGHS_OPTIONS)
-    dead = DeadArcs(prog, model) if dead_arcs and DeadArcs.applies(prog) else None
+    dead = DeadArcs(prog) if dead_arcs and DeadArcs.applies(prog) else None
+    if dead is not None:
+        model = dead.model(tol=certificate_tol, options=HIGHS_OPTIONS)
+    else:
+        model = HighsModel(prog.lp, tol=certificate_tol, options=HIGHS_OPTIONS)
     y: NDArray[np.float64] | None = None
     gparc = _NO_GPARC
     max_rc = max_viol = np.inf
@@ -411,7 +414,7 @@ def parse_price_cut(
         prog.add_triples(priced.g, priced.p, priced.c, priced.scores, arcgp=not lazy_arcgp)
         prog.add_triples(cg, cp, cc, cache.get(cg, cp, cc))  # cut: their ArcGP rows are violated now
         if dead is not None:
-            dead.update()
+            dead.update(model)
         _perturbation(model, False)  # off, with a stall limit that follows the program's size
     stats.gps_scored = triple_scorer.scored - scored0
     stats.time_scoring = cache.seconds
