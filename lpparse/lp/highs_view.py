@@ -118,6 +118,8 @@ class HighsModel:
         self._row_h = _positions(lp.num_rows, inactive_rows)
         self._col_p = np.flatnonzero(self._col_h >= 0)
         self._row_p = np.flatnonzero(self._row_h >= 0)
+        #: the program's COO triplets (rows, cols, values) with an inactive row or column, held for activate()
+        self._held = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
         opts: dict[str, object] = {
             "output_flag": False,
             "simplex_strategy": 1,  # dual simplex (DESIGN.md: IPM and PDLP lose here)
@@ -174,11 +176,17 @@ class HighsModel:
         self, rows: NDArray[np.int64], cols: NDArray[np.int64], vals: NDArray[np.float64]
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
         """COO triplets in HiGHS indices (rows, cols, values), of the program's triplets whose row and column
-        are both in HiGHS."""
+        are both in HiGHS; the others are held until :meth:`activate`."""
         hr, hc = self._row_h[rows], self._col_h[cols]
         keep = (hr >= 0) & (hc >= 0)
         if keep.all():
             return hr, hc, vals
+        held = ~keep
+        self._held = (
+            np.r_[self._held[0], rows[held]],
+            np.r_[self._held[1], cols[held]],
+            np.r_[self._held[2], vals[held]],
+        )
         return hr[keep], hc[keep], vals[keep]
 
     def _add_cols(self, cols: NDArray[np.int64], hr: NDArray[np.int64], hc: NDArray[np.int64], vals: NDArray[np.float64]) -> None:
@@ -223,26 +231,27 @@ class HighsModel:
         """Bring inactive program columns and rows into HiGHS, with all their coefficients among the active
         ones (keeps the basis: new columns enter nonbasic, new rows with basic slacks)."""
         self.sync()
-        lp = self.lp
         cols = np.unique(np.asarray(cols, dtype=np.int64))
         rows = np.unique(np.asarray(rows, dtype=np.int64))
         if (self._col_h[cols] >= 0).any() or (self._row_h[rows] >= 0).any():
             raise ValueError("activate only inactive columns and rows")
-        all_rows, all_cols, all_vals = lp.coefficients_since(0)
+        h_rows = self._row_p.size
         if cols.size:
             self._col_h[cols] = self._col_p.size + np.arange(cols.size)
             self._col_p = np.r_[self._col_p, cols]
-            new = np.zeros(lp.num_cols, bool)
-            new[cols] = True
-            sel = new[all_cols]
-            self._add_cols(cols, *self._active_coefficients(all_rows[sel], all_cols[sel], all_vals[sel]))
         if rows.size:
-            self._row_h[rows] = self._row_p.size + np.arange(rows.size)
+            self._row_h[rows] = h_rows + np.arange(rows.size)
             self._row_p = np.r_[self._row_p, rows]
-            new = np.zeros(lp.num_rows, bool)
-            new[rows] = True
-            sel = new[all_rows]
-            self._add_rows(rows, *self._active_coefficients(all_rows[sel], all_cols[sel], all_vals[sel]))
+        r, c, v = self._held
+        hr, hc = self._row_h[r], self._col_h[c]
+        now = (hr >= 0) & (hc >= 0)
+        self._held = (r[~now], c[~now], v[~now])
+        hr, hc, v = hr[now], hc[now], v[now]
+        in_new_row = hr >= h_rows  # coefficients of new rows go with the rows, after the columns
+        if cols.size:
+            self._add_cols(cols, hr[~in_new_row], hc[~in_new_row], v[~in_new_row])
+        if rows.size:
+            self._add_rows(rows, hr[in_new_row], hc[in_new_row], v[in_new_row])
 
     # ---- growth -----------------------------------------------------------------------------------
     def sync(self) -> None:
@@ -381,7 +390,7 @@ class HighsModel:
         out = self._col_h < 0
         if not out.any():
             return d
-        rows, cols, vals = lp.coefficients_since(0)
+        rows, cols, vals = self._held  # every coefficient of an inactive column is held
         sel = out[cols]
         aty = np.bincount(cols[sel], vals[sel] * y[rows[sel]], minlength=lp.num_cols)
         d[out] = lp.cost[out] - aty[out]
