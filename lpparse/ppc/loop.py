@@ -1,10 +1,12 @@
 """Parse, Price and Cut (Riedel, Smith & McCallum 2012, ``001_96d0466e746ddc9d.txt`` §4, Algorithm 1) and the
 brute-force baseline (BF, §6: the full LP with every triple scored and instantiated).
 
-:func:`parse_price_cut` starts from every candidate arc plus one triple per arc h→m with h > 0 among the
-``seed_heads`` best-scoring heads of m (⟨0,h,m⟩ as in §4.2 by default, or ⟨head_T(h),h,m⟩ for the
-first-order best tree T with ``init="tree"``) and T's own triples, so the restricted LP is feasible; an arc
-without a triple is held at 0 by its OneGP row until pricing brings one in. Then it repeats
+:func:`parse_price_cut` starts from every candidate arc and the triples of the first-order best tree T
+(Chu-Liu-Edmonds), so the restricted LP is feasible, optionally plus one triple per arc h→m with h > 0 among
+the ``seed_heads`` best-scoring heads of m (⟨0,h,m⟩ as in §4.2, or ⟨head_T(h),h,m⟩ with ``init="tree"``;
+``seed_heads=None`` seeds every arc, as the paper). An arc without a triple is held at 0 by its OneGP row
+until pricing brings one in, and stays out of the HiGHS master until then (:mod:`lpparse.ppc.dead_arcs`).
+Then it repeats
 
 1. **parse**: solve the restricted LP with the live HiGHS master (cold dual simplex first; warm primal
    simplex after columns only, which keep the basis primal feasible; warm dual simplex after cuts);
@@ -202,9 +204,11 @@ STALL_ROWS = 1.0
 #: HiGHS ``simplex_strategy`` for PPC's warm re-solves: primal after new columns only (measured on 15 Danish
 #: sentences of 20-40 tokens: half the simplex iterations of dual), dual after cuts (primal infeasible)
 PRIMAL, DUAL = 4, 1
-#: Initial ⟨·,h,m⟩ triples for the 2 best-scoring heads h of each m only (measured on Danish and Hungarian
-#: sentences of 20-40 tokens: 2 beats 1, 3, 5 and all on simplex iterations, GPs scored and GPs added)
-SEED_HEADS = 2
+#: Initial ⟨·,h,m⟩ triples for none of the arcs: T's triples alone. With dead arcs out of the master, a small
+#: start wins (CPU time vs 2 seed heads, the best before: English dev sentences of 21-30 / 31-40 / 41+ tokens
+#: -17% / -15% / -9%, Hungarian 21-30 / 31-40 -16% / -14%, Italian 21-40 -10%, Danish 21-40 +2%; fewer GPs
+#: scored and added on all four)
+SEED_HEADS = 0
 #: Partial pricing: at most 8 new triples per ⟨p,c⟩ a round (measured on 30 Danish and 20 Hungarian sentences
 #: of 20-40 tokens, CPU time and GPs added vs all: Danish -8%, 3.2% -> 2.5%; Hungarian -17%, 6.7% -> 4.7%;
 #: 1-5 per pair cost too many rounds, 10 is like 8)
@@ -312,7 +316,8 @@ def parse_price_cut(
     tightening; ``tol``: reduced costs and ArcGP violations above it are priced/cut; ``time_limit``: seconds
     for the whole run (status TIME_LIMIT when reached); ``init``: initial triples (:func:`_initial_triples`,
     ``root`` as in the paper, the default: measured faster than ``tree`` on trained models); ``seed_heads``: how
-    many best heads per modifier get an initial triple (None: every arc, as in the paper); ``per_pair``: at most
+    many best heads per modifier get an initial triple besides T's (:data:`SEED_HEADS`: none; None: every
+    arc, as in the paper); ``per_pair``: at most
     that many new triples per ⟨p,c⟩ a round (None: all priced, as in the paper); ``parent_duals``: spend the
     slack of zero arcs on the GPArc rows of absent triples too (:mod:`lpparse.ppc.pricing`; False: §4.3.3
     only); ``defer``: hold back triples whose arcs are both at 0 while there are more than ``defer``·n of
