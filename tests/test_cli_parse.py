@@ -85,10 +85,15 @@ def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.
         assert main(base + ["--decoder", "bp", "--bp-iters", "2"]) == 0
         assert "decoder bp" in capsys.readouterr().out
         objectives = []
-        for decoder in ("ppc", "bf"):
-            assert main(base + ["--decoder", decoder, "--preset", "all"]) == 0
+        runs = [["--decoder", "ppc", "--preset", "all"], ["--decoder", "bf", "--preset", "all"]]
+        runs += [["--decoder", "ppc", "--bounds", "offline", "--lazy-arcgp"]]
+        for extra in runs:
+            assert main(base + extra) == 0
             objectives.append(float(capsys.readouterr().out.split("mean objective ")[1].split()[0]))
         assert objectives[0] == pytest.approx(objectives[1], abs=1e-3)
+        assert objectives[2] == pytest.approx(objectives[1], abs=1e-3)
+        assert main(base + ["--decoder", "bf", "--lazy-arcgp"]) == 1
+        assert "apply to the ppc decoder only" in capsys.readouterr().err
         assert main(base + ["--decoder", "cle", "--bp-iters", "2"]) == 1
         assert "--bp-iters applies to the bp decoder only" in capsys.readouterr().err
         assert main(base + ["--decoder", "nope"]) == 1

@@ -11,6 +11,7 @@ import numpy as np
 from lpparse.corpus import corpus_uas, read_treebank, write_treebank
 from lpparse.decoding import decoder_names
 from lpparse.models import Model
+from lpparse.models.model import BOUNDS
 from lpparse.models.parsing import default_decoder, parse
 
 
@@ -40,6 +41,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="ppc and bf decoders: grandparent constraint families (default all)",
     )
+    parser.add_argument(
+        "--bounds",
+        choices=BOUNDS,
+        default=None,
+        help="ppc decoder: factorized triple bounds from the sentence's own values (default) or the model's "
+        "offline tables (RSM 2012 eq. 13)",
+    )
+    parser.add_argument(
+        "--lazy-arcgp",
+        action="store_true",
+        help="ppc decoder: add a triple's ArcGP row only once the LP violates it (row generation)",
+    )
     parser.add_argument("--limit", type=int, default=None, help="parse only the first LIMIT sentences")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=run)
@@ -60,6 +73,12 @@ def run(args: argparse.Namespace) -> int:
         if decoder not in ("ppc", "bf"):
             raise ValueError("--preset applies to the ppc and bf decoders only")
         options["preset"] = args.preset
+    if (args.bounds is not None or args.lazy_arcgp) and decoder != "ppc":
+        raise ValueError("--bounds and --lazy-arcgp apply to the ppc decoder only")
+    if args.lazy_arcgp:
+        options["lazy_arcgp"] = True
+    if args.bounds is not None:
+        options["bounds"] = args.bounds
     start = time.perf_counter()
     results = parse(model, sentences, decoder, progress=not args.no_progress, **options)
     seconds = time.perf_counter() - start

@@ -26,14 +26,16 @@ def parse(
     sentences: Sequence[Sentence],
     decoder: str | None = None,
     progress: bool = False,
+    bounds: str = "sentence",
     **options: Any,
 ) -> list[DecodeResult]:
-    """Decode every sentence with ``decoder`` (default :func:`default_decoder`) under the model's root rule."""
+    """Decode every sentence with ``decoder`` (default :func:`default_decoder`) under the model's root rule;
+    ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.models.model.BOUNDS`)."""
     name = decoder or default_decoder(model)
     out = []
     for s in tqdm(sentences, desc=f"parsing ({name})", unit="sent", disable=not progress, leave=False):
         scorer = model.scorer(s)
-        triples = scorer.triples() if model.order == 2 else None
+        triples = scorer.triples(bounds) if model.order == 2 else None
         out.append(decode(name, scorer.arc_scores(), triples, model.single_root, **options))
     return out
 
