@@ -15,8 +15,8 @@ from lpparse.ppc import parse_price_cut
 from lpparse.ppc.dead_arcs import DeadArcs
 from lpparse.ppc.loop import HIGHS_OPTIONS
 from lpparse.scores import random_scores
-from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, candidate_triples, synthetic_triple_scorer
 from lpparse.trees import allowed_arcs
+from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, candidate_triples, synthetic_triple_scorer
 
 TOL = 1e-6
 
@@ -41,7 +41,9 @@ def _restricted(n: int, seed: int, base: str, share: float) -> tuple:
     base=st.sampled_from(["single-flow", "multi-flow"]),
     share=st.sampled_from([0.0, 0.1, 0.4]),
 )
-def test_fixed_dead_arcs_keep_the_value_and_extended_duals_certify(n: int, seed: int, base: str, share: float) -> None:
+def test_dead_arcs_out_of_highs_keep_the_value_and_extended_duals_certify(
+    n: int, seed: int, base: str, share: float
+) -> None:
     _, prog = _restricted(n, seed, base, share)
     plain = HighsModel(prog.lp, options=HIGHS_OPTIONS).solve()
     assert plain.certified

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lpparse.corpus import Sentence, read_treebank, sample_treebank_path
+from lpparse.formulations.grandparent import full_grandparent_program
 from lpparse.models import BOUNDS, GRANDPARENT_TEMPLATES, Model, ModelFormatError, Vocabulary
 from lpparse.models.features import DISTANCE_EDGES, encode, hash_columns, relation
-from lpparse.formulations.grandparent import full_grandparent_program
 from lpparse.ppc import certify_full, parse_price_cut, solve_bf
 from lpparse.trees import allowed_arcs, allowed_mask_shape
 from lpparse.triples import TripleScorer, candidate_triples
@@ -191,7 +191,9 @@ def test_triple_scores_match_a_per_triple_reference() -> None:
     assert scorer.score(g[pick], p[pick], c[pick]) == pytest.approx(reference, abs=1e-12)
     seeds = np.array([3, 8, 11])[:, None]
     x = rng.integers(0, 100, 7)
-    assert (hash_columns(seeds, [x], 20) == np.stack([hash_columns(int(v), [x], 20) for v in seeds[:, 0]])).all()
+    assert (
+        hash_columns(seeds, [x], 20) == np.stack([hash_columns(int(v), [x], 20) for v in seeds[:, 0]])
+    ).all()
 
 
 def test_relation_codes_are_eq_6() -> None:
@@ -294,4 +296,6 @@ def test_hash_columns_on_a_grid_equals_hashing_each_cell(seed: int, a: int, b: i
     gx, gy, gz = np.meshgrid(x, y, z, indexing="ij")
     flat = hash_columns(seed % 97, [gx.ravel(), gy.ravel(), gz.ravel()], 20)
     assert (grid.ravel() == flat).all()
-    assert (hash_columns(5, [x[:, None], np.int64(3)], 20) == hash_columns(5, [x, np.full(a, 3)], 20)[:, None]).all()
+    assert (
+        hash_columns(5, [x[:, None], np.int64(3)], 20) == hash_columns(5, [x, np.full(a, 3)], 20)[:, None]
+    ).all()

@@ -34,7 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="decoder name (default: gp-eisner for grandparent, cle for first-order models)",
     )
-    parser.add_argument("--bp-iters", type=int, default=None, metavar="K", help="bp decoder: BP iterations (default 4)")
+    parser.add_argument(
+        "--bp-iters", type=int, default=None, metavar="K", help="bp decoder: BP iterations (default 4)"
+    )
     parser.add_argument(
         "--preset",
         choices=("martins", "onegp", "all"),

@@ -172,6 +172,13 @@ class HighsModel:
         """Whether some program column or row is not in HiGHS."""
         return self._col_p.size < self._col_h.size or self._row_p.size < self._row_h.size
 
+    def _in_program_order(self) -> bool:
+        """Whether HiGHS's columns and rows are the program's, in its order (nothing inactive or activated)."""
+        return all(
+            p.size == h.size and bool((p == np.arange(p.size)).all())
+            for p, h in ((self._col_p, self._col_h), (self._row_p, self._row_h))
+        )
+
     def _active_coefficients(
         self, rows: NDArray[np.int64], cols: NDArray[np.int64], vals: NDArray[np.float64]
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
@@ -189,7 +196,9 @@ class HighsModel:
         )
         return hr[keep], hc[keep], vals[keep]
 
-    def _add_cols(self, cols: NDArray[np.int64], hr: NDArray[np.int64], hc: NDArray[np.int64], vals: NDArray[np.float64]) -> None:
+    def _add_cols(
+        self, cols: NDArray[np.int64], hr: NDArray[np.int64], hc: NDArray[np.int64], vals: NDArray[np.float64]
+    ) -> None:
         """addCols for program columns ``cols`` (HiGHS columns h0.. in order), with the COO triplets (HiGHS
         indices) of their coefficients in HiGHS's rows."""
         lp, h0 = self.lp, int(self._col_p.size) - cols.size
@@ -210,19 +219,29 @@ class HighsModel:
         if self.mip and lp.integrality[cols].any():
             self._check(
                 self.highs.changeColsIntegrality(
-                    cols.size, np.arange(h0, h0 + cols.size, dtype=np.int32), lp.integrality[cols].astype(np.uint8)
+                    cols.size,
+                    np.arange(h0, h0 + cols.size, dtype=np.int32),
+                    lp.integrality[cols].astype(np.uint8),
                 ),
                 "changeColsIntegrality",
             )
 
-    def _add_rows(self, rows: NDArray[np.int64], hr: NDArray[np.int64], hc: NDArray[np.int64], vals: NDArray[np.float64]) -> None:
+    def _add_rows(
+        self, rows: NDArray[np.int64], hr: NDArray[np.int64], hc: NDArray[np.int64], vals: NDArray[np.float64]
+    ) -> None:
         """addRows for program rows ``rows`` (HiGHS rows h0.. in order), with the COO triplets (HiGHS indices)
         of their coefficients in HiGHS's columns."""
         lp, h0 = self.lp, int(self._row_p.size) - rows.size
         starts, index, values = _compressed(hr - h0, hc, vals, rows.size)
         self._check(
             self.highs.addRows(
-                rows.size, _inf(lp.row_lower[rows]), _inf(lp.row_upper[rows]), index.size, starts, index, values
+                rows.size,
+                _inf(lp.row_lower[rows]),
+                _inf(lp.row_upper[rows]),
+                index.size,
+                starts,
+                index,
+                values,
             ),
             "addRows",
         )
@@ -397,13 +416,14 @@ class HighsModel:
         return d
 
     def basis(self) -> highspy.HighsBasis:
-        """HiGHS's current basis (col_status, row_status), in HiGHS's order (the program's unless masked)."""
+        """HiGHS's current basis (col_status, row_status), in HiGHS's order: the program's unless some column
+        or row was inactive."""
         return self.highs.getBasis()
 
     def set_basis(self, basis: highspy.HighsBasis) -> None:
         """Install a basis (e.g. from another model of the same program) for a warm start."""
-        if self.masked:
-            raise ValueError("a masked model's basis is in its own order; set it only on an unmasked model")
+        if not self._in_program_order():
+            raise ValueError("this model's HiGHS order is not the program's (inactive columns or rows)")
         self._check(self.highs.setBasis(basis), "setBasis")
 
     def write(self, path: str | Path) -> None:

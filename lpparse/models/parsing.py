@@ -41,7 +41,11 @@ def parse(
 
 
 def evaluate(
-    model: Model, sentences: Sequence[Sentence], decoder: str | None = None, progress: bool = False, **options: Any
+    model: Model,
+    sentences: Sequence[Sentence],
+    decoder: str | None = None,
+    progress: bool = False,
+    **options: Any,
 ) -> UAS:
     """UAS of the decoded trees against the gold heads (``options`` go to the decoder)."""
     return corpus_uas(sentences, [r.heads for r in parse(model, sentences, decoder, progress, **options)])

@@ -386,7 +386,9 @@ def parse_price_cut(
         # a triple both priced and cut enters once (as priced); cut triples may still need a score
         ckeys = np.ravel_multi_index((cuts.g, cuts.p, cuts.c), prog.present.shape)
         if ckeys.size:
-            ckeys = np.setdiff1d(ckeys, np.ravel_multi_index((priced.g, priced.p, priced.c), prog.present.shape))
+            ckeys = np.setdiff1d(
+                ckeys, np.ravel_multi_index((priced.g, priced.p, priced.c), prog.present.shape)
+            )
         cg, cp, cc = np.unravel_index(ckeys, prog.present.shape)
         trace.append(
             PPCRound(
