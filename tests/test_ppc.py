@@ -126,6 +126,9 @@ def test_trace_matches_stats_and_truncated_runs(instance: tuple[np.ndarray, Dens
     assert (last.priced, last.cut, last.rows_cut) == (0, 0, 0) and last.max_reduced_cost <= 1e-7
     assert last.objective == result.objective and last.gps_scored == stats.gps_scored
     assert last.gps_added == stats.gps_added and (last.rows, last.cols) == (stats.rows, stats.cols)
+    prog = result.program
+    assert last.arcs_out == np.sum((prog.onegp_row >= 0) & ~prog.present.any(axis=0))
+    assert all(nxt.arcs_out <= r.arcs_out for r, nxt in zip(trace, trace[1:]))
     for r, nxt in zip(trace, trace[1:]):
         assert nxt.gps_added == r.gps_added + r.priced + r.cut and nxt.objective >= r.objective - 1e-6
     for r in trace[:-1]:

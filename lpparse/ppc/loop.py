@@ -100,7 +100,8 @@ class PPCRound:
     """One parse-price-cut round: the restricted LP it solved and what pricing and separation found.
 
     ``gps_scored`` counts the triples scored so far, this round's pricing included; ``gps_added``, ``rows``
-    and ``cols`` describe the LP solved this round; ``priced``, ``cut`` (columns) and ``rows_cut`` (held-back
+    and ``cols`` describe the LP solved this round, ``arcs_out`` how many of its arcs were dead and left out
+    of the HiGHS master (:mod:`lpparse.ppc.dead_arcs`); ``priced``, ``cut`` (columns) and ``rows_cut`` (held-back
     ArcGP rows) are what enters for the next round; ``max_reduced_cost`` and ``max_violation`` bound what
     stays out (both <= tol in the last round).
     """
@@ -113,6 +114,7 @@ class PPCRound:
     gps_added: int
     rows: int
     cols: int
+    arcs_out: int
     priced: int
     cut: int
     rows_cut: int
@@ -400,6 +402,7 @@ def parse_price_cut(
                 prog.num_triples,
                 prog.lp.num_rows,
                 prog.lp.num_cols,
+                int(dead.out.sum()) if dead is not None else 0,
                 priced.g.size,
                 ckeys.size,
                 cuts.rows[0].size,
