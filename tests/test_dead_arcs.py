@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lpparse.formulations.grandparent import grandparent_program
+from lpparse.formulations.grandparent import GrandparentProgram, grandparent_program
 from lpparse.lp import Status, certify_lp
 from lpparse.lp.highs_view import HighsModel
 from lpparse.ppc import parse_price_cut
@@ -21,7 +21,7 @@ from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, candidate_tripl
 TOL = 1e-6
 
 
-def _restricted(n: int, seed: int, base: str, share: float) -> tuple:
+def _restricted(n: int, seed: int, base: str, share: float) -> GrandparentProgram:
     """A multi-root grandparent program on random scores holding a random ``share`` of the triples (feasible:
     the tree with every token on the root needs none)."""
     rng = np.random.default_rng(seed)
@@ -31,7 +31,7 @@ def _restricted(n: int, seed: int, base: str, share: float) -> tuple:
     keep = rng.random(g.size) < share
     scores = rng.normal(size=g.size)
     prog.add_triples(g[keep], p[keep], c[keep], scores[keep])
-    return s, prog
+    return prog
 
 
 @settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
@@ -44,7 +44,7 @@ def _restricted(n: int, seed: int, base: str, share: float) -> tuple:
 def test_dead_arcs_out_of_highs_keep_the_value_and_extended_duals_certify(
     n: int, seed: int, base: str, share: float
 ) -> None:
-    _, prog = _restricted(n, seed, base, share)
+    prog = _restricted(n, seed, base, share)
     plain = HighsModel(prog.lp, options=HIGHS_OPTIONS).solve()
     assert plain.certified
     dead = DeadArcs(prog)
@@ -70,7 +70,7 @@ def test_extension_is_needed_and_releases_follow_new_triples() -> None:
     repairs; an arc whose first triple enters is released and can carry it."""
     repaired = 0
     for seed in range(40):
-        _, prog = _restricted(5, seed, "single-flow", 0.0)
+        prog = _restricted(5, seed, "single-flow", 0.0)
         dead = DeadArcs(prog)
         model = dead.model(options=HIGHS_OPTIONS)
         sol = model.solve(certify=False)
