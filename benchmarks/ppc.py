@@ -224,32 +224,52 @@ def pinned() -> list[str]:
     return ["taskset", "-c", str(min(cpus))] if len(cpus) == 1 else []
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def treebank_parser(description: str, out: str) -> argparse.ArgumentParser:
+    """The options every treebank benchmark shares: ``--treebanks``, ``--shared``, ``--models``, ``--out``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--treebanks", type=Path, nargs="*", default=None, help="dev files (default: all)")
     parser.add_argument("--shared", type=Path, default=Path(__file__).parents[2] / "shared" / "treebanks")
     parser.add_argument("--models", type=Path, default=Path(__file__).parents[2] / "models")
+    parser.add_argument("--out", default=out, help="stem of the files written to benchmarks/results/")
+    return parser
+
+
+def dev_files(args: argparse.Namespace) -> list[Path]:
+    return args.treebanks if args.treebanks is not None else sorted(args.shared.glob("*/*dev*.conll*"))
+
+
+def run_header(script: str) -> dict[str, Any]:
+    """The command (with its one-core pinning), machine and Python of this run."""
+    return {
+        "command": shlex.join([*pinned(), "python", f"benchmarks/{script}", *sys.argv[1:]]),
+        "machine": platform.processor() or platform.machine(),
+        "python": platform.python_version(),
+    }
+
+
+def write_results(result: dict[str, Any], out: str, text: str) -> None:
+    """``benchmarks/results/<out>.json`` and ``.md``; prints the Markdown."""
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{out}.json").write_text(json.dumps(result, indent=1, default=float))
+    (RESULTS / f"{out}.md").write_text(text)
+    print(text)
+
+
+def main() -> None:
+    parser = treebank_parser(__doc__.split("\n\n")[0], "ppc")
     parser.add_argument("--per-bucket", type=int, default=6, help="sentences per length bucket")
     parser.add_argument("--bf-max-n", type=int, default=60, help="longest sentence for Table 1 (BF)")
     parser.add_argument("--table2-max-n", type=int, default=30)
     parser.add_argument("--throughput", type=Path, nargs="*", default=[], help="dev files to parse whole")
-    parser.add_argument("--out", default="ppc")
     args = parser.parse_args()
-    paths = args.treebanks if args.treebanks is not None else sorted(args.shared.glob("*/*dev*.conll*"))
     result: dict[str, Any] = {
-        "command": shlex.join([*pinned(), "python", "benchmarks/ppc.py", *sys.argv[1:]]),
-        "machine": platform.processor() or platform.machine(),
-        "python": platform.python_version(),
+        **run_header("ppc.py"),
         "bf_max_n": args.bf_max_n,
         "table2_max_n": args.table2_max_n,
-        "treebanks": [run_treebank(p, args) for p in paths],
+        "treebanks": [run_treebank(p, args) for p in dev_files(args)],
         "throughput": [throughput(p, args) for p in args.throughput],
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{args.out}.json").write_text(json.dumps(result, indent=1, default=float))
-    text = markdown(result)
-    (RESULTS / f"{args.out}.md").write_text(text)
-    print(text)
+    write_results(result, args.out, markdown(result))
 
 
 if __name__ == "__main__":

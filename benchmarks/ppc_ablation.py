@@ -12,9 +12,6 @@ Every variant must reach the default's objective with a certificate, or the scri
 from __future__ import annotations
 
 import argparse
-import json
-import platform
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,7 +25,7 @@ from lpparse.ppc import parse_price_cut
 from lpparse.table import markdown_table
 
 sys.path.insert(0, str(Path(__file__).parent))
-from ppc import LANGUAGE, MULTI_ROOT, RESULTS, pinned, score_source
+from ppc import LANGUAGE, MULTI_ROOT, dev_files, run_header, score_source, treebank_parser, write_results
 
 #: (name, parse_price_cut keyword arguments, what it switches off)
 VARIANTS: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -161,27 +158,13 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--treebanks", type=Path, nargs="*", default=None, help="dev files (default: all)")
-    parser.add_argument("--shared", type=Path, default=Path(__file__).parents[2] / "shared" / "treebanks")
-    parser.add_argument("--models", type=Path, default=Path(__file__).parents[2] / "models")
+    parser = treebank_parser(__doc__.split("\n\n")[0], "ppc_ablation")
     parser.add_argument("--sentences", type=int, default=15, help="sentences per treebank")
     parser.add_argument("--min-n", type=int, default=21, help="shortest sentence")
     parser.add_argument("--max-n", type=int, default=40, help="longest sentence")
-    parser.add_argument("--out", default="ppc_ablation")
     args = parser.parse_args()
-    paths = args.treebanks if args.treebanks is not None else sorted(args.shared.glob("*/*dev*.conll*"))
-    result: dict[str, Any] = {
-        "command": shlex.join([*pinned(), "python", "benchmarks/ppc_ablation.py", *sys.argv[1:]]),
-        "machine": platform.processor() or platform.machine(),
-        "python": platform.python_version(),
-        "treebanks": [run_treebank(p, args) for p in paths],
-    }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{args.out}.json").write_text(json.dumps(result, indent=1, default=float))
-    text = markdown(result)
-    (RESULTS / f"{args.out}.md").write_text(text)
-    print(text)
+    result = {**run_header("ppc_ablation.py"), "treebanks": [run_treebank(p, args) for p in dev_files(args)]}
+    write_results(result, args.out, markdown(result))
 
 
 if __name__ == "__main__":
