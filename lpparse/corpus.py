@@ -2,9 +2,11 @@
 
 Both formats have ten tab-separated columns (CoNLL-X: ID FORM LEMMA CPOSTAG POSTAG FEATS HEAD DEPREL PHEAD
 PDEPREL; CoNLL-U: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC). Lines are checked here, with file and
-line number in every error, before the ``conllu`` package parses each sentence; the parsed token list is kept
-so that writing predicted heads back preserves every other column, multiword tokens (``1-2``) and empty nodes
-(``1.1``) included. Multiword tokens and empty nodes are not part of the tree.
+line number in every error, before the ``conllu`` package parses each sentence. Files are UTF-8, with or
+without a byte-order mark; an undecodable byte is an error naming its file, line and column. Each sentence keeps
+its lines as read, so that writing predicted heads back preserves every other column, comments (between
+tokens too), multiword tokens (``1-2``) and empty nodes (``1.1``). Multiword tokens and empty nodes are not
+part of the tree.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import conllu
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse.io import DataError, atomic_write, readable_file
 from lpparse.trees import find_cycle, is_projective
 
 __all__ = [
@@ -44,7 +47,7 @@ _INT = re.compile(r"^(0|[1-9][0-9]*)$")
 PUNCT_TAGS = frozenset({"PUNCT", "XP", "."})
 
 
-class CorpusError(ValueError):
+class CorpusError(DataError):
     """Malformed treebank input; the message names the file and line."""
 
     def __init__(self, path: str | Path, line: int, message: str):
@@ -59,7 +62,8 @@ class Sentence:
     """One annotated sentence: n tokens, arrays indexed 1..n with the root at position 0.
 
     ``heads[0] = -1``; ``words[0]`` etc. hold the root pseudo-token ``<root>``. ``tokens`` is the parsed
-    ``conllu.TokenList`` (multiword tokens and empty nodes included) that :func:`write_treebank` updates.
+    ``conllu.TokenList`` (multiword tokens and empty nodes included); ``lines`` the sentence's lines as read,
+    which :func:`write_treebank` writes back with new heads.
     """
 
     words: list[str]
@@ -71,6 +75,7 @@ class Sentence:
     tokens: conllu.TokenList = field(repr=False)
     source: str = ""
     line: int = 0
+    lines: list[str] = field(default_factory=list, repr=False)
 
     @property
     def n(self) -> int:
@@ -79,7 +84,8 @@ class Sentence:
 
     @property
     def sent_id(self) -> str:
-        return str(self.tokens.metadata.get("sent_id", f"{self.source}:{self.line}"))
+        """The ``sent_id`` comment, else ``FILE:LINE`` with the file's name only (however its path was spelled)."""
+        return str(self.tokens.metadata.get("sent_id", f"{Path(self.source).name}:{self.line}"))
 
     @property
     def root_children(self) -> int:
@@ -117,12 +123,23 @@ def sample_treebank_path() -> Path:
     return Path(__file__).with_name("data") / "sample.conllu"
 
 
+def _decoded(path: Path, number: int, raw: bytes) -> str:
+    """One line as text (a UTF-8 byte-order mark on line 1 is dropped); :class:`CorpusError` if not UTF-8."""
+    if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        column = len(raw[: err.start].decode("utf-8")) + 1
+        raise CorpusError(path, number, f"byte 0x{raw[err.start]:02x} at column {column} is not UTF-8") from None
+
+
 def _blocks(path: Path) -> Iterator[tuple[int, list[tuple[int, str]]]]:
     """Yield (first line number, [(line number, line)]) for each blank-line-separated sentence."""
     block: list[tuple[int, str]] = []
-    with path.open(encoding="utf-8") as handle:
+    with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            line = raw.rstrip("\r\n")
+            line = _decoded(path, number, raw).rstrip("\r\n")
             if line.strip():
                 block.append((number, line))
             elif block:
@@ -180,6 +197,7 @@ def _sentence(path: Path, start: int, block: list[tuple[int, str]]) -> Sentence:
         tokens=tokens,
         source=str(path),
         line=start,
+        lines=[line for _, line in block],
     )
 
 
@@ -193,9 +211,7 @@ def iter_treebank(
     """
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"treebank not found: {path}")
+    path = readable_file(path, "treebank")
     skipped: list[CorpusError] = []
     for start, block in _blocks(path):
         try:
@@ -236,14 +252,15 @@ def write_treebank(
 ) -> None:
     """Write sentences in their original format, replacing HEAD (and DEPREL if given) with predictions.
 
-    Every other column, comment, multiword token and empty node is kept as read.
+    Every other column, comment, multiword token and empty node is kept as read. The file appears complete
+    or not at all (:func:`lpparse.io.atomic_write`).
     """
     sentences = list(sentences)
     predicted = list(heads) if heads is not None else [s.heads for s in sentences]
     relabel = list(labels) if labels is not None else [None] * len(sentences)
     if not len(predicted) == len(relabel) == len(sentences):
         raise ValueError("sentences, heads and labels must have the same length")
-    with Path(path).open("w", encoding="utf-8") as handle:
+    with atomic_write(path) as handle:
         for sentence, pred, lab in zip(sentences, predicted, relabel):
             pred = np.asarray(pred)
             if pred.shape != sentence.heads.shape:
@@ -251,13 +268,21 @@ def write_treebank(
                     f"sentence {sentence.sent_id}: predicted heads have shape {pred.shape}, "
                     f"expected {sentence.heads.shape}"
                 )
-            tokens = sentence.tokens.copy()
-            words = [t for t in tokens if isinstance(t["id"], int)]
-            for m, token in enumerate(words, start=1):
-                token["head"] = int(pred[m])
-                if lab is not None:
-                    token["deprel"] = lab[m]
-            handle.write(tokens.serialize())
+            handle.write("".join(f"{line}\n" for line in _relabeled(sentence.lines, pred, lab)) + "\n")
+
+
+def _relabeled(lines: list[str], heads: NDArray[np.int64], labels: Sequence[str] | None) -> Iterator[str]:
+    """A sentence's lines with HEAD (and DEPREL) of word m set to ``heads[m]`` (and ``labels[m]``)."""
+    for line in lines:
+        cols = line.split("\t")
+        if line.startswith("#") or not _INT_ID.match(cols[0]):
+            yield line
+            continue
+        m = int(cols[0])
+        cols[6] = str(int(heads[m]))
+        if labels is not None:
+            cols[7] = labels[m]
+        yield "\t".join(cols)
 
 
 @dataclass(frozen=True)

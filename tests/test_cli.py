@@ -61,7 +61,7 @@ def test_demo_showcase_trains_runs_ppc_and_reports(tmp_path, capsys: pytest.Capt
 
 
 def test_demo_reports_a_missing_treebank(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--treebank", str(tmp_path / "missing.conllu")]) == 1
+    assert main(["demo", "--treebank", str(tmp_path / "missing.conllu")]) == 2
     assert "not found" in capsys.readouterr().err
 
 

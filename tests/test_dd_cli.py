@@ -56,6 +56,6 @@ def test_dd_command_with_a_trained_model(tmp_path: Path, capsys: pytest.CaptureF
     ]
     assert main([*argv, "--max-iter", "50", "--no-progress"]) == 0
     assert "trained model" in capsys.readouterr().out and len(read_results(out)) == 5
-    assert main(["dd", "--model", str(tmp_path / "none.npz"), "--out", str(tmp_path / "x.jsonl")]) == 1
+    assert main(["dd", "--model", str(tmp_path / "none.npz"), "--out", str(tmp_path / "x.jsonl")]) == 2
     with pytest.raises(SystemExit):
         main(["dd"])  # neither --model nor --synthetic

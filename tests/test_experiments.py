@@ -72,11 +72,11 @@ def test_experiment_command_resumes_and_reports(tmp_path: Path, capsys: pytest.C
 
 
 def test_experiment_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["experiment", "ppc", "--model", str(tmp_path / "none.npz"), "--out", str(tmp_path / "x.jsonl")]) == 1
+    assert main(["experiment", "ppc", "--model", str(tmp_path / "none.npz"), "--out", str(tmp_path / "x.jsonl")]) == 2
     assert "model not found" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["experiment", "ppc"])  # neither --model nor --synthetic
-    assert main(["report", str(tmp_path / "missing.jsonl")]) == 1
+    assert main(["report", str(tmp_path / "missing.jsonl")]) == 2
     bad = tmp_path / "odd.jsonl"
     bad.write_text(json.dumps({"key": "a", "n": 3, "something": {}}) + "\n")
     with pytest.raises(ValueError, match="unknown experiment"):

@@ -7,7 +7,14 @@ import argparse
 
 import numpy as np
 
-from lpparse.commands._common import add_scored_run_options, scored_run
+from lpparse.commands._common import (
+    add_scored_run_options,
+    positive_float,
+    positive_int,
+    ranged,
+    report_failures,
+    scored_run,
+)
 from lpparse.dd.core import STEP_RULES
 from lpparse.experiments.dd_table import bucket_table, dd_task, from_dict
 from lpparse.experiments.runner import Task, run_tasks
@@ -28,14 +35,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     add_scored_run_options(parser, "results JSONL (default: results/dd-TREEBANK.jsonl)")
-    parser.add_argument("--max-iter", type=int, default=200, help="iteration limit K (default 200)")
+    parser.add_argument("--max-iter", type=positive_int, default=200, help="iteration limit K (default 200)")
     parser.add_argument(
         "--step", choices=STEP_RULES, default="tut", help="step-size rule (default tut: c/(t+1))"
     )
-    parser.add_argument("--scale", type=float, default=1.0, help="step-size scale c (default 1.0)")
+    parser.add_argument("--scale", type=positive_float, default=1.0, help="step-size scale c (default 1.0)")
     parser.add_argument(
         "--arc-share",
-        type=float,
+        type=ranged(float, 0, high=1),
         default=0.5,
         help="share of each arc score given to the head automata (default 0.5; same LP, earlier agreement)",
     )
@@ -46,9 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     run_ = scored_run(args, "dd")
     path, source, single_root, out = run_.path, run_.source, run_.single_root, run_.out
-    settings = {
-        "source": source,
-        "single_root": single_root,
+    options = {
         "max_iter": args.max_iter,
         "step": args.step,
         "scale": args.scale,
@@ -56,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         "arc_share": args.arc_share,
     }
     tasks = [
-        Task(f"{i}:{s.sent_id}", {"sentence": s, "seed": args.seed + i, **settings})
+        Task(f"{i}:{s.sent_id}", {"sentence": s, "seed": args.seed + i, "source": source, "single_root": single_root, **options})
         for i, s in enumerate(run_.sentences)
     ]
     records = run_tasks(
@@ -67,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         progress=not args.no_progress,
         desc="dd",
+        settings={**run_.settings, **options},
     )
+    records, failed = report_failures(records, out)
     runs = [from_dict(r) for r in records]
     buckets = bucket_table(runs, args.max_iter)
     table = markdown_table([b for b, _ in buckets], [[p for _, p in buckets]], digits=1)
@@ -99,4 +106,4 @@ def run(args: argparse.Namespace) -> int:
             f"{np.median([r.lp_seconds for r in with_lp]) if with_lp else float('nan'):.3f}"
         )
     print("\n".join(lines))
-    return 0
+    return 1 if failed else 0

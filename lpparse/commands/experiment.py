@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import csv
 
-from lpparse.commands._common import add_scored_run_options, scored_run
+from lpparse.commands._common import add_scored_run_options, positive_float, report_failures, scored_run
 from lpparse.experiments.grandparent_tables import EXPERIMENTS, summarize
 from lpparse.experiments.runner import Task, run_tasks
+from lpparse.io import atomic_write
 from lpparse.table import markdown_table
 
 DESCRIPTIONS = {
@@ -23,14 +24,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="run the paper's grandparent experiments (Table 1: ppc, Table 2: bounds) on a treebank",
         description=(
             "Runs one experiment sentence by sentence. Each result is appended to a JSONL file as soon as it "
-            "is in, so a killed run started again with the same --out resumes where it stopped. Prints and "
-            "writes (next to the JSONL, as .md and .csv) the paper's table overall, for sentences of 20+ "
-            "tokens and by length bucket."
+            "is in, so a killed run started again with the same --out resumes where it stopped (the file's "
+            "header holds the settings; a run with other settings is refused, and sentences that failed or hit "
+            "the time limit are computed again). Prints and writes (next to the JSONL, as .md and .csv) the "
+            "paper's table overall, for sentences of 20+ tokens and by length bucket."
         ),
     )
     parser.add_argument("name", choices=sorted(EXPERIMENTS), help="; ".join(f"{k}: {v}" for k, v in DESCRIPTIONS.items()))
     add_scored_run_options(parser, "results JSONL (default: results/NAME-TREEBANK.jsonl)")
-    parser.add_argument("--time-limit", type=float, default=None, help="seconds per LP run (default: none)")
+    parser.add_argument(
+        "--time-limit", type=positive_float, default=None, help="seconds per LP run (default: none)"
+    )
     parser.set_defaults(func=run)
 
 
@@ -46,20 +50,22 @@ def run(args: argparse.Namespace) -> int:
     ]
     records = run_tasks(
         EXPERIMENTS[args.name], tasks, out, workers=args.workers, scheduler=args.scheduler,
-        progress=not args.no_progress, desc=args.name,
+        progress=not args.no_progress, desc=args.name, settings={**run_.settings, "experiment": args.name},
     )
+    records, failed = report_failures(records, out)
     rows = summarize(args.name, records)
     headers = list(rows[0])
     table = markdown_table(headers, [[r[h] for h in headers] for r in rows], digits=3)
     roots = "single-root" if single_root else "multi-root"
     title = f"{DESCRIPTIONS[args.name]}\n\n{path.name}, {len(records)} sentences, {roots}; scores: {source.describe()}"
-    out.with_suffix(".md").write_text(f"# {args.name}\n\n{title}\n\n{table}\n", encoding="utf-8")
-    with out.with_suffix(".csv").open("w", newline="", encoding="utf-8") as handle:
+    with atomic_write(out.with_suffix(".md")) as handle:
+        handle.write(f"# {args.name}\n\n{title}\n\n{table}\n")
+    with atomic_write(out.with_suffix(".csv"), newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=headers)
         writer.writeheader()
         writer.writerows(rows)
     print(f"{title}\nresults: {out} (+ .md, .csv)\n\n{table}")
-    failed = sum(not r[m]["certified"] for r in records for m in r if isinstance(r[m], dict))
-    if failed:
-        print(f"\n{failed} run(s) were not certified optimal (time limit or solver trouble): see {out}")
-    return 0 if not failed else 1
+    uncertified = sum(not r[m]["certified"] for r in records for m in r if isinstance(r[m], dict))
+    if uncertified:
+        print(f"\n{uncertified} run(s) were not certified optimal (time limit or solver trouble): see {out}")
+    return 0 if not (failed or uncertified) else 1

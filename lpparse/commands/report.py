@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from lpparse.io import output_path, readable_file
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -26,9 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from lpparse.experiments.report import write_report  # matplotlib is imported only when reporting
 
-    for path in args.results:
-        if not path.is_file():
-            raise FileNotFoundError(f"results file not found: {path}")
-    out = write_report(args.results, args.out)
+    results = [readable_file(path, "results file") for path in args.results]
+    out = write_report(results, output_path(args.out, "--out"))
     print(f"wrote {out} and its plots")
     return 0

@@ -23,6 +23,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.corpus import Sentence, sentence_uas
+from lpparse.io import UsageError
+from lpparse.lp.solution import Status
 from lpparse.models.model import Model
 from lpparse.ppc.loop import PPCResult, parse_price_cut, project_to_tree, solve_bf
 from lpparse.scores import noisy_gold_scores
@@ -81,7 +83,7 @@ def load_model(path: str) -> Model:
     """A grandparent model file, loaded once per process (tasks on a worker share it)."""
     model = Model.load(path)
     if model.order != 2:
-        raise ValueError(f"{path}: a grandparent (order 2) model is needed, this one is first-order")
+        raise UsageError(f"{path}: a grandparent (order 2) model is needed, this one is first-order")
     return model
 
 
@@ -118,6 +120,8 @@ def _run(payload: dict[str, Any], methods: Sequence[tuple[str, str, str]]) -> di
         solve = parse_price_cut if method == "ppc" else solve_bf
         result = solve(arcs, triples, preset, single_root, time_limit=payload.get("time_limit"))
         record[label] = _record(sentence, result, single_root)
+        if result.status is Status.TIME_LIMIT:
+            record["time_limited"] = True  # computed again by the next run on the results file
     return record
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from lpparse.experiments.dd_table import bucket_table, from_dict
 from lpparse.experiments.grandparent_tables import BUCKETS, PRESETS, summarize
 from lpparse.experiments.runner import read_results
+from lpparse.io import DataError, atomic_path, atomic_write
 from lpparse.table import markdown_table
 
 __all__ = ["experiment_kind", "load_results", "write_report"]
@@ -31,11 +32,15 @@ Record = dict[str, Any]
 
 
 def load_results(path: str | Path) -> list[Record]:
-    """The records of a results file: JSONL lines, or the ``rows`` of a ``{"meta", "rows"}`` JSON (BP sweep)."""
+    """The records of a results file: JSONL lines (but those of failed tasks), or the ``rows`` of a
+    ``{"meta", "rows"}`` JSON (BP sweep)."""
     path = Path(path)
     if path.suffix == ".json":
-        return json.loads(path.read_text(encoding="utf-8"))["rows"]
-    return read_results(path)
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))["rows"]
+        except (json.JSONDecodeError, KeyError, TypeError) as err:
+            raise DataError(f"{path}: not a BP sweep file ({type(err).__name__}: {err})") from None
+    return [r for r in read_results(path) if not r.get("failed")]
 
 
 def experiment_kind(records: Sequence[Record]) -> str:
@@ -51,7 +56,7 @@ def experiment_kind(records: Sequence[Record]) -> str:
         return "dd"
     if {"iterations", "objective", "uas_bp", "uas_exact"} <= keys:
         return "bp-sweep"
-    raise ValueError(f"records of an unknown experiment (fields {sorted(keys)})")
+    raise DataError(f"records of an unknown experiment (fields {sorted(keys)})")
 
 
 def _scatter_by_length(ax: plt.Axes, records: Sequence[Record], series: dict[str, str], field: str) -> None:
@@ -201,7 +206,8 @@ FIGURES = {"ppc": _ppc_figures, "bounds": _bounds_figures, "dd": _dd_figures, "b
 def _save(fig: plt.Figure, stem: Path, name: str) -> Path:
     path = stem.with_name(f"{stem.name}-{name}.png")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with atomic_path(path) as temporary:
+        fig.savefig(temporary, dpi=110)
     plt.close(fig)
     return path
 
@@ -214,7 +220,7 @@ def write_report(results: Sequence[str | Path], out: str | Path) -> Path:
     for path in map(Path, results):
         records = load_results(path)
         if not records:
-            raise ValueError(f"{path}: no results")
+            raise DataError(f"{path}: no results")
         kind = experiment_kind(records)
         title, headers, table = _summary(kind, records)
         stem = out.with_name(f"{out.stem}-{path.stem}")
@@ -225,5 +231,6 @@ def write_report(results: Sequence[str | Path], out: str | Path) -> Path:
         for caption, figure in figures:
             section.append(f"![{caption}]({figure.name})\n")
         sections.append("\n".join(section))
-    out.write_text("\n".join(sections), encoding="utf-8")
+    with atomic_write(out) as handle:
+        handle.write("\n".join(sections))
     return out

@@ -7,27 +7,48 @@ run with the same file skips every key already written and appends the rest. The
 and resumed run is therefore the same, line by line, as that of an uninterrupted one (up to the measured
 times it records).
 
-Workers: ``workers=1`` runs in this process; ``workers>1`` uses a local process pool; ``scheduler`` (an
-address such as ``tcp://127.0.0.1:8786``, or a ``distributed.Client``) sends the tasks to a Dask cluster.
-The task function must be a picklable top-level function and deterministic given its task (seed it from
-the task), so every backend gives identical results.
+With ``settings``, the file's first line is a header record ``{"header": {"format", "version", "settings"}}``
+and a run on a file of other settings is refused (:class:`~lpparse.io.UsageError`), so results of different
+set-ups never mix. A lock file beside the results (``.NAME.lock``, ``fcntl.flock``) stops a second writer.
+A task that fails for want of memory is recorded as ``{"failed": reason}`` and the run goes on; records that
+failed or say ``"time_limited": true`` are computed again by the next run on the file.
+
+Workers: ``workers=1`` runs in this process; ``workers>1`` uses a local process pool whose workers die with
+the run (Linux: ``PR_SET_PDEATHSIG``); ``scheduler`` (an address such as ``tcp://127.0.0.1:8786``, or a
+``distributed.Client``) sends the tasks to a Dask cluster. The task function must be a picklable top-level
+function and deterministic given its task (seed it from the task), so every backend gives identical results.
 """
 
 from __future__ import annotations
 
+import ctypes
+import fcntl
+import functools
 import json
+import multiprocessing
 import os
+import signal
+import socket
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from tqdm import tqdm
 
-__all__ = ["Task", "completed_keys", "read_results", "run_tasks"]
+from lpparse.io import DataError, UsageError, UserError, atomic_write
+
+__all__ = ["Task", "check_scheduler", "completed_keys", "incomplete", "read_header", "read_results", "run_tasks"]
 
 Record = dict[str, Any]
+HEADER_FORMAT, HEADER_VERSION = "lpparse-results", 1
+#: prctl(2) option: the signal a process gets when its parent dies
+_PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -38,36 +59,114 @@ class Task:
     payload: Any
 
 
-def read_results(path: str | Path) -> list[Record]:
-    """Every complete record of a JSONL results file (a torn last line from a killed run is ignored)."""
-    path = Path(path)
+def _lines(path: Path) -> Iterator[Record]:
+    """The JSON objects of a results file (a torn last line from a killed run is ignored)."""
     if not path.exists():
-        return []
-    records = []
-    with path.open(encoding="utf-8") as handle:
-        lines = handle.read().split("\n")
+        return
+    lines = path.read_text(encoding="utf-8").split("\n")
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
+            yield json.loads(line)
         except json.JSONDecodeError:
             if number < len(lines) - 1:  # only the last line may be torn
-                raise ValueError(f"{path}:{number}: not a JSON record") from None
-    return records
+                raise DataError(f"{path}:{number}: not a JSON record") from None
+
+
+def read_results(path: str | Path) -> list[Record]:
+    """Every complete record of a JSONL results file, the header left out; a key written twice (by an
+    older lpparse) counts once, with its last record."""
+    records = {r["key"]: r for r in _lines(Path(path)) if "key" in r}
+    return list(records.values())
+
+
+def read_header(path: str | Path) -> Record | None:
+    """The header record of a results file, or None if it has none."""
+    first = next(_lines(Path(path)), None)
+    return first["header"] if first is not None and "header" in first else None
+
+
+def incomplete(record: Record) -> bool:
+    """True for a record that the next run computes again: its task failed or hit a time limit."""
+    return bool(record.get("failed") or record.get("time_limited"))
 
 
 def completed_keys(path: str | Path) -> set[str]:
-    return {r["key"] for r in read_results(path)}
+    return {r["key"] for r in read_results(path) if not incomplete(r)}
 
 
-def _truncate_torn_tail(path: Path) -> None:
-    """Drop a partial last line left by a killed run, so appended records start on a fresh line."""
-    if not path.exists():
-        return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        path.write_bytes(data[: data.rfind(b"\n") + 1])
+def check_scheduler(address: str) -> None:
+    """Fail fast with a :class:`UsageError` unless a TCP connection to the Dask scheduler opens in 5 s."""
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if parts.scheme not in ("tcp", "tls") or not host or port is None:
+        raise UsageError(f"--scheduler {address!r}: expected an address such as tcp://HOST:8786")
+    try:
+        socket.create_connection((host, port), timeout=5).close()
+    except OSError as err:
+        raise UsageError(f"--scheduler {address}: cannot connect ({err.strerror or err})") from None
+
+
+@contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """Hold the lock of ``out`` (a lock file beside it) or fail at once if another run holds it."""
+    with out.with_name(f".{out.name}.lock").open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(f"{out} is being written by another lpparse run; wait for it or use another --out") from None
+        yield
+
+
+def _prepare(out: Path, settings: Record | None) -> None:
+    """Make ``out`` ready to append to: torn tail and records to recompute dropped, header checked or written."""
+    header = read_header(out)
+    if settings is not None and header is not None and header.get("settings") != settings:
+        theirs = header.get("settings") or {}
+        diff = "; ".join(
+            f"{k}: {theirs.get(k)!r} there, {settings.get(k)!r} here"
+            for k in sorted(set(theirs) | set(settings))
+            if theirs.get(k) != settings.get(k)
+        )
+        raise UsageError(f"{out} holds results of other settings ({diff}); use another --out")
+    records = read_results(out)
+    if settings is not None and header is None and records:
+        raise UsageError(f"{out} has no settings header (written by an older lpparse); use another --out")
+    if header is None and settings is not None:
+        header = {"format": HEADER_FORMAT, "version": HEADER_VERSION, "settings": settings}
+    lines = [{"header": header}] if header is not None else []
+    with atomic_write(out) as handle:
+        handle.writelines(json.dumps(r, sort_keys=True) + "\n" for r in lines + records if not incomplete(r))
+
+
+def _guarded(func: Callable[[Any], Record], payload: Any) -> Record:
+    """``func(payload)``, or ``{"failed": reason}`` if it ran out of memory."""
+    try:
+        return func(payload)
+    except MemoryError as err:
+        return {"failed": f"MemoryError {err}".strip()}
+
+
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer (Linux): the kernel kills this worker when the run's process dies."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the run died before the call above
+        os._exit(1)
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    if not sys.platform.startswith("linux"):
+        return ProcessPoolExecutor(max_workers=workers)
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_die_with_parent,
+        initargs=(os.getpid(),),
+    )
 
 
 def _local(func: Callable[[Any], Record], tasks: Sequence[Task], workers: int) -> Iterator[tuple[int, Record]]:
@@ -75,18 +174,31 @@ def _local(func: Callable[[Any], Record], tasks: Sequence[Task], workers: int) -
         for i, task in enumerate(tasks):
             yield i, func(task.payload)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with _pool(workers) as pool:
         pending: dict[Future[Record], int] = {pool.submit(func, t.payload): i for i, t in enumerate(tasks)}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                yield pending.pop(future), future.result()
+                i = pending.pop(future)
+                try:
+                    yield i, future.result()
+                except BrokenProcessPool:
+                    raise UserError(
+                        f"a worker process died (killed, or out of memory?) on task {tasks[i].key}; "
+                        "results so far are kept, run again to resume"
+                    ) from None
 
 
 def _dask(func: Callable[[Any], Record], tasks: Sequence[Task], scheduler: Any) -> Iterator[tuple[int, Record]]:
     from distributed import Client, as_completed
 
-    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    if isinstance(scheduler, Client):
+        client = scheduler
+    else:
+        try:
+            client = Client(scheduler, timeout=10)
+        except OSError as err:
+            raise UsageError(f"--scheduler {scheduler}: {err}") from None
     try:
         futures = client.map(func, [t.payload for t in tasks], key=[f"lpparse-{t.key}" for t in tasks], pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
@@ -105,31 +217,35 @@ def run_tasks(
     scheduler: Any = None,
     progress: bool = True,
     desc: str = "tasks",
+    settings: Record | None = None,
 ) -> list[Record]:
-    """Run ``func(task.payload)`` for every task whose key is not yet in ``out``; return all records of
-    ``out`` in task order (old and new). Each record gets the task's ``key``."""
+    """Run ``func(task.payload)`` for every task whose key is not yet complete in ``out``; return all records
+    of ``out`` in task order (old and new). Each record gets the task's ``key``. With ``settings`` (a JSON
+    object of what the results depend on) the file carries them in its header and must match them."""
     tasks = list(tasks)
     keys = [t.key for t in tasks]
     if len(set(keys)) != len(keys):
         raise ValueError("task keys must be unique")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    _truncate_torn_tail(out)
-    done = completed_keys(out)
-    todo = [t for t in tasks if t.key not in done]
-    stream = _dask(func, todo, scheduler) if scheduler is not None else _local(func, todo, workers)
-    waiting: dict[int, Record] = {}
-    next_index = 0
-    with out.open("a", encoding="utf-8") as handle, tqdm(
-        total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="task", disable=not progress
-    ) as bar:
-        for i, record in stream:
-            waiting[i] = {"key": todo[i].key, **record}
-            bar.update(1)
-            while next_index in waiting:
-                handle.write(json.dumps(waiting.pop(next_index), sort_keys=True) + "\n")
-                next_index += 1
-            handle.flush()
-            os.fsync(handle.fileno())
+    with _locked(out):
+        _prepare(out, settings)
+        done = completed_keys(out)
+        todo = [t for t in tasks if t.key not in done]
+        guarded = functools.partial(_guarded, func)
+        stream = _dask(guarded, todo, scheduler) if scheduler is not None else _local(guarded, todo, workers)
+        waiting: dict[int, Record] = {}
+        next_index = 0
+        with out.open("a", encoding="utf-8") as handle, tqdm(
+            total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="task", disable=not progress
+        ) as bar:
+            for i, record in stream:
+                waiting[i] = {"key": todo[i].key, **record}
+                bar.update(1)
+                while next_index in waiting:
+                    handle.write(json.dumps(waiting.pop(next_index), sort_keys=True) + "\n")
+                    next_index += 1
+                handle.flush()
+                os.fsync(handle.fileno())
     by_key = {r["key"]: r for r in read_results(out)}
     return [by_key[k] for k in keys if k in by_key]

@@ -14,12 +14,16 @@ Model file format (``MODEL_FORMAT_VERSION``), one ``.npz`` archive (``numpy.save
 * ``weight_index`` (int64) and ``weight_value`` (float64): the non-zero weights;
 * ``bound_pc_<t>`` and ``bound_gp_<t>`` (float64): the bound tables of grandparent template t.
 
-Loading a file of another format version raises :class:`ModelFormatError`.
+Loading a file that is not a complete model of this format version (another version, a truncated, empty,
+damaged or foreign file) raises one :class:`ModelFormatError` that says why.
 """
 
 from __future__ import annotations
 
 import json
+import zipfile
+import zlib
+from tokenize import TokenError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.corpus import Sentence
+from lpparse.io import DataError, atomic_write, readable_file
 from lpparse.models.bounds import BoundTables, RestrictedBounds, bound_tables, sentence_bounds
 from lpparse.models.features import (
     FIRST_ORDER_TEMPLATES,
@@ -44,6 +49,7 @@ from lpparse.triples import _check_batch
 
 __all__ = [
     "BOUNDS",
+    "MAX_BITS",
     "MODEL_FORMAT_VERSION",
     "GrandparentScorer",
     "Model",
@@ -52,11 +58,60 @@ __all__ = [
 ]
 
 MODEL_FORMAT_VERSION = 1
+#: Largest ``bits`` a model may have (2^30 weights take 8 GB)
+MAX_BITS = 30
 _FORMAT = "lpparse-model"
 
 
-class ModelFormatError(ValueError):
-    """A model file that is not an lpparse model of the supported format version."""
+class ModelFormatError(DataError):
+    """A model file that is not a complete lpparse model of the supported format version."""
+
+
+#: Fields of ``meta`` and their JSON types
+_META = {
+    "format": str,
+    "version": int,
+    "order": int,
+    "bits": int,
+    "single_root": bool,
+    "first_order_templates": list,
+    "grandparent_templates": list,
+    "vocabulary": dict,
+    "training": dict,
+}
+
+
+def _read_archive(path: Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+    """``meta`` and every array of a model file, read in full; :class:`ModelFormatError` on any damage."""
+    with path.open("rb") as handle:
+        head = handle.read(4)
+    if not head:
+        raise ModelFormatError(f"{path}: not an lpparse model file (the file is empty)")
+    if head != b"PK\x03\x04":
+        raise ModelFormatError(f"{path}: not an lpparse model file (not an npz archive)")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+        meta = json.loads(str(arrays.pop("meta")))
+    except KeyError:
+        raise ModelFormatError(f"{path}: not an lpparse model file (no meta record)") from None
+    except (OSError, ValueError, EOFError, SyntaxError, TokenError, zipfile.BadZipFile, zlib.error) as err:
+        raise ModelFormatError(f"{path}: damaged model file ({type(err).__name__}: {err})") from None
+    if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
+        found = meta.get("format") if isinstance(meta, dict) else meta
+        raise ModelFormatError(f"{path}: not an lpparse model file (format {found!r})")
+    version = meta.get("version")
+    if type(version) is not int:
+        raise ModelFormatError(f"{path}: damaged model file (format version {version!r} is not an integer)")
+    if version != MODEL_FORMAT_VERSION:
+        raise ModelFormatError(
+            f"{path}: model format version {version!r} is not supported by this lpparse "
+            f"(which reads version {MODEL_FORMAT_VERSION}); retrain the model with 'lpparse train'"
+        )
+    for name, kind in _META.items():
+        if type(meta.get(name)) is not kind:
+            raise ModelFormatError(f"{path}: damaged model file (meta field {name!r} is not a {kind.__name__})")
+    return meta, arrays
 
 
 @dataclass
@@ -127,28 +182,24 @@ class Model:
         for t, table in enumerate(self.bounds()):
             arrays[f"bound_pc_{t}"] = table.pc
             arrays[f"bound_gp_{t}"] = table.gp
-        with Path(path).open("wb") as handle:
+        with atomic_write(path, "wb") as handle:
             np.savez_compressed(handle, meta=np.array(json.dumps(meta)), **arrays)
 
     @classmethod
     def load(cls, path: str | Path) -> Model:
         """Read a model file; :class:`ModelFormatError` if it is not one of this format version."""
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"model not found: {path}")
+        path = readable_file(path, "model")
+        meta, archive = _read_archive(path)
         try:
-            archive = np.load(path, allow_pickle=False)
-            meta = json.loads(str(archive["meta"]))
-        except (OSError, ValueError, KeyError) as err:
-            raise ModelFormatError(f"{path}: not an lpparse model file ({err})") from err
-        if meta.get("format") != _FORMAT:
-            raise ModelFormatError(f"{path}: not an lpparse model file (format {meta.get('format')!r})")
-        if meta.get("version") != MODEL_FORMAT_VERSION:
-            raise ModelFormatError(
-                f"{path}: model format version {meta.get('version')} is not supported by this lpparse "
-                f"(which reads version {MODEL_FORMAT_VERSION}); retrain the model with 'lpparse train'"
-            )
-        bits = int(meta["bits"])
+            return cls._from_archive(meta, archive)
+        except (KeyError, IndexError, TypeError, ValueError) as err:
+            raise ModelFormatError(f"{path}: damaged model file ({type(err).__name__}: {err})") from None
+
+    @classmethod
+    def _from_archive(cls, meta: dict[str, Any], archive: dict[str, NDArray[Any]]) -> Model:
+        bits = meta["bits"]
+        if not 1 <= bits <= MAX_BITS:
+            raise ValueError(f"bits {bits} out of range")
         weights = np.zeros(1 << bits)
         weights[archive["weight_index"]] = archive["weight_value"]
         model = cls(

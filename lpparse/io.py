@@ -1,0 +1,117 @@
+"""Errors a user can fix, checks of the files a command reads and writes, and atomic writes.
+
+The ``lpparse`` command prints a :class:`UserError` as one line and exits with its ``exit_code``: 2 for a
+:class:`UsageError` (the command line is wrong: an option, its range, or a path it names that cannot be read
+or written), 1 for a :class:`DataError` (the content of an input file is wrong) and for other failures a user
+must resolve (a busy results file, a full disk). Any other exception is a bug in lpparse and keeps its traceback.
+
+Outputs are written to a temporary file beside the target and renamed onto it once complete, so a killed
+or failed command never leaves a half-written file under the name the user gave.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = [
+    "DataError",
+    "MissingFileError",
+    "UsageError",
+    "UserError",
+    "atomic_path",
+    "atomic_write",
+    "file_digest",
+    "output_path",
+    "readable_file",
+]
+
+
+class UserError(Exception):
+    """A failure the user can resolve; the command line prints its message in one line (exit code 1)."""
+
+    exit_code = 1
+
+
+class UsageError(UserError, ValueError):
+    """A wrong command line: an option, its value or a path it names (exit code 2)."""
+
+    exit_code = 2
+
+
+class DataError(UserError, ValueError):
+    """Wrong content in an input file; the message names the file (and line where there is one)."""
+
+
+class MissingFileError(UsageError, FileNotFoundError):
+    """An input path that does not exist."""
+
+
+def readable_file(path: str | Path, what: str) -> Path:
+    """``path`` if it is a readable regular file, else a :class:`UsageError` naming it as ``what``."""
+    path = Path(path)
+    if not path.exists():
+        raise MissingFileError(f"{what} not found: {path}")
+    if not path.is_file():
+        raise UsageError(f"{what} {path} is not a file")
+    if not os.access(path, os.R_OK):
+        raise UsageError(f"{what} {path} is not readable (permission denied)")
+    return path
+
+
+def output_path(path: str | Path, what: str) -> Path:
+    """Check before any work that ``path`` can be written: create its missing directories, refuse a
+    directory or an unwritable location with a :class:`UsageError` naming it as ``what``."""
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{what} {path} is a directory; give a file name")
+    parent = path.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"{what} {path}: cannot create directory {parent} ({err.strerror})") from err
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{what} {path}: directory {parent} is not writable")
+    return path
+
+
+def file_digest(path: str | Path) -> str:
+    """SHA-256 of a file's bytes, in hex: names its content whatever the path."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` (same suffix, for writers that go by the extension); renamed onto
+    ``path`` when the block ends without error, removed otherwise."""
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp{path.suffix}")
+    try:
+        yield temporary
+        os.replace(temporary, path)
+    except UserError:
+        raise
+    except OSError as err:
+        raise UserError(f"cannot write {path}: {err.strerror or err}") from err
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+@contextmanager
+def atomic_write(path: str | Path, mode: str = "w", **kwargs: Any) -> Iterator[IO[Any]]:
+    """``open(path, mode)`` through :func:`atomic_path`, flushed to disk before the rename."""
+    if "b" not in mode:
+        kwargs.setdefault("encoding", "utf-8")
+    with atomic_path(path) as temporary:
+        with temporary.open(mode, **kwargs) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
