@@ -457,6 +457,8 @@ def solve_bf(
     t0 = time.perf_counter()
     values = triple_scorer.score(g, p, c)
     scoring = time.perf_counter() - t0
+    if not np.isfinite(values).all():  # HiGHS takes no infinite cost; PPC's pricing refuses them too
+        raise ValueError("the triple scorer returned NaN or an infinite score")
     prog.add_triples(g, p, c, values)
     stats = PPCStats(prog.n, "bf", families, prog.num_triples, iterations=1)
     model = HighsModel(prog.lp, time_limit=time_limit, tol=certificate_tol, options=HIGHS_OPTIONS)
