@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -72,10 +73,15 @@ def output_path(path: str | Path, what: str) -> Path:
     parent = path.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UsageError(f"{what} {path}: {parent} is a file, not a directory") from None
     except OSError as err:
-        raise UsageError(f"{what} {path}: cannot create directory {parent} ({err.strerror})") from err
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"{what} {path}: directory {parent} is not writable")
+        raise UsageError(f"{what} {path}: cannot create directory {parent} ({err.strerror})") from None
+    try:
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as err:
+        raise UsageError(f"{what} {path}: cannot write in directory {parent} ({err.strerror})") from None
     return path
 
 

@@ -56,7 +56,7 @@ def test_demo_showcase_trains_runs_ppc_and_reports(tmp_path, capsys: pytest.Capt
     assert "| 14/14 " in overall  # PPC reaches the brute-force objective on every sentence
     assert (tmp_path / "report.md").read_text().count(".png)") == 4
     assert (tmp_path / "model.npz").stat().st_size > 0
-    assert main(["demo", "--limit", "5", "--train", "5", "--out", str(tmp_path)]) == 1
+    assert main(["demo", "--limit", "5", "--train", "5", "--out", str(tmp_path)]) == 2
     assert "--train must leave held-out sentences" in capsys.readouterr().err
 
 

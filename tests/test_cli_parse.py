@@ -92,11 +92,11 @@ def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.
             objectives.append(float(capsys.readouterr().out.split("mean objective ")[1].split()[0]))
         assert objectives[0] == pytest.approx(objectives[1], abs=1e-3)
         assert objectives[2] == pytest.approx(objectives[1], abs=1e-3)
-        assert main(base + ["--decoder", "bf", "--lazy-arcgp"]) == 1
+        assert main(base + ["--decoder", "bf", "--lazy-arcgp"]) == 2
         assert "apply to the ppc decoder only" in capsys.readouterr().err
-        assert main(base + ["--decoder", "cle", "--bp-iters", "2"]) == 1
+        assert main(base + ["--decoder", "cle", "--bp-iters", "2"]) == 2
         assert "--bp-iters applies to the bp decoder only" in capsys.readouterr().err
-        assert main(base + ["--decoder", "nope"]) == 1
+        assert main(base + ["--decoder", "nope"]) == 2
         assert "unknown decoder" in capsys.readouterr().err
 
 
@@ -120,5 +120,5 @@ def test_parse_errors_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture[st
             "--no-progress",
         ]
     )
-    assert main(["parse", "--model", str(model), "--treebank", str(SAMPLE), "--decoder", "gp-eisner"]) == 1
+    assert main(["parse", "--model", str(model), "--treebank", str(SAMPLE), "--decoder", "gp-eisner"]) == 2
     assert "needs a grandparent model" in capsys.readouterr().err

@@ -12,11 +12,12 @@ import numpy as np
 from numpy.typing import NDArray
 from tqdm import tqdm
 
-from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank
+from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank, positive_int
 from lpparse.corpus import UAS, Sentence, sentence_uas
 from lpparse.experiments.grandparent_tables import EXPERIMENTS, ScoreSource, summarize
 from lpparse.experiments.report import write_report
 from lpparse.experiments.runner import Task, run_tasks
+from lpparse.io import UsageError, output_path
 from lpparse.models import Model
 from lpparse.models.features import Vocabulary
 from lpparse.models.parsing import evaluate
@@ -93,11 +94,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--out", type=Path, default=Path("lpparse-demo"), help="report folder (default lpparse-demo)"
     )
     parser.add_argument(
-        "--train", type=int, default=35, help="sentences to train the grandparent model on (default 35)"
+        "--train", type=positive_int, default=35, help="sentences to train the grandparent model on (default 35)"
     )
-    parser.add_argument("--epochs", type=int, default=3, help="training epochs (default 3)")
+    parser.add_argument("--epochs", type=positive_int, default=3, help="training epochs (default 3)")
     parser.add_argument(
-        "--bounds-max-length", type=int, default=15, help="Table 2 on sentences up to this length"
+        "--bounds-max-length", type=positive_int, default=15, help="Table 2 on sentences up to this length"
     )
     parser.add_argument("--oracles-only", action="store_true", help="stop after part 1")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
@@ -105,8 +106,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.oracles_only:
+        output_path(args.out / "report.md", "--out")
     path, scored = noisy_treebank(args)
     sentences = [s for s, _ in scored]
+    if not args.oracles_only and args.train >= len(sentences):
+        raise UsageError(f"--train must leave held-out sentences: {args.train} >= {len(sentences)} selected")
     tallies = {name: _Tally() for name in DECODERS}
     for sentence, scores in tqdm(scored, desc="decoding", unit="sent", disable=args.no_progress):
         best = chu_liu_edmonds(scores, single_root=args.single_root)
@@ -159,9 +164,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _showcase(args: argparse.Namespace, path: Path, sentences: list[Sentence]) -> None:
     """Part 2: train a grandparent model, Tables 1 and 2 with it, and a report."""
-    if not 0 < args.train < len(sentences):
-        raise ValueError(f"--train must leave held-out sentences: 0 < {args.train} < {len(sentences)}")
-    args.out.mkdir(parents=True, exist_ok=True)
     train_set, held_out = sentences[: args.train], sentences[args.train :]
     single_root = args.single_root
     model = Model(Vocabulary.build(train_set), order=2, bits=18, single_root=single_root)

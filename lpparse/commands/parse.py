@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import argparse
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
-from lpparse.corpus import corpus_uas, read_treebank, write_treebank
-from lpparse.decoding import decoder_names
+from lpparse.commands._common import add_selection_options, positive_float, positive_int, selected_sentences
+from lpparse.corpus import Sentence, corpus_uas, write_treebank
+from lpparse.decoding import DecodeResult, decoder_names
+from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.models import Model
 from lpparse.models.model import BOUNDS
-from lpparse.models.parsing import default_decoder, parse
+from lpparse.models.parsing import TimeLimitExceeded, decode_sentence, default_decoder, time_limit
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="decoder name (default: gp-eisner for grandparent, cle for first-order models)",
     )
     parser.add_argument(
-        "--bp-iters", type=int, default=None, metavar="K", help="bp decoder: BP iterations (default 4)"
+        "--bp-iters", type=positive_int, default=None, metavar="K", help="bp decoder: BP iterations (default 4)"
     )
     parser.add_argument(
         "--preset",
@@ -55,44 +59,90 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="ppc decoder: add a triple's ArcGP row only once the LP violates it (row generation)",
     )
-    parser.add_argument("--limit", type=int, default=None, help="parse only the first LIMIT sentences")
+    add_selection_options(parser)
+    parser.add_argument(
+        "--time-limit",
+        type=positive_float,
+        default=None,
+        help="seconds per sentence; a sentence over it (or out of memory) is reported and left out of --out",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    model = Model.load(args.model)
-    sentences = read_treebank(args.treebank, limit=args.limit)
+def _decoder_options(args: argparse.Namespace, model: Model) -> tuple[str, dict[str, object]]:
+    """The decoder and its options, checked against each other and the model (:class:`UsageError`)."""
     decoder = args.decoder or default_decoder(model)
     if decoder not in decoder_names():
-        raise ValueError(f"unknown decoder {decoder!r}; choose from {', '.join(decoder_names())}")
+        raise UsageError(f"--decoder: unknown decoder {decoder!r}; choose from {', '.join(decoder_names())}")
+    if decoder not in decoder_names(model.order):
+        raise UsageError(f"--decoder {decoder} needs a grandparent model; {args.model} is first-order")
     options: dict[str, object] = {}
     if args.bp_iters is not None:
         if decoder != "bp":
-            raise ValueError("--bp-iters applies to the bp decoder only")
+            raise UsageError("--bp-iters applies to the bp decoder only")
         options["iterations"] = args.bp_iters
     if args.preset is not None:
         if decoder not in ("ppc", "bf"):
-            raise ValueError("--preset applies to the ppc and bf decoders only")
+            raise UsageError("--preset applies to the ppc and bf decoders only")
         options["preset"] = args.preset
     if (args.bounds is not None or args.lazy_arcgp) and decoder != "ppc":
-        raise ValueError("--bounds and --lazy-arcgp apply to the ppc decoder only")
+        raise UsageError("--bounds and --lazy-arcgp apply to the ppc decoder only")
     if args.lazy_arcgp:
         options["lazy_arcgp"] = True
     if args.bounds is not None:
         options["bounds"] = args.bounds
+    if args.time_limit is not None and decoder in ("ppc", "bf"):
+        options["time_limit"] = args.time_limit  # HiGHS stops too, not only the Python code around it
+    return decoder, options
+
+
+def _decoded(
+    model: Model, sentences: list[Sentence], decoder: str, args: argparse.Namespace, **options: object
+) -> tuple[list[Sentence], list[DecodeResult]]:
+    """The sentences that decoded and their results; one warning for each that ran out of time or memory."""
+    kept, results = [], []
+    bar = tqdm(sentences, desc=f"parsing ({decoder})", unit="sent", disable=args.no_progress, leave=False)
+    for sentence in bar:
+        try:
+            with time_limit(args.time_limit):
+                results.append(decode_sentence(model, sentence, decoder, **options))
+            kept.append(sentence)
+        except (TimeLimitExceeded, MemoryError) as err:
+            reason = str(err) if isinstance(err, TimeLimitExceeded) else "out of memory"
+            warnings.warn(f"{sentence.source}:{sentence.line}: sentence {sentence.sent_id} ({sentence.n} tokens) not parsed: {reason}")
+    return kept, results
+
+
+def run(args: argparse.Namespace) -> int:
+    model_path = readable_file(args.model, "model")
+    treebank = readable_file(args.treebank, "treebank")
+    out = output_path(args.out, "--out") if args.out else None
+    model = Model.load(model_path)
+    decoder, options = _decoder_options(args, model)
+    sentences = selected_sentences(treebank, args)
+    multi = sum(not s.single_rooted for s in sentences)
+    if model.single_root and multi:
+        warnings.warn(
+            f"{model_path} is a single-root model but {multi} of {len(sentences)} sentences of {treebank} have "
+            "several root children: their trees get one"
+        )
     start = time.perf_counter()
-    results = parse(model, sentences, decoder, progress=not args.no_progress, **options)
+    parsed, results = _decoded(model, sentences, decoder, args, **options)
     seconds = time.perf_counter() - start
+    if not results:
+        raise DataError(f"{treebank}: no sentence could be parsed")
     heads = [r.heads for r in results]
-    if args.out:
-        write_treebank(args.out, sentences, heads)
-    uas = corpus_uas(sentences, heads)
+    if out:
+        write_treebank(out, parsed, heads)
+    uas = corpus_uas(parsed, heads)
     objective = float(np.mean([r.objective for r in results]))
+    failed = len(sentences) - len(parsed)
     print(
-        f"{args.treebank.name}: {len(sentences)} sentences, decoder {decoder}, {seconds:.1f} s; "
-        f"UAS {100 * uas.uas:.2f}%, UAS no punct {100 * uas.uas_no_punct:.2f}%, mean objective {objective:.3f}"
+        f"{treebank.name}: {len(parsed)} sentences{f' ({failed} not parsed)' if failed else ''}, decoder {decoder}, "
+        f"{seconds:.1f} s; UAS {100 * uas.uas:.2f}%, UAS no punct {100 * uas.uas_no_punct:.2f}%, "
+        f"mean objective {objective:.3f}"
     )
-    if args.out:
-        print(f"wrote {args.out}")
-    return 0
+    if out:
+        print(f"wrote {out}")
+    return 1 if failed else 0

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank
+from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank, positive_float
 from lpparse.formulations.arborescence import FORMULATIONS, solve_arborescence
+from lpparse.io import atomic_path, output_path
 from lpparse.lp.views import VIEWS, make_model
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.table import markdown_table
@@ -36,26 +37,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--view", choices=VIEWS, default="highs", help="highs (highspy, fast) or pyomo (appsi_highs)"
     )
-    parser.add_argument("--time-limit", type=float, default=None, help="seconds per solve")
+    parser.add_argument("--time-limit", type=positive_float, default=None, help="seconds per solve")
     parser.add_argument(
         "--write-lp",
-        type=Path,
+        type=model_file,
         default=None,
         metavar="FILE",
-        help="write the first sentence's model in LP format with symbolic names (cycle-cuts: without cuts)",
+        help="write the first sentence's model, by extension in LP (.lp) or MPS (.mps) format, with symbolic "
+        "names (cycle-cuts: without cuts)",
     )
     parser.add_argument("--quiet", action="store_true", help="print only the totals")
     parser.set_defaults(func=run)
 
 
+def model_file(text: str) -> Path:
+    """An argparse ``type``: a path ending in a format both views write (.lp or .mps)."""
+    path = Path(text)
+    if path.suffix.lower() not in (".lp", ".mps"):
+        raise argparse.ArgumentTypeError(f"{text}: the file name must end in .lp or .mps")
+    return path
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.write_lp is not None:
+        output_path(args.write_lp, "--write-lp")
     path, scored = noisy_treebank(args)
     sentences = [sentence for sentence, _ in scored]
     rows, certified, integral, agree, seconds, gap = [], 0, 0, 0, 0.0, 0.0
     for number, (sentence, scores) in enumerate(scored, 1):
         if args.write_lp is not None and number == 1:
             lp = FORMULATIONS[args.formulation](scores, args.single_root)
-            make_model(lp, view=args.view, mip=args.ilp).write(args.write_lp)
+            with atomic_path(args.write_lp) as temporary:
+                make_model(lp, view=args.view, mip=args.ilp).write(temporary)
             print(f"wrote {args.write_lp} ({lp})")
         best = tree_score(scores, chu_liu_edmonds(scores, single_root=args.single_root))
         sol = solve_arborescence(

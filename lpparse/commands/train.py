@@ -8,10 +8,22 @@ import shlex
 import sys
 from pathlib import Path
 
-from lpparse.commands._common import add_root_options, resolve_single_root
+from lpparse.commands._common import (
+    add_root_options,
+    add_selection_options,
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    ranged,
+    resolve_single_root,
+    selected_sentences,
+)
 from lpparse.corpus import read_treebank
+from lpparse.io import DataError, output_path, readable_file
 from lpparse.models import Model, Vocabulary
-from lpparse.models.train import GP_MARGINALS, TrainConfig, describe, train
+from lpparse.models.model import MAX_BITS
+from lpparse.models.train import GP_MARGINALS, TrainConfig, describe, train, usable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,9 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--trainer", choices=("cll", "perceptron"), default="cll", help="objective (default cll)"
     )
-    parser.add_argument("--epochs", type=int, default=10, help="maximum epochs (default 10)")
+    parser.add_argument("--epochs", type=positive_int, default=10, help="maximum epochs (default 10)")
     parser.add_argument(
-        "--patience", type=int, default=2, help="stop after this many epochs without dev gain"
+        "--patience", type=positive_int, default=2, help="stop after this many epochs without dev gain"
     )
     add_root_options(parser)
     parser.add_argument(
@@ -50,20 +62,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="bp",
         help="grandparent CLL marginals (default bp)",
     )
-    parser.add_argument("--learning-rate", type=float, default=0.1, help="AdaGrad step size (default 0.1)")
     parser.add_argument(
-        "--l2", type=float, default=1.0, help="l2 regularization lambda of the whole objective (default 1)"
+        "--learning-rate", type=positive_float, default=0.1, help="AdaGrad step size (default 0.1)"
     )
     parser.add_argument(
-        "--bits", type=int, default=22, help="log2 of the number of hashed weights (default 22)"
+        "--l2", type=non_negative_float, default=1.0, help="l2 regularization lambda of the whole objective (default 1)"
     )
     parser.add_argument(
-        "--gwords", type=int, default=500, help="words with their own id in grandparent templates"
+        "--bits", type=ranged(int, 1, high=MAX_BITS), default=22, help="log2 of the number of hashed weights (default 22)"
     )
-    parser.add_argument("--limit", type=int, default=None, help="use the first LIMIT training sentences")
-    parser.add_argument("--dev-limit", type=int, default=None, help="use the first DEV_LIMIT dev sentences")
     parser.add_argument(
-        "--max-length", type=int, default=None, help="train on sentences of at most this many tokens"
+        "--gwords", type=non_negative_int, default=500, help="words with their own id in grandparent templates"
+    )
+    add_selection_options(parser)
+    parser.add_argument(
+        "--dev-limit", type=positive_int, default=None, help="use the first DEV_LIMIT dev sentences"
     )
     parser.add_argument("--seed", type=int, default=0, help="shuffling seed (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
@@ -71,9 +84,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    sentences = read_treebank(args.treebank, on_error="skip", limit=args.limit)
-    dev = read_treebank(args.dev, on_error="skip", limit=args.dev_limit) if args.dev else []
+    treebank = readable_file(args.treebank, "treebank")
+    dev_path = readable_file(args.dev, "dev treebank") if args.dev else None
+    out = output_path(args.out, "--out")
+    sentences = selected_sentences(treebank, args, on_error="skip")
+    dev = read_treebank(dev_path, on_error="skip", limit=args.dev_limit) if dev_path else []
     single_root = resolve_single_root(args.single_root, sentences)
+    if not usable(sentences, single_root):
+        raise DataError(f"{treebank}: no sentence has a single root child, as --single-root needs")
     model = Model(
         Vocabulary.build(sentences, gwords=args.gwords),
         order=args.order,
@@ -104,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     )
     history = train(model, sentences, dev, config, log=print)
     model.training["summary"] = describe(history)
-    model.save(args.out)
+    model.save(out)
     print(json.dumps(model.training["summary"]))
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
     return 0

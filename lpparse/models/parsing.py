@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import signal
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from tqdm import tqdm
@@ -11,7 +13,31 @@ from lpparse.corpus import UAS, Sentence, corpus_uas
 from lpparse.decoding import DecodeResult, decode
 from lpparse.models.model import Model
 
-__all__ = ["default_decoder", "evaluate", "parse"]
+__all__ = ["TimeLimitExceeded", "decode_sentence", "default_decoder", "evaluate", "parse", "time_limit"]
+
+
+class TimeLimitExceeded(Exception):
+    """Raised by :func:`time_limit` when its seconds are up."""
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`TimeLimitExceeded` in the block once ``seconds`` have passed (None: no limit). Uses
+    SIGALRM, so the main thread only; Python code stops at once, a call into C code when it returns."""
+    if seconds is None:
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeLimitExceeded(f"time limit of {seconds:g} s reached")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def default_decoder(model: Model, projective: bool = False) -> str:
@@ -32,12 +58,15 @@ def parse(
     """Decode every sentence with ``decoder`` (default :func:`default_decoder`) under the model's root rule;
     ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.models.model.BOUNDS`)."""
     name = decoder or default_decoder(model)
-    out = []
-    for s in tqdm(sentences, desc=f"parsing ({name})", unit="sent", disable=not progress, leave=False):
-        scorer = model.scorer(s)
-        triples = scorer.triples(bounds) if model.order == 2 else None
-        out.append(decode(name, scorer.arc_scores(), triples, model.single_root, **options))
-    return out
+    bar = tqdm(sentences, desc=f"parsing ({name})", unit="sent", disable=not progress, leave=False)
+    return [decode_sentence(model, s, name, bounds, **options) for s in bar]
+
+
+def decode_sentence(model: Model, sentence: Sentence, decoder: str, bounds: str = "sentence", **options: Any) -> DecodeResult:
+    """Score one sentence with the model and decode it with ``decoder`` under the model's root rule."""
+    scorer = model.scorer(sentence)
+    triples = scorer.triples(bounds) if model.order == 2 else None
+    return decode(decoder, scorer.arc_scores(), triples, model.single_root, **options)
 
 
 def evaluate(
