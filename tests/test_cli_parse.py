@@ -122,3 +122,27 @@ def test_parse_errors_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture[st
     )
     assert main(["parse", "--model", str(model), "--treebank", str(SAMPLE), "--decoder", "gp-eisner"]) == 2
     assert "needs a grandparent model" in capsys.readouterr().err
+
+
+def test_parse_out_of_memory_loses_only_that_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "m.npz"
+    assert main(["train", "--treebank", str(SAMPLE), "--out", str(model), "--epochs", "1", "--bits", "12", "--no-progress"]) == 0
+    from lpparse.commands import parse as command
+
+    real = command.decode_sentence
+
+    def decode(model_: object, sentence: object, *args: object, **kwargs: object) -> object:
+        if sentence.sent_id == "sample-03":  # type: ignore[attr-defined]
+            raise MemoryError
+        return real(model_, sentence, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(command, "decode_sentence", decode)
+    out = tmp_path / "pred.conllu"
+    capsys.readouterr()
+    argv = ["parse", "--model", str(model), "--treebank", str(SAMPLE), "--limit", "5", "--out", str(out)]
+    assert main([*argv, "--no-progress"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "sentence sample-03" in err[0] and "out of memory" in err[0]
+    assert [s.sent_id for s in read_treebank(out)] == ["sample-01", "sample-02", "sample-04", "sample-05"]

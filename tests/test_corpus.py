@@ -154,3 +154,26 @@ def test_uas_with_and_without_punctuation(tmp_path: Path) -> None:
 )
 def test_punctuation(form: str, tag: str | None, expected: bool) -> None:
     assert is_punctuation(form, tag) is expected
+
+
+def test_byte_order_mark_undecodable_bytes_and_comments_between_tokens(tmp_path: Path) -> None:
+    path = tmp_path / "bom.conllu"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD_U.encode("utf-8"))
+    assert [s.sent_id for s in read_treebank(path)] == ["a", "b"]
+    bad = tmp_path / "latin1.conllu"
+    bad.write_bytes(GOOD_U.replace("Go\tgo", "G\u00e9\tgo").encode("latin-1"))
+    with pytest.raises(CorpusError, match=r"latin1.conllu:12: byte 0xe9 at column 4 is not UTF-8"):
+        read_treebank(bad)
+    inner = write(tmp_path, GOOD_U.replace("2\t!\t!", "# between tokens\n2\t!\t!"))
+    sentences = read_treebank(inner)
+    out = tmp_path / "out.conllu"
+    write_treebank(out, sentences, [s.heads for s in sentences])
+    assert out.read_text() == inner.read_text() + "\n"  # the comment stays in place, every column too
+    assert not list(tmp_path.glob(".*"))  # written through a temporary file, renamed
+
+
+def test_sentence_ids_do_not_depend_on_how_the_path_is_spelled(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_X, "t.conll")
+    (plain,) = read_treebank(path)
+    (odd,) = read_treebank(tmp_path / ".." / tmp_path.name / "t.conll")
+    assert plain.sent_id == odd.sent_id == "t.conll:1"

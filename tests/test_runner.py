@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -14,7 +15,8 @@ import pytest
 
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.experiments.first_order import first_order_task
-from lpparse.experiments.runner import Task, read_results, run_tasks
+from lpparse.experiments.runner import Task, read_header, read_results, run_tasks
+from lpparse.io import UsageError, UserError
 
 
 def tasks(limit: int = 20) -> list[Task]:
@@ -104,3 +106,38 @@ def test_duplicate_keys_and_corrupt_files(tmp_path: Path) -> None:
     bad.write_text('{"key": 1\n{"key": "b"}\n')
     with pytest.raises(ValueError, match="bad.jsonl:1"):
         read_results(bad)
+
+
+def out_of_memory_on_seed_3(payload: dict) -> dict:
+    if payload["seed"] == 3:
+        raise MemoryError("test")
+    return first_order_task(payload)
+
+
+def test_failed_task_is_recorded_and_computed_again(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    settings = {"noise": 0.5}
+    records = run_tasks(out_of_memory_on_seed_3, tasks(6), out, progress=False, settings=settings)
+    assert [r["key"] for r in records] == [t.key for t in tasks(6)]  # nothing lost around the failure
+    assert records[3] == {"key": tasks(6)[3].key, "failed": "MemoryError test"}
+    assert all("objective_cle" in r for i, r in enumerate(records) if i != 3)
+    assert read_header(out) == {"format": "lpparse-results", "version": 1, "settings": settings}
+    again = run_tasks(first_order_task, tasks(6), out, progress=False, settings=settings)
+    assert "objective_cle" in again[3] and len(out.read_text().splitlines()) == 7  # header + each key once
+    with pytest.raises(UsageError, match="noise: 0.5 there, 0.4 here"):
+        run_tasks(first_order_task, tasks(6), out, progress=False, settings={"noise": 0.4})
+
+
+def test_a_second_writer_is_stopped(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    with (tmp_path / ".r.jsonl.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        with pytest.raises(UserError, match="being written by another lpparse run"):
+            run_tasks(first_order_task, tasks(2), out, progress=False)
+    assert len(run_tasks(first_order_task, tasks(2), out, progress=False)) == 2
+
+
+def test_records_written_twice_count_once(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"key": "a", "x": 1}\n{"key": "b", "x": 2}\n{"key": "a", "x": 3}\n')
+    assert read_results(out) == [{"key": "a", "x": 3}, {"key": "b", "x": 2}]

@@ -72,3 +72,14 @@ def test_bad_batches_and_arrays() -> None:
         DenseTripleScorer(np.zeros((4, 4, 4)), slack_gp=-np.ones((4, 4)))
     with pytest.raises(ValueError, match="unknown distribution"):
         synthetic_triple_scorer(3, distribution="uniform")
+
+
+def test_bf_refuses_infinite_triple_scores() -> None:
+    """-inf or NaN triple scores would give HiGHS infinite costs (status optimal, objective NaN): refused,
+    as PPC's pricing does."""
+    from lpparse.ppc.loop import solve_bf
+
+    scores = np.random.default_rng(0).normal(size=(5, 5, 5))
+    scores[1, 2, 3] = -np.inf
+    with pytest.raises(ValueError, match="infinite"):
+        solve_bf(random_scores(4, 0), DenseTripleScorer(scores))

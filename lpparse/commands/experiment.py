@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     ]
     records = run_tasks(
         EXPERIMENTS[args.name], tasks, out, workers=args.workers, scheduler=args.scheduler,
-        progress=not args.no_progress, desc=args.name, settings={**run_.settings, "experiment": args.name},
+        progress=not args.no_progress, desc=args.name, settings=run_.settings,
     )
     records, failed = report_failures(records, out)
     rows = summarize(args.name, records)

@@ -1,0 +1,281 @@
+"""The console script on bad input: one-line errors with exit code 2 (command line) or 1 (data), no
+traceback, outputs checked before the work and written whole, per-sentence failures that lose nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lpparse.corpus import read_treebank, sample_treebank_path
+from lpparse.experiments.runner import read_header, read_results
+
+SAMPLE = sample_treebank_path()
+
+
+def lpparse(*args: str | Path, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run the real console script (``python -m lpparse``) in a subprocess."""
+    argv = [sys.executable, "-m", "lpparse", *map(str, args)]
+    return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=timeout)
+
+
+def fails(done: subprocess.CompletedProcess[str], code: int, *words: str) -> str:
+    """Assert exit code ``code`` and a one-line error without traceback holding ``words``; return it."""
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("lpparse") and "error:" in lines[0], done.stderr
+    for word in words:
+        assert word in lines[0]
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def gp_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small grandparent model, trained by the console script into a directory that does not exist yet."""
+    out = tmp_path_factory.mktemp("models") / "new" / "dir" / "gp.npz"
+    train = ["train", "--treebank", SAMPLE, "--order", "2", "--epochs", "1", "--bits", "14"]
+    done = lpparse(*train, "--trainer", "perceptron", "--limit", "20", "--out", out, "--no-progress")
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def conll(path: Path, lengths: list[int], roots: int = 1, prefix: bytes = b"") -> Path:
+    """A CoNLL-U file of chain sentences of the given lengths (the first ``roots`` tokens attach to 0)."""
+    text = ""
+    for k, n in enumerate(lengths):
+        text += f"# sent_id = s{k}\n"
+        for m in range(1, n + 1):
+            head = 0 if m <= roots else m - 1
+            text += f"{m}\tw{m}\tw\tNOUN\tNN\t_\t{head}\tdep\t_\t_\n"
+        text += "\n"
+    path.write_bytes(prefix + text.encode("utf-8"))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["parse", "--model", "m.npz", "--treebank", SAMPLE, "--limit", "0"], ["--limit", "0"]),
+        (["parse", "--model", "m.npz", "--treebank", SAMPLE, "--limit", "-1"], ["--limit"]),
+        (["parse", "--model", "m.npz", "--treebank", SAMPLE, "--time-limit", "-5"], ["--time-limit"]),
+        (["train", "--treebank", SAMPLE, "--out", "m.npz", "--epochs", "0"], ["--epochs"]),
+        (["experiment", "ppc", "--synthetic", "--workers", "0"], ["--workers"]),
+        (["experiment", "ppc", "--synthetic", "--time-limit", "0"], ["--time-limit"]),
+        (["solve", "--time-limit", "-5"], ["--time-limit"]),
+        (["solve", "--write-lp", "out.txt"], ["--write-lp", ".lp or .mps"]),
+        (["dd", "--synthetic", "--max-iter", "0"], ["--max-iter"]),
+        (["solve", "--nope"], ["--nope"]),
+    ],
+)
+def test_option_ranges_are_usage_errors(argv: list[str], words: list[str], tmp_path: Path) -> None:
+    fails(lpparse(*argv, cwd=tmp_path), 2, *words)
+    assert not list(tmp_path.iterdir())  # refused before any work
+
+
+def test_unreachable_scheduler_fails_fast(tmp_path: Path) -> None:
+    start = time.perf_counter()
+    done = lpparse("experiment", "ppc", "--synthetic", "--scheduler", "tcp://127.0.0.1:9", cwd=tmp_path)
+    fails(done, 2, "--scheduler", "cannot connect")
+    assert time.perf_counter() - start < 20
+    fails(lpparse("dd", "--synthetic", "--scheduler", "no-port", cwd=tmp_path), 2, "--scheduler")
+
+
+def test_write_lp_into_missing_unwritable_and_odd_places(tmp_path: Path) -> None:
+    lp_file = tmp_path / "missing" / "dir" / "first.lp"
+    done = lpparse("solve", "--limit", "2", "--quiet", "--write-lp", lp_file)
+    assert done.returncode == 0, done.stderr
+    assert "OneHead(1)" in lp_file.read_text() and not list(lp_file.parent.glob(".*"))  # no temporary left
+    (tmp_path / "file").write_text("x")
+    fails(lpparse("solve", "--write-lp", tmp_path / "file" / "first.lp"), 2, "--write-lp", "not a directory")
+    fails(lpparse("solve", "--write-lp", tmp_path / "file" / "sub" / "first.lp"), 2, "--write-lp")
+    fails(lpparse("solve", "--write-lp", "/proc/first.lp"), 2, "--write-lp", "/proc")
+
+
+def test_write_lp_into_a_read_only_directory(tmp_path: Path) -> None:
+    locked = tmp_path / "read-only"
+    locked.mkdir()
+    locked.chmod(0o555)
+    if os.access(locked, os.W_OK):
+        pytest.skip("running as root: a read-only mode does not stop writing")
+    fails(lpparse("solve", "--write-lp", locked / "first.lp"), 2, "--write-lp", "cannot write")
+
+
+def test_outputs_checked_before_the_work(tmp_path: Path, gp_model: Path) -> None:
+    fails(lpparse("train", "--treebank", SAMPLE, "--out", tmp_path, "--epochs", "1"), 2, "--out", "is a directory")
+    fails(lpparse("parse", "--model", gp_model, "--treebank", SAMPLE, "--out", tmp_path), 2, "is a directory")
+    fails(lpparse("parse", "--model", tmp_path / "none.npz", "--treebank", SAMPLE), 2, "model not found")
+    fails(lpparse("parse", "--model", gp_model, "--treebank", tmp_path / "none.conllu"), 2, "treebank not found")
+    fails(lpparse("report", tmp_path / "none.jsonl"), 2, "results file not found")
+    out = tmp_path / "new" / "pred.conllu"
+    done = lpparse("parse", "--model", gp_model, "--treebank", SAMPLE, "--limit", "3", "--out", out, "--no-progress")
+    assert done.returncode == 0 and len(read_treebank(out)) == 3
+
+
+def _damaged_models(good: Path, folder: Path) -> dict[str, Path]:
+    data = good.read_bytes()
+    archive = dict(np.load(good))
+    meta = json.loads(str(archive["meta"]))
+    meta["version"] = "1"
+    archive["meta"] = np.array(json.dumps(meta))
+    np.savez_compressed(folder / "version.npz", **archive)
+    flipped = bytearray(data)
+    flipped[len(data) // 2] ^= 0x01  # inside a compressed member: its CRC no longer matches
+    cases = {"empty": b"", "truncated": data[: len(data) // 2], "flipped": bytes(flipped), "text": b"weights\n"}
+    for name, content in cases.items():
+        (folder / f"{name}.npz").write_bytes(content)
+    return {name: folder / f"{name}.npz" for name in [*cases, "version"]}
+
+
+def test_damaged_model_files_are_one_data_error(tmp_path: Path, gp_model: Path) -> None:
+    reasons = {
+        "empty": "empty",
+        "truncated": "damaged",
+        "flipped": "damaged",
+        "text": "not an npz archive",
+        "version": "not an integer",
+    }
+    for name, path in _damaged_models(gp_model, tmp_path).items():
+        fails(lpparse("parse", "--model", path, "--treebank", SAMPLE), 1, str(path), reasons[name])
+
+
+def test_treebank_encoding_problems(tmp_path: Path, gp_model: Path) -> None:
+    bom = conll(tmp_path / "bom.conllu", [3, 4], prefix=b"\xef\xbb\xbf")
+    out = tmp_path / "bom-pred.conllu"
+    done = lpparse("parse", "--model", gp_model, "--treebank", bom, "--out", out, "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "2 sentences" in done.stdout and len(read_treebank(out)) == 2
+    done = lpparse("train", "--treebank", bom, "--out", tmp_path / "m.npz", "--epochs", "1", "--bits", "12", "--no-progress")
+    assert done.returncode == 0 and "2 training" in done.stdout and not done.stderr.strip()
+    bad = tmp_path / "latin1.conllu"
+    bad.write_bytes(conll(tmp_path / "x.conllu", [2, 3]).read_bytes().replace(b"w2", b"w\xe92", 1))
+    fails(lpparse("parse", "--model", gp_model, "--treebank", bad), 1, f"{bad}:3:", "0xe9", "column 4")
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("")
+    fails(lpparse("parse", "--model", gp_model, "--treebank", empty), 1, "no sentences")
+
+
+def test_parse_time_limit_loses_only_the_slow_sentence(tmp_path: Path, gp_model: Path) -> None:
+    treebank = conll(tmp_path / "mixed.conllu", [4, 5, 60, 3, 6])
+    out = tmp_path / "pred.conllu"
+    argv = ["parse", "--model", gp_model, "--treebank", treebank, "--decoder", "bf", "--time-limit", "1"]
+    done = lpparse(*argv, "--out", out, "--no-progress")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    warning = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(warning) == 1 and "s2 (60 tokens) not parsed: time limit of 1 s" in warning[0]
+    assert [s.sent_id for s in read_treebank(out)] == ["s0", "s1", "s3", "s4"]
+    done = lpparse(*argv, "--max-length", "10", "--no-progress")
+    assert done.returncode == 0 and "4 sentences" in done.stdout
+
+
+def test_parse_warns_of_a_single_root_model_on_multi_root_data(tmp_path: Path, gp_model: Path) -> None:
+    treebank = conll(tmp_path / "multi.conllu", [4, 5], roots=2)
+    done = lpparse("parse", "--model", gp_model, "--treebank", treebank, "--no-progress")
+    assert done.returncode == 0
+    assert "warning: " in done.stderr and "single-root model but 2 of 2 sentences" in done.stderr
+
+
+def test_train_limit_counts_after_the_length_filter(tmp_path: Path) -> None:
+    argv = ["train", "--treebank", SAMPLE, "--out", tmp_path / "m.npz", "--epochs", "1", "--bits", "12"]
+    done = lpparse(*argv, "--limit", "4", "--max-length", "6", "--no-progress")
+    assert done.returncode == 0 and "4 training" in done.stdout
+
+
+EXPERIMENT = ["experiment", "ppc", "--synthetic", "--max-length", "9", "--no-progress"]
+
+
+def keys(path: Path) -> list[str]:
+    return [json.loads(line)["key"] for line in path.read_text().splitlines() if '"key"' in line]
+
+
+def test_experiment_resume_checks_settings_and_path_spelling(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    shutil.copy(SAMPLE, tmp_path / "data" / "sample.conllu")
+    out = tmp_path / "results" / "ppc.jsonl"
+    first = lpparse(*EXPERIMENT, "--limit", "3", "--treebank", "data/sample.conllu", "--out", "results/ppc.jsonl", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert read_header(out)["settings"]["seed"] == 0
+    spelled = tmp_path / "data" / ".." / "data" / "sample.conllu"
+    again = lpparse(*EXPERIMENT, "--limit", "5", "--treebank", spelled, "--out", out)
+    assert again.returncode == 0 and len(keys(out)) == len(set(keys(out))) == 5
+    fails(lpparse(*EXPERIMENT, "--limit", "5", "--treebank", spelled, "--out", out, "--seed", "1"), 2, "seed: 0 there, 1 here")
+    other = conll(tmp_path / "other.conllu", [3, 4])
+    fails(lpparse(*EXPERIMENT, "--treebank", other, "--out", out), 2, "treebank_sha256", "another --out")
+    legacy = tmp_path / "legacy.jsonl"
+    legacy.write_text("".join(line + "\n" for line in out.read_text().splitlines()[1:]))
+    fails(lpparse(*EXPERIMENT, "--limit", "5", "--out", legacy), 2, "no settings header")
+    assert len(read_results(legacy)) == 5  # still readable, e.g. by 'lpparse report'
+
+
+def test_time_limited_records_are_computed_again(tmp_path: Path) -> None:
+    out = tmp_path / "ppc.jsonl"
+    done = lpparse(*EXPERIMENT, "--limit", "2", "--out", out, "--time-limit", "1e-9")
+    assert done.returncode == 1 and all(r["time_limited"] for r in read_results(out))
+    assert lpparse(*EXPERIMENT, "--limit", "2", "--out", out).returncode == 0
+    records = read_results(out)
+    assert len(keys(out)) == 2 and not any(r.get("time_limited") for r in records)
+    assert all(r["bf"]["certified"] and r["ppc"]["certified"] for r in records)
+
+
+def test_two_experiment_processes_write_each_key_once(tmp_path: Path) -> None:
+    out = tmp_path / "ppc.jsonl"
+    argv = [sys.executable, "-m", "lpparse", *EXPERIMENT, "--limit", "12", "--out", str(out)]
+    runs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [(run.wait(timeout=300), run.stderr.read()) for run in runs]
+    for run in runs:
+        run.stdout.close()
+        run.stderr.close()
+    for code, err in results:
+        assert code == 0 or (code == 1 and "being written by another lpparse run" in err and len(err.splitlines()) == 1)
+    assert sorted(keys(out)) == sorted(set(keys(out))) and len(keys(out)) == 12
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers die with the run on Linux")
+def test_killed_run_leaves_no_worker(tmp_path: Path) -> None:
+    out = tmp_path / "ppc.jsonl"
+    argv = [sys.executable, "-m", "lpparse", "experiment", "ppc", "--synthetic", "--max-length", "25", "--workers", "2"]
+    run = subprocess.Popen([*argv, "--no-progress", "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(keys(out) if out.exists() else []) < 2:
+        time.sleep(0.05)
+    workers = _descendants(run.pid)
+    assert len(workers) >= 2 and run.poll() is None, "the run must be killed while its workers work"
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait()
+    run.stderr.close()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(map(_alive, workers)):
+        time.sleep(0.05)
+    assert not [pid for pid in workers if _alive(pid)]
