@@ -22,6 +22,7 @@ import highspy
 import numpy as np
 import pyomo
 
+from lpparse.io import relative_paths
 from lpparse.corpus import read_treebank
 from lpparse.formulations.arborescence import FORMULATIONS, solve_arborescence
 from lpparse.lp.views import VIEWS
@@ -31,7 +32,8 @@ from lpparse.table import markdown_table
 from lpparse.trees import tree_score
 
 BUCKETS = [(1, 10), (11, 20), (21, 30), (31, 40), (41, 10**9)]
-RESULTS = Path(__file__).resolve().parent / "results"
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
 
 
 def bucket_name(lo: int, hi: int) -> str:
@@ -46,7 +48,7 @@ def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--treebank", type=Path, default=Path("/work/shared/treebanks/da_ddt/ddt-cdt-dev.conll"))
+    p.add_argument("--treebank", type=Path, default=REPO.parent / "shared" / "treebanks" / "da_ddt" / "ddt-cdt-dev.conll")
     p.add_argument("--limit", type=int, default=None, help="first LIMIT sentences (default: all)")
     p.add_argument("--seed", type=int, default=0, help="score noise seed (default 0)")
     p.add_argument("--noise", type=float, default=1.0, help="score noise std. dev. (default 1.0)")
@@ -127,10 +129,9 @@ def main() -> None:
         "total_seconds": time.perf_counter() - started,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.with_suffix(".json").write_text(
-        json.dumps({"meta": meta, "summary": summary, "records": records}, separators=(",", ":"))
-    )
-    args.out.with_suffix(".md").write_text(render(meta, summary, args))
+    text = json.dumps({"meta": meta, "summary": summary, "records": records}, separators=(",", ":"))
+    args.out.with_suffix(".json").write_text(relative_paths(text, REPO))
+    args.out.with_suffix(".md").write_text(relative_paths(render(meta, summary, args), REPO))
     print(render(meta, summary, args))
 
 

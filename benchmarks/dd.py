@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lpparse.io import relative_paths
 from lpparse.corpus import read_treebank
 from lpparse.dd.core import STEP_RULES, StepRule
 from lpparse.experiments.dd_table import as_dicts, bucket_table, run_treebank
@@ -149,8 +150,9 @@ def main() -> None:
         )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps(results, indent=1))
-    out.with_suffix(".md").write_text("\n".join(md) + "\n")
+    repo = Path(__file__).resolve().parents[1]
+    out.with_suffix(".json").write_text(relative_paths(json.dumps(results, indent=1), repo))
+    out.with_suffix(".md").write_text(relative_paths("\n".join(md) + "\n", repo))
     print("\n".join(md))
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lpparse.io import relative_paths
 from lpparse.corpus import read_treebank
 from lpparse.models import Model
 from lpparse.models.bounds import sentence_bounds
@@ -37,7 +38,8 @@ from lpparse.table import markdown_table
 from lpparse.trees import allowed_arcs
 from lpparse.triples import candidate_triples
 
-RESULTS = Path(__file__).resolve().parent / "results"
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
 TREEBANKS = {
     "da_ddt": ("Danish", "da_ddt/ddt-cdt-dev.conll", 0.88),
     "it_partut": ("Italian", "it_partut/it_partut-ud-dev.conllu", 0.88),
@@ -154,8 +156,8 @@ def main() -> None:
         "sentences": args.sentences,
         "dev_limit": args.dev_limit,
     }
-    (RESULTS / "models.json").write_text(json.dumps({"meta": meta, "records": records}, indent=1))
-    (RESULTS / "models.md").write_text(report(records, meta))
+    (RESULTS / "models.json").write_text(relative_paths(json.dumps({"meta": meta, "records": records}, indent=1), REPO))
+    (RESULTS / "models.md").write_text(relative_paths(report(records, meta), REPO))
 
 
 def report(records: list[dict], meta: dict) -> str:

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from lpparse.io import relative_paths
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.experiments.grandparent_tables import (
     BUCKETS,
@@ -42,7 +43,8 @@ from lpparse.experiments.grandparent_tables import (
 from lpparse.ppc import parse_price_cut
 from lpparse.table import markdown_table
 
-RESULTS = Path(__file__).parent / "results"
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
 MULTI_ROOT = {"da_ddt"}  # CoNLL-X Danish allows several roots; the UD treebanks have one
 LANGUAGE = {"da_ddt": "Danish", "it_partut": "Italian", "hu_szeged": "Hungarian", "en_ewt": "English"}
 TABLE1 = (
@@ -228,8 +230,8 @@ def treebank_parser(description: str, out: str) -> argparse.ArgumentParser:
     """The options every treebank benchmark shares: ``--treebanks``, ``--shared``, ``--models``, ``--out``."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--treebanks", type=Path, nargs="*", default=None, help="dev files (default: all)")
-    parser.add_argument("--shared", type=Path, default=Path(__file__).parents[2] / "shared" / "treebanks")
-    parser.add_argument("--models", type=Path, default=Path(__file__).parents[2] / "models")
+    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "treebanks")
+    parser.add_argument("--models", type=Path, default=REPO.parent / "models")
     parser.add_argument("--out", default=out, help="stem of the files written to benchmarks/results/")
     return parser
 
@@ -250,8 +252,8 @@ def run_header(script: str) -> dict[str, Any]:
 def write_results(result: dict[str, Any], out: str, text: str) -> None:
     """``benchmarks/results/<out>.json`` and ``.md``; prints the Markdown."""
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{out}.json").write_text(json.dumps(result, indent=1, default=float))
-    (RESULTS / f"{out}.md").write_text(text)
+    (RESULTS / f"{out}.json").write_text(relative_paths(json.dumps(result, indent=1, default=float), REPO))
+    (RESULTS / f"{out}.md").write_text(relative_paths(text, REPO))
     print(text)
 
 

@@ -17,12 +17,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from lpparse.io import relative_paths
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.experiments.grandparent_tables import ScoreSource, ppc_task
 from lpparse.experiments.runner import Task, run_tasks
 from lpparse.table import markdown_table
 
-RESULTS = Path(__file__).parent / "results"
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
 
 
 def _stable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -94,18 +96,21 @@ def main() -> None:
         "machine": platform.platform(),
     }
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "scaleout.json").write_text(
-        json.dumps({"meta": meta, "runs": {k: v[0] for k, v in runs.items()}, "max_rel_difference": max(float(r[-1]) for r in rows)}, indent=1)
+    text = json.dumps(
+        {"meta": meta, "runs": {k: v[0] for k, v in runs.items()}, "max_rel_difference": max(float(r[-1]) for r in rows)},
+        indent=1,
     )
+    (RESULTS / "scaleout.json").write_text(relative_paths(text, REPO))
     table = markdown_table(
         ["backend", "sentences", "seconds", "speed-up over 1 process", "max rel. difference to 1 process"], rows, digits=2
     )
-    (RESULTS / "scaleout.md").write_text(
+    (RESULTS / "scaleout.md").write_text(relative_paths(
         f"# Scale-out of `lpparse experiment ppc`\n\n{len(tasks)} sentences of {args.treebank.name} "
         f"(at most {args.max_length} tokens); scores: {source.describe()}; {meta['machine']}, 2 cores.\n\n{table}\n\n"
         "Records are compared field by field without their times. Dask's nanny starts workers with one BLAS "
-        "thread; objectives are summed with correct rounding (math.fsum), so no record depends on it.\n"
-    )
+        "thread; objectives are summed with correct rounding (math.fsum), so no record depends on it.\n",
+        REPO,
+    ))
     print(table)
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "file_digest",
     "output_path",
     "readable_file",
+    "relative_paths",
 ]
 
 
@@ -92,6 +93,14 @@ def file_digest(path: str | Path) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def relative_paths(text: str, root: Path) -> str:
+    """``text`` with the absolute paths of files in ``root`` or beside it written relative to ``root``
+    (``/work/repo/x`` -> ``x``, ``/work/shared/y`` -> ``../shared/y``): results committed from one machine
+    name no other machine's folders."""
+    root = root.resolve()
+    return text.replace(f"{root}/", "").replace(f"{root.parent}/", "../")
 
 
 @contextmanager

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from lpparse.cli import build_parser, command_modules, main
+from lpparse.io import relative_paths
 
 
 def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
@@ -69,3 +72,12 @@ def test_console_script_runs() -> None:
     done = subprocess.run([sys.executable, "-m", "lpparse", "--version"], capture_output=True, text=True, check=True)
     assert done.stdout.startswith("lpparse ")
     assert build_parser().prog == "lpparse"
+
+
+def test_committed_results_use_repository_relative_paths(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    text = f"{repo}/benchmarks/x.json {tmp_path}/shared/treebanks/da.conll"
+    assert relative_paths(text, repo) == "benchmarks/x.json ../shared/treebanks/da.conll"
+    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+    for path in results.iterdir():
+        assert not re.search(r"(?<![\w.])/(work|home|root|tmp|Users)/", path.read_text(encoding="utf-8")), path

@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 import lpparse.bp.decoder  # noqa: F401  (registers the "bp" decoder)
 from lpparse.bp.objectives import OBJECTIVES, objective_gradients, temperature
 from lpparse.corpus import Sentence, corpus_uas, read_treebank
+from lpparse.io import relative_paths
 from lpparse.models import Model, Vocabulary
 from lpparse.models.parsing import parse
 from lpparse.models.train import AdaGrad, TripleTable, usable
@@ -164,7 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
     meta.update(train_sentences=len(train), dev_sentences=len(dev))
-    out.parent.joinpath(out.name + ".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    text = json.dumps({"meta": meta, "rows": rows}, indent=1)
+    out.parent.joinpath(out.name + ".json").write_text(relative_paths(text, Path(__file__).parents[2]))
     lines = [
         f"# UAS by BP iterations and objective: {name}",
         "",
