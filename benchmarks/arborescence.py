@@ -22,9 +22,9 @@ import highspy
 import numpy as np
 import pyomo
 
-from lpparse.io import relative_paths
 from lpparse.corpus import read_treebank
 from lpparse.formulations.arborescence import FORMULATIONS, solve_arborescence
+from lpparse.io import relative_paths
 from lpparse.lp.views import VIEWS
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.scores import noisy_gold_scores
@@ -48,7 +48,7 @@ def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--treebank", type=Path, default=REPO.parent / "shared" / "treebanks" / "da_ddt" / "ddt-cdt-dev.conll")
+    p.add_argument("--treebank", type=Path, default=REPO.parent / "shared/treebanks/da_ddt/ddt-cdt-dev.conll")
     p.add_argument("--limit", type=int, default=None, help="first LIMIT sentences (default: all)")
     p.add_argument("--seed", type=int, default=0, help="score noise seed (default 0)")
     p.add_argument("--noise", type=float, default=1.0, help="score noise std. dev. (default 1.0)")

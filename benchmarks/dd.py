@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from lpparse.io import relative_paths
 from lpparse.corpus import read_treebank
 from lpparse.dd.core import STEP_RULES, StepRule
 from lpparse.experiments.dd_table import as_dicts, bucket_table, run_treebank
+from lpparse.io import relative_paths
 
 DEV = {
     "da_ddt": ("da_ddt/ddt-cdt-dev.conll", False),

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lpparse.io import relative_paths
 from lpparse.corpus import read_treebank
+from lpparse.io import relative_paths
 from lpparse.models import Model
 from lpparse.models.bounds import sentence_bounds
 from lpparse.models.parsing import evaluate
@@ -156,7 +156,8 @@ def main() -> None:
         "sentences": args.sentences,
         "dev_limit": args.dev_limit,
     }
-    (RESULTS / "models.json").write_text(relative_paths(json.dumps({"meta": meta, "records": records}, indent=1), REPO))
+    text = json.dumps({"meta": meta, "records": records}, indent=1)
+    (RESULTS / "models.json").write_text(relative_paths(text, REPO))
     (RESULTS / "models.md").write_text(relative_paths(report(records, meta), REPO))
 
 

@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from lpparse.io import relative_paths
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.experiments.grandparent_tables import (
     BUCKETS,
@@ -40,6 +39,7 @@ from lpparse.experiments.grandparent_tables import (
     sentence_scores,
     summarize,
 )
+from lpparse.io import relative_paths
 from lpparse.ppc import parse_price_cut
 from lpparse.table import markdown_table
 

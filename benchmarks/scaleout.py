@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lpparse.io import relative_paths
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.experiments.grandparent_tables import ScoreSource, ppc_task
 from lpparse.experiments.runner import Task, run_tasks
+from lpparse.io import relative_paths
 from lpparse.table import markdown_table
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,10 +96,9 @@ def main() -> None:
         "machine": platform.platform(),
     }
     RESULTS.mkdir(exist_ok=True)
-    text = json.dumps(
-        {"meta": meta, "runs": {k: v[0] for k, v in runs.items()}, "max_rel_difference": max(float(r[-1]) for r in rows)},
-        indent=1,
-    )
+    times = {k: v[0] for k, v in runs.items()}
+    difference = max(float(r[-1]) for r in rows)
+    text = json.dumps({"meta": meta, "runs": times, "max_rel_difference": difference}, indent=1)
     (RESULTS / "scaleout.json").write_text(relative_paths(text, REPO))
     table = markdown_table(
         ["backend", "sentences", "seconds", "speed-up over 1 process", "max rel. difference to 1 process"], rows, digits=2

@@ -3,10 +3,10 @@
 Both formats have ten tab-separated columns (CoNLL-X: ID FORM LEMMA CPOSTAG POSTAG FEATS HEAD DEPREL PHEAD
 PDEPREL; CoNLL-U: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC). Lines are checked here, with file and
 line number in every error, before the ``conllu`` package parses each sentence. Files are UTF-8, with or
-without a byte-order mark; an undecodable byte is an error naming its file, line and column. Each sentence keeps
-its lines as read, so that writing predicted heads back preserves every other column, comments (between
-tokens too), multiword tokens (``1-2``) and empty nodes (``1.1``). Multiword tokens and empty nodes are not
-part of the tree.
+without a byte-order mark; an undecodable byte is an error naming its file, line and column. Each sentence
+keeps its lines as read, so that writing predicted heads back preserves every other column, comments
+(between tokens too), multiword tokens (``1-2``) and empty nodes (``1.1``). Multiword tokens and empty nodes
+are not part of the tree.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class Sentence:
 
     @property
     def sent_id(self) -> str:
-        """The ``sent_id`` comment, else ``FILE:LINE`` with the file's name only (however its path was spelled)."""
+        """The ``sent_id`` comment, else ``FILE:LINE`` with the file's name only (however the path is spelled)."""
         return str(self.tokens.metadata.get("sent_id", f"{Path(self.source).name}:{self.line}"))
 
     @property
@@ -131,7 +131,8 @@ def _decoded(path: Path, number: int, raw: bytes) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as err:
         column = len(raw[: err.start].decode("utf-8")) + 1
-        raise CorpusError(path, number, f"byte 0x{raw[err.start]:02x} at column {column} is not UTF-8") from None
+        message = f"byte 0x{raw[err.start]:02x} at column {column} is not UTF-8"
+        raise CorpusError(path, number, message) from None
 
 
 def _blocks(path: Path) -> Iterator[tuple[int, list[tuple[int, str]]]]:

@@ -2,8 +2,9 @@
 
 The ``lpparse`` command prints a :class:`UserError` as one line and exits with its ``exit_code``: 2 for a
 :class:`UsageError` (the command line is wrong: an option, its range, or a path it names that cannot be read
-or written), 1 for a :class:`DataError` (the content of an input file is wrong) and for other failures a user
-must resolve (a busy results file, a full disk). Any other exception is a bug in lpparse and keeps its traceback.
+or written), 1 for a :class:`DataError` (the content of an input file is wrong) and for other failures a
+user must resolve (a busy results file, a full disk). Any other exception is a bug in lpparse and keeps its
+traceback.
 
 Outputs are written to a temporary file beside the target and renamed onto it once complete, so a killed
 or failed command never leaves a half-written file under the name the user gave.

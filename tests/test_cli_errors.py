@@ -21,7 +21,9 @@ from lpparse.experiments.runner import read_header, read_results
 SAMPLE = sample_treebank_path()
 
 
-def lpparse(*args: str | Path, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def lpparse(
+    *args: str | Path, cwd: Path | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     """Run the real console script (``python -m lpparse``) in a subprocess."""
     argv = [sys.executable, "-m", "lpparse", *map(str, args)]
     return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=timeout)
@@ -110,13 +112,22 @@ def test_write_lp_into_a_read_only_directory(tmp_path: Path) -> None:
 
 
 def test_outputs_checked_before_the_work(tmp_path: Path, gp_model: Path) -> None:
-    fails(lpparse("train", "--treebank", SAMPLE, "--out", tmp_path, "--epochs", "1"), 2, "--out", "is a directory")
+    fails(
+        lpparse("train", "--treebank", SAMPLE, "--out", tmp_path, "--epochs", "1"),
+        2,
+        "--out",
+        "is a directory",
+    )
     fails(lpparse("parse", "--model", gp_model, "--treebank", SAMPLE, "--out", tmp_path), 2, "is a directory")
     fails(lpparse("parse", "--model", tmp_path / "none.npz", "--treebank", SAMPLE), 2, "model not found")
-    fails(lpparse("parse", "--model", gp_model, "--treebank", tmp_path / "none.conllu"), 2, "treebank not found")
+    fails(
+        lpparse("parse", "--model", gp_model, "--treebank", tmp_path / "none.conllu"), 2, "treebank not found"
+    )
     fails(lpparse("report", tmp_path / "none.jsonl"), 2, "results file not found")
     out = tmp_path / "new" / "pred.conllu"
-    done = lpparse("parse", "--model", gp_model, "--treebank", SAMPLE, "--limit", "3", "--out", out, "--no-progress")
+    done = lpparse(
+        "parse", "--model", gp_model, "--treebank", SAMPLE, "--limit", "3", "--out", out, "--no-progress"
+    )
     assert done.returncode == 0 and len(read_treebank(out)) == 3
 
 
@@ -129,7 +140,12 @@ def _damaged_models(good: Path, folder: Path) -> dict[str, Path]:
     np.savez_compressed(folder / "version.npz", **archive)
     flipped = bytearray(data)
     flipped[len(data) // 2] ^= 0x01  # inside a compressed member: its CRC no longer matches
-    cases = {"empty": b"", "truncated": data[: len(data) // 2], "flipped": bytes(flipped), "text": b"weights\n"}
+    cases = {
+        "empty": b"",
+        "truncated": data[: len(data) // 2],
+        "flipped": bytes(flipped),
+        "text": b"weights\n",
+    }
     for name, content in cases.items():
         (folder / f"{name}.npz").write_bytes(content)
     return {name: folder / f"{name}.npz" for name in [*cases, "version"]}
@@ -153,7 +169,18 @@ def test_treebank_encoding_problems(tmp_path: Path, gp_model: Path) -> None:
     done = lpparse("parse", "--model", gp_model, "--treebank", bom, "--out", out, "--no-progress")
     assert done.returncode == 0, done.stderr
     assert "2 sentences" in done.stdout and len(read_treebank(out)) == 2
-    done = lpparse("train", "--treebank", bom, "--out", tmp_path / "m.npz", "--epochs", "1", "--bits", "12", "--no-progress")
+    done = lpparse(
+        "train",
+        "--treebank",
+        bom,
+        "--out",
+        tmp_path / "m.npz",
+        "--epochs",
+        "1",
+        "--bits",
+        "12",
+        "--no-progress",
+    )
     assert done.returncode == 0 and "2 training" in done.stdout and not done.stderr.strip()
     bad = tmp_path / "latin1.conllu"
     bad.write_bytes(conll(tmp_path / "x.conllu", [2, 3]).read_bytes().replace(b"w2", b"w\xe92", 1))
@@ -200,13 +227,26 @@ def test_experiment_resume_checks_settings_and_path_spelling(tmp_path: Path) -> 
     (tmp_path / "data").mkdir()
     shutil.copy(SAMPLE, tmp_path / "data" / "sample.conllu")
     out = tmp_path / "results" / "ppc.jsonl"
-    first = lpparse(*EXPERIMENT, "--limit", "3", "--treebank", "data/sample.conllu", "--out", "results/ppc.jsonl", cwd=tmp_path)
+    first = lpparse(
+        *EXPERIMENT,
+        "--limit",
+        "3",
+        "--treebank",
+        "data/sample.conllu",
+        "--out",
+        "results/ppc.jsonl",
+        cwd=tmp_path,
+    )
     assert first.returncode == 0, first.stderr
     assert read_header(out)["settings"]["seed"] == 0
     spelled = tmp_path / "data" / ".." / "data" / "sample.conllu"
     again = lpparse(*EXPERIMENT, "--limit", "5", "--treebank", spelled, "--out", out)
     assert again.returncode == 0 and len(keys(out)) == len(set(keys(out))) == 5
-    fails(lpparse(*EXPERIMENT, "--limit", "5", "--treebank", spelled, "--out", out, "--seed", "1"), 2, "seed: 0 there, 1 here")
+    fails(
+        lpparse(*EXPERIMENT, "--limit", "5", "--treebank", spelled, "--out", out, "--seed", "1"),
+        2,
+        "seed: 0 there, 1 here",
+    )
     other = conll(tmp_path / "other.conllu", [3, 4])
     fails(lpparse(*EXPERIMENT, "--treebank", other, "--out", out), 2, "treebank_sha256", "another --out")
     legacy = tmp_path / "legacy.jsonl"
@@ -228,13 +268,17 @@ def test_time_limited_records_are_computed_again(tmp_path: Path) -> None:
 def test_two_experiment_processes_write_each_key_once(tmp_path: Path) -> None:
     out = tmp_path / "ppc.jsonl"
     argv = [sys.executable, "-m", "lpparse", *EXPERIMENT, "--limit", "12", "--out", str(out)]
-    runs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    runs = [
+        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
+    ]
     results = [(run.wait(timeout=300), run.stderr.read()) for run in runs]
     for run in runs:
         run.stdout.close()
         run.stderr.close()
     for code, err in results:
-        assert code == 0 or (code == 1 and "being written by another lpparse run" in err and len(err.splitlines()) == 1)
+        assert code == 0 or (
+            code == 1 and "being written by another lpparse run" in err and len(err.splitlines()) == 1
+        )
     assert sorted(keys(out)) == sorted(set(keys(out))) and len(keys(out)) == 12
 
 
@@ -265,8 +309,21 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers die with the run on Linux")
 def test_killed_run_leaves_no_worker(tmp_path: Path) -> None:
     out = tmp_path / "ppc.jsonl"
-    argv = [sys.executable, "-m", "lpparse", "experiment", "ppc", "--synthetic", "--max-length", "25", "--workers", "2"]
-    run = subprocess.Popen([*argv, "--no-progress", "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    argv = [
+        sys.executable,
+        "-m",
+        "lpparse",
+        "experiment",
+        "ppc",
+        "--synthetic",
+        "--max-length",
+        "25",
+        "--workers",
+        "2",
+    ]
+    run = subprocess.Popen(
+        [*argv, "--no-progress", "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     deadline = time.time() + 120
     while time.time() < deadline and len(keys(out) if out.exists() else []) < 2:
         time.sleep(0.05)
@@ -279,3 +336,10 @@ def test_killed_run_leaves_no_worker(tmp_path: Path) -> None:
     while time.time() < deadline and any(map(_alive, workers)):
         time.sleep(0.05)
     assert not [pid for pid in workers if _alive(pid)]
+
+
+def test_debug_shows_the_traceback(tmp_path: Path) -> None:
+    for argv in (["--debug", "parse"], ["parse", "--debug"]):
+        done = lpparse(*argv, "--model", tmp_path / "none.npz", "--treebank", SAMPLE)
+        assert done.returncode == 1 and "Traceback" in done.stderr
+        assert "MissingFileError: model not found" in done.stderr

@@ -128,7 +128,8 @@ def test_parse_out_of_memory_loses_only_that_sentence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     model = tmp_path / "m.npz"
-    assert main(["train", "--treebank", str(SAMPLE), "--out", str(model), "--epochs", "1", "--bits", "12", "--no-progress"]) == 0
+    train = ["train", "--treebank", str(SAMPLE), "--out", str(model), "--epochs", "1", "--bits", "12"]
+    assert main([*train, "--no-progress"]) == 0
     from lpparse.commands import parse as command
 
     real = command.decode_sentence

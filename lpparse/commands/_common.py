@@ -37,7 +37,9 @@ __all__ = [
 ]
 
 
-def ranged(kind: type[int] | type[float], low: float, strict: bool = False, high: float | None = None) -> Callable[[str], float]:
+def ranged(
+    kind: type[int] | type[float], low: float, strict: bool = False, high: float | None = None
+) -> Callable[[str], float]:
     """An argparse ``type``: a finite ``kind`` value >= ``low`` (> with ``strict``) and <= ``high``."""
     noun = "an integer" if kind is int else "a number"
     bound = f"{'>' if strict else '>='} {low:g}" + (f" and <= {high:g}" if high is not None else "")
@@ -47,7 +49,12 @@ def ranged(kind: type[int] | type[float], low: float, strict: bool = False, high
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {noun}, got {text!r}") from None
-        if not math.isfinite(value) or value < low or (strict and value == low) or (high is not None and value > high):
+        if (
+            not math.isfinite(value)
+            or value < low
+            or (strict and value == low)
+            or (high is not None and value > high)
+        ):
             raise argparse.ArgumentTypeError(f"must be {noun} {bound}, got {text}")
         return value
 
@@ -102,14 +109,19 @@ def add_noisy_treebank_options(parser: argparse.ArgumentParser, noise: float = 0
 def add_selection_options(parser: argparse.ArgumentParser) -> None:
     """--limit and --max-length (see :func:`selected_sentences`)."""
     parser.add_argument(
-        "--limit", type=positive_int, default=None, help="use only the first LIMIT sentences (after --max-length)"
+        "--limit",
+        type=positive_int,
+        default=None,
+        help="use only the first LIMIT sentences (after --max-length)",
     )
-    parser.add_argument("--max-length", type=positive_int, default=None, help="skip sentences longer than this")
+    parser.add_argument(
+        "--max-length", type=positive_int, default=None, help="skip sentences longer than this"
+    )
 
 
 def selected_sentences(path: Path, args: argparse.Namespace, **options: object) -> list[Sentence]:
     """The first ``--limit`` sentences of at most ``--max-length`` tokens; a :class:`DataError` if none."""
-    sentences = read_treebank(path, limit=args.limit, max_length=args.max_length, **options)  # type: ignore[arg-type]
+    sentences = read_treebank(path, limit=args.limit, max_length=args.max_length, **options)  # type: ignore
     if not sentences:
         longest = f" of at most {args.max_length} tokens" if args.max_length else ""
         raise DataError(f"{path}: no sentences{longest} to read")
@@ -130,7 +142,9 @@ def noisy_treebank(args: argparse.Namespace) -> tuple[Path, list[tuple[Sentence,
 def add_scored_run_options(parser: argparse.ArgumentParser, out_help: str) -> None:
     """Options of a resumable per-sentence run with grandparent scores: treebank, --model or --synthetic,
     --out, selection, seed, root options, --workers/--scheduler and --no-progress."""
-    parser.add_argument("--treebank", type=Path, default=None, help="CoNLL file (default: the shipped sample)")
+    parser.add_argument(
+        "--treebank", type=Path, default=None, help="CoNLL file (default: the shipped sample)"
+    )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--model", type=Path, help="grandparent model file from 'lpparse train --order 2'")
     source.add_argument(
@@ -194,7 +208,9 @@ def report_failures(records: list[dict[str, Any]], out: Path) -> tuple[list[dict
     """The records of tasks that did not fail, and how many failed (each named in one line on stderr)."""
     failed = [r for r in records if r.get("failed")]
     for r in failed:
-        warnings.warn(f"sentence {r['key']} failed ({r['failed']}); recorded in {out}, computed again on resume")
+        warnings.warn(
+            f"sentence {r['key']} failed ({r['failed']}); recorded in {out}, computed again on resume"
+        )
     if len(failed) == len(records):
         raise DataError(f"every sentence failed; see {out}")
     return [r for r in records if not r.get("failed")], len(failed)

@@ -61,7 +61,10 @@ def run(args: argparse.Namespace) -> int:
         "arc_share": args.arc_share,
     }
     tasks = [
-        Task(f"{i}:{s.sent_id}", {"sentence": s, "seed": args.seed + i, "source": source, "single_root": single_root, **options})
+        Task(
+            f"{i}:{s.sent_id}",
+            {"sentence": s, "seed": args.seed + i, "source": source, "single_root": single_root, **options},
+        )
         for i, s in enumerate(run_.sentences)
     ]
     records = run_tasks(

@@ -94,7 +94,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--out", type=Path, default=Path("lpparse-demo"), help="report folder (default lpparse-demo)"
     )
     parser.add_argument(
-        "--train", type=positive_int, default=35, help="sentences to train the grandparent model on (default 35)"
+        "--train",
+        type=positive_int,
+        default=35,
+        help="sentences to train the grandparent model on (default 35)",
     )
     parser.add_argument("--epochs", type=positive_int, default=3, help="training epochs (default 3)")
     parser.add_argument(

@@ -25,9 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Runs one experiment sentence by sentence. Each result is appended to a JSONL file as soon as it "
             "is in, so a killed run started again with the same --out resumes where it stopped (the file's "
-            "header holds the settings; a run with other settings is refused, and sentences that failed or hit "
-            "the time limit are computed again). Prints and writes (next to the JSONL, as .md and .csv) the "
-            "paper's table overall, for sentences of 20+ tokens and by length bucket."
+            "header holds the settings; a run with other settings is refused, and sentences that failed or "
+            "hit the time limit are computed again). Prints and writes (next to the JSONL, as .md and .csv) "
+            "the paper's table overall, for sentences of 20+ tokens and by length bucket."
         ),
     )
     parser.add_argument("name", choices=sorted(EXPERIMENTS), help="; ".join(f"{k}: {v}" for k, v in DESCRIPTIONS.items()))

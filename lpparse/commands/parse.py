@@ -39,7 +39,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="decoder name (default: gp-eisner for grandparent, cle for first-order models)",
     )
     parser.add_argument(
-        "--bp-iters", type=positive_int, default=None, metavar="K", help="bp decoder: BP iterations (default 4)"
+        "--bp-iters",
+        type=positive_int,
+        default=None,
+        metavar="K",
+        help="bp decoder: BP iterations (default 4)",
     )
     parser.add_argument(
         "--preset",
@@ -110,7 +114,9 @@ def _decoded(
             kept.append(sentence)
         except (TimeLimitExceeded, MemoryError) as err:
             reason = str(err) if isinstance(err, TimeLimitExceeded) else "out of memory"
-            warnings.warn(f"{sentence.source}:{sentence.line}: sentence {sentence.sent_id} ({sentence.n} tokens) not parsed: {reason}")
+            warnings.warn(
+                f"{sentence.source}:{sentence.line}: sentence {sentence.sent_id} ({sentence.n} tokens) not parsed: {reason}"
+            )
     return kept, results
 
 

@@ -66,13 +66,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--learning-rate", type=positive_float, default=0.1, help="AdaGrad step size (default 0.1)"
     )
     parser.add_argument(
-        "--l2", type=non_negative_float, default=1.0, help="l2 regularization lambda of the whole objective (default 1)"
+        "--l2",
+        type=non_negative_float,
+        default=1.0,
+        help="l2 regularization lambda of the whole objective (default 1)",
     )
     parser.add_argument(
-        "--bits", type=ranged(int, 1, high=MAX_BITS), default=22, help="log2 of the number of hashed weights (default 22)"
+        "--bits",
+        type=ranged(int, 1, high=MAX_BITS),
+        default=22,
+        help="log2 of the number of hashed weights (default 22)",
     )
     parser.add_argument(
-        "--gwords", type=non_negative_int, default=500, help="words with their own id in grandparent templates"
+        "--gwords",
+        type=non_negative_int,
+        default=500,
+        help="words with their own id in grandparent templates",
     )
     add_selection_options(parser)
     parser.add_argument(

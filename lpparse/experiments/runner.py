@@ -43,7 +43,15 @@ from tqdm import tqdm
 
 from lpparse.io import DataError, UsageError, UserError, atomic_write
 
-__all__ = ["Task", "check_scheduler", "completed_keys", "incomplete", "read_header", "read_results", "run_tasks"]
+__all__ = [
+    "Task",
+    "check_scheduler",
+    "completed_keys",
+    "incomplete",
+    "read_header",
+    "read_results",
+    "run_tasks",
+]
 
 Record = dict[str, Any]
 HEADER_FORMAT, HEADER_VERSION = "lpparse-results", 1
@@ -118,12 +126,15 @@ def _locked(out: Path) -> Iterator[None]:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise UserError(f"{out} is being written by another lpparse run; wait for it or use another --out") from None
+            raise UserError(
+                f"{out} is being written by another lpparse run; wait for it or use another --out"
+            ) from None
         yield
 
 
 def _prepare(out: Path, settings: Record | None) -> None:
-    """Make ``out`` ready to append to: torn tail and records to recompute dropped, header checked or written."""
+    """Make ``out`` ready to append to: torn tail and records to recompute dropped, header checked or
+    written."""
     header = read_header(out)
     if settings is not None and header is not None and header.get("settings") != settings:
         theirs = header.get("settings") or {}
@@ -169,7 +180,9 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     )
 
 
-def _local(func: Callable[[Any], Record], tasks: Sequence[Task], workers: int) -> Iterator[tuple[int, Record]]:
+def _local(
+    func: Callable[[Any], Record], tasks: Sequence[Task], workers: int
+) -> Iterator[tuple[int, Record]]:
     if workers <= 1:
         for i, task in enumerate(tasks):
             yield i, func(task.payload)
@@ -189,7 +202,9 @@ def _local(func: Callable[[Any], Record], tasks: Sequence[Task], workers: int) -
                     ) from None
 
 
-def _dask(func: Callable[[Any], Record], tasks: Sequence[Task], scheduler: Any) -> Iterator[tuple[int, Record]]:
+def _dask(
+    func: Callable[[Any], Record], tasks: Sequence[Task], scheduler: Any
+) -> Iterator[tuple[int, Record]]:
     from distributed import Client, as_completed
 
     if isinstance(scheduler, Client):
@@ -200,7 +215,9 @@ def _dask(func: Callable[[Any], Record], tasks: Sequence[Task], scheduler: Any) 
         except OSError as err:
             raise UsageError(f"--scheduler {scheduler}: {err}") from None
     try:
-        futures = client.map(func, [t.payload for t in tasks], key=[f"lpparse-{t.key}" for t in tasks], pure=False)
+        futures = client.map(
+            func, [t.payload for t in tasks], key=[f"lpparse-{t.key}" for t in tasks], pure=False
+        )
         index = {f.key: i for i, f in enumerate(futures)}
         for future in as_completed(futures):
             yield index[future.key], future.result()
@@ -236,9 +253,12 @@ def run_tasks(
         stream = _dask(guarded, todo, scheduler) if scheduler is not None else _local(guarded, todo, workers)
         waiting: dict[int, Record] = {}
         next_index = 0
-        with out.open("a", encoding="utf-8") as handle, tqdm(
-            total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="task", disable=not progress
-        ) as bar:
+        with (
+            out.open("a", encoding="utf-8") as handle,
+            tqdm(
+                total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="task", disable=not progress
+            ) as bar,
+        ):
             for i, record in stream:
                 waiting[i] = {"key": todo[i].key, **record}
                 bar.update(1)

@@ -23,9 +23,9 @@ from __future__ import annotations
 import json
 import zipfile
 import zlib
-from tokenize import TokenError
 from dataclasses import dataclass, field
 from pathlib import Path
+from tokenize import TokenError
 from typing import Any
 
 import numpy as np
@@ -110,7 +110,8 @@ def _read_archive(path: Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         )
     for name, kind in _META.items():
         if type(meta.get(name)) is not kind:
-            raise ModelFormatError(f"{path}: damaged model file (meta field {name!r} is not a {kind.__name__})")
+            reason = f"meta field {name!r} is not a {kind.__name__}"
+            raise ModelFormatError(f"{path}: damaged model file ({reason})")
     return meta, arrays
 
 

@@ -62,7 +62,9 @@ def parse(
     return [decode_sentence(model, s, name, bounds, **options) for s in bar]
 
 
-def decode_sentence(model: Model, sentence: Sentence, decoder: str, bounds: str = "sentence", **options: Any) -> DecodeResult:
+def decode_sentence(
+    model: Model, sentence: Sentence, decoder: str, bounds: str = "sentence", **options: Any
+) -> DecodeResult:
     """Score one sentence with the model and decode it with ``decoder`` under the model's root rule."""
     scorer = model.scorer(sentence)
     triples = scorer.triples(bounds) if model.order == 2 else None
