@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -119,9 +119,11 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def selected_sentences(path: Path, args: argparse.Namespace, **options: object) -> list[Sentence]:
+def selected_sentences(
+    path: Path, args: argparse.Namespace, on_error: Literal["raise", "skip"] = "raise"
+) -> list[Sentence]:
     """The first ``--limit`` sentences of at most ``--max-length`` tokens; a :class:`DataError` if none."""
-    sentences = read_treebank(path, limit=args.limit, max_length=args.max_length, **options)  # type: ignore
+    sentences = read_treebank(path, on_error, limit=args.limit, max_length=args.max_length)
     if not sentences:
         longest = f" of at most {args.max_length} tokens" if args.max_length else ""
         raise DataError(f"{path}: no sentences{longest} to read")

@@ -114,9 +114,8 @@ def _decoded(
             kept.append(sentence)
         except (TimeLimitExceeded, MemoryError) as err:
             reason = str(err) if isinstance(err, TimeLimitExceeded) else "out of memory"
-            warnings.warn(
-                f"{sentence.source}:{sentence.line}: sentence {sentence.sent_id} ({sentence.n} tokens) not parsed: {reason}"
-            )
+            where = f"{sentence.source}:{sentence.line}: sentence {sentence.sent_id} ({sentence.n} tokens)"
+            warnings.warn(f"{where} not parsed: {reason}")
     return kept, results
 
 
@@ -145,8 +144,8 @@ def run(args: argparse.Namespace) -> int:
     objective = float(np.mean([r.objective for r in results]))
     failed = len(sentences) - len(parsed)
     print(
-        f"{treebank.name}: {len(parsed)} sentences{f' ({failed} not parsed)' if failed else ''}, decoder {decoder}, "
-        f"{seconds:.1f} s; UAS {100 * uas.uas:.2f}%, UAS no punct {100 * uas.uas_no_punct:.2f}%, "
+        f"{treebank.name}: {len(parsed)} sentences{f' ({failed} not parsed)' if failed else ''}, "
+        f"decoder {decoder}, {seconds:.1f} s; UAS {100 * uas.uas:.2f}%, UAS no punct {100 * uas.uas_no_punct:.2f}%, "
         f"mean objective {objective:.3f}"
     )
     if out:
