@@ -48,7 +48,7 @@ from lpparse.lp.solution import TOL, Certificate, Solution, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals, ppc_certificate
 from lpparse.ppc.dead_arcs import DeadArcs
-from lpparse.ppc.pricing import ScoreCache, arc_slack, gp_duals, price
+from lpparse.ppc.pricing import ScoreCache, Triples, arc_slack, gp_duals, price
 from lpparse.ppc.separation import separate_arcgp
 from lpparse.trees import allowed_arcs, validate_scores
 from lpparse.triples import TripleScorer, candidate_triples, triple_mask
@@ -57,6 +57,7 @@ __all__ = [
     "PPCResult",
     "PPCRound",
     "PPCStats",
+    "WarmStart",
     "parse_price_cut",
     "project_to_tree",
     "solve_bf",
@@ -166,6 +167,17 @@ class PPCResult:
         g, p, c, lam = self.gparc_duals
         return {"GPArc": (np.column_stack([g, p, c, np.zeros_like(g)]), -lam)}
 
+    def reduced_costs(self) -> NDArray[np.float64]:
+        """d = c - Aᵀy on the restricted program's columns, with the certificate's duals: ``row_dual`` and
+        the absent GPArc rows' duals (``gparc_duals``)."""
+        if self.row_dual is None:
+            raise ValueError(f"no duals (status {self.status.value})")
+        lp = self.program.lp
+        d = lp.cost - lp.A.T @ self.row_dual
+        if self.gparc_duals is not None:
+            d -= _gparc_shift(self.program, self.gparc_duals)
+        return d
+
     def arc_values(self) -> NDArray[np.float64]:
         """(n+1, n+1) LP values of the arcs."""
         if self.solution.x is None:
@@ -221,11 +233,27 @@ PER_PAIR = 8
 DEFER = 8.0
 
 
+@dataclass
+class WarmStart:
+    """What a parse-price-cut run on a sentence may take from earlier runs on the same sentence (the nodes
+    of :func:`lpparse.ppc.exact.parse_exact`): the score cache, so that no triple is scored twice, and
+    triples to start from besides the first-order tree's (those whose arcs are no longer candidates are
+    dropped)."""
+
+    cache: ScoreCache
+    triples: Triples = (np.empty(0, np.int64),) * 3  # type: ignore[assignment]
+
+
 def _initial_triples(
-    s: NDArray[np.float64], arc: NDArray[np.bool_], single_root: bool, init: str, seed_heads: int | None
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    s: NDArray[np.float64],
+    arc: NDArray[np.bool_],
+    single_root: bool,
+    init: str,
+    seed_heads: int | None,
+    warm: WarmStart | None = None,
+) -> Triples:
     """One triple per word arc h→m with h among the ``seed_heads`` best-scoring heads of m (None: every
-    arc), and the triples of the first-order best tree T (Chu-Liu-Edmonds).
+    arc), the triples of the first-order best tree T (Chu-Liu-Edmonds) and the candidate ones of ``warm``.
 
     ``root`` (§4.2): ⟨0,h,m⟩ when 0→h is a candidate; ``tree``: ⟨head_T(h),h,m⟩, else ⟨0,h,m⟩. Either way T's
     own triples are present, so T is feasible in the restricted LP: with GPArc or NoGP, ⟨0,h,m⟩ alone allows
@@ -248,12 +276,12 @@ def _initial_triples(
     ok = arc[g, h] & (g != m)
     tm = np.flatnonzero(tree > 0)
     size = s.shape[0]
-    keys = np.concatenate(
-        [
-            np.ravel_multi_index((g[ok], h[ok], m[ok]), (size,) * 3),
-            np.ravel_multi_index((tree[tree[tm]], tree[tm], tm), (size,) * 3),
-        ]
-    )
+    parts = [(g[ok], h[ok], m[ok]), (tree[tree[tm]], tree[tm], tm)]
+    if warm is not None:
+        wg, wp, wc = warm.triples
+        keep = arc[wg, wp] & arc[wp, wc]
+        parts.append((wg[keep], wp[keep], wc[keep]))
+    keys = np.concatenate([np.ravel_multi_index(t, (size,) * 3) for t in parts])
     g, h, m = np.unravel_index(np.unique(keys), (size,) * 3)
     return g.astype(np.int64), h.astype(np.int64), m.astype(np.int64)
 
@@ -288,11 +316,6 @@ def _perturbation(model: HighsModel, on: bool) -> None:
         highs.setOptionValue("simplex_iteration_limit", int(STALL_ROWS * model.lp.num_rows) + 1)
 
 
-def _set_time_limit(model: HighsModel, deadline: float | None) -> None:
-    if deadline is not None:
-        model.highs.setOptionValue("time_limit", max(deadline - time.perf_counter(), 1e-3))
-
-
 def parse_price_cut(
     arc_scores: ArrayLike,
     triple_scorer: TripleScorer,
@@ -311,6 +334,7 @@ def parse_price_cut(
     defer: float | None = DEFER,
     lazy_arcgp: bool = False,
     dead_arcs: bool = True,
+    warm: WarmStart | None = None,
 ) -> PPCResult:
     """Parse, Price and Cut (Algorithm 1) on one sentence; see the module docstring.
 
@@ -325,7 +349,8 @@ def parse_price_cut(
     only); ``defer``: hold back triples whose arcs are both at 0 while there are more than ``defer``·n of
     them and others to add (None: never); ``lazy_arcgp``: add a column's ArcGP row only once the solution
     violates it (module docstring); ``dead_arcs``: keep the arcs that no present triple can carry out of the
-    HiGHS master (:mod:`lpparse.ppc.dead_arcs`; only with OneGP and a flow base). Raises ValueError (NaN scores)
+    HiGHS master (:mod:`lpparse.ppc.dead_arcs`; only with OneGP and a flow base); ``warm``: the score cache
+    and triples of an earlier run on the same sentence (:class:`WarmStart`). Raises ValueError (NaN scores)
     or NoTreeError.
     """
     start = time.perf_counter()
@@ -335,13 +360,11 @@ def parse_price_cut(
     prog = grandparent_program(s, families, single_root, base)
     stats = PPCStats(prog.n, "ppc", families, int(triple_mask(arc).sum()))
     scored0 = triple_scorer.scored
-    cache = ScoreCache(triple_scorer, s.shape[0])
-    g, p, c = _initial_triples(s, arc, single_root, init, seed_heads)
+    cache = ScoreCache(triple_scorer, s.shape[0]) if warm is None else warm.cache
+    seconds0 = cache.seconds
+    g, p, c = _initial_triples(s, arc, single_root, init, seed_heads, warm)
     prog.add_triples(g, p, c, cache.get(g, p, c), arcgp=not lazy_arcgp)
-    t0 = time.perf_counter()
-    bound_gp = np.asarray(triple_scorer.bound_gp(), dtype=np.float64)
-    bound_pc = np.asarray(triple_scorer.bound_pc(), dtype=np.float64)
-    cache.seconds += time.perf_counter() - t0
+    bound_gp, bound_pc = cache.bounds()
     dead = DeadArcs(prog) if dead_arcs and DeadArcs.applies(prog) else None
     if dead is not None:
         model = dead.model(tol=certificate_tol, options=HIGHS_OPTIONS)
@@ -353,7 +376,7 @@ def parse_price_cut(
     status = Status.ITERATION_LIMIT
     trace: list[PPCRound] = []
     while True:
-        _set_time_limit(model, deadline)
+        model.set_deadline(deadline)
         sol = model.solve(certify=False)  # the final answer gets the PPC certificate below
         iterations, seconds = sol.iterations, sol.time
         if sol.status is Status.ITERATION_LIMIT and stats.iterations > 0:  # stalled: perturb and go on
@@ -427,7 +450,7 @@ def parse_price_cut(
             dead.update(model)
         _perturbation(model, False)  # off, with a stall limit that follows the program's size
     stats.gps_scored = triple_scorer.scored - scored0
-    stats.time_scoring = cache.seconds
+    stats.time_scoring = cache.seconds - seconds0
     heads = _finish(prog, sol, stats, start, tol)
     result = PPCResult(status, prog, sol, stats, y, heads=heads, gparc_duals=gparc, trace=trace)
     if status is Status.OPTIMAL and y is not None and sol.x is not None:
