@@ -4,6 +4,8 @@ polytope's rows on every tree, brute-force LPs against enumeration, BP against e
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,11 +13,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lpparse.bp import bp_marginals, brute_force_second_order, tree_marginals
+from lpparse.cli import main
+from lpparse.corpus import read_treebank, sample_treebank_path
+from lpparse.decoding import decode
 from lpparse.formulations.arborescence import FORMULATIONS
 from lpparse.formulations.sibling import SIBLING_FAMILIES, SIBLING_PRESETS, sibling_program
 from lpparse.lp.pyomo_view import to_pyomo
 from lpparse.lp.views import make_model
+from lpparse.models import SIBLING_TEMPLATES, Model, Vocabulary
+from lpparse.models.parsing import evaluate
+from lpparse.models.train import SiblingTable, TrainConfig, TripleTable, bp_gp_marginals, exact_gp_marginals, train
 from lpparse.oracles import all_trees, brute_force
+from lpparse.oracles.brute_force import second_order_tree_scores
 from lpparse.ppc import solve_bf
 from lpparse.scores import random_scores
 from lpparse.trees import NoTreeError, allowed_arcs, allowed_mask_shape, check_tree_exists
@@ -260,3 +269,120 @@ def test_bp_is_exact_when_every_sibling_factor_touches_a_forced_arc(single_root:
     _, exact = brute_force_second_order(s, None, sib, single_root, projective=False)
     beliefs = bp_marginals(s, None, sib, single_root, projective=False, iterations=2).marginals
     assert np.allclose(beliefs, exact, atol=1e-10)
+
+
+# ------------------------------------------------------------------------------------ models and decoding
+
+SAMPLE = read_treebank(sample_treebank_path())
+VOCAB = Vocabulary.build(SAMPLE, gwords=60)
+SHORT = [s for s in SAMPLE if s.n <= 6]
+
+
+def _sibling_model(seed: int | None = None, bits: int = 16) -> Model:
+    model = Model(VOCAB, order=2, bits=bits, siblings=SIBLING_TEMPLATES)
+    if seed is not None:  # dense random weights: every slot matters, collisions included
+        model.weights = np.random.default_rng(seed).normal(0.0, 1.0, 1 << bits)
+    return model
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), index=st.integers(0, len(SAMPLE) - 1))
+def test_model_sibling_bounds_cover_every_scored_part(seed: int, index: int) -> None:
+    scorer = _sibling_model(seed).scorer(SAMPLE[index])
+    sibs = scorer.siblings()
+    assert isinstance(sibs, SiblingScorer) and not isinstance(sibs, TripleScorer)
+    h, m, m2 = candidate_siblings(allowed_arcs(scorer.arc_scores()))
+    per_part = sibs.bound_siblings(h, m, m2)
+    bound = sibs.bound_hm()
+    assert sibs.scored == 0
+    values = sibs.score(h, m, m2)
+    assert sibs.scored == h.size
+    assert (per_part >= values - 1e-9).all()
+    assert (np.minimum(bound[h, m], bound[h, m2]) >= per_part - 1e-9).all()
+    # the slots a feature hashes to: one per template, and the score is their weights' sum
+    slots = sibs.slots(h, m, m2)
+    assert slots.shape == (len(SIBLING_TEMPLATES), h.size)
+    assert np.allclose(scorer.model.weights[slots].sum(axis=0), values)
+
+
+def test_sibling_model_files_round_trip_and_grandparent_files_stay_version_1(tmp_path: Path) -> None:
+    path = tmp_path / "sib.npz"
+    model = _sibling_model(4)
+    model.save(path)
+    loaded = Model.load(path)
+    assert loaded.siblings == SIBLING_TEMPLATES
+    assert json.loads(str(np.load(path)["meta"]))["version"] == 2
+    sentence = SAMPLE[3]
+    h, m, m2 = candidate_siblings(allowed_arcs(model.scorer(sentence).arc_scores()))
+    assert np.array_equal(model.scorer(sentence).siblings().score(h, m, m2), loaded.scorer(sentence).siblings().score(h, m, m2))
+    plain = tmp_path / "gp.npz"
+    Model(VOCAB, order=2, bits=16).save(plain)
+    meta = json.loads(str(np.load(plain)["meta"]))
+    assert meta["version"] == 1 and "sibling_templates" not in meta
+    assert Model.load(plain).siblings == ()
+    with pytest.raises(ValueError, match="no sibling templates"):
+        Model.load(plain).scorer(sentence).siblings()
+    with pytest.raises(ValueError, match="need a grandparent"):
+        Model(VOCAB, order=1, siblings=SIBLING_TEMPLATES)
+
+
+def test_exact_sibling_marginals_are_pair_probabilities_and_bp_is_close() -> None:
+    scorer = _sibling_model(5).scorer(SHORT[-1])
+    arcs = scorer.arc_scores() / 4
+    table = TripleTable.of(scorer, arcs)
+    sibs = SiblingTable.of(scorer, arcs)
+    log_z, mu, _, smu = exact_gp_marginals(arcs, table.scores / 4, False, sibs.scores / 4)
+    trees = all_trees(SHORT[-1].n)
+    values = second_order_tree_scores(trees, arcs, table.scores / 4, sibs.scores / 4)
+    prob = np.exp(values - log_z)
+    expected = np.zeros_like(smu)
+    for heads, p in zip(trees, prob):
+        expected[tree_siblings(heads)] += p
+    assert np.allclose(smu, expected)
+    _, mu_bp, _, smu_bp = bp_gp_marginals(arcs, table.scores / 4, False, sibs.scores / 4)
+    assert smu_bp is not None and np.abs(mu_bp - mu).max() < 0.15
+
+
+@pytest.mark.parametrize("marginals", ["exact", "bp"])
+def test_training_with_siblings_lowers_the_loss(marginals: str) -> None:
+    model = _sibling_model(bits=18)
+    config = TrainConfig(epochs=3, patience=3, progress=False, gp_marginals=marginals)
+    history = train(model, SHORT, [], config)
+    assert history[-1].loss < history[0].loss
+    assert evaluate(model, SHORT).uas > 0.9
+    assert np.abs(model.weights).sum() > 0
+    with pytest.raises(ValueError, match="train by cll"):
+        train(_sibling_model(), SHORT, [], TrainConfig(trainer="perceptron", progress=False))
+
+
+@pytest.mark.parametrize("single_root", [False, True])
+def test_bf_and_bp_decoders_use_sibling_scores(single_root: bool) -> None:
+    n = 5
+    rng = np.random.default_rng(11)
+    s, triples, sibs = random_scores(n, rng), synthetic_triple_scorer(n, rng), synthetic_sibling_scorer(n, rng, scale=2.0)
+    heads, best = brute_force(s, single_root, gp_scores=triples.scores, sib_scores=sibs.scores)
+    bf = decode("bf", s, triples, single_root, sibling_scorer=sibs)
+    assert bf.stats["sibs_scored"] == bf.stats["sibs_total"] > 0
+    assert bf.objective == pytest.approx(
+        second_order_tree_scores(bf.heads[None], s, triples.scores, sibs.scores)[0]
+    ) and bf.objective <= best + TOL
+    if bf.stats["integral"]:
+        assert np.array_equal(bf.heads, heads)
+    bp = decode("bp", s, triples, single_root, sibling_scorer=sibs, projective=False)
+    assert bp.objective == pytest.approx(second_order_tree_scores(bp.heads[None], s, triples.scores, sibs.scores)[0])
+    scored = sibs.scored
+    decode("gp-eisner", s, triples, single_root, sibling_scorer=sibs)  # decodes without the siblings
+    assert sibs.scored == scored
+
+
+def test_cli_trains_and_parses_with_siblings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "sib.npz"
+    sample = str(sample_treebank_path())
+    args = ["train", "--treebank", sample, "--order", "2", "--siblings", "--epochs", "1", "--bits", "16"]
+    assert main([*args, "--limit", "20", "--max-length", "12", "--out", str(model), "--no-progress"]) == 0
+    assert Model.load(model).siblings == SIBLING_TEMPLATES
+    for decoder in ("bf", "bp"):
+        assert main(["parse", "--model", str(model), "--treebank", sample, "--decoder", decoder, "--limit", "5", "--no-progress"]) == 0
+        assert f"decoder {decoder}" in capsys.readouterr().out
+    assert main(["train", "--treebank", sample, "--siblings", "--out", str(model)]) != 0
+    assert "--siblings needs --order 2" in capsys.readouterr().err
