@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -185,23 +185,13 @@ def _slack(slack: ArrayLike | None, size: int, name: str) -> NDArray[np.float64]
 
 
 @dataclass
-class DenseTripleScorer:
-    """A scorer over an explicit (n+1, n+1, n+1) array ``scores[g, p, c]``, counting the triples it scores.
-
-    ``slack_gp`` and ``slack_pc`` (non-negative, default 0) loosen the otherwise exact bounds.
-    """
+class _DenseScorer:
+    """Counted scoring of parts read from a dense (n+1, n+1, n+1) array ``scores`` (``_check`` validates a
+    batch)."""
 
     scores: NDArray[np.float64]
-    slack_gp: NDArray[np.float64] | None = None
-    slack_pc: NDArray[np.float64] | None = None
     _scored: int = field(default=0, init=False)
-
-    def __post_init__(self) -> None:
-        self.scores = _dense_cube(self.scores, _all_triples, "triple")
-        size = self.scores.shape[0]
-        self._valid = _all_triples(size)
-        self.slack_gp = _slack(self.slack_gp, size, "slack_gp")
-        self.slack_pc = _slack(self.slack_pc, size, "slack_pc")
+    _check: ClassVar[Callable[[int, ArrayLike, ArrayLike, ArrayLike], Triples]]
 
     @property
     def n(self) -> int:
@@ -211,10 +201,29 @@ class DenseTripleScorer:
     def scored(self) -> int:
         return self._scored
 
-    def score(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.float64]:
-        g, p, c = _check_batch(self.n, g, p, c)
-        self._scored += g.size
-        return self.scores[g, p, c]
+    def score(self, i: ArrayLike, j: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
+        i, j, k = type(self)._check(self.n, i, j, k)
+        self._scored += i.size
+        return self.scores[i, j, k]
+
+
+@dataclass
+class DenseTripleScorer(_DenseScorer):
+    """A scorer over an explicit (n+1, n+1, n+1) array ``scores[g, p, c]``, counting the triples it scores.
+
+    ``slack_gp`` and ``slack_pc`` (non-negative, default 0) loosen the otherwise exact bounds.
+    """
+
+    slack_gp: NDArray[np.float64] | None = None
+    slack_pc: NDArray[np.float64] | None = None
+    _check = staticmethod(_check_batch)
+
+    def __post_init__(self) -> None:
+        self.scores = _dense_cube(self.scores, _all_triples, "triple")
+        size = self.scores.shape[0]
+        self._valid = _all_triples(size)
+        self.slack_gp = _slack(self.slack_gp, size, "slack_gp")
+        self.slack_pc = _slack(self.slack_pc, size, "slack_pc")
 
     def _masked(self) -> NDArray[np.float64]:
         return np.where(self._valid, self.scores, -np.inf)
@@ -235,32 +244,18 @@ def _all_siblings(size: int) -> NDArray[np.bool_]:
 
 
 @dataclass
-class DenseSiblingScorer:
+class DenseSiblingScorer(_DenseScorer):
     """A :class:`SiblingScorer` over an explicit (n+1, n+1, n+1) array ``scores[h, m, m']`` read where m < m'
     (other entries are ignored), counting the parts it scores. Its bound is exact, plus ``slack[h, m]``
     (non-negative, default 0)."""
 
-    scores: NDArray[np.float64]
     slack: NDArray[np.float64] | None = None
-    _scored: int = field(default=0, init=False)
+    _check = staticmethod(check_sibling_batch)
 
     def __post_init__(self) -> None:
         self.scores = _dense_cube(self.scores, _all_siblings, "sibling")
         self._valid = _all_siblings(self.scores.shape[0])
         self.slack = _slack(self.slack, self.scores.shape[0], "slack")
-
-    @property
-    def n(self) -> int:
-        return self.scores.shape[0] - 1
-
-    @property
-    def scored(self) -> int:
-        return self._scored
-
-    def score(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.float64]:
-        h, m, m2 = check_sibling_batch(self.n, h, m, m2)
-        self._scored += h.size
-        return self.scores[h, m, m2]
 
     def bound_hm(self) -> NDArray[np.float64]:
         """max over m' of s(h, {m, m'}): m as the first (axis 1) or the second (axis 2) child."""

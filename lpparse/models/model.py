@@ -224,19 +224,12 @@ class SentenceScorer:
 
 
 @dataclass
-class GrandparentScorer:
-    """:class:`lpparse.triples.TripleScorer` of a trained grandparent model on one sentence (eqs. 4–6, 12–13);
-    ``bounds``: one of :data:`BOUNDS`."""
+class _PartScorer:
+    """Counted scoring of a batch of parts by a model's hashed features on one sentence (``slots``)."""
 
     model: Model
     ids: TokenIds
-    bounds: str = "sentence"
     _scored: int = field(default=0, init=False)
-    _bounds: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(
-        default=None, init=False, repr=False
-    )
-    _tables: RestrictedBounds | None = field(default=None, init=False, repr=False)
-    _per_triple: NDArray[np.float64] | None = field(default=None, init=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -246,16 +239,33 @@ class GrandparentScorer:
     def scored(self) -> int:
         return self._scored
 
+    def slots(self, i: ArrayLike, j: ArrayLike, k: ArrayLike) -> NDArray[np.int64]:
+        """(templates, parts) feature slots of a batch (not counted as scoring)."""
+        raise NotImplementedError
+
+    def score(self, i: ArrayLike, j: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
+        """Σ_t w_t · f_t (RSM 2012 eq. 4) for a batch of parts; counts them."""
+        slots = self.slots(i, j, k)
+        self._scored += slots.shape[1]
+        return self.model.weights[slots].sum(axis=0)
+
+
+@dataclass
+class GrandparentScorer(_PartScorer):
+    """:class:`lpparse.triples.TripleScorer` of a trained grandparent model on one sentence (eqs. 4–6, 12–13);
+    ``bounds``: one of :data:`BOUNDS`."""
+
+    bounds: str = "sentence"
+    _bounds: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(
+        default=None, init=False, repr=False
+    )
+    _tables: RestrictedBounds | None = field(default=None, init=False, repr=False)
+    _per_triple: NDArray[np.float64] | None = field(default=None, init=False, repr=False)
+
     def slots(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:
         """(templates, triples) feature slots of a batch (not counted as scoring)."""
         g, p, c = _check_batch(self.n, g, p, c)
         return triple_slots(self.ids, g, p, c, self.model.bits, self.model.templates)
-
-    def score(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.float64]:
-        """s(g, p, c) = Σ_t w_t · f_t (eq. 4) for a batch of triples; counts them."""
-        slots = self.slots(g, p, c)
-        self._scored += slots.shape[1]
-        return self.model.weights[slots].sum(axis=0)
 
     def _both(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         if self._bounds is None:
@@ -298,33 +308,16 @@ class GrandparentScorer:
 
 
 @dataclass
-class SiblingModelScorer:
+class SiblingModelScorer(_PartScorer):
     """:class:`lpparse.triples.SiblingScorer` of a model's sibling templates on one sentence, with the
     per-template bounds of :class:`lpparse.models.bounds.SiblingBounds` (built on first use)."""
 
-    model: Model
-    ids: TokenIds
-    _scored: int = field(default=0, init=False)
     _tables: SiblingBounds | None = field(default=None, init=False, repr=False)
-
-    @property
-    def n(self) -> int:
-        return self.ids.n
-
-    @property
-    def scored(self) -> int:
-        return self._scored
 
     def slots(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.int64]:
         """(templates, parts) feature slots of a batch (not counted as scoring)."""
         h, m, m2 = check_sibling_batch(self.n, h, m, m2)
         return sibling_slots(self.ids, h, m, m2, self.model.bits, self.model.siblings)
-
-    def score(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.float64]:
-        """s(h, m, m') = Σ_t w_t · f_t for a batch of parts; counts them."""
-        slots = self.slots(h, m, m2)
-        self._scored += slots.shape[1]
-        return self.model.weights[slots].sum(axis=0)
 
     def _bounds(self) -> SiblingBounds:
         if self._tables is None:
