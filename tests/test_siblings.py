@@ -166,7 +166,7 @@ def test_sibling_program_in_both_views_with_paper_names() -> None:
     n = 4
     rng = np.random.default_rng(7)
     s, sib = random_scores(n, rng), synthetic_sibling_scorer(n, rng).scores
-    result = _bf(s, None, sib, False)
+    result = _bf(s, None, sib, False, sibling_preset="all")
     lp = result.program.lp
     assert {"ArcSib", "SibArc", "SibClique"} <= set(lp.con_blocks) and "zsib" in lp.var_blocks
     assert "ArcGP" not in lp.con_blocks and "OneGP" not in lp.con_blocks

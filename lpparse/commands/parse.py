@@ -49,8 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--sibling-preset",
         choices=("martins", "all"),
         default=None,
-        help="bf decoder on a model with siblings: sibling constraint families (default all: ArcSib, SibArc, "
-        "SibClique)",
+        help="bf decoder on a model with siblings: sibling constraint families (default martins: ArcSib, "
+        "SibArc; all adds SibClique)",
     )
     parser.add_argument(
         "--bounds",

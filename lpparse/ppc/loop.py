@@ -452,7 +452,7 @@ def solve_bf(
     certificate_tol: float = TOL,
     time_limit: float | None = None,
     sibling_scorer: SiblingScorer | None = None,
-    sibling_preset: str | Iterable[str] = "all",
+    sibling_preset: str | Iterable[str] = "martins",
 ) -> PPCResult:
     """Brute force (BF, §6): score every candidate part, build the full LP and solve it once.
 
