@@ -15,7 +15,10 @@ __all__ = ["default_decoder", "evaluate", "parse"]
 
 
 def default_decoder(model: Model, projective: bool = False) -> str:
-    """``gp-eisner`` for grandparent models; ``eisner`` or ``cle`` for first-order ones."""
+    """``bp`` for models with sibling parts (no exact fast decoder takes them), ``gp-eisner`` for grandparent
+    models; ``eisner`` or ``cle`` for first-order ones."""
+    if model.siblings:
+        return "bp"
     if model.order == 2:
         return "gp-eisner"
     return "eisner" if projective else "cle"
@@ -30,13 +33,15 @@ def parse(
     **options: Any,
 ) -> list[DecodeResult]:
     """Decode every sentence with ``decoder`` (default :func:`default_decoder`) under the model's root rule;
-    ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.models.model.BOUNDS`)."""
+    ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.models.model.BOUNDS`). A model's
+    sibling parts go to the decoders that take them (:func:`lpparse.decoding.decode`)."""
     name = decoder or default_decoder(model)
     out = []
     for s in tqdm(sentences, desc=f"parsing ({name})", unit="sent", disable=not progress, leave=False):
         scorer = model.scorer(s)
         triples = scorer.triples(bounds) if model.order == 2 else None
-        out.append(decode(name, scorer.arc_scores(), triples, model.single_root, **options))
+        siblings = scorer.siblings() if model.siblings else None
+        out.append(decode(name, scorer.arc_scores(), triples, model.single_root, siblings, **options))
     return out
 
 

@@ -43,6 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.grandparent import GrandparentProgram, grandparent_program, resolve_families
+from lpparse.formulations.sibling import sibling_program
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import TOL, Certificate, Solution, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
@@ -51,7 +52,7 @@ from lpparse.ppc.dead_arcs import DeadArcs
 from lpparse.ppc.pricing import ScoreCache, Triples, arc_slack, gp_duals, price
 from lpparse.ppc.separation import separate_arcgp
 from lpparse.trees import allowed_arcs, validate_scores
-from lpparse.triples import TripleScorer, candidate_triples, triple_mask
+from lpparse.triples import SiblingScorer, TripleScorer, candidate_triples, triple_mask
 
 __all__ = [
     "PPCResult",
@@ -199,10 +200,14 @@ def _gparc_shift(prog: GrandparentProgram, gparc: GPArcDuals) -> NDArray[np.floa
     return shift
 
 
-def _validated(arc_scores: ArrayLike, scorer: TripleScorer) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+def _validated(
+    arc_scores: ArrayLike, *scorers: TripleScorer | SiblingScorer | None
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     s = validate_scores(arc_scores, "arc scores")  # grandparent_program raises NoTreeError if no tree exists
-    if scorer.n != s.shape[0] - 1:
-        raise ValueError(f"triple scorer is for n={scorer.n}, arc scores for n={s.shape[0] - 1}")
+    for scorer in scorers:
+        if scorer is not None and scorer.n != s.shape[0] - 1:
+            kind = "sibling" if isinstance(scorer, SiblingScorer) else "triple"
+            raise ValueError(f"{kind} scorer is for n={scorer.n}, arc scores for n={s.shape[0] - 1}")
     return s, allowed_arcs(s)
 
 
@@ -463,33 +468,53 @@ def parse_price_cut(
 
 def solve_bf(
     arc_scores: ArrayLike,
-    triple_scorer: TripleScorer,
+    triple_scorer: TripleScorer | None,
     preset: str | Iterable[str] = "all",
     single_root: bool = False,
     base: str = "single-flow",
     certificate_tol: float = TOL,
     time_limit: float | None = None,
+    sibling_scorer: SiblingScorer | None = None,
+    sibling_preset: str | Iterable[str] = "martins",
 ) -> PPCResult:
-    """Brute force (BF, §6): score every candidate triple, build the full LP and solve it once."""
+    """Brute force (BF, §6): score every candidate part, build the full LP and solve it once.
+
+    Parts: grandparent triples of ``triple_scorer`` under ``preset``, and arbitrary siblings of
+    ``sibling_scorer`` under ``sibling_preset`` (:mod:`lpparse.formulations.sibling`); either may be None
+    (not both). With siblings, ``info`` holds the :class:`~lpparse.formulations.sibling.SiblingProgram`
+    (``siblings``) and the parts it scored (``sibs_scored``, all of them: ``sibs_total``)."""
+    if triple_scorer is None and sibling_scorer is None:
+        raise ValueError("solve_bf needs a triple scorer, a sibling scorer or both")
     start = time.perf_counter()
-    s, arc = _validated(arc_scores, triple_scorer)
-    families = resolve_families(preset)
-    prog = grandparent_program(s, families, single_root, base)
-    scored0 = triple_scorer.scored
-    g, p, c = candidate_triples(arc)
-    t0 = time.perf_counter()
-    values = triple_scorer.score(g, p, c)
-    scoring = time.perf_counter() - t0
-    prog.add_triples(g, p, c, values)
-    stats = PPCStats(prog.n, "bf", families, prog.num_triples, iterations=1)
+    s, arc = _validated(arc_scores, triple_scorer, sibling_scorer)
+    # without triples only the per-triple families (martins) add no row: the program is the arborescence
+    families = resolve_families(preset) if triple_scorer is not None else ()
+    prog = grandparent_program(s, families or "martins", single_root, base)
+    stats = PPCStats(prog.n, "bf", families, 0, iterations=1)
+    info: dict[str, Any] = {}
+    if triple_scorer is not None:
+        scored0 = triple_scorer.scored
+        g, p, c = candidate_triples(arc)
+        t0 = time.perf_counter()
+        values = triple_scorer.score(g, p, c)
+        stats.time_scoring += time.perf_counter() - t0
+        prog.add_triples(g, p, c, values)
+        stats.gps_total, stats.gps_scored = prog.num_triples, triple_scorer.scored - scored0
+    if sibling_scorer is not None:
+        sibs = sibling_program(prog.lp, sibling_preset)
+        scored0 = sibling_scorer.scored
+        h, m, m2 = sibs.candidates()
+        t0 = time.perf_counter()
+        values = sibling_scorer.score(h, m, m2)
+        stats.time_scoring += time.perf_counter() - t0
+        sibs.add_siblings(h, m, m2, values)
+        info.update(siblings=sibs, sibs_total=sibs.num_siblings, sibs_scored=sibling_scorer.scored - scored0)
     model = HighsModel(prog.lp, time_limit=time_limit, tol=certificate_tol, options=HIGHS_OPTIONS)
     sol = model.solve()
     stats.time_solving = sol.time
     stats.simplex_iterations = sol.iterations
-    stats.gps_scored = triple_scorer.scored - scored0
-    stats.time_scoring = scoring
     heads = _finish(prog, sol, stats, start, certificate_tol)
-    return PPCResult(sol.status, prog, sol, stats, sol.row_dual, sol.certificate, heads)
+    return PPCResult(sol.status, prog, sol, stats, sol.row_dual, sol.certificate, heads, info=info)
 
 
 def tree_objective(arc_scores: NDArray[np.float64], scorer: TripleScorer, heads: NDArray[np.int64]) -> float:
