@@ -2,7 +2,9 @@
 
 A decoder is ``func(arc_scores, triple_scorer, single_root, **options) -> DecodeResult``; first-order
 decoders (``order=1``) ignore ``triple_scorer`` (it may be None), second-order ones (``order=2``) need a
-:class:`lpparse.triples.TripleScorer`. Built in:
+:class:`lpparse.triples.TripleScorer`. A decoder registered with ``siblings=True`` also takes the option
+``sibling_scorer`` (a :class:`lpparse.triples.SiblingScorer`), which :func:`decode` passes to it alone:
+other decoders decode without the sibling parts, as first-order decoders do without triples. Built in:
 
 * ``cle``: Chu-Liu-Edmonds, the best non-projective tree under the arc scores;
 * ``eisner``: Eisner's algorithm, the best projective tree;
@@ -28,13 +30,14 @@ from numpy.typing import NDArray
 from lpparse.oracles import arc_marginals, chu_liu_edmonds, eisner, projective_marginals
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.trees import allowed_arcs, tree_score
-from lpparse.triples import TripleScorer, candidate_triples
+from lpparse.triples import SiblingScorer, TripleScorer, candidate_siblings, candidate_triples
 
 __all__ = [
     "DecodeResult",
     "Decoder",
     "decode",
     "decoder_names",
+    "dense_sibling_scores",
     "dense_triple_scores",
     "get_decoder",
     "register_decoder",
@@ -69,17 +72,21 @@ class Decoder:
     func: DecoderFunc
     order: int
     description: str = ""
+    siblings: bool = False  #: takes the ``sibling_scorer`` option
 
 
 _REGISTRY: dict[str, Decoder] = {}
 _plugins_loaded = False
 
 
-def register_decoder(name: str, func: DecoderFunc, order: int, description: str = "") -> None:
-    """Make ``func`` available as decoder ``name`` (order 1: arc scores only; 2: needs a triple scorer)."""
+def register_decoder(
+    name: str, func: DecoderFunc, order: int, description: str = "", siblings: bool = False
+) -> None:
+    """Make ``func`` available as decoder ``name`` (order 1: arc scores only; 2: needs a triple scorer;
+    ``siblings``: it takes the ``sibling_scorer`` option)."""
     if order not in (1, 2):
         raise ValueError(f"decoder order must be 1 or 2, got {order}")
-    _REGISTRY[name] = Decoder(name, func, order, description)
+    _REGISTRY[name] = Decoder(name, func, order, description, siblings)
 
 
 def _load_plugins() -> None:
@@ -108,22 +115,39 @@ def decode(
     arc_scores: NDArray[np.float64],
     triple_scorer: TripleScorer | None = None,
     single_root: bool = False,
+    sibling_scorer: SiblingScorer | None = None,
     **options: Any,
 ) -> DecodeResult:
-    """Run decoder ``name``; second-order decoders need ``triple_scorer``."""
+    """Run decoder ``name``; second-order decoders need ``triple_scorer``; ``sibling_scorer`` goes to the
+    decoders that take it (module docstring)."""
     decoder = get_decoder(name)
     if decoder.order == 2 and triple_scorer is None:
         raise ValueError(f"decoder {name!r} is second-order and needs a grandparent model")
+    if sibling_scorer is not None and decoder.siblings:
+        options["sibling_scorer"] = sibling_scorer
     return decoder.func(arc_scores, triple_scorer, single_root, **options)
+
+
+def _dense(
+    size: int,
+    parts: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
+    scorer: TripleScorer | SiblingScorer,
+) -> NDArray[np.float64]:
+    table = np.zeros((size, size, size))
+    table[parts] = scorer.score(*parts)
+    return table
 
 
 def dense_triple_scores(arc_scores: NDArray[np.float64], scorer: TripleScorer) -> NDArray[np.float64]:
     """(n+1,)*3 array of every candidate triple's score (all counted by ``scorer``), 0 elsewhere."""
-    g, p, c = candidate_triples(allowed_arcs(arc_scores))
-    size = arc_scores.shape[0]
-    table = np.zeros((size, size, size))
-    table[g, p, c] = scorer.score(g, p, c)
-    return table
+    return _dense(arc_scores.shape[0], candidate_triples(allowed_arcs(arc_scores)), scorer)
+
+
+def dense_sibling_scores(
+    arc_scores: NDArray[np.float64], scorer: SiblingScorer, single_root: bool
+) -> NDArray[np.float64]:
+    """(n+1,)*3 array of every candidate sibling part's score (all counted by ``scorer``), 0 elsewhere."""
+    return _dense(arc_scores.shape[0], candidate_siblings(allowed_arcs(arc_scores), single_root), scorer)
 
 
 def _first_order(solve: Callable[[NDArray[np.float64], bool], NDArray[np.int64]]) -> DecoderFunc:

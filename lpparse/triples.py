@@ -7,12 +7,22 @@ counts how many it has scored, and it offers the factorized bounds
     s̄(g, p, ·) ≥ max_c s(g, p, c)      and      s̄(·, p, c) ≥ max_g s(g, p, c)
 
 that parse-price-cut uses to skip most triples without scoring them (eq. 11).
+
+Arbitrary siblings ⟨h, m, m'⟩ (Martins, Smith & Xing 2009, "Concise Integer Linear Programming Formulations
+for Dependency Parsing", ACL-IJCNLP 2009: all pairs of children of a head, not only consecutive ones)
+follow the same protocol: a part stands for the arcs h→m and h→m' with m < m' (unordered: m' may lie on either
+side of h), a :class:`SiblingScorer` scores batches and counts them, and its one factorized bound
+
+    s̄(h, m) ≥ max_{m'} s(h, {m, m'})      (m' on either side of m)
+
+bounds a pair by min(s̄(h, m), s̄(h, m')), the counterpart of eq. 11.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -21,11 +31,18 @@ from lpparse.trees import allowed_mask_shape, check_tree
 
 __all__ = [
     "GP_DISTRIBUTIONS",
+    "DenseSiblingScorer",
     "DenseTripleScorer",
+    "SiblingScorer",
     "TripleScorer",
+    "candidate_siblings",
     "candidate_triples",
+    "check_sibling_batch",
     "noisy_gold_triple_scorer",
+    "sibling_mask",
+    "synthetic_sibling_scorer",
     "synthetic_triple_scorer",
+    "tree_siblings",
     "triple_mask",
 ]
 
@@ -46,6 +63,30 @@ def candidate_triples(arc_mask: NDArray[np.bool_]) -> Triples:
     """The (g, p, c) index arrays of every candidate triple, in lexicographic order."""
     g, p, c = np.nonzero(triple_mask(arc_mask))
     return g.astype(np.int64), p.astype(np.int64), c.astype(np.int64)
+
+
+def sibling_mask(arc_mask: NDArray[np.bool_], single_root: bool = False) -> NDArray[np.bool_]:
+    """Boolean (n+1, n+1, n+1) mask of the sibling parts ⟨h, m, m'⟩: arcs h→m and h→m' both candidates and
+    m < m'. With ``single_root`` the root has one child, so no part has h = 0."""
+    size = arc_mask.shape[0]
+    mask = arc_mask[:, :, None] & arc_mask[:, None, :]
+    mask &= np.triu(np.ones((size, size), dtype=bool), 1)[None, :, :]
+    if single_root:
+        mask[0] = False
+    return mask
+
+
+def candidate_siblings(arc_mask: NDArray[np.bool_], single_root: bool = False) -> Triples:
+    """The (h, m, m') index arrays of every candidate sibling part (:func:`sibling_mask`), lexicographic."""
+    h, m, m2 = np.nonzero(sibling_mask(arc_mask, single_root))
+    return h.astype(np.int64), m.astype(np.int64), m2.astype(np.int64)
+
+
+def tree_siblings(heads: NDArray[np.int64]) -> Triples:
+    """The sibling parts ⟨heads[m], m, m'⟩ (m < m', same head) of a tree, lexicographic by (m, m')."""
+    heads = np.asarray(heads, dtype=np.int64)
+    m, m2 = np.nonzero(np.triu(heads[1:, None] == heads[None, 1:], 1))
+    return heads[m + 1], m + 1, m2 + 1
 
 
 @runtime_checkable
@@ -72,52 +113,85 @@ class TripleScorer(Protocol):
         """(n+1, n+1) array B with B[p, c] ≥ max_g s(g, p, c) (eq. 11, second factor)."""
 
 
+@runtime_checkable
+class SiblingScorer(Protocol):
+    """What a brute-force or column-generation solver needs from a sibling model for one sentence: exact
+    scores of batches of parts ⟨h, m, m'⟩ (m < m'), counted, and a factorized bound that rules parts out
+    without scoring them. A scorer may also offer ``bound_siblings(h, m, m2)``, tighter per-part bounds that
+    compute no feature (:meth:`lpparse.models.SiblingModelScorer.bound_siblings`)."""
+
+    @property
+    def n(self) -> int:
+        """Number of tokens."""
+
+    @property
+    def scored(self) -> int:
+        """How many parts have been scored so far (each call counts every part it is given)."""
+
+    def score(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.float64]:
+        """Exact scores s(h, m, m') of a batch of parts, m < m'."""
+
+    def bound_hm(self) -> NDArray[np.float64]:
+        """(n+1, n+1) array B with B[h, m] ≥ s(h, min(m, m'), max(m, m')) for every m' ≠ m (either side)."""
+
+
+def _check_indices(n: int, kind: str, *arrays: ArrayLike) -> tuple[NDArray[np.int64], ...]:
+    out = tuple(np.asarray(x, dtype=np.int64).ravel() for x in arrays)
+    if len({a.shape for a in out}) > 1:
+        raise ValueError(f"{kind} index arrays must have the same length, got {[a.shape for a in out]}")
+    if out[0].size and (min(a.min() for a in out) < 0 or max(a.max() for a in out) > n):
+        raise ValueError(f"{kind} indices must lie in 0..{n}")
+    return out
+
+
 def _check_batch(n: int, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> Triples:
-    g, p, c = (np.asarray(x, dtype=np.int64).ravel() for x in (g, p, c))
-    if not g.shape == p.shape == c.shape:
-        raise ValueError(f"g, p and c must have the same length, got {g.shape}, {p.shape}, {c.shape}")
-    if g.size:
-        if min(g.min(), p.min(), c.min()) < 0 or max(g.max(), p.max(), c.max()) > n:
-            raise ValueError(f"triple indices must lie in 0..{n}")
-        bad = (p == 0) | (c == 0) | (g == p) | (p == c) | (g == c)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"⟨{g[i]}, {p[i]}, {c[i]}⟩ is not a grandparent triple (need p > 0, c > 0, all distinct)")
+    g, p, c = _check_indices(n, "triple", g, p, c)
+    bad = (p == 0) | (c == 0) | (g == p) | (p == c) | (g == c)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"⟨{g[i]}, {p[i]}, {c[i]}⟩ is not a grandparent triple (need p > 0, c > 0, all distinct)")
     return g, p, c
 
 
-@dataclass
-class DenseTripleScorer:
-    """A scorer over an explicit (n+1, n+1, n+1) array ``scores[g, p, c]``, counting the triples it scores.
+def check_sibling_batch(n: int, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> Triples:
+    """The batch as int64 arrays; ValueError unless every part has 0 < m < m' <= n and h ∉ {m, m'}."""
+    h, m, m2 = _check_indices(n, "sibling", h, m, m2)
+    bad = (m == 0) | (m >= m2) | (h == m) | (h == m2)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"⟨{h[i]}, {m[i]}, {m2[i]}⟩ is not a sibling part (need 0 < m < m', h ∉ {{m, m'}})")
+    return h, m, m2
 
-    ``slack_gp`` and ``slack_pc`` (non-negative, default 0) loosen the otherwise exact bounds.
-    """
+
+def _dense_cube(scores: ArrayLike, valid: Callable[[int], NDArray[np.bool_]], kind: str) -> NDArray[np.float64]:
+    """``scores`` as a float64 (n+1,)*3 array, checked for NaN and +inf where ``valid(n+1)`` is True."""
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 3 or not s.shape[0] == s.shape[1] == s.shape[2] or s.shape[0] < 2:
+        raise ValueError(f"{kind} scores must have shape (n+1, n+1, n+1), got {s.shape}")
+    used = s[valid(s.shape[0])]
+    if np.isnan(used).any():
+        raise ValueError(f"{kind} scores contain NaN")
+    if np.isposinf(used).any():
+        raise ValueError(f"{kind} scores contain +inf")
+    return s
+
+
+def _slack(slack: ArrayLike | None, size: int, name: str) -> NDArray[np.float64]:
+    """A finite non-negative (size, size) bound slack (zeros when None)."""
+    out = np.zeros((size, size)) if slack is None else np.asarray(slack, dtype=np.float64)
+    if out.shape != (size, size) or (out < 0).any() or not np.isfinite(out).all():
+        raise ValueError(f"{name} must be a finite non-negative ({size}, {size}) array")
+    return out
+
+
+@dataclass
+class _DenseScorer:
+    """Counted scoring of parts read from a dense (n+1, n+1, n+1) array ``scores`` (``_check`` validates a
+    batch)."""
 
     scores: NDArray[np.float64]
-    slack_gp: NDArray[np.float64] | None = None
-    slack_pc: NDArray[np.float64] | None = None
     _scored: int = field(default=0, init=False)
-
-    def __post_init__(self) -> None:
-        s = np.asarray(self.scores, dtype=np.float64)
-        if s.ndim != 3 or not s.shape[0] == s.shape[1] == s.shape[2] or s.shape[0] < 2:
-            raise ValueError(f"triple scores must have shape (n+1, n+1, n+1), got {s.shape}")
-        size = s.shape[0]
-        valid = triple_mask(allowed_mask_shape(size))
-        if np.isnan(s[valid]).any():
-            raise ValueError("triple scores contain NaN")
-        if np.isposinf(s[valid]).any():
-            raise ValueError("triple scores contain +inf")
-        self.scores = s
-        self._valid = valid
-        for name in ("slack_gp", "slack_pc"):
-            slack = getattr(self, name)
-            if slack is None:
-                slack = np.zeros((size, size))
-            slack = np.asarray(slack, dtype=np.float64)
-            if slack.shape != (size, size) or (slack < 0).any() or not np.isfinite(slack).all():
-                raise ValueError(f"{name} must be a finite non-negative ({size}, {size}) array")
-            setattr(self, name, slack)
+    _check: ClassVar[Callable[[int, ArrayLike, ArrayLike, ArrayLike], Triples]]
 
     @property
     def n(self) -> int:
@@ -127,10 +201,29 @@ class DenseTripleScorer:
     def scored(self) -> int:
         return self._scored
 
-    def score(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.float64]:
-        g, p, c = _check_batch(self.n, g, p, c)
-        self._scored += g.size
-        return self.scores[g, p, c]
+    def score(self, i: ArrayLike, j: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
+        i, j, k = type(self)._check(self.n, i, j, k)
+        self._scored += i.size
+        return self.scores[i, j, k]
+
+
+@dataclass
+class DenseTripleScorer(_DenseScorer):
+    """A scorer over an explicit (n+1, n+1, n+1) array ``scores[g, p, c]``, counting the triples it scores.
+
+    ``slack_gp`` and ``slack_pc`` (non-negative, default 0) loosen the otherwise exact bounds.
+    """
+
+    slack_gp: NDArray[np.float64] | None = None
+    slack_pc: NDArray[np.float64] | None = None
+    _check = staticmethod(_check_batch)
+
+    def __post_init__(self) -> None:
+        self.scores = _dense_cube(self.scores, _all_triples, "triple")
+        size = self.scores.shape[0]
+        self._valid = _all_triples(size)
+        self.slack_gp = _slack(self.slack_gp, size, "slack_gp")
+        self.slack_pc = _slack(self.slack_pc, size, "slack_pc")
 
     def _masked(self) -> NDArray[np.float64]:
         return np.where(self._valid, self.scores, -np.inf)
@@ -140,6 +233,34 @@ class DenseTripleScorer:
 
     def bound_pc(self) -> NDArray[np.float64]:
         return self._masked().max(axis=0) + self.slack_pc
+
+
+def _all_triples(size: int) -> NDArray[np.bool_]:
+    return triple_mask(allowed_mask_shape(size))
+
+
+def _all_siblings(size: int) -> NDArray[np.bool_]:
+    return sibling_mask(allowed_mask_shape(size))
+
+
+@dataclass
+class DenseSiblingScorer(_DenseScorer):
+    """A :class:`SiblingScorer` over an explicit (n+1, n+1, n+1) array ``scores[h, m, m']`` read where m < m'
+    (other entries are ignored), counting the parts it scores. Its bound is exact, plus ``slack[h, m]``
+    (non-negative, default 0)."""
+
+    slack: NDArray[np.float64] | None = None
+    _check = staticmethod(check_sibling_batch)
+
+    def __post_init__(self) -> None:
+        self.scores = _dense_cube(self.scores, _all_siblings, "sibling")
+        self._valid = _all_siblings(self.scores.shape[0])
+        self.slack = _slack(self.slack, self.scores.shape[0], "slack")
+
+    def bound_hm(self) -> NDArray[np.float64]:
+        """max over m' of s(h, {m, m'}): m as the first (axis 1) or the second (axis 2) child."""
+        masked = np.where(self._valid, self.scores, -np.inf)
+        return np.maximum(masked.max(axis=2), masked.max(axis=1)) + self.slack
 
 
 #: Score distributions for synthetic grandparent models (the PPC issue asks for each of them).
@@ -159,25 +280,43 @@ def synthetic_triple_scorer(
     everywhere); ``heavy-tailed`` Student-t with 1.5 degrees of freedom times ``scale``; ``negative`` −|N|;
     ``positive`` |N|. Each bound gets an independent Uniform(0, ``slack``) looseness.
     """
-    if n < 1:
-        raise ValueError(f"need at least one token, got n={n}")
     rng = np.random.default_rng(rng)
-    shape = (n + 1, n + 1, n + 1)
-    if distribution == "normal":
-        s = rng.normal(0.0, scale, shape)
-    elif distribution == "flat":
-        s = np.full(shape, scale)
-    elif distribution == "heavy-tailed":
-        s = scale * rng.standard_t(1.5, shape)
-    elif distribution == "negative":
-        s = -np.abs(rng.normal(0.0, scale, shape))
-    elif distribution == "positive":
-        s = np.abs(rng.normal(0.0, scale, shape))
-    else:
-        raise ValueError(f"unknown distribution {distribution!r}; choose from {GP_DISTRIBUTIONS}")
+    s = _random_cube(n, rng, distribution, scale)
     return DenseTripleScorer(
         s, slack_gp=rng.uniform(0.0, slack, (n + 1, n + 1)), slack_pc=rng.uniform(0.0, slack, (n + 1, n + 1))
     )
+
+
+def synthetic_sibling_scorer(
+    n: int,
+    rng: np.random.Generator | int | None = None,
+    distribution: str = "normal",
+    scale: float = 1.0,
+    slack: float = 0.5,
+) -> DenseSiblingScorer:
+    """A random sibling model for n tokens (``distribution`` as :func:`synthetic_triple_scorer`) whose bound
+    is loosened by Uniform(0, ``slack``)."""
+    rng = np.random.default_rng(rng)
+    s = _random_cube(n, rng, distribution, scale)
+    return DenseSiblingScorer(s, slack=rng.uniform(0.0, slack, (n + 1, n + 1)))
+
+
+def _random_cube(n: int, rng: np.random.Generator, distribution: str, scale: float) -> NDArray[np.float64]:
+    """(n+1,)*3 random scores of one of :data:`GP_DISTRIBUTIONS`."""
+    if n < 1:
+        raise ValueError(f"need at least one token, got n={n}")
+    shape = (n + 1, n + 1, n + 1)
+    if distribution == "normal":
+        return rng.normal(0.0, scale, shape)
+    if distribution == "flat":
+        return np.full(shape, scale)
+    if distribution == "heavy-tailed":
+        return scale * rng.standard_t(1.5, shape)
+    if distribution == "negative":
+        return -np.abs(rng.normal(0.0, scale, shape))
+    if distribution == "positive":
+        return np.abs(rng.normal(0.0, scale, shape))
+    raise ValueError(f"unknown distribution {distribution!r}; choose from {GP_DISTRIBUTIONS}")
 
 
 

@@ -66,7 +66,7 @@ def test_exact_gp_marginals_reduce_to_matrix_tree_without_triples() -> None:
     model.weights = np.random.default_rng(0).normal(size=model.weights.size)
     sentence = SHORT[0]
     arcs = model.scorer(sentence).arc_scores()
-    log_z, mu, gmu = exact_gp_marginals(arcs, np.zeros((sentence.n + 1,) * 3), False)
+    log_z, mu, gmu, _ = exact_gp_marginals(arcs, np.zeros((sentence.n + 1,) * 3), False)
     ref_z, ref_mu = matrix_tree(arcs)
     assert log_z == pytest.approx(ref_z)
     assert np.allclose(mu, ref_mu)
@@ -81,8 +81,8 @@ def test_bp_marginals_close_to_exact_for_a_trained_model() -> None:
     scorer = model.scorer(sentence)
     arcs = scorer.arc_scores()
     gp = dense_triple_scores(arcs, scorer.triples())
-    _, mu_exact, _ = exact_gp_marginals(arcs, gp, False)
-    _, mu_bp, _ = bp_gp_marginals(arcs, gp, False)
+    _, mu_exact, _, _ = exact_gp_marginals(arcs, gp, False)
+    _, mu_bp, _, _ = bp_gp_marginals(arcs, gp, False)
     assert np.allclose(mu_bp.sum(axis=0)[1:], 1.0)
     assert np.abs(mu_bp - mu_exact).max() < 0.2
 

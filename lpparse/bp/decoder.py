@@ -13,10 +13,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.bp.loopy import bp_marginals
-from lpparse.decoding import DecodeResult, dense_triple_scores, register_decoder
+from lpparse.decoding import DecodeResult, dense_sibling_scores, dense_triple_scores, register_decoder
 from lpparse.oracles import chu_liu_edmonds, eisner
+from lpparse.oracles.brute_force import second_order_tree_scores
 from lpparse.trees import allowed_arcs, tree_score, validate_scores
-from lpparse.triples import TripleScorer
+from lpparse.triples import SiblingScorer, TripleScorer
 
 __all__ = ["bp_decode", "mbr_decode"]
 
@@ -38,20 +39,17 @@ def bp_decode(
     iterations: int = 4,
     projective: bool = True,
     damping: float = 0.0,
+    sibling_scorer: SiblingScorer | None = None,
     **_: Any,
 ) -> DecodeResult:
-    """BP beliefs of the grandparent model (``iterations`` iterations), then MBR decoding."""
+    """BP beliefs of the grandparent model, with sibling factors when ``sibling_scorer`` is given
+    (``iterations`` iterations), then MBR decoding."""
     s = validate_scores(arc_scores)
     before = triple_scorer.scored if triple_scorer is not None else 0
     gp = dense_triple_scores(s, triple_scorer) if triple_scorer is not None else None
-    result = bp_marginals(s, gp, None, single_root, projective, iterations, damping)
+    sib = dense_sibling_scores(s, sibling_scorer, single_root) if sibling_scorer is not None else None
+    result = bp_marginals(s, gp, sib, single_root, projective, iterations, damping)
     heads, recall = mbr_decode(result.marginals, allowed_arcs(s), single_root, projective)
-    objective = tree_score(s, heads)
-    if gp is not None:
-        p = heads[1:]
-        inner = p > 0
-        c = np.arange(1, heads.size)[inner]
-        objective += float(gp[heads[p[inner]], p[inner], c].sum())
     stats = {
         "expected_recall": recall,
         "iterations": iterations,
@@ -59,6 +57,7 @@ def bp_decode(
         "log_z_bethe": result.log_z_bethe,
         "triples_scored": (triple_scorer.scored - before) if triple_scorer is not None else 0,
     }
+    objective = float(second_order_tree_scores(heads[None], s, gp, sib)[0])
     return DecodeResult(heads, objective, stats)
 
 
@@ -66,5 +65,7 @@ register_decoder(
     "bp",
     bp_decode,
     2,
-    "loopy BP on the grandparent factor graph (options iterations=4, projective=True, damping), then MBR",
+    "loopy BP on the grandparent (and sibling) factor graph (options iterations=4, projective=True, damping), "
+    "then MBR",
+    siblings=True,
 )

@@ -10,31 +10,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.oracles import all_trees
+from lpparse.oracles.brute_force import second_order_tree_scores
 from lpparse.trees import NoTreeError, validate_scores
 
 __all__ = ["brute_force_second_order", "second_order_tree_scores"]
-
-
-def second_order_tree_scores(
-    heads: NDArray[np.int64],
-    arc_scores: NDArray[np.float64],
-    gp_scores: NDArray[np.float64] | None = None,
-    sib_scores: NDArray[np.float64] | None = None,
-) -> NDArray[np.float64]:
-    """Scores of a batch of trees ``heads`` (K, n+1): arcs, grandparent triples and sibling pairs m < m'."""
-    n = heads.shape[1] - 1
-    m = np.arange(1, n + 1)
-    parents = heads[:, 1:]
-    values = arc_scores[parents, m].sum(axis=1)
-    if gp_scores is not None:
-        inner = parents > 0
-        grand = np.take_along_axis(heads, np.maximum(parents, 0), axis=1)
-        values = values + np.where(inner, gp_scores[np.where(inner, grand, 0), parents, m], 0.0).sum(axis=1)
-    if sib_scores is not None:
-        same = (parents[:, :, None] == parents[:, None, :]) & (m[:, None] < m[None, :])
-        pair = sib_scores[parents[:, :, None], m[None, :, None], m[None, None, :]]
-        values = values + np.where(same, pair, 0.0).sum(axis=(1, 2))
-    return values
 
 
 def brute_force_second_order(

@@ -33,7 +33,7 @@ from scipy.special import expit
 
 from lpparse.bp.tree_factor import tree_marginals, tree_marginals_jvp
 from lpparse.trees import allowed_arcs, check_tree_exists, validate_scores
-from lpparse.triples import TripleScorer, triple_mask
+from lpparse.triples import TripleScorer, sibling_mask, triple_mask
 
 __all__ = ["BPResult", "FactorGraph", "PairwiseFamily", "ScoreGradients", "bp_marginals", "factor_graph"]
 
@@ -138,7 +138,9 @@ def factor_graph(
 ) -> FactorGraph:
     """Build the factor graph: ``gp_scores[g, p, c]`` (an (n+1)³ array or a :class:`TripleScorer`, which is
     asked for the candidate triples only) and ``sib_scores[h, m, m']`` (read where m < m') are optional; a
-    factor exists for every triple whose two arcs are candidates. ``-inf`` factor scores forbid the pair."""
+    factor exists for every triple whose two arcs are candidates (and for no sibling pair of the root when it
+    takes one child: such a factor never fires on a tree but would still bias the messages). ``-inf`` factor
+    scores forbid the pair."""
     s = validate_scores(arc_scores)
     check_tree_exists(s, single_root)
     mask = allowed_arcs(s)
@@ -149,8 +151,7 @@ def factor_graph(
             PairwiseFamily("grandparent", _family_scores("grandparent", gp_scores, gmask), gmask, 0)
         )
     if sib_scores is not None:
-        smask = mask[:, :, None] & mask[:, None, :]
-        smask &= np.triu(np.ones(mask.shape, dtype=bool), 1)[None, :, :]
+        smask = sibling_mask(mask, single_root)  # no root siblings when the root takes one child
         families.append(PairwiseFamily("sibling", _family_scores("sibling", sib_scores, smask), smask, 1))
     return FactorGraph(np.where(mask, s, -np.inf), mask, tuple(families), single_root, projective)
 

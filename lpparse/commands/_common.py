@@ -102,7 +102,9 @@ def add_noisy_treebank_options(parser: argparse.ArgumentParser, noise: float = 0
         default=noise,
         help=f"std. dev. of the Gaussian noise on arc scores; gold arcs get +1 (default {noise})",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed for the noise (default 0)")
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=0, help="random seed for the noise (default 0)"
+    )
     add_root_options(parser)
 
 
@@ -156,7 +158,9 @@ def add_scored_run_options(parser: argparse.ArgumentParser, out_help: str) -> No
     )
     parser.add_argument("--out", type=Path, default=None, help=out_help)
     add_selection_options(parser)
-    parser.add_argument("--seed", type=int, default=0, help="base seed of the synthetic scores (default 0)")
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=0, help="base seed of the synthetic scores (default 0)"
+    )
     add_root_options(parser)
     parser.add_argument("--workers", type=positive_int, default=1, help="local worker processes (default 1)")
     parser.add_argument("--scheduler", default=None, help="address of a Dask scheduler, e.g. tcp://host:8786")

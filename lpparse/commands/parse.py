@@ -26,7 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Scores every sentence with the model and decodes it with a registered decoder. Writes the "
             "treebank back with predicted heads (every other column kept) and prints UAS against the input's "
-            f"heads. Decoders: {', '.join(decoder_names())} (second-order decoders need a grandparent model)."
+            f"heads. Decoders: {', '.join(decoder_names())} (second-order decoders need a grandparent model; bf and bp "
+            "also use the sibling parts of a model trained with --siblings)."
         ),
         epilog="Example: lpparse parse --model gp.npz --treebank dev.conllu --out pred.conllu --decoder gp-eisner",
     )
@@ -36,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--decoder",
         default=None,
-        help="decoder name (default: gp-eisner for grandparent, cle for first-order models)",
+        help="decoder name (default: bp for models with siblings, gp-eisner for grandparent, cle for "
+        "first-order models)",
     )
     parser.add_argument(
         "--bp-iters",
@@ -50,6 +52,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=("martins", "onegp", "all"),
         default=None,
         help="ppc and bf decoders: grandparent constraint families (default all)",
+    )
+    parser.add_argument(
+        "--sibling-preset",
+        choices=("martins", "all"),
+        default=None,
+        help="bf decoder on a model with siblings: sibling constraint families (default martins: ArcSib, "
+        "SibArc; all adds SibClique)",
     )
     parser.add_argument(
         "--bounds",
@@ -90,6 +99,10 @@ def _decoder_options(args: argparse.Namespace, model: Model) -> tuple[str, dict[
         if decoder not in ("ppc", "bf"):
             raise UsageError("--preset applies to the ppc and bf decoders only")
         options["preset"] = args.preset
+    if args.sibling_preset is not None:
+        if decoder != "bf" or not model.siblings:
+            raise UsageError("--sibling-preset applies to the bf decoder of a model with siblings only")
+        options["sibling_preset"] = args.sibling_preset
     if (args.bounds is not None or args.lazy_arcgp) and decoder != "ppc":
         raise UsageError("--bounds and --lazy-arcgp apply to the ppc decoder only")
     if args.lazy_arcgp:

@@ -1,4 +1,5 @@
-"""``lpparse train``: train a first-order or grandparent model on a treebank and write a model file."""
+"""``lpparse train``: train a first-order, grandparent or grandparent + sibling model on a treebank and write a
+model file."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ from lpparse.commands._common import (
     selected_sentences,
 )
 from lpparse.corpus import read_treebank
-from lpparse.io import DataError, output_path, readable_file
-from lpparse.models import Model, Vocabulary
+from lpparse.io import DataError, UsageError, output_path, readable_file
+from lpparse.models import SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.models.model import MAX_BITS
 from lpparse.models.train import GP_MARGINALS, TrainConfig, describe, train, usable
 
@@ -32,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="train a first-order or grandparent scoring model on a treebank",
         description=(
             "Trains a hashed linear model (McDonald et al. 2005 first-order templates; grandparent templates "
-            "of Riedel et al. 2012 eqs. 4-6 for --order 2) by conditional log-likelihood with AdaGrad (marginals "
+            "of Riedel et al. 2012 eqs. 4-6 for --order 2, plus arbitrary-sibling templates with --siblings) by conditional log-likelihood with AdaGrad (marginals "
             "from the matrix-tree theorem, inside-outside, or belief propagation for grandparent models) or by the "
             "averaged perceptron with exact decoding. Keeps the epoch with the best dev UAS (no punctuation) and "
             "writes a versioned model file (npz) with weights and grandparent bound tables."
@@ -43,6 +44,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dev", type=Path, default=None, help="dev treebank for early stopping (optional)")
     parser.add_argument(
         "--order", type=int, choices=(1, 2), default=1, help="1: arcs only; 2: arcs + grandparents"
+    )
+    parser.add_argument(
+        "--siblings",
+        action="store_true",
+        help="with --order 2: add arbitrary-sibling parts (Martins et al. 2009 templates; CLL with BP "
+        "marginals; dev UAS by the bp decoder)",
     )
     parser.add_argument("--out", type=Path, required=True, help="model file to write (.npz)")
     parser.add_argument(
@@ -87,12 +94,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--dev-limit", type=positive_int, default=None, help="use the first DEV_LIMIT dev sentences"
     )
-    parser.add_argument("--seed", type=int, default=0, help="shuffling seed (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="shuffling seed (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.siblings and (args.order != 2 or args.trainer != "cll"):
+        raise UsageError("--siblings needs --order 2 and the cll trainer")
     treebank = readable_file(args.treebank, "treebank")
     dev_path = readable_file(args.dev, "dev treebank") if args.dev else None
     out = output_path(args.out, "--out")
@@ -106,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         order=args.order,
         bits=args.bits,
         single_root=single_root,
+        siblings=SIBLING_TEMPLATES if args.siblings else (),
     )
     model.training = {
         "command": shlex.join(["lpparse", *sys.argv[1:]]),
@@ -127,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
     )
     kind = "single-root" if single_root else "multi-root"
     print(
-        f"{args.treebank.name}: {len(sentences)} training, {len(dev)} dev sentences; order {args.order}, {args.trainer}, {kind}"
+        f"{args.treebank.name}: {len(sentences)} training, {len(dev)} dev sentences; order {args.order}"
+        f"{' + siblings' if args.siblings else ''}, {args.trainer}, {kind}"
     )
     history = train(model, sentences, dev, config, log=print)
     model.training["summary"] = describe(history)

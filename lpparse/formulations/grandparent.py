@@ -40,6 +40,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.arborescence import FORMULATIONS, arc_matrix
+from lpparse.formulations.pairs import add_and_rows, add_arc_rows
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import TOL, Solution
 from lpparse.lp.views import make_model
@@ -67,21 +68,26 @@ PRESETS: dict[str, tuple[str, ...]] = {
 BASES = ("single-flow", "multi-flow")
 
 
-def resolve_families(families: str | Iterable[str]) -> tuple[str, ...]:
-    """A preset name or an iterable of family names -> the families, in :data:`FAMILIES` order."""
+def resolve_families(
+    families: str | Iterable[str],
+    known: tuple[str, ...] = FAMILIES,
+    presets: dict[str, tuple[str, ...]] = PRESETS,
+) -> tuple[str, ...]:
+    """A preset name or an iterable of family names -> the families, in ``known`` order (the grandparent
+    :data:`FAMILIES` and :data:`PRESETS` by default)."""
     if isinstance(families, str):
-        if families not in PRESETS:
+        if families not in presets:
             raise ValueError(
-                f"unknown preset {families!r}; choose from {sorted(PRESETS)} or a set of {FAMILIES}"
+                f"unknown preset {families!r}; choose from {sorted(presets)} or a set of {known}"
             )
-        return PRESETS[families]
+        return presets[families]
     chosen = set(families)
-    unknown = chosen - set(FAMILIES)
+    unknown = chosen - set(known)
     if unknown:
-        raise ValueError(f"unknown constraint families {sorted(unknown)}; choose from {FAMILIES}")
+        raise ValueError(f"unknown constraint families {sorted(unknown)}; choose from {known}")
     if not chosen:
         raise ValueError("choose at least one constraint family")
-    return tuple(f for f in FAMILIES if f in chosen)
+    return tuple(f for f in known if f in chosen)
 
 
 @dataclass
@@ -144,21 +150,7 @@ class GrandparentProgram:
             # with OneGP, zgp[g,p,c] <= Σ_g' zgp[g',p,c] = z[p,c]: the right-hand GPArc row is implied
             sides = [0] if "OneGP" in self.families else [0, 1]
             arc = {0: zgp_, 1: zpc}
-            lp.add_constraints(
-                "GPArc",
-                np.column_stack(
-                    [
-                        np.tile(g, len(sides)),
-                        np.tile(p, len(sides)),
-                        np.tile(c, len(sides)),
-                        np.repeat(sides, k),
-                    ]
-                ),
-                np.tile(np.arange(len(sides) * k), 2),
-                np.concatenate([arc[i] for i in sides] + [cols] * len(sides)),
-                np.concatenate([ones] * len(sides) + [-ones] * len(sides)),
-                lower=0.0,
-            )
+            add_arc_rows(lp, "GPArc", np.column_stack([g, p, c]), [arc[i] for i in sides], sides, cols)
         return cols
 
     @property
@@ -179,15 +171,8 @@ class GrandparentProgram:
             return
         if not self.present[g, p, c].all() or self.arcgp[g, p, c].any():
             raise ValueError("ArcGP rows are added once, for triples with a column")
-        k = g.shape[0]
-        ones = np.ones(k)
-        self.lp.add_constraints(
-            "ArcGP",
-            np.column_stack([g, p, c]),
-            np.tile(np.arange(k), 3),
-            np.concatenate([self.z_col[g, p], self.z_col[p, c], self.zgp_col[g, p, c]]),
-            np.concatenate([ones, ones, -ones]),
-            upper=1.0,
+        add_and_rows(
+            self.lp, "ArcGP", np.column_stack([g, p, c]), self.z_col[g, p], self.z_col[p, c], self.zgp_col[g, p, c]
         )
         self.arcgp[g, p, c] = True
 

@@ -341,6 +341,15 @@ class HighsModel:
         return pos
 
     # ---- solving ----------------------------------------------------------------------------------
+    def set_deadline(self, deadline: float | None) -> None:
+        """Stop the next solves at ``deadline`` (a ``time.perf_counter()`` value; None: no limit). HiGHS's
+        ``time_limit`` counts the object's cumulative run time, so the limit is that plus what is left."""
+        if deadline is None:
+            self.highs.setOptionValue("time_limit", float("inf"))
+            return
+        left = max(deadline - time.perf_counter(), 1e-3)
+        self.highs.setOptionValue("time_limit", self.highs.getRunTime() + left)
+
     def solve(self, certify: bool = True) -> Solution:
         """Solve (warm when the model was solved before and only grew); return a certified-or-not Solution.
 

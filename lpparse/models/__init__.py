@@ -1,6 +1,13 @@
 """Trained scoring models: feature templates, hashed weights, lazy triple scoring, factorized bounds, training."""
 
-from lpparse.models.features import FIRST_ORDER_TEMPLATES, GRANDPARENT_TEMPLATES, GPTemplate, Vocabulary
+from lpparse.models.features import (
+    FIRST_ORDER_TEMPLATES,
+    GRANDPARENT_TEMPLATES,
+    SIBLING_TEMPLATES,
+    GPTemplate,
+    SibTemplate,
+    Vocabulary,
+)
 from lpparse.models.model import (
     BOUNDS,
     MODEL_FORMAT_VERSION,
@@ -8,17 +15,21 @@ from lpparse.models.model import (
     Model,
     ModelFormatError,
     SentenceScorer,
+    SiblingModelScorer,
 )
 
 __all__ = [
     "BOUNDS",
     "FIRST_ORDER_TEMPLATES",
     "GRANDPARENT_TEMPLATES",
+    "SIBLING_TEMPLATES",
     "MODEL_FORMAT_VERSION",
     "GPTemplate",
     "GrandparentScorer",
     "Model",
     "ModelFormatError",
     "SentenceScorer",
+    "SibTemplate",
+    "SiblingModelScorer",
     "Vocabulary",
 ]

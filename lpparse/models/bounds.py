@@ -26,16 +26,21 @@ from numpy.typing import NDArray
 
 from lpparse.models.features import (
     BOUNDARY,
+    DISTANCE_EDGES,
+    DISTANCES,
     GP_SEED,
     ROOT,
+    SIB_SEED,
+    SIDES,
     VALID_RELATIONS,
     GPTemplate,
+    SibTemplate,
     TokenIds,
     Vocabulary,
     hash_columns,
 )
 
-__all__ = ["BoundTables", "RestrictedBounds", "bound_tables", "sentence_bounds"]
+__all__ = ["BoundTables", "RestrictedBounds", "SiblingBounds", "bound_tables", "sentence_bounds"]
 
 _CHUNK = 1 << 22
 
@@ -133,6 +138,19 @@ def _pad(b_gp: NDArray[np.float64], b_pc: NDArray[np.float64]) -> None:
     b_pc[(first == second) | (first == 0) | (second == 0)] = -np.inf
 
 
+def _sentence_values(
+    ids: TokenIds, attribute: str | None, positions: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(the distinct ids of ``attribute`` at ``positions``, each position 0..n's index into them); a template
+    that does not look at the token has the single value 0. A position outside ``positions`` (0 as a
+    modifier) never enters a finite bound: its look-up is clipped into range."""
+    if attribute is None:
+        return np.zeros(1, np.int64), np.zeros(ids.n + 1, np.int64)
+    distinct = np.unique(ids.at(attribute, positions))
+    where = np.searchsorted(distinct, ids.at(attribute, np.arange(ids.n + 1)))
+    return distinct, np.minimum(where, distinct.size - 1)
+
+
 class RestrictedBounds:
     """Eq. 13 with its ranges restricted to one sentence: a token g of the sentence has one of the sentence's
     values, so each template is enumerated on the distinct ids of its attributes here (the root included for
@@ -151,21 +169,14 @@ class RestrictedBounds:
         size = ids.n + 1
         self.size = size
         words = np.arange(1, size)
-        zero = np.zeros(size, dtype=np.int64)
         tables: list[BoundTables] = []
         ats: list[list[NDArray[np.int64]]] = []
         for t, tpl in enumerate(templates):
             values, at = [], []
             for attribute, positions in ((tpl.g, np.arange(size)), (tpl.p, words), (tpl.c, words)):
-                if attribute is None:
-                    values.append(np.zeros(1, np.int64))
-                    at.append(zero)
-                    continue
-                distinct = np.unique(ids.at(attribute, positions))
+                distinct, where = _sentence_values(ids, attribute, positions)
                 values.append(distinct)
-                # position 0 as p or c never enters a finite bound: clip its look-up into range
-                where = np.searchsorted(distinct, ids.at(attribute, np.arange(size)))
-                at.append(np.minimum(where, distinct.size - 1))
+                at.append(where)
             ok_g, ok_c = np.ones(values[0].size, bool), np.ones(values[2].size, bool)
             vg, vp, vc = values
             tables.append(_maxima(weights, t, tpl, bits, (vg, vp, vc), ok_g, ok_c, with_gc=True))
@@ -207,3 +218,61 @@ def sentence_bounds(
         _add_lookups(b_gp, b_pc, table, at)  # type: ignore[arg-type]
     _pad(b_gp, b_pc)
     return b_gp, b_pc
+
+
+class SiblingBounds:
+    """Upper bounds on the sibling scores of one sentence, per template, without computing any part's features.
+
+    Each template t is enumerated, as in :class:`RestrictedBounds`, on the sentence's distinct values of its
+    attributes of h, m, m' and on every context code (side of h, distance bin), then maximized into three
+    dense (n+1, n+1) factors over positions:
+
+    * F_t[h, m] ≥ w_t of every part with m as the first child (max over m' values and the codes whose side
+      fits h vs m: h < m means side 0, h > m side 1 or 2);
+    * S_t[h, m'] ≥ w_t of every part with m' as the second child (h < m': side 0 or 1; h > m': side 2);
+    * P_t[m, m'] ≥ w_t of every part of the pair (max over h values and sides, at the pair's own distance).
+
+    :meth:`bound_hm` gives Σ_t max(F_t, S_t) ≥ max_{m'} s(h, {m, m'}); :meth:`parts` the tighter per-part
+    Σ_t min(F_t[h,m], S_t[h,m'], P_t[m,m']). Valid because every part's template score is one cell of the
+    enumeration (hash collisions included).
+    """
+
+    def __init__(
+        self, weights: NDArray[np.float64], templates: Sequence[SibTemplate], bits: int, ids: TokenIds
+    ) -> None:
+        size = ids.n + 1
+        pos = np.arange(size)
+        later = (pos[:, None] > pos[None, :]).astype(np.int64)
+        gap = np.searchsorted(DISTANCE_EDGES, np.maximum(pos[None, :] - pos[:, None], 0), side="right")
+        factors: list[list[NDArray[np.float64]]] = [[], [], []]
+        for t, tpl in enumerate(templates):
+            (vh, ah), (vm, am), (vs, as_) = (
+                _sentence_values(ids, a, x) for a, x in ((tpl.h, pos), (tpl.m, pos[1:]), (tpl.s, pos[1:]))
+            )
+            codes = np.arange(SIDES * (DISTANCES if tpl.distance else 1))
+            side = codes % SIDES
+            grid = [
+                x
+                for a, x in ((tpl.h, vh[:, None, None, None]), (tpl.m, vm[None, :, None, None]), (tpl.s, vs[None, None, :, None]))
+                if a is not None
+            ]
+            w = weights[hash_columns(SIB_SEED + t, [*grid, codes[None, None, None, :]], bits)]
+            w = np.broadcast_to(w, (vh.size, vm.size, vs.size, codes.size))
+            first = np.stack([w[..., side == 0].max(axis=(2, 3)), w[..., side > 0].max(axis=(2, 3))], axis=-1)
+            second = np.stack([w[..., side < 2].max(axis=(1, 3)), w[..., side == 2].max(axis=(1, 3))], axis=-1)
+            pair = w.max(axis=0).reshape(vm.size, vs.size, -1, SIDES).max(axis=3)
+            factors[0].append(first[ah[:, None], am[None, :], later])
+            factors[1].append(second[ah[:, None], as_[None, :], later])
+            factors[2].append(pair[am[:, None], as_[None, :], gap if tpl.distance else 0])
+        self._first, self._second, self._pair = (np.stack(f) for f in factors)
+
+    def bound_hm(self) -> NDArray[np.float64]:
+        """B[h, m] ≥ max_{m'} s(h, {m, m'}); -inf where no part has the arc (m = 0 or h = m)."""
+        bound = np.maximum(self._first, self._second).sum(axis=0)
+        size = bound.shape[0]
+        bound[(np.arange(size)[:, None] == np.arange(size)[None, :]) | (np.arange(size)[None, :] == 0)] = -np.inf
+        return bound
+
+    def parts(self, h: NDArray[np.int64], m: NDArray[np.int64], m2: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Σ_t min(F_t[h,m], S_t[h,m'], P_t[m,m']) for a batch of parts (nothing is computed or counted)."""
+        return np.minimum(np.minimum(self._first[:, h, m], self._second[:, h, m2]), self._pair[:, m, m2]).sum(axis=0)

@@ -10,7 +10,10 @@ grandparent triples, the relation d = (I[g > p], I[g > c], I[p > c]) (eq. 6).
   enumerate its range (eq. 13).
 * First-order templates follow McDonald, Crammer and Pereira (2005): head and modifier word and POS, their
   pairs, POS in between, POS around, each conjoined with the direction, and with direction and binned
-  distance. Grandparent templates conjoin attributes of g, p and c with the relation (eq. 6).
+  distance. Grandparent templates conjoin attributes of g, p and c with the relation (eq. 6). Sibling
+  templates (arbitrary siblings ⟨h, m, m'⟩, m < m': Martins, Smith & Xing 2009, "Concise Integer Linear
+  Programming Formulations for Dependency Parsing", ACL-IJCNLP 2009) conjoin attributes of h, m and m' with
+  the side of h (before m, between, after m') and, for some, the binned distance m' - m.
 * A feature is hashed to a slot of one weight vector of 2^bits entries (feature hashing); all hashes of a
   sentence are computed at once with uint64 arithmetic, one array per template.
 """
@@ -37,12 +40,16 @@ __all__ = [
     "VALID_RELATIONS",
     "ArcFeatures",
     "GPTemplate",
+    "SIBLING_TEMPLATES",
+    "SibTemplate",
     "TokenIds",
     "Vocabulary",
     "arc_features",
     "encode",
     "hash_columns",
     "relation",
+    "sibling_code",
+    "sibling_slots",
     "triple_slots",
 ]
 
@@ -109,6 +116,36 @@ GRANDPARENT_TEMPLATES: tuple[GPTemplate, ...] = (
     GPTemplate("gword", None, "cpos"),
     GPTemplate("cpos", None, "gword"),
     GPTemplate("gword", None, "gword"),
+)
+
+
+@dataclass(frozen=True)
+class SibTemplate:
+    """A sibling template: one attribute (or None) for each of h, m and m' (m < m'), always with the side of
+    h, and with the binned distance m' - m when ``distance``."""
+
+    h: str | None
+    m: str | None
+    s: str | None
+    distance: bool = False
+
+    def name(self) -> str:
+        fields = (f"{x}.{a}" for x, a in zip(("h", "m", "m'"), (self.h, self.m, self.s)) if a)
+        return " ".join([*fields, "side", *(["dist"] if self.distance else [])])
+
+
+#: Sibling templates: tag triples with and without distance, the two siblings' tags with distance, and word
+#: variants in which one token's frequent word replaces its coarse tag.
+SIBLING_TEMPLATES: tuple[SibTemplate, ...] = (
+    SibTemplate(None, None, None, True),
+    SibTemplate("pos", "pos", "pos"),
+    SibTemplate("cpos", "cpos", "cpos", True),
+    SibTemplate(None, "pos", "pos", True),
+    SibTemplate("gword", "cpos", "cpos"),
+    SibTemplate("cpos", "gword", "cpos"),
+    SibTemplate("cpos", "cpos", "gword"),
+    SibTemplate(None, "gword", "cpos"),
+    SibTemplate(None, "cpos", "gword"),
 )
 
 
@@ -348,4 +385,40 @@ def triple_slots(
         ]
         seeds = (GP_SEED + np.array(ts, dtype=np.int64))[:, None]
         out[ts] = hash_columns(seeds, [*fields, rel[None, :]], bits)
+    return out
+
+
+# ------------------------------------------------------------------------------------- siblings
+
+#: Seeds of sibling templates start here (first-order and grandparent seeds stay below).
+SIB_SEED = 2000
+#: Side codes of h: 0 before m, 1 between m and m', 2 after m'.
+SIDES = 3
+#: Distance codes: the bins of :data:`DISTANCE_EDGES`.
+DISTANCES = DISTANCE_EDGES.size + 1
+
+
+def sibling_code(
+    h: NDArray[np.int64], m: NDArray[np.int64], m2: NDArray[np.int64], distance: bool
+) -> NDArray[np.int64]:
+    """The context of ⟨h, m, m'⟩ (m < m'): side + SIDES · binned distance (distance only if ``distance``)."""
+    side = (h > m).astype(np.int64) + (h > m2)
+    if not distance:
+        return side
+    return side + SIDES * np.searchsorted(DISTANCE_EDGES, m2 - m, side="right")
+
+
+def sibling_slots(
+    ids: TokenIds,
+    h: NDArray[np.int64],
+    m: NDArray[np.int64],
+    m2: NDArray[np.int64],
+    bits: int,
+    templates: Sequence[SibTemplate] = SIBLING_TEMPLATES,
+) -> NDArray[np.int64]:
+    """(templates, parts) slots of the sibling features of a batch of parts, one template at a time."""
+    out = np.empty((len(templates), h.size), dtype=np.int64)
+    for t, tpl in enumerate(templates):
+        fields = [ids.at(a, x) for a, x in ((tpl.h, h), (tpl.m, m), (tpl.s, m2)) if a is not None]
+        out[t] = hash_columns(SIB_SEED + t, [*fields, sibling_code(h, m, m2, tpl.distance)], bits)
     return out

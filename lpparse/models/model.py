@@ -1,21 +1,28 @@
-"""Hashed linear models of first and second (grandparent) order, their scorers and their model files.
+"""Hashed linear models of first and second (grandparent, and optionally sibling) order, their scorers and
+their model files.
 
 A :class:`Model` holds a vocabulary, the template lists, one weight vector of 2^bits entries and, for
 grandparent models, the per-template bound tables (:mod:`lpparse.models.bounds`). For a sentence it gives
 dense arc scores (``001_96d0466e746ddc9d.txt`` eq. 2 parts) and a :class:`GrandparentScorer`, the lazy and
-counted :class:`lpparse.triples.TripleScorer` of eq. 4 with the factorized bounds of eqs. 12–13.
+counted :class:`lpparse.triples.TripleScorer` of eq. 4 with the factorized bounds of eqs. 12–13. A
+grandparent model with sibling templates (``siblings``) also gives a :class:`SiblingModelScorer`, the
+:class:`lpparse.triples.SiblingScorer` of its arbitrary-sibling parts, with per-template bounds from the
+sentence's own values (:class:`lpparse.models.bounds.SiblingBounds`).
 
 Model file format (``MODEL_FORMAT_VERSION``), one ``.npz`` archive (``numpy.savez_compressed``) holding:
 
 * ``meta``: a JSON string with ``format`` ("lpparse-model"), ``version``, ``order`` (1 or 2), ``bits``,
   ``single_root``, ``first_order_templates`` (lists of field names), ``grandparent_templates`` (lists
-  [g, p, c] of attribute names or null), ``vocabulary`` (attribute -> list of strings; the position is the
+  [g, p, c] of attribute names or null), ``sibling_templates`` (version 2 only: lists [h, m, m', distance]),
+  ``vocabulary`` (attribute -> list of strings; the position is the
   id) and ``training`` (free-form: treebank, trainer, epochs, dev UAS, ...);
 * ``weight_index`` (int64) and ``weight_value`` (float64): the non-zero weights;
 * ``bound_pc_<t>`` and ``bound_gp_<t>`` (float64): the bound tables of grandparent template t.
 
-Loading a file that is not a complete model of this format version (another version, a truncated, empty,
-damaged or foreign file) raises one :class:`ModelFormatError` that says why.
+A model without sibling templates is written as version 1, one with them as version 2, so grandparent
+models stay readable by earlier lpparse; both versions load. Loading a file that is not a complete model of
+a readable version (another version, a truncated, empty, damaged or foreign file) raises one
+:class:`ModelFormatError` that says why.
 """
 
 from __future__ import annotations
@@ -33,19 +40,21 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.corpus import Sentence
 from lpparse.io import DataError, atomic_write, readable_file
-from lpparse.models.bounds import BoundTables, RestrictedBounds, bound_tables, sentence_bounds
+from lpparse.models.bounds import BoundTables, RestrictedBounds, SiblingBounds, bound_tables, sentence_bounds
 from lpparse.models.features import (
     FIRST_ORDER_TEMPLATES,
     GRANDPARENT_TEMPLATES,
     ArcFeatures,
     GPTemplate,
+    SibTemplate,
     TokenIds,
     Vocabulary,
     arc_features,
     encode,
+    sibling_slots,
     triple_slots,
 )
-from lpparse.triples import _check_batch
+from lpparse.triples import _check_batch, check_sibling_batch
 
 __all__ = [
     "BOUNDS",
@@ -55,19 +64,22 @@ __all__ = [
     "Model",
     "ModelFormatError",
     "SentenceScorer",
+    "SiblingModelScorer",
 ]
 
-MODEL_FORMAT_VERSION = 1
+MODEL_FORMAT_VERSION = 2
+#: Versions this lpparse reads: 1 (no sibling templates) and 2.
+READABLE_VERSIONS = (1, 2)
 #: Largest ``bits`` a model may have (2^30 weights take 8 GB)
 MAX_BITS = 30
 _FORMAT = "lpparse-model"
 
 
 class ModelFormatError(DataError):
-    """A model file that is not a complete lpparse model of the supported format version."""
+    """A model file that is not a complete lpparse model of a readable format version."""
 
 
-#: Fields of ``meta`` and their JSON types
+#: Fields of ``meta`` and their JSON types (``sibling_templates``, of version 2 only, is checked on use)
 _META = {
     "format": str,
     "version": int,
@@ -103,10 +115,10 @@ def _read_archive(path: Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
     version = meta.get("version")
     if type(version) is not int:
         raise ModelFormatError(f"{path}: damaged model file (format version {version!r} is not an integer)")
-    if version != MODEL_FORMAT_VERSION:
+    if version not in READABLE_VERSIONS:
         raise ModelFormatError(
-            f"{path}: model format version {version!r} is not supported by this lpparse "
-            f"(which reads version {MODEL_FORMAT_VERSION}); retrain the model with 'lpparse train'"
+            f"{path}: model format version {version} is not supported by this lpparse "
+            f"(which reads versions {READABLE_VERSIONS}); retrain the model with 'lpparse train'"
         )
     for name, kind in _META.items():
         if type(meta.get(name)) is not kind:
@@ -117,7 +129,8 @@ def _read_archive(path: Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
 
 @dataclass
 class Model:
-    """Weights over hashed first-order (and, for ``order == 2``, grandparent) features."""
+    """Weights over hashed first-order (and, for ``order == 2``, grandparent and, if ``siblings`` is not
+    empty, arbitrary-sibling) features."""
 
     vocab: Vocabulary
     order: int = 1
@@ -125,6 +138,7 @@ class Model:
     single_root: bool = False
     first_order: tuple[tuple[str, ...], ...] = FIRST_ORDER_TEMPLATES
     grandparent: tuple[GPTemplate, ...] = GRANDPARENT_TEMPLATES
+    siblings: tuple[SibTemplate, ...] = ()
     weights: NDArray[np.float64] = field(default=None)  # type: ignore[assignment]
     training: dict[str, Any] = field(default_factory=dict)
     _bounds: list[BoundTables] | None = field(default=None, repr=False)
@@ -132,6 +146,8 @@ class Model:
     def __post_init__(self) -> None:
         if self.order not in (1, 2):
             raise ValueError(f"order must be 1 or 2, got {self.order}")
+        if self.siblings and self.order != 2:
+            raise ValueError("sibling templates need a grandparent (order 2) model")
         if self.weights is None:
             self.weights = np.zeros(1 << self.bits)
         if self.weights.shape != (1 << self.bits,):
@@ -167,7 +183,7 @@ class Model:
         nz = np.flatnonzero(self.weights)
         meta = {
             "format": _FORMAT,
-            "version": MODEL_FORMAT_VERSION,
+            "version": 2 if self.siblings else 1,
             "order": self.order,
             "bits": self.bits,
             "single_root": self.single_root,
@@ -176,6 +192,8 @@ class Model:
             "vocabulary": self.vocab.strings,
             "training": self.training,
         }
+        if self.siblings:
+            meta["sibling_templates"] = [[t.h, t.m, t.s, t.distance] for t in self.siblings]
         arrays: dict[str, NDArray[Any]] = {
             "weight_index": nz.astype(np.int64),
             "weight_value": self.weights[nz],
@@ -188,7 +206,7 @@ class Model:
 
     @classmethod
     def load(cls, path: str | Path) -> Model:
-        """Read a model file; :class:`ModelFormatError` if it is not one of this format version."""
+        """Read a model file; :class:`ModelFormatError` if it is not a complete one of a readable version."""
         path = readable_file(path, "model")
         meta, archive = _read_archive(path)
         try:
@@ -210,6 +228,7 @@ class Model:
             single_root=bool(meta["single_root"]),
             first_order=tuple(tuple(t) for t in meta["first_order_templates"]),
             grandparent=tuple(GPTemplate(*t) for t in meta["grandparent_templates"]),
+            siblings=tuple(SibTemplate(*t) for t in meta.get("sibling_templates", ())),
             weights=weights,
             training=meta["training"],
         )
@@ -249,21 +268,20 @@ class SentenceScorer:
             raise ValueError(f"unknown bounds {bounds!r}; choose from {BOUNDS}")
         return GrandparentScorer(self.model, self.ids, bounds)
 
+    def siblings(self) -> SiblingModelScorer:
+        """A fresh counted sibling scorer (models with sibling templates only)."""
+        if not self.model.siblings:
+            raise ValueError("the model has no sibling templates")
+        return SiblingModelScorer(self.model, self.ids)
+
 
 @dataclass
-class GrandparentScorer:
-    """:class:`lpparse.triples.TripleScorer` of a trained grandparent model on one sentence (eqs. 4–6, 12–13);
-    ``bounds``: one of :data:`BOUNDS`."""
+class _PartScorer:
+    """Counted scoring of a batch of parts by a model's hashed features on one sentence (``slots``)."""
 
     model: Model
     ids: TokenIds
-    bounds: str = "sentence"
     _scored: int = field(default=0, init=False)
-    _bounds: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(
-        default=None, init=False, repr=False
-    )
-    _tables: RestrictedBounds | None = field(default=None, init=False, repr=False)
-    _per_triple: NDArray[np.float64] | None = field(default=None, init=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -273,16 +291,33 @@ class GrandparentScorer:
     def scored(self) -> int:
         return self._scored
 
+    def slots(self, i: ArrayLike, j: ArrayLike, k: ArrayLike) -> NDArray[np.int64]:
+        """(templates, parts) feature slots of a batch (not counted as scoring)."""
+        raise NotImplementedError
+
+    def score(self, i: ArrayLike, j: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
+        """Σ_t w_t · f_t (RSM 2012 eq. 4) for a batch of parts; counts them."""
+        slots = self.slots(i, j, k)
+        self._scored += slots.shape[1]
+        return self.model.weights[slots].sum(axis=0)
+
+
+@dataclass
+class GrandparentScorer(_PartScorer):
+    """:class:`lpparse.triples.TripleScorer` of a trained grandparent model on one sentence (eqs. 4–6, 12–13);
+    ``bounds``: one of :data:`BOUNDS`."""
+
+    bounds: str = "sentence"
+    _bounds: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(
+        default=None, init=False, repr=False
+    )
+    _tables: RestrictedBounds | None = field(default=None, init=False, repr=False)
+    _per_triple: NDArray[np.float64] | None = field(default=None, init=False, repr=False)
+
     def slots(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:
         """(templates, triples) feature slots of a batch (not counted as scoring)."""
         g, p, c = _check_batch(self.n, g, p, c)
         return triple_slots(self.ids, g, p, c, self.model.bits, self.model.templates)
-
-    def score(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.float64]:
-        """s(g, p, c) = Σ_t w_t · f_t (eq. 4) for a batch of triples; counts them."""
-        slots = self.slots(g, p, c)
-        self._scored += slots.shape[1]
-        return self.model.weights[slots].sum(axis=0)
 
     def _both(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         if self._bounds is None:
@@ -322,3 +357,30 @@ class GrandparentScorer:
     def bound_pc(self) -> NDArray[np.float64]:
         """B[p, c] ≥ max_g s(g, p, c) (eq. 12)."""
         return self._both()[1]
+
+
+@dataclass
+class SiblingModelScorer(_PartScorer):
+    """:class:`lpparse.triples.SiblingScorer` of a model's sibling templates on one sentence, with the
+    per-template bounds of :class:`lpparse.models.bounds.SiblingBounds` (built on first use)."""
+
+    _tables: SiblingBounds | None = field(default=None, init=False, repr=False)
+
+    def slots(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.int64]:
+        """(templates, parts) feature slots of a batch (not counted as scoring)."""
+        h, m, m2 = check_sibling_batch(self.n, h, m, m2)
+        return sibling_slots(self.ids, h, m, m2, self.model.bits, self.model.siblings)
+
+    def _bounds(self) -> SiblingBounds:
+        if self._tables is None:
+            model = self.model
+            self._tables = SiblingBounds(model.weights, model.siblings, model.bits, self.ids)
+        return self._tables
+
+    def bound_hm(self) -> NDArray[np.float64]:
+        """B[h, m] ≥ max_{m'} s(h, {m, m'}) (m' on either side)."""
+        return self._bounds().bound_hm()
+
+    def bound_siblings(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.float64]:
+        """Per-part upper bounds, at most min(B[h, m], B[h, m']); nothing is scored or counted."""
+        return self._bounds().parts(*check_sibling_batch(self.n, h, m, m2))

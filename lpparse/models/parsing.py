@@ -41,7 +41,10 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 
 def default_decoder(model: Model, projective: bool = False) -> str:
-    """``gp-eisner`` for grandparent models; ``eisner`` or ``cle`` for first-order ones."""
+    """``bp`` for models with sibling parts (no exact fast decoder takes them), ``gp-eisner`` for grandparent
+    models; ``eisner`` or ``cle`` for first-order ones."""
+    if model.siblings:
+        return "bp"
     if model.order == 2:
         return "gp-eisner"
     return "eisner" if projective else "cle"
@@ -56,7 +59,8 @@ def parse(
     **options: Any,
 ) -> list[DecodeResult]:
     """Decode every sentence with ``decoder`` (default :func:`default_decoder`) under the model's root rule;
-    ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.models.model.BOUNDS`)."""
+    ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.models.model.BOUNDS`). A model's
+    sibling parts go to the decoders that take them (:func:`lpparse.decoding.decode`)."""
     name = decoder or default_decoder(model)
     bar = tqdm(sentences, desc=f"parsing ({name})", unit="sent", disable=not progress, leave=False)
     return [decode_sentence(model, s, name, bounds, **options) for s in bar]
@@ -65,10 +69,12 @@ def parse(
 def decode_sentence(
     model: Model, sentence: Sentence, decoder: str, bounds: str = "sentence", **options: Any
 ) -> DecodeResult:
-    """Score one sentence with the model and decode it with ``decoder`` under the model's root rule."""
+    """Score one sentence with the model and decode it with ``decoder`` under the model's root rule (its
+    sibling parts go to the decoders that take them)."""
     scorer = model.scorer(sentence)
     triples = scorer.triples(bounds) if model.order == 2 else None
-    return decode(decoder, scorer.arc_scores(), triples, model.single_root, **options)
+    siblings = scorer.siblings() if model.siblings else None
+    return decode(decoder, scorer.arc_scores(), triples, model.single_root, siblings, **options)
 
 
 def evaluate(

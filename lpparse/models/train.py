@@ -3,8 +3,10 @@
 * **CLL** (Koo et al. 2007; NOTES-matrix-tree-and-bp.md §2.8): J = log Z − s(y*), gradient Σ (μ − 1[y*]) f.
   First order: μ from the matrix-tree theorem (non-projective) or inside-outside (projective; a
   non-projective gold tree is replaced by its closest projective tree, Carreras 2007). Grandparent order:
-  μ and the triple marginals come from a pluggable routine (:data:`GP_MARGINALS`), as the paper trains
-  with belief-propagation marginals (``001_96d0466e746ddc9d.txt`` §2.4; Smith and Eisner 2008).
+  μ and the triple marginals (and, for models with sibling templates, the sibling-pair marginals) come from
+  a pluggable routine (:data:`GP_MARGINALS`), as the paper trains with belief-propagation marginals
+  (``001_96d0466e746ddc9d.txt`` §2.4; Smith and Eisner 2008); BP's sibling factor is the same part
+  ⟨h, m, m'⟩, m < m', as :mod:`lpparse.formulations.sibling`.
   Optimizer: ℓ2-regularized AdaGrad with composite mirror descent on the touched coordinates,
   θ ← (H θ − η g) / (H + η λ/N) with H = δ + √G (Duchi et al. 2011; NOTES §2.8).
 * **Averaged perceptron** (Collins 2002) with exact decoding: Chu-Liu-Edmonds or Eisner (first order),
@@ -20,7 +22,7 @@ import copy
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,13 +37,15 @@ from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_ins
 from lpparse.oracles.brute_force import _tree_scores
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.trees import allowed_arcs
-from lpparse.triples import candidate_triples
+from lpparse.triples import candidate_siblings, candidate_triples, tree_siblings
 
 __all__ = [
     "GP_MARGINALS",
     "AdaGrad",
     "EpochRecord",
     "GPMarginals",
+    "PartTable",
+    "SiblingTable",
     "TrainConfig",
     "TripleTable",
     "bp_gp_marginals",
@@ -52,9 +56,11 @@ __all__ = [
     "usable",
 ]
 
-#: (arc scores, dense triple scores, single_root) -> (log Z, arc marginals (n+1, n+1), triple marginals (n+1,)*3).
+#: (arc scores, dense triple scores, single_root, dense sibling scores or None) -> (log Z, arc marginals
+#: (n+1, n+1), triple marginals (n+1,)*3, sibling marginals (n+1,)*3 or None).
 GPMarginals = Callable[
-    [NDArray[np.float64], NDArray[np.float64], bool], tuple[float, NDArray[np.float64], NDArray[np.float64]]
+    [NDArray[np.float64], NDArray[np.float64], bool, NDArray[np.float64] | None],
+    tuple[float, NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None],
 ]
 
 #: Largest sentence :func:`exact_gp_marginals` enumerates.
@@ -62,14 +68,18 @@ EXACT_MAX_N = 6
 
 
 def exact_gp_marginals(
-    arc_scores: NDArray[np.float64], gp_scores: NDArray[np.float64], single_root: bool
-) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
-    """Exact arc and triple marginals of the grandparent model by enumerating all non-projective trees
-    (n ≤ ``EXACT_MAX_N``): the reference against which approximate marginals (BP) are plugged in."""
+    arc_scores: NDArray[np.float64],
+    gp_scores: NDArray[np.float64],
+    single_root: bool,
+    sib_scores: NDArray[np.float64] | None = None,
+) -> tuple[float, NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
+    """Exact arc, triple and (with ``sib_scores``) sibling-pair marginals of the second-order model by
+    enumerating all non-projective trees (n ≤ ``EXACT_MAX_N``): the reference against which approximate
+    marginals (BP) are plugged in."""
     n = arc_scores.shape[0] - 1
     if n > EXACT_MAX_N:
         raise ValueError(f"exact grandparent marginals enumerate trees: n={n} > {EXACT_MAX_N}")
-    trees, values = _tree_scores(arc_scores, single_root, False, gp_scores)
+    trees, values = _tree_scores(arc_scores, single_root, False, gp_scores, sib_scores)
     top = values.max()
     prob = np.exp(values - top)
     log_z = float(top + np.log(prob.sum()))
@@ -82,20 +92,31 @@ def exact_gp_marginals(
         p = trees[:, m]
         inner = p > 0
         np.add.at(gmu, (trees[inner, p[inner]], p[inner], m), prob[inner])
-    return log_z, mu, gmu
+    smu = None
+    if sib_scores is not None:
+        smu = np.zeros((size, size, size))
+        k, m, m2 = np.nonzero(np.triu(trees[:, 1:, None] == trees[:, None, 1:], 1))
+        np.add.at(smu, (trees[k, m + 1], m + 1, m2 + 1), prob[k])
+    return log_z, mu, gmu, smu
 
 
 def bp_gp_marginals(
-    arc_scores: NDArray[np.float64], gp_scores: NDArray[np.float64], single_root: bool, iterations: int = 4
-) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
-    """Loopy BP beliefs with the non-projective TREE factor and grandparent factors, ``iterations``
-    iterations (4, as Gormley et al. 2015 Table 1); log Z is the Bethe approximation."""
+    arc_scores: NDArray[np.float64],
+    gp_scores: NDArray[np.float64],
+    single_root: bool,
+    sib_scores: NDArray[np.float64] | None = None,
+    iterations: int = 4,
+) -> tuple[float, NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
+    """Loopy BP beliefs with the non-projective TREE factor, grandparent factors and (with ``sib_scores``)
+    sibling factors, ``iterations`` iterations (4, as Gormley et al. 2015 Table 1); log Z is the Bethe
+    approximation."""
     result = bp_marginals(
-        arc_scores, gp_scores, single_root=single_root, projective=False, iterations=iterations
+        arc_scores, gp_scores, sib_scores, single_root=single_root, projective=False, iterations=iterations
     )
     beliefs = result.gp_beliefs
     assert beliefs is not None
-    return float(result.log_z_bethe), result.marginals, beliefs.copy()
+    sib = result.factor_beliefs.get("sibling")
+    return float(result.log_z_bethe), result.marginals, beliefs.copy(), None if sib is None else sib.copy()
 
 
 #: Grandparent marginal routines by name: surrogate likelihood with BP beliefs (the paper's training, §2.4)
@@ -154,34 +175,60 @@ def _summed(idx: NDArray[np.int64], val: NDArray[np.float64]) -> tuple[NDArray[n
 
 
 @dataclass
-class TripleTable:
-    """Every candidate triple of a sentence with its feature slots and dense scores (eqs. 4–5): what the
-    grandparent trainers need to score triples once and map score gradients back to feature weights."""
+class PartTable:
+    """Every candidate part of one kind (triples ⟨g, p, c⟩ or sibling pairs ⟨h, m, m'⟩) of a sentence with
+    its feature slots and dense scores: what the second-order trainers need to score parts once and map
+    score gradients back to feature weights."""
 
-    g: NDArray[np.int64]
-    p: NDArray[np.int64]
-    c: NDArray[np.int64]
-    slots: NDArray[np.int64]  # (templates, triples)
-    scores: NDArray[np.float64]  # (n+1,)*3, 0 where there is no candidate triple
+    i: NDArray[np.int64]
+    j: NDArray[np.int64]
+    k: NDArray[np.int64]
+    slots: NDArray[np.int64]  # (templates, parts)
+    scores: NDArray[np.float64]  # (n+1,)*3, 0 where there is no candidate part
+
+    @classmethod
+    def _of(
+        cls,
+        parts: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
+        slots: NDArray[np.int64],
+        weights: NDArray[np.float64],
+        size: int,
+    ) -> Self:
+        scores = np.zeros((size,) * 3)
+        scores[parts] = weights[slots].sum(axis=0)
+        return cls(*parts, slots, scores)
+
+    def part_gradient(self, grad: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """(slots, values) of the weight gradient from a gradient wrt the dense part scores."""
+        coef = grad[self.i, self.j, self.k]
+        keep = coef != 0
+        return self.slots[:, keep].ravel(), np.broadcast_to(coef[keep], (self.slots.shape[0], int(keep.sum()))).ravel()
+
+
+class TripleTable(PartTable):
+    """The candidate grandparent triples of a sentence (eqs. 4–5)."""
 
     @classmethod
     def of(cls, scorer: SentenceScorer, arcs: NDArray[np.float64]) -> TripleTable:
-        g, p, c = candidate_triples(allowed_arcs(arcs))
-        slots = scorer.triples().slots(g, p, c)
-        scores = np.zeros((arcs.shape[0],) * 3)
-        scores[g, p, c] = scorer.model.weights[slots].sum(axis=0)
-        return cls(g, p, c, slots, scores)
+        parts = candidate_triples(allowed_arcs(arcs))
+        return cls._of(parts, scorer.triples().slots(*parts), scorer.model.weights, arcs.shape[0])
 
     def feature_gradient(
         self, scorer: SentenceScorer, arc_grad: NDArray[np.float64], triple_grad: NDArray[np.float64]
     ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """(slots, values) of the weight gradient from gradients wrt arc scores and dense triple scores."""
-        coef = triple_grad[self.g, self.p, self.c]
-        keep = coef != 0
         a_idx, a_val = scorer.arcs.gradient(arc_grad)
-        t_idx = self.slots[:, keep].ravel()
-        t_val = np.broadcast_to(coef[keep], (self.slots.shape[0], int(keep.sum()))).ravel()
+        t_idx, t_val = self.part_gradient(triple_grad)
         return np.concatenate([a_idx, t_idx]), np.concatenate([a_val, t_val])
+
+
+class SiblingTable(PartTable):
+    """The candidate sibling pairs of a sentence under the model's root rule."""
+
+    @classmethod
+    def of(cls, scorer: SentenceScorer, arcs: NDArray[np.float64]) -> SiblingTable:
+        parts = candidate_siblings(allowed_arcs(arcs), scorer.model.single_root)
+        return cls._of(parts, scorer.siblings().slots(*parts), scorer.model.weights, arcs.shape[0])
 
 
 @dataclass
@@ -243,11 +290,20 @@ def _cll_step(
         idx, val = scorer.arcs.gradient(mu - _indicator(gold))
         return log_z - gold_score, idx, val
     table = TripleTable.of(scorer, arcs)
-    log_z, mu, gmu = GP_MARGINALS[config.gp_marginals](arcs, table.scores, model.single_root)
+    sibs = SiblingTable.of(scorer, arcs) if model.siblings else None
+    log_z, mu, gmu, smu = GP_MARGINALS[config.gp_marginals](
+        arcs, table.scores, model.single_root, None if sibs is None else sibs.scores
+    )
     gg, gpp, gc = gold_triples(gold)
     gold_score = arcs[gold[1:], np.arange(1, s.n + 1)].sum() + table.scores[gg, gpp, gc].sum()
     gmu[gg, gpp, gc] -= 1.0
     idx, val = table.feature_gradient(scorer, mu - _indicator(gold), gmu)
+    if sibs is not None and smu is not None:
+        sh, sm, sm2 = tree_siblings(gold)
+        gold_score += sibs.scores[sh, sm, sm2].sum()
+        smu[sh, sm, sm2] -= 1.0
+        s_idx, s_val = sibs.part_gradient(smu)
+        idx, val = np.concatenate([idx, s_idx]), np.concatenate([val, s_val])
     return log_z - gold_score, idx, val
 
 
@@ -312,6 +368,8 @@ def train(
     config = config or TrainConfig()
     if config.trainer not in ("cll", "perceptron"):
         raise ValueError(f"trainer must be 'cll' or 'perceptron', got {config.trainer!r}")
+    if model.siblings and config.trainer != "cll":
+        raise ValueError("models with sibling templates train by cll (no exact sibling decoder for the perceptron)")
     if model.order == 2 and config.trainer == "cll" and config.gp_marginals not in GP_MARGINALS:
         raise ValueError(
             f"unknown grandparent marginals {config.gp_marginals!r}; choose from {sorted(GP_MARGINALS)}"

@@ -21,6 +21,7 @@ __all__ = [
     "brute_force",
     "brute_force_log_partition",
     "brute_force_marginals",
+    "second_order_tree_scores",
 ]
 
 MAX_BRUTE_FORCE_N = 7
@@ -60,26 +61,55 @@ def enumerate_trees(n: int, single_root: bool = False, projective: bool = False)
         yield heads.copy()
 
 
+def second_order_tree_scores(
+    heads: NDArray[np.int64],
+    arc_scores: NDArray[np.float64],
+    gp_scores: NDArray[np.float64] | None = None,
+    sib_scores: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """Scores of a batch of trees ``heads`` (K, n+1): arcs, grandparent triples ⟨heads[p], p, c⟩ (p > 0) and
+    sibling parts ⟨h, m, m'⟩ (m < m', same head h)."""
+    n = heads.shape[1] - 1
+    m = np.arange(1, n + 1)
+    parents = heads[:, 1:]
+    values = arc_scores[parents, m].sum(axis=1)
+    if gp_scores is not None:
+        inner = parents > 0
+        grand = np.take_along_axis(heads, np.maximum(parents, 0), axis=1)
+        values = values + np.where(inner, gp_scores[np.where(inner, grand, 0), parents, m], 0.0).sum(axis=1)
+    if sib_scores is not None:
+        same = (parents[:, :, None] == parents[:, None, :]) & (m[:, None] < m[None, :])
+        pair = sib_scores[parents[:, :, None], m[None, :, None], m[None, None, :]]
+        values = values + np.where(same, pair, 0.0).sum(axis=(1, 2))
+    return values
+
+
+def _part_scores(scores: ArrayLike | None, n: int, kind: str, used: NDArray[np.bool_]) -> NDArray[np.float64] | None:
+    """``scores`` as an (n+1,)*3 array, checked for NaN and +inf on the ``used`` entries (None stays None)."""
+    if scores is None:
+        return None
+    out = np.asarray(scores, dtype=np.float64)
+    if out.shape != (n + 1,) * 3:
+        raise ValueError(f"{kind} must have shape {(n + 1,) * 3}, got {out.shape}")
+    if (used & (np.isnan(out) | np.isposinf(out))).any():
+        raise ValueError(f"{kind} contains NaN or +inf")
+    return out
+
+
 def _tree_scores(
-    scores: ArrayLike, single_root: bool, projective: bool, gp_scores: ArrayLike | None = None
+    scores: ArrayLike,
+    single_root: bool,
+    projective: bool,
+    gp_scores: ArrayLike | None = None,
+    sib_scores: ArrayLike | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     s = validate_scores(scores)
     n = s.shape[0] - 1
     trees = all_trees(n, single_root, projective)
-    m = np.arange(1, n + 1)
-    values = s[trees[:, 1:], m].sum(axis=1)
-    if gp_scores is not None:
-        gp = np.asarray(gp_scores, dtype=np.float64)
-        if gp.shape != (n + 1,) * 3:
-            raise ValueError(f"gp_scores must have shape {(n + 1,) * 3}, got {gp.shape}")
-        g, p, c = np.indices(gp.shape)
-        used = (p > 0) & (c > 0) & (g != p) & (p != c) & (g != c)
-        if (used & (np.isnan(gp) | np.isposinf(gp))).any():
-            raise ValueError("gp_scores contains NaN or +inf")
-        parents = trees[:, 1:]
-        grand = np.take_along_axis(trees, np.maximum(parents, 0), axis=1)
-        inner = parents > 0
-        values = values + np.where(inner, gp[np.where(inner, grand, 0), parents, m], 0.0).sum(axis=1)
+    i, j, k = np.indices((n + 1,) * 3)
+    gp = _part_scores(gp_scores, n, "gp_scores", (j > 0) & (k > 0) & (i != j) & (j != k) & (i != k))
+    sib = _part_scores(sib_scores, n, "sib_scores", (j > 0) & (j < k) & (i != j) & (i != k))
+    values = second_order_tree_scores(trees, s, gp, sib)
     if not np.isfinite(values).any():
         kind = ("single-root " if single_root else "multi-root ") + ("projective " if projective else "")
         raise NoTreeError(f"no {kind}dependency tree has a finite score")
@@ -91,12 +121,14 @@ def brute_force(
     single_root: bool = False,
     projective: bool = False,
     gp_scores: ArrayLike | None = None,
+    sib_scores: ArrayLike | None = None,
 ) -> tuple[NDArray[np.int64], float]:
     """``(heads, value)`` of a best tree by enumeration.
 
-    ``gp_scores[g, p, c]`` (optional, shape (n+1,)*3) is added for every pair of arcs g->p, p->c with p > 0.
+    ``gp_scores[g, p, c]`` (optional, shape (n+1,)*3) is added for every pair of arcs g->p, p->c with p > 0;
+    ``sib_scores[h, m, m']`` (optional, read where m < m') for every pair of arcs h->m, h->m'.
     """
-    trees, values = _tree_scores(scores, single_root, projective, gp_scores)
+    trees, values = _tree_scores(scores, single_root, projective, gp_scores, sib_scores)
     best = int(np.argmax(values))
     return trees[best].copy(), float(values[best])
 

@@ -43,20 +43,22 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.grandparent import GrandparentProgram, grandparent_program, resolve_families
+from lpparse.formulations.sibling import sibling_program
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import TOL, Certificate, Solution, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals, ppc_certificate
 from lpparse.ppc.dead_arcs import DeadArcs
-from lpparse.ppc.pricing import ScoreCache, arc_slack, gp_duals, price
+from lpparse.ppc.pricing import ScoreCache, Triples, arc_slack, gp_duals, price
 from lpparse.ppc.separation import separate_arcgp
 from lpparse.trees import allowed_arcs, validate_scores
-from lpparse.triples import TripleScorer, candidate_triples, triple_mask
+from lpparse.triples import SiblingScorer, TripleScorer, candidate_triples, triple_mask
 
 __all__ = [
     "PPCResult",
     "PPCRound",
     "PPCStats",
+    "WarmStart",
     "parse_price_cut",
     "project_to_tree",
     "solve_bf",
@@ -166,6 +168,17 @@ class PPCResult:
         g, p, c, lam = self.gparc_duals
         return {"GPArc": (np.column_stack([g, p, c, np.zeros_like(g)]), -lam)}
 
+    def reduced_costs(self) -> NDArray[np.float64]:
+        """d = c - Aᵀy on the restricted program's columns, with the certificate's duals: ``row_dual`` and
+        the absent GPArc rows' duals (``gparc_duals``)."""
+        if self.row_dual is None:
+            raise ValueError(f"no duals (status {self.status.value})")
+        lp = self.program.lp
+        d = lp.cost - lp.A.T @ self.row_dual
+        if self.gparc_duals is not None:
+            d -= _gparc_shift(self.program, self.gparc_duals)
+        return d
+
     def arc_values(self) -> NDArray[np.float64]:
         """(n+1, n+1) LP values of the arcs."""
         if self.solution.x is None:
@@ -187,10 +200,14 @@ def _gparc_shift(prog: GrandparentProgram, gparc: GPArcDuals) -> NDArray[np.floa
     return shift
 
 
-def _validated(arc_scores: ArrayLike, scorer: TripleScorer) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+def _validated(
+    arc_scores: ArrayLike, *scorers: TripleScorer | SiblingScorer | None
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     s = validate_scores(arc_scores, "arc scores")  # grandparent_program raises NoTreeError if no tree exists
-    if scorer.n != s.shape[0] - 1:
-        raise ValueError(f"triple scorer is for n={scorer.n}, arc scores for n={s.shape[0] - 1}")
+    for scorer in scorers:
+        if scorer is not None and scorer.n != s.shape[0] - 1:
+            kind = "sibling" if isinstance(scorer, SiblingScorer) else "triple"
+            raise ValueError(f"{kind} scorer is for n={scorer.n}, arc scores for n={s.shape[0] - 1}")
     return s, allowed_arcs(s)
 
 
@@ -221,11 +238,27 @@ PER_PAIR = 8
 DEFER = 8.0
 
 
+@dataclass
+class WarmStart:
+    """What a parse-price-cut run on a sentence may take from earlier runs on the same sentence (the nodes
+    of :func:`lpparse.ppc.exact.parse_exact`): the score cache, so that no triple is scored twice, and
+    triples to start from besides the first-order tree's (those whose arcs are no longer candidates are
+    dropped)."""
+
+    cache: ScoreCache
+    triples: Triples = (np.empty(0, np.int64),) * 3  # type: ignore[assignment]
+
+
 def _initial_triples(
-    s: NDArray[np.float64], arc: NDArray[np.bool_], single_root: bool, init: str, seed_heads: int | None
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    s: NDArray[np.float64],
+    arc: NDArray[np.bool_],
+    single_root: bool,
+    init: str,
+    seed_heads: int | None,
+    warm: WarmStart | None = None,
+) -> Triples:
     """One triple per word arc h→m with h among the ``seed_heads`` best-scoring heads of m (None: every
-    arc), and the triples of the first-order best tree T (Chu-Liu-Edmonds).
+    arc), the triples of the first-order best tree T (Chu-Liu-Edmonds) and the candidate ones of ``warm``.
 
     ``root`` (§4.2): ⟨0,h,m⟩ when 0→h is a candidate; ``tree``: ⟨head_T(h),h,m⟩, else ⟨0,h,m⟩. Either way T's
     own triples are present, so T is feasible in the restricted LP: with GPArc or NoGP, ⟨0,h,m⟩ alone allows
@@ -248,12 +281,12 @@ def _initial_triples(
     ok = arc[g, h] & (g != m)
     tm = np.flatnonzero(tree > 0)
     size = s.shape[0]
-    keys = np.concatenate(
-        [
-            np.ravel_multi_index((g[ok], h[ok], m[ok]), (size,) * 3),
-            np.ravel_multi_index((tree[tree[tm]], tree[tm], tm), (size,) * 3),
-        ]
-    )
+    parts = [(g[ok], h[ok], m[ok]), (tree[tree[tm]], tree[tm], tm)]
+    if warm is not None:
+        wg, wp, wc = warm.triples
+        keep = arc[wg, wp] & arc[wp, wc]
+        parts.append((wg[keep], wp[keep], wc[keep]))
+    keys = np.concatenate([np.ravel_multi_index(t, (size,) * 3) for t in parts])
     g, h, m = np.unravel_index(np.unique(keys), (size,) * 3)
     return g.astype(np.int64), h.astype(np.int64), m.astype(np.int64)
 
@@ -288,11 +321,6 @@ def _perturbation(model: HighsModel, on: bool) -> None:
         highs.setOptionValue("simplex_iteration_limit", int(STALL_ROWS * model.lp.num_rows) + 1)
 
 
-def _set_time_limit(model: HighsModel, deadline: float | None) -> None:
-    if deadline is not None:
-        model.highs.setOptionValue("time_limit", max(deadline - time.perf_counter(), 1e-3))
-
-
 def parse_price_cut(
     arc_scores: ArrayLike,
     triple_scorer: TripleScorer,
@@ -311,6 +339,7 @@ def parse_price_cut(
     defer: float | None = DEFER,
     lazy_arcgp: bool = False,
     dead_arcs: bool = True,
+    warm: WarmStart | None = None,
 ) -> PPCResult:
     """Parse, Price and Cut (Algorithm 1) on one sentence; see the module docstring.
 
@@ -325,7 +354,8 @@ def parse_price_cut(
     only); ``defer``: hold back triples whose arcs are both at 0 while there are more than ``defer``·n of
     them and others to add (None: never); ``lazy_arcgp``: add a column's ArcGP row only once the solution
     violates it (module docstring); ``dead_arcs``: keep the arcs that no present triple can carry out of the
-    HiGHS master (:mod:`lpparse.ppc.dead_arcs`; only with OneGP and a flow base). Raises ValueError (NaN scores)
+    HiGHS master (:mod:`lpparse.ppc.dead_arcs`; only with OneGP and a flow base); ``warm``: the score cache
+    and triples of an earlier run on the same sentence (:class:`WarmStart`). Raises ValueError (NaN scores)
     or NoTreeError.
     """
     start = time.perf_counter()
@@ -335,13 +365,11 @@ def parse_price_cut(
     prog = grandparent_program(s, families, single_root, base)
     stats = PPCStats(prog.n, "ppc", families, int(triple_mask(arc).sum()))
     scored0 = triple_scorer.scored
-    cache = ScoreCache(triple_scorer, s.shape[0])
-    g, p, c = _initial_triples(s, arc, single_root, init, seed_heads)
+    cache = ScoreCache(triple_scorer, s.shape[0]) if warm is None else warm.cache
+    seconds0 = cache.seconds
+    g, p, c = _initial_triples(s, arc, single_root, init, seed_heads, warm)
     prog.add_triples(g, p, c, cache.get(g, p, c), arcgp=not lazy_arcgp)
-    t0 = time.perf_counter()
-    bound_gp = np.asarray(triple_scorer.bound_gp(), dtype=np.float64)
-    bound_pc = np.asarray(triple_scorer.bound_pc(), dtype=np.float64)
-    cache.seconds += time.perf_counter() - t0
+    bound_gp, bound_pc = cache.bounds()
     dead = DeadArcs(prog) if dead_arcs and DeadArcs.applies(prog) else None
     if dead is not None:
         model = dead.model(tol=certificate_tol, options=HIGHS_OPTIONS)
@@ -353,7 +381,7 @@ def parse_price_cut(
     status = Status.ITERATION_LIMIT
     trace: list[PPCRound] = []
     while True:
-        _set_time_limit(model, deadline)
+        model.set_deadline(deadline)
         sol = model.solve(certify=False)  # the final answer gets the PPC certificate below
         iterations, seconds = sol.iterations, sol.time
         if sol.status is Status.ITERATION_LIMIT and stats.iterations > 0:  # stalled: perturb and go on
@@ -427,7 +455,7 @@ def parse_price_cut(
             dead.update(model)
         _perturbation(model, False)  # off, with a stall limit that follows the program's size
     stats.gps_scored = triple_scorer.scored - scored0
-    stats.time_scoring = cache.seconds
+    stats.time_scoring = cache.seconds - seconds0
     heads = _finish(prog, sol, stats, start, tol)
     result = PPCResult(status, prog, sol, stats, y, heads=heads, gparc_duals=gparc, trace=trace)
     if status is Status.OPTIMAL and y is not None and sol.x is not None:
@@ -440,35 +468,55 @@ def parse_price_cut(
 
 def solve_bf(
     arc_scores: ArrayLike,
-    triple_scorer: TripleScorer,
+    triple_scorer: TripleScorer | None,
     preset: str | Iterable[str] = "all",
     single_root: bool = False,
     base: str = "single-flow",
     certificate_tol: float = TOL,
     time_limit: float | None = None,
+    sibling_scorer: SiblingScorer | None = None,
+    sibling_preset: str | Iterable[str] = "martins",
 ) -> PPCResult:
-    """Brute force (BF, §6): score every candidate triple, build the full LP and solve it once."""
+    """Brute force (BF, §6): score every candidate part, build the full LP and solve it once.
+
+    Parts: grandparent triples of ``triple_scorer`` under ``preset``, and arbitrary siblings of
+    ``sibling_scorer`` under ``sibling_preset`` (:mod:`lpparse.formulations.sibling`); either may be None
+    (not both). With siblings, ``info`` holds the :class:`~lpparse.formulations.sibling.SiblingProgram`
+    (``siblings``) and the parts it scored (``sibs_scored``, all of them: ``sibs_total``)."""
+    if triple_scorer is None and sibling_scorer is None:
+        raise ValueError("solve_bf needs a triple scorer, a sibling scorer or both")
     start = time.perf_counter()
-    s, arc = _validated(arc_scores, triple_scorer)
-    families = resolve_families(preset)
-    prog = grandparent_program(s, families, single_root, base)
-    scored0 = triple_scorer.scored
-    g, p, c = candidate_triples(arc)
-    t0 = time.perf_counter()
-    values = triple_scorer.score(g, p, c)
-    scoring = time.perf_counter() - t0
-    if not np.isfinite(values).all():  # HiGHS takes no infinite cost; PPC's pricing refuses them too
-        raise ValueError("the triple scorer returned NaN or an infinite score")
-    prog.add_triples(g, p, c, values)
-    stats = PPCStats(prog.n, "bf", families, prog.num_triples, iterations=1)
+    s, arc = _validated(arc_scores, triple_scorer, sibling_scorer)
+    # without triples only the per-triple families (martins) add no row: the program is the arborescence
+    families = resolve_families(preset) if triple_scorer is not None else ()
+    prog = grandparent_program(s, families or "martins", single_root, base)
+    stats = PPCStats(prog.n, "bf", families, 0, iterations=1)
+    info: dict[str, Any] = {}
+    if triple_scorer is not None:
+        scored0 = triple_scorer.scored
+        g, p, c = candidate_triples(arc)
+        t0 = time.perf_counter()
+        values = triple_scorer.score(g, p, c)
+        stats.time_scoring += time.perf_counter() - t0
+        if not np.isfinite(values).all():  # HiGHS takes no infinite cost; PPC's pricing refuses them too
+            raise ValueError("the triple scorer returned NaN or an infinite score")
+        prog.add_triples(g, p, c, values)
+        stats.gps_total, stats.gps_scored = prog.num_triples, triple_scorer.scored - scored0
+    if sibling_scorer is not None:
+        sibs = sibling_program(prog.lp, sibling_preset)
+        scored0 = sibling_scorer.scored
+        h, m, m2 = sibs.candidates()
+        t0 = time.perf_counter()
+        values = sibling_scorer.score(h, m, m2)
+        stats.time_scoring += time.perf_counter() - t0
+        sibs.add_siblings(h, m, m2, values)
+        info.update(siblings=sibs, sibs_total=sibs.num_siblings, sibs_scored=sibling_scorer.scored - scored0)
     model = HighsModel(prog.lp, time_limit=time_limit, tol=certificate_tol, options=HIGHS_OPTIONS)
     sol = model.solve()
     stats.time_solving = sol.time
     stats.simplex_iterations = sol.iterations
-    stats.gps_scored = triple_scorer.scored - scored0
-    stats.time_scoring = scoring
     heads = _finish(prog, sol, stats, start, certificate_tol)
-    return PPCResult(sol.status, prog, sol, stats, sol.row_dual, sol.certificate, heads)
+    return PPCResult(sol.status, prog, sol, stats, sol.row_dual, sol.certificate, heads, info=info)
 
 
 def tree_objective(arc_scores: NDArray[np.float64], scorer: TripleScorer, heads: NDArray[np.int64]) -> float:

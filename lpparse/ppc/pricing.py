@@ -47,6 +47,18 @@ class ScoreCache:
         self.scorer = scorer
         self.values = np.full((size, size, size), np.nan)
         self.seconds = 0.0
+        self._bounds: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+
+    def bounds(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The scorer's factorized bounds (s̄(g,p,·), s̄(·,p,c)), asked for once (eq. 11)."""
+        if self._bounds is None:
+            start = time.perf_counter()
+            self._bounds = (
+                np.asarray(self.scorer.bound_gp(), dtype=np.float64),
+                np.asarray(self.scorer.bound_pc(), dtype=np.float64),
+            )
+            self.seconds += time.perf_counter() - start
+        return self._bounds
 
     def get(self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]) -> NDArray[np.float64]:
         """Scores of a batch of triples, scoring only those not seen before."""

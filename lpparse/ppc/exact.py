@@ -1,0 +1,505 @@
+"""Exact second-order decoding with a proof: branch, price and cut over the grandparent LP.
+
+Parse-price-cut (Riedel, Smith & McCallum 2012, "Parse, Price and Cut—Delayed Column and Row Generation for
+Graph Based Parsers", EMNLP-CoNLL 2012, §4) solves the grandparent LP; when its optimum is fractional,
+:func:`parse_exact` closes the gap by best-bound branch and bound on arcs, with parse-price-cut at every
+node:
+
+* **Nodes are arc sets.** A node keeps a subset of the candidate arcs; its trees are the trees over that
+  subset. Branching on an arc h→m makes two children: one keeps h→m as the only head of m (z[h,m] = 1),
+  the other drops it (z[h,m] = 0). Every tree of the parent is a tree of exactly one child.
+* **Bounds.** A node's LP is the grandparent LP of the sentence with the dropped arcs pruned (score
+  -inf), solved by :func:`lpparse.ppc.parse_price_cut` starting from the parent's triples and its score
+  cache (no triple is scored twice), and certified on the node's *full* LP by lpparse's own check. Its
+  dual objective UB bounds the score of every tree of the node. A node whose UB is within tolerance of the
+  best tree found (LB) is closed; a node with an integral LP optimum is closed by that tree; a node over
+  which no tree exists (:func:`lpparse.trees.tree_problem`) is closed as infeasible.
+* **Reduced-cost fixing.** With the node's certified duals y and reduced costs d = c - Aᵀy, every tree
+  x of the node satisfies c·x = yᵀAx + d·x <= UB + Σ_{j: d_j < 0} d_j x_j (dual feasibility makes yᵀAx <=
+  Σ_i (U_i y_i⁺ - L_i y_i⁻), and columns with d_j > 0 contribute at most u_j d_j, which UB counts). A tree
+  using arc a therefore scores at most UB + d_a + ε, where ε = n·max(0, r̄) covers the absent triples'
+  reduced-cost bound r̄ <= tol of the certificate (a tree has at most n triples). Arcs with UB + d_a + ε
+  <= LB cannot be in a better tree and are dropped from the node's children (recorded with d_a).
+* **Primal heuristics.** Each node's LP point is rounded to the maximum arborescence under its arc values
+  (§3); at the root the rounded tree is improved by hill climbing
+  (:func:`lpparse.ppc.heuristics.improve_tree`). Scores of heuristic trees are recomputed from the scorer.
+* **Proof.** The result records every node: its arc set (by the branching decisions and fixings from the
+  root), the certificate of its LP, and why it was closed. :func:`check_exact` re-checks the record: the
+  tree is a tree over the candidate arcs whose recomputed score is ``objective``; every node's certificate
+  holds and its bound is its certificate's dual objective; the children of every branched node split on
+  one arc; every fixing obeys the inequality above; every leaf is infeasible (re-checked), integral or
+  bounded by ``bound``; and ``bound - objective`` is within tolerance. Nothing is taken from a solver's
+  status.
+
+Search is best-bound first (the open node of largest bound is solved next, with its parent's bound until
+then), so the nodes solved are those whose bound exceeds the optimum, whatever the heuristics find; the
+heuristics only strengthen fixing and let the search stop at once when the root is closed.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lpparse.lp.solution import TOL, Certificate, Status
+from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
+from lpparse.ppc.heuristics import improve_tree, tree_value
+from lpparse.ppc.loop import PPCResult, WarmStart, _validated, parse_price_cut
+from lpparse.ppc.pricing import ScoreCache, Triples
+from lpparse.trees import allowed_arcs, check_tree_exists, tree_error, tree_problem
+from lpparse.triples import TripleScorer
+
+__all__ = [
+    "BranchNode",
+    "ExactOptions",
+    "ExactResult",
+    "ExactStats",
+    "check_exact",
+    "parse_exact",
+]
+
+#: How a node was closed: ``integral`` (its LP optimum is a tree), ``bound`` (UB <= LB + gap tolerance),
+#: ``infeasible`` (no tree over its arcs), ``branched`` (two children), ``open`` (not closed: a limit hit).
+CLOSED = ("integral", "bound", "infeasible", "branched", "open")
+
+
+@dataclass(frozen=True)
+class ExactOptions:
+    """Settings of :func:`parse_exact` besides the problem itself.
+
+    ``gap_tol``: the search stops when bound - objective <= gap_tol·(1 + |objective|); ``max_nodes``: LPs
+    solved at most (root included); ``fixing``: reduced-cost fixing; ``local_search``: hill climbing from
+    the root's rounded tree; ``keep_results``: keep each node's :class:`PPCResult` (its program can be read
+    in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``ppc``: keyword options of :func:`parse_price_cut` for every
+    node (``tol``, ``per_pair``, ``lazy_arcgp``, ...).
+    """
+
+    base: str = "single-flow"
+    gap_tol: float = TOL
+    certificate_tol: float = TOL
+    max_nodes: int = 10_000
+    fixing: bool = True
+    local_search: bool = True
+    keep_results: bool = False
+    branching: str = "gub"
+    ppc: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class BranchNode:
+    """One node of the search: its arcs are its parent's, minus the parent's reduced-cost fixings
+    ``parent.fixed``, with the heads of ``modifier`` cut down to ``kept`` (the branching decision).
+
+    ``bound``: the dual objective of the node's certified LP (the parent's bound while unsolved);
+    ``certificate``: that LP's certificate; ``fixed``: arcs (h, m, d) this node drops from its children by
+    reduced costs (``fix_slack``: the ε used); ``closed``: one of :data:`CLOSED`; ``tree``: the tree of an
+    integral node; ``rounds`` and ``gps_added``: its parse-price-cut rounds and triple columns.
+    """
+
+    id: int
+    parent: int
+    depth: int
+    modifier: int | None
+    kept: NDArray[np.bool_] | None
+    mask: NDArray[np.bool_]
+    bound: float
+    certificate: Certificate | None = None
+    closed: str = "open"
+    children: tuple[int, ...] = ()
+    fixed: list[tuple[int, int, float]] = field(default_factory=list)
+    fix_slack: float = 0.0
+    tree: NDArray[np.int64] | None = None
+    rounds: int = 0
+    gps_added: int = 0
+
+    def base_mask(self) -> NDArray[np.bool_]:
+        """The arcs its children split: its own less its reduced-cost fixings."""
+        base = self.mask.copy()
+        for h, m, _ in self.fixed:
+            base[h, m] = False
+        return base
+
+
+@dataclass
+class ExactStats:
+    """Per-sentence statistics of :func:`parse_exact`."""
+
+    n: int
+    root_integral: bool = False
+    root_bound: float = float("nan")
+    root_objective: float = float("nan")  # the root's best tree (rounding and local search)
+    nodes: int = 0  # LPs solved, the root included
+    max_depth: int = 0
+    arcs_fixed: int = 0
+    gps_scored: int = 0
+    gps_added: int = 0  # triple columns over all node LPs
+    priced: int = 0
+    cut: int = 0
+    heuristic_moves: int = 0
+    time_root: float = 0.0
+    time_heuristics: float = 0.0
+    time_branch: float = 0.0
+    time_total: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ExactResult:
+    """Outcome of :func:`parse_exact`.
+
+    ``heads``: the best tree found (a tree whenever ``status`` is OPTIMAL; also under a limit when one was
+    found); ``objective``: its score, recomputed from the scorer; ``bound``: a proved upper bound on every
+    tree's score; ``certified``: :func:`check_exact` held when the search ended. ``nodes`` is the proof
+    (:class:`BranchNode`); ``root``: the root's parse-price-cut result; ``node_results``: every node's
+    result when ``keep_results`` is set.
+    """
+
+    status: Status
+    heads: NDArray[np.int64] | None
+    objective: float
+    bound: float
+    single_root: bool
+    gap_tol: float
+    nodes: list[BranchNode]
+    stats: ExactStats
+    root: PPCResult | None = None
+    certified: bool = False
+    node_results: dict[int, PPCResult] = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float:
+        """bound - objective (inf without a tree)."""
+        return self.bound - self.objective if self.heads is not None else float("inf")
+
+
+def _gap_abs(objective: float, gap_tol: float) -> float:
+    return gap_tol * (1.0 + abs(objective))
+
+
+def _rounded(result: PPCResult, mask: NDArray[np.bool_], single_root: bool) -> NDArray[np.int64]:
+    """The LP's tree if integral, else the maximum arborescence under its arc values within ``mask``."""
+    if result.heads is not None:
+        return result.heads
+    return chu_liu_edmonds(np.where(mask, result.arc_values(), -np.inf), single_root=single_root)
+
+
+def _fixings(result: PPCResult, lower: float) -> tuple[list[tuple[int, int, float]], float]:
+    """Arcs (h, m, d) that no tree scoring above ``lower`` can use, by reduced costs (module docstring),
+    and the slack ε used."""
+    assert result.certificate is not None
+    prog = result.program
+    d = result.reduced_costs()
+    slack = prog.n * max(float(result.info.get("max_reduced_cost", 0.0)), 0.0)
+    ub = result.certificate.dual_objective
+    h, m = np.nonzero(prog.z_col >= 0)
+    dz = d[prog.z_col[h, m]]
+    out = ub + dz + slack <= lower
+    return [(int(a), int(b), float(v)) for a, b, v in zip(h[out], m[out], dz[out])], slack
+
+
+def _child_mask(base: NDArray[np.bool_], modifier: int, kept: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    child = base.copy()
+    child[:, modifier] &= kept
+    return child
+
+
+def _split(
+    result: PPCResult, mask: NDArray[np.bool_], scores: NDArray[np.float64], rule: str
+) -> tuple[int, list[NDArray[np.bool_]]]:
+    """A modifier m and a partition of its candidate heads into the children's head sets.
+
+    ``arc``: the most fractional arc h→m (ties: the higher score) against the rest of m's heads; ``gub``:
+    the modifier whose LP head distribution is most spread, its heads split by LP mass, largest first, into
+    two sets of about half each (generalized upper bound branching on OneHead[m]); ``multi``: that modifier's
+    heads with LP mass, one child each, and one child for the others."""
+    z = np.where(mask, result.arc_values(), 0.0)
+    shared = (mask.sum(axis=0) > 1)[None, :]
+    if rule == "arc":
+        dist = np.where(mask & shared, np.abs(z - np.round(z)), -1.0)
+        h, m = np.nonzero(dist >= dist.max() - 1e-9)
+        i = int(np.argmax(scores[h, m]))
+        keep = np.zeros(mask.shape[0], bool)
+        keep[h[i]] = True
+        return int(m[i]), [keep, mask[:, m[i]] & ~keep]
+    spread = np.where(shared[0], 1.0 - z.max(axis=0), -1.0)
+    m = int(np.argmax(spread))
+    heads = np.flatnonzero(mask[:, m])
+    order = heads[np.argsort(-z[heads, m], kind="stable")]
+    mass = z[order, m]
+    if rule == "multi":
+        on = mass > 1e-6
+        parts = [order[i : i + 1] for i in np.flatnonzero(on)] + [order[~on]]
+    else:
+        cut = int(np.searchsorted(np.cumsum(mass), 0.5 * mass.sum(), side="left")) + 1
+        cut = min(max(cut, 1), order.size - 1)
+        parts = [order[:cut], order[cut:]]
+    sets = []
+    for part in parts:
+        if part.size:
+            keep = np.zeros(mask.shape[0], bool)
+            keep[part] = True
+            sets.append(keep)
+    return m, sets
+
+
+class _Search:
+    """The state of one :func:`parse_exact` run (best-bound branch and bound, module docstring)."""
+
+    def __init__(
+        self,
+        s: NDArray[np.float64],
+        scorer: TripleScorer,
+        families: str | Iterable[str],
+        single_root: bool,
+        options: ExactOptions,
+        deadline: float | None,
+    ) -> None:
+        self.s, self.scorer, self.families, self.single_root = s, scorer, families, single_root
+        self.options, self.deadline = options, deadline
+        self.cache = ScoreCache(scorer, s.shape[0])
+        self.nodes: list[BranchNode] = []
+        self.results: dict[int, PPCResult] = {}
+        self.triples: dict[int, Triples] = {}  # each solved node's triples, its children's start
+        self.heap: list[tuple[float, int]] = []
+        self.best: NDArray[np.int64] | None = None
+        self.lower = -np.inf
+        self.stats = ExactStats(s.shape[0] - 1)
+
+    def left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.perf_counter()
+
+    def offer(self, heads: NDArray[np.int64]) -> None:
+        """Make ``heads`` the incumbent if its recomputed score beats the incumbent's."""
+        value = tree_value(self.s, self.cache, heads)
+        if value > self.lower:
+            self.best, self.lower = heads.copy(), value
+
+    def new_node(
+        self, parent: BranchNode | None, modifier: int | None = None, kept: NDArray[np.bool_] | None = None
+    ) -> BranchNode:
+        if parent is None:
+            mask, depth, bound, pid = allowed_arcs(self.s), 0, np.inf, -1
+        else:
+            assert modifier is not None and kept is not None
+            mask = _child_mask(parent.base_mask(), modifier, kept)
+            depth, bound, pid = parent.depth + 1, parent.bound, parent.id
+        node = BranchNode(len(self.nodes), pid, depth, modifier, kept, mask, bound)
+        self.nodes.append(node)
+        if tree_problem(mask, self.single_root) is not None:
+            node.closed, node.bound = "infeasible", -np.inf
+        else:
+            heapq.heappush(self.heap, (-bound, node.id))
+        return node
+
+    def solve(self, node: BranchNode) -> PPCResult:
+        triples = self.triples.get(node.parent)
+        warm = WarmStart(self.cache) if triples is None else WarmStart(self.cache, triples)
+        left = self.left()
+        result = parse_price_cut(
+            np.where(node.mask, self.s, -np.inf),
+            self.scorer,
+            self.families,
+            self.single_root,
+            base=self.options.base,
+            certificate_tol=self.options.certificate_tol,
+            time_limit=None if left is None else max(left, 1e-3),
+            warm=warm,
+            **self.options.ppc,
+        )
+        self.stats.nodes += 1
+        self.stats.max_depth = max(self.stats.max_depth, node.depth)
+        self.stats.gps_added += result.stats.gps_added
+        self.stats.priced += result.stats.priced
+        self.stats.cut += result.stats.cut
+        node.rounds, node.gps_added = result.stats.iterations, result.stats.gps_added
+        self.triples[node.id] = result.program.triples()
+        if node.id == 0 or self.options.keep_results:
+            self.results[node.id] = result
+        return result
+
+    def expand(self, node: BranchNode, result: PPCResult) -> None:
+        """Close a solved node or branch it."""
+        assert result.certificate is not None
+        node.certificate = result.certificate
+        node.bound = result.certificate.dual_objective
+        t0 = time.perf_counter()
+        if result.heads is not None:
+            node.closed, node.tree = "integral", result.heads
+            self.offer(result.heads)
+        else:
+            rounded = _rounded(result, node.mask, self.single_root)
+            self.offer(rounded)
+            if node.id == 0 and self.options.local_search:
+                improved, moves = improve_tree(self.s, self.cache, rounded, self.single_root)
+                self.stats.heuristic_moves += moves
+                self.offer(improved)
+        self.stats.time_heuristics += time.perf_counter() - t0
+        if node.closed == "integral":
+            return
+        if node.bound <= self.lower + _gap_abs(self.lower, self.options.gap_tol):
+            node.closed = "bound"
+            return
+        if self.options.fixing:
+            node.fixed, node.fix_slack = _fixings(result, self.lower)
+            self.stats.arcs_fixed += len(node.fixed)
+        modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching)
+        node.closed = "branched"
+        node.children = tuple(self.new_node(node, modifier, kept).id for kept in parts)
+
+    def run(self) -> Status:
+        """Best-bound search until the bound meets the incumbent; the status says why it stopped."""
+        while self.heap:
+            neg, i = heapq.heappop(self.heap)
+            node = self.nodes[i]
+            if -neg <= self.lower + _gap_abs(self.lower, self.options.gap_tol):
+                heapq.heappush(self.heap, (neg, i))  # every open node is within the gap: done
+                break
+            if self.stats.nodes >= self.options.max_nodes:
+                heapq.heappush(self.heap, (neg, i))
+                return Status.ITERATION_LIMIT
+            left = self.left()
+            if left is not None and left <= 0:
+                heapq.heappush(self.heap, (neg, i))
+                return Status.TIME_LIMIT
+            result = self.solve(node)
+            if not result.certified:
+                heapq.heappush(self.heap, (neg, i))
+                status = result.status
+                return Status.NUMERICAL_TROUBLE if status is Status.OPTIMAL else status
+            if i == 0:
+                self.stats.time_root = result.stats.time_total
+            self.expand(node, result)
+        for _, i in self.heap:  # closed by the incumbent, unsolved
+            self.nodes[i].closed = "bound"
+        self.heap.clear()
+        return Status.OPTIMAL
+
+    def bound(self) -> float:
+        """The proved bound: the best tree's score and the bounds of the leaves, open ones included."""
+        leaves = [nd.bound for nd in self.nodes if nd.closed in ("integral", "bound", "open")]
+        return float(max([self.lower, *leaves]))
+
+
+def parse_exact(
+    arc_scores: ArrayLike,
+    triple_scorer: TripleScorer,
+    preset: str | Iterable[str] = "all",
+    single_root: bool = False,
+    time_limit: float | None = None,
+    options: ExactOptions | None = None,
+) -> ExactResult:
+    """The best non-projective grandparent tree, with a proof (module docstring).
+
+    ``preset`` chooses the LP relaxation (``all``, ``martins``, ``onegp`` or families; the answer is the same,
+    the bound and the search differ). ``time_limit`` in seconds for the whole search; when it (or
+    ``options.max_nodes``) is hit, the status says so and the result holds the best tree and the proved bound
+    so far. Raises ValueError (NaN scores) or NoTreeError, as :func:`parse_price_cut`.
+    """
+    start = time.perf_counter()
+    opts = options or ExactOptions()
+    s, _ = _validated(arc_scores, triple_scorer)
+    check_tree_exists(s, single_root)
+    deadline = None if time_limit is None else start + time_limit
+    search = _Search(s, triple_scorer, preset, single_root, opts, deadline)
+    scored0 = triple_scorer.scored
+    search.new_node(None)
+    status = search.run()
+    stats = search.stats
+    root = search.results.get(0)
+    if root is not None and root.certificate is not None:
+        stats.root_integral = root.heads is not None
+        stats.root_bound = root.certificate.dual_objective
+    if search.best is None and root is not None and root.solution.x is not None:
+        search.offer(_rounded(root, search.nodes[0].mask, single_root))  # a tree, under a limit
+    stats.root_objective = search.lower
+    stats.gps_scored = triple_scorer.scored - scored0
+    stats.time_total = time.perf_counter() - start
+    stats.time_branch = max(stats.time_total - stats.time_root - stats.time_heuristics, 0.0)
+    result = ExactResult(
+        status,
+        search.best,
+        float(search.lower) if search.best is not None else float("nan"),
+        search.bound(),
+        single_root,
+        opts.gap_tol,
+        search.nodes,
+        stats,
+        root,
+        node_results=search.results if opts.keep_results else {},
+    )
+    result.certified = status is Status.OPTIMAL and check_exact(s, triple_scorer, result) is None
+    return result
+
+
+def check_exact(arc_scores: ArrayLike, triple_scorer: TripleScorer, result: ExactResult) -> str | None:
+    """Why ``result`` is not a proof that ``result.heads`` is an optimal tree (None when it is): see the
+    module docstring. Re-scores the tree's triples (counted by the scorer) and re-checks infeasible leaves."""
+    s = np.asarray(arc_scores, dtype=np.float64)
+    if result.heads is None:
+        return "no tree"
+    problem = tree_error(result.heads, result.single_root)
+    if problem is not None:
+        return f"not a tree: {problem}"
+    m = np.arange(1, result.heads.size)
+    if not np.isfinite(s[result.heads[1:], m]).all():
+        return "the tree uses an arc that is not a candidate"
+    value = tree_value(s, ScoreCache(triple_scorer, s.shape[0]), result.heads)
+    if abs(value - result.objective) > 1e-9 * (1.0 + abs(value)):
+        return f"objective {result.objective!r} is not the tree's score {value!r}"
+    gap_abs = _gap_abs(value, result.gap_tol)
+    if result.bound < value - gap_abs:
+        return f"bound {result.bound!r} is below the tree's score {value!r}"
+    if result.bound - value > gap_abs:
+        return f"bound - objective = {result.bound - value:.3g} exceeds the tolerance {gap_abs:.3g}"
+    nodes = result.nodes
+    if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
+        return "the root node does not hold every candidate arc"
+    for node in nodes:
+        problem = _node_problem(node, nodes, value, result)
+        if problem is not None:
+            return f"node {node.id}: {problem}"
+    return None
+
+
+def _node_problem(node: BranchNode, nodes: list[BranchNode], value: float, result: ExactResult) -> str | None:
+    """Why one node's record does not hold (None when it does)."""
+    if node.closed == "infeasible":
+        return None if tree_problem(node.mask, result.single_root) is not None else "a tree exists over its arcs"
+    if node.closed == "open":
+        return "left open"
+    if node.closed == "bound" and node.certificate is None:  # closed unsolved: its parent's bound
+        return None if node.bound <= result.bound else "its parent's bound exceeds the bound"
+    cert = node.certificate
+    if cert is None or not cert.ok:
+        return "no valid LP certificate"
+    if node.bound != cert.dual_objective:
+        return "its bound is not its certificate's dual objective"
+    if node.closed in ("integral", "bound"):
+        return None if node.bound <= result.bound else f"its bound {node.bound!r} exceeds the bound"
+    if node.closed != "branched":
+        return f"closed as {node.closed!r} with children {node.children}"
+    for h, m, d in node.fixed:
+        if node.bound + d + node.fix_slack > value:
+            return f"arc {h}->{m} fixed with reduced cost {d!r}, too weak against the tree's score"
+    children = [nodes[i] for i in node.children]
+    if len(children) < 2 or any(child.parent != node.id for child in children):
+        return f"children {node.children} do not record it as their parent"
+    modifier = children[0].modifier
+    if modifier is None or any(child.modifier != modifier or child.kept is None for child in children):
+        return "its children do not split the heads of one modifier"
+    base = node.base_mask()
+    kept = np.array([child.kept for child in children])
+    if (kept.sum(axis=0) != base[:, modifier]).any():
+        return f"its children's heads of {modifier} do not partition its own"
+    for child in children:
+        if not np.array_equal(child.mask, _child_mask(base, modifier, child.kept)):
+            return f"child {child.id} does not hold its arcs"
+    return None
