@@ -13,6 +13,7 @@ from lpparse.decoding import decoder_names
 from lpparse.models import Model
 from lpparse.models.model import BOUNDS
 from lpparse.models.parsing import default_decoder, parse
+from lpparse.ppc.decoder import lp_summary
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--preset",
         choices=("martins", "onegp", "all"),
         default=None,
-        help="ppc and bf decoders: grandparent constraint families (default all)",
+        help="ppc, bf and exact decoders: grandparent constraint families (default all)",
     )
     parser.add_argument(
         "--sibling-preset",
@@ -81,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--bp-iters applies to the bp decoder only")
         options["iterations"] = args.bp_iters
     if args.preset is not None:
-        if decoder not in ("ppc", "bf"):
-            raise ValueError("--preset applies to the ppc and bf decoders only")
+        if decoder not in ("ppc", "bf", "exact"):
+            raise ValueError("--preset applies to the ppc, bf and exact decoders only")
         options["preset"] = args.preset
     if args.sibling_preset is not None:
         if decoder != "bf" or not model.siblings:
@@ -106,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
         f"{args.treebank.name}: {len(sentences)} sentences, decoder {decoder}, {seconds:.1f} s; "
         f"UAS {100 * uas.uas:.2f}%, UAS no punct {100 * uas.uas_no_punct:.2f}%, mean objective {objective:.3f}"
     )
+    summary = lp_summary(results)
+    if summary:
+        print(summary)
     if args.out:
         print(f"wrote {args.out}")
     return 0
