@@ -1,22 +1,26 @@
-"""The ``ppc`` and ``bf`` decoders of :mod:`lpparse.decoding`: the grandparent LP solved by parse-price-cut
-or by brute force (Riedel, Smith & McCallum 2012, §4 and §6); ``bf`` adds the sibling parts of a model that
-has them. An integral LP optimum is the ILP-optimal tree;
-a fractional one is mapped to the maximum arborescence under its arc values (:func:`project_to_tree`)."""
+"""The ``ppc``, ``bf`` and ``exact`` decoders of :mod:`lpparse.decoding`: the grandparent LP solved by
+parse-price-cut or by brute force (Riedel, Smith & McCallum 2012, §4 and §6; ``bf`` adds the sibling parts
+of a model that has them), and exact decoding with a proof (:func:`lpparse.ppc.exact.parse_exact`). For
+``ppc`` and ``bf`` an integral LP optimum is the ILP-optimal tree; a fractional one is mapped to the
+maximum arborescence under its arc values (:func:`project_to_tree`), and the statistics keep the LP bound
+(``lp_objective``) so that the gap to the rounded tree shows."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.decoding import DecodeResult, DecoderFunc, register_decoder
+from lpparse.lp.solution import Status
+from lpparse.ppc.exact import ExactOptions, parse_exact
 from lpparse.ppc.loop import PPCResult, parse_price_cut, project_to_tree, solve_bf, tree_objective
 from lpparse.trees import validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer, tree_siblings
 
-__all__ = ["bf_decode", "ppc_decode"]
+__all__ = ["bf_decode", "exact_decode", "ppc_decode"]
 
 
 def _decoded(
@@ -65,7 +69,44 @@ def _lp_decoder(solve: Callable[..., PPCResult]) -> DecoderFunc:
 ppc_decode = _lp_decoder(parse_price_cut)
 bf_decode = _lp_decoder(solve_bf)
 
+
+def exact_decode(
+    arc_scores: NDArray[np.float64],
+    triple_scorer: TripleScorer | None,
+    single_root: bool,
+    preset: str = "all",
+    time_limit: float | None = None,
+    **ppc_options: Any,
+) -> DecodeResult:
+    """The best grandparent tree with a proof (:func:`parse_exact`); ``ppc_options`` go to every node's
+    parse-price-cut. Under ``time_limit`` the best tree found comes back with ``certified`` False and the
+    proved bound; with no tree at all, RuntimeError."""
+    assert triple_scorer is not None
+    s = validate_scores(arc_scores)
+    result = parse_exact(s, triple_scorer, preset, single_root, time_limit, ExactOptions(ppc=ppc_options))
+    if result.heads is None:
+        raise RuntimeError(f"exact decoding found no tree: status {result.status.value}")
+    stats = result.stats.as_dict()
+    stats.update(
+        status=result.status.value,
+        certified=result.certified,
+        bound=result.bound,
+        lp_objective=result.stats.root_bound,
+        integral=result.stats.root_integral,
+        triples_scored=result.stats.gps_scored,
+    )
+    if result.status is not Status.OPTIMAL:
+        stats["gap"] = result.gap
+    return DecodeResult(result.heads, result.objective, stats)
+
 register_decoder("ppc", ppc_decode, 2, "grandparent LP by parse-price-cut (option preset=all|martins|onegp)")
+register_decoder(
+    "exact",
+    exact_decode,
+    2,
+    "best non-projective grandparent tree with a proof: parse-price-cut, then branch and bound "
+    "(options preset, time_limit)",
+)
 register_decoder(
     "bf",
     bf_decode,
@@ -73,3 +114,26 @@ register_decoder(
     "grandparent (and sibling) LP with every part scored (options preset=all|martins|onegp, sibling_preset)",
     siblings=True,
 )
+
+
+def lp_summary(results: Sequence[DecodeResult]) -> str | None:
+    """One line on the LP side of a run of ``ppc``, ``bf`` or ``exact``: how many sentences had a fractional
+    LP optimum, the largest gap between the LP bound and the returned tree, and for ``exact`` how many are
+    certified optimal and what the branching cost (None for other decoders)."""
+    lp = [r for r in results if "lp_objective" in r.stats]
+    if not lp:
+        return None
+    fractional = [r for r in lp if not r.stats["integral"]]
+    line = f"LP optimum fractional on {len(fractional)} of {len(lp)} sentences"
+    if "bound" in lp[0].stats:  # exact
+        certified = sum(bool(r.stats["certified"]) for r in lp)
+        branch = sum(r.stats["time_branch"] + r.stats["time_heuristics"] for r in fractional)
+        nodes = sum(r.stats["nodes"] - 1 for r in fractional)
+        return (
+            f"{line}, closed by branch and bound ({nodes} nodes, {branch:.1f} s); "
+            f"{certified} of {len(lp)} certified optimal"
+        )
+    if fractional:
+        gaps = [r.stats["lp_objective"] - r.objective for r in fractional]
+        line += f"; rounded there, largest gap between LP bound and tree {max(gaps):.4g} (use --decoder exact)"
+    return line

@@ -417,8 +417,8 @@ def parse_exact(
     if root is not None and root.certificate is not None:
         stats.root_integral = root.heads is not None
         stats.root_bound = root.certificate.dual_objective
-    if search.best is None and root is not None and root.solution.x is not None:
-        search.offer(_rounded(root, search.nodes[0].mask, single_root))  # a tree, under a limit
+    if search.best is None:  # stopped before the root LP was solved: the first-order best tree
+        search.offer(chu_liu_edmonds(s, single_root=single_root))
     stats.root_objective = search.lower
     stats.gps_scored = triple_scorer.scored - scored0
     stats.time_total = time.perf_counter() - start

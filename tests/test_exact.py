@@ -1,0 +1,224 @@
+"""Exact grandparent decoding with a proof (:mod:`lpparse.ppc.exact`) against brute-force enumeration, the
+projective grandparent DP and its own certificate check; the hill-climbing heuristic against recomputed
+tree scores."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lpparse.decoding import decode
+from lpparse.lp.pyomo_view import PyomoModel
+from lpparse.lp.solution import Status
+from lpparse.oracles.brute_force import all_trees, brute_force
+from lpparse.oracles.grandparent_eisner import grandparent_eisner
+from lpparse.ppc import parse_price_cut
+from lpparse.ppc.decoder import lp_summary
+from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, parse_exact
+from lpparse.ppc.heuristics import improve_tree, move_gains, tree_value
+from lpparse.ppc.loop import WarmStart
+from lpparse.ppc.pricing import ScoreCache
+from lpparse.trees import NoTreeError, check_tree_exists, is_tree
+from lpparse.triples import DenseTripleScorer
+
+SETTINGS = settings(deadline=None, max_examples=120, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def gaussian(draw: st.DrawFn, max_n: int = 7) -> tuple[np.ndarray, np.ndarray, bool]:
+    """n = 2..max_n, N(0,1) arc and triple scores (fractional LP optima are common), some arcs pruned."""
+    n = draw(st.integers(2, max_n))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    single_root = draw(st.booleans())
+    s = rng.normal(size=(n + 1, n + 1))
+    pruned = s.copy()
+    pruned[rng.random(s.shape) < draw(st.sampled_from([0.0, 0.0, 0.25]))] = -np.inf
+    try:
+        check_tree_exists(pruned, single_root)
+        s = pruned
+    except NoTreeError:
+        pass
+    return s, rng.normal(size=(n + 1,) * 3), single_root
+
+
+def _fractional_instance(n: int = 7) -> tuple[np.ndarray, np.ndarray, bool]:
+    """A seeded Gaussian instance whose root LP is fractional (found by search, asserted by the tests)."""
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        s, t = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
+        if not parse_price_cut(s, DenseTripleScorer(t), "all", False).integral:
+            return s, t, False
+    raise AssertionError("no fractional instance")
+
+
+@pytest.mark.parametrize("preset", ["all", "martins", "onegp"])
+@SETTINGS
+@given(gaussian())
+def test_exact_equals_brute_force(preset: str, inst: tuple[np.ndarray, np.ndarray, bool]) -> None:
+    s, t, single_root = inst
+    result = parse_exact(s, DenseTripleScorer(t), preset, single_root)
+    heads, value = brute_force(s, single_root, gp_scores=t)
+    assert result.status is Status.OPTIMAL and result.certified
+    assert result.objective == pytest.approx(value, abs=1e-7)
+    np.testing.assert_array_equal(result.heads, heads)  # Gaussian scores: the optimum is unique
+    assert result.objective - 1e-9 <= result.bound <= result.objective + 1e-5 * (1 + abs(value))
+    assert check_exact(s, DenseTripleScorer(t), result) is None
+
+
+@settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 11), st.integers(0, 2**32 - 1), st.booleans())
+def test_exact_is_never_below_the_projective_dp(n: int, seed: int, single_root: bool) -> None:
+    rng = np.random.default_rng(seed)
+    s, t = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
+    result = parse_exact(s, DenseTripleScorer(t), "all", single_root)
+    _, projective = grandparent_eisner(s, t, single_root)
+    assert result.certified
+    assert result.objective >= projective - 1e-7
+
+
+def test_branching_rules_agree_and_the_record_shows_the_search() -> None:
+    s, t, single_root = _fractional_instance()
+    _, value = brute_force(s, single_root, gp_scores=t)
+    for rule in ("arc", "gub", "multi"):
+        result = parse_exact(s, DenseTripleScorer(t), "all", single_root, options=ExactOptions(branching=rule))
+        assert result.certified and result.objective == pytest.approx(value, abs=1e-9), rule
+        assert not result.stats.root_integral and result.stats.nodes > 1
+        assert result.stats.root_bound > result.objective  # the root LP bound was not enough
+        assert {node.closed for node in result.nodes} <= {"integral", "bound", "infeasible", "branched"}
+        assert sum(node.closed == "branched" for node in result.nodes) >= 1
+
+
+def _tampered(result: ExactResult) -> list[tuple[str, ExactResult]]:
+    """Copies of a proof with one thing changed each."""
+    nodes = [dataclasses.replace(node) for node in result.nodes]
+    other = result.heads.copy()
+    m = int(np.flatnonzero(other[1:] > 0)[0]) + 1
+    other[m] = 0 if other[m] != 0 else 1
+    branched = next(i for i, node in enumerate(result.nodes) if node.closed == "branched")
+    child = result.nodes[branched].children[0]
+    leaf = next(i for i, node in enumerate(result.nodes) if node.closed in ("bound", "integral") and node.certificate)
+
+    def with_node(i: int, **change: object) -> ExactResult:
+        copy = list(nodes)
+        copy[i] = dataclasses.replace(nodes[i], **change)
+        return dataclasses.replace(result, nodes=copy)
+
+    mask = result.nodes[child].mask.copy()
+    mask[:, result.nodes[child].modifier] = True
+    mask[0, 0] = False
+    return [
+        ("objective", dataclasses.replace(result, objective=result.objective + 0.01)),
+        ("bound below tree", dataclasses.replace(result, bound=result.objective - 0.01)),
+        ("bound above tolerance", dataclasses.replace(result, bound=result.objective + 0.01)),
+        ("another tree", dataclasses.replace(result, heads=other)),
+        ("leaf bound", with_node(leaf, bound=result.nodes[leaf].bound + 0.5)),
+        ("leaf left open", with_node(leaf, closed="open")),
+        ("child arcs", with_node(child, mask=mask)),
+        ("children", with_node(branched, children=result.nodes[branched].children[:1])),
+        ("fixing", with_node(branched, fixed=[(0, 1, -1e-9)])),
+    ]
+
+
+def test_tampered_proofs_fail_the_check() -> None:
+    s, t, single_root = _fractional_instance()
+    result = parse_exact(s, DenseTripleScorer(t), "all", single_root)
+    assert result.certified and check_exact(s, DenseTripleScorer(t), result) is None
+    for what, bad in _tampered(result):
+        assert check_exact(s, DenseTripleScorer(t), bad) is not None, what
+    c = int(np.flatnonzero(result.heads[1:] > 0)[0]) + 1
+    p = result.heads[c]
+    wrong = t.copy()
+    wrong[result.heads[p], p, c] += 1.0  # a triple of the tree scores otherwise
+    assert check_exact(s, DenseTripleScorer(wrong), result) is not None
+
+
+def test_limits_give_an_honest_status_with_the_best_tree_and_bound() -> None:
+    rng = np.random.default_rng(11)
+    n = 14
+    s, t = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
+    full = parse_exact(s, DenseTripleScorer(t), "all", False)
+    assert full.certified and full.stats.nodes > 3
+    for options, limit in ((ExactOptions(max_nodes=2), None), (ExactOptions(), 1e-4)):
+        cut = parse_exact(s, DenseTripleScorer(t), "all", False, time_limit=limit, options=options)
+        assert cut.status in (Status.ITERATION_LIMIT, Status.TIME_LIMIT)
+        assert not cut.certified
+        assert cut.heads is not None and is_tree(cut.heads)
+        assert cut.objective == pytest.approx(tree_value(s, ScoreCache(DenseTripleScorer(t), n + 1), cut.heads))
+        assert cut.objective <= full.objective + 1e-9 <= cut.bound + 2e-9
+        assert check_exact(s, DenseTripleScorer(t), cut) is not None  # open nodes: no proof
+
+
+def test_node_programs_load_in_pyomo_with_the_same_value() -> None:
+    s, t, single_root = _fractional_instance()
+    result = parse_exact(s, DenseTripleScorer(t), "all", single_root, options=ExactOptions(keep_results=True))
+    child = next(node for node in result.nodes if node.parent == 0 and node.certificate is not None)
+    node_result = result.node_results[child.id]
+    pyomo = PyomoModel(node_result.program.lp).solve()
+    assert pyomo.objective == pytest.approx(node_result.objective, abs=1e-6)
+    np.testing.assert_array_equal(node_result.program.arc_mask, child.mask)
+
+
+def test_warm_start_keeps_the_optimum_and_scores_nothing_twice() -> None:
+    s, t, single_root = _fractional_instance()
+    cold = parse_price_cut(s, DenseTripleScorer(t), "all", single_root)
+    scorer = DenseTripleScorer(t)
+    cache = ScoreCache(scorer, s.shape[0])
+    first = parse_price_cut(s, scorer, "all", single_root, warm=WarmStart(cache))
+    again = parse_price_cut(s, scorer, "all", single_root, warm=WarmStart(cache, first.program.triples()))
+    assert again.certified and again.objective == pytest.approx(cold.objective, abs=1e-9)
+    assert again.stats.iterations <= first.stats.iterations
+    assert scorer.scored == np.count_nonzero(~np.isnan(cache.values))  # no triple scored twice
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(gaussian(max_n=6))
+def test_move_gains_are_the_change_of_the_tree_score(inst: tuple[np.ndarray, np.ndarray, bool]) -> None:
+    s, t, single_root = inst
+    cache = ScoreCache(DenseTripleScorer(t), s.shape[0])
+    n = s.shape[0] - 1
+    trees = [h for h in all_trees(n, single_root) if np.isfinite(s[h[1:], np.arange(1, n + 1)]).all()]
+    heads = np.array(trees[len(trees) // 2])
+    base = tree_value(s, cache, heads)
+    gains = move_gains(s, cache, heads, single_root)
+    for h in range(n + 1):
+        for m in range(1, n + 1):
+            moved = heads.copy()
+            moved[m] = h
+            if h != heads[m] and h != m and np.isfinite(s[h, m]) and is_tree(moved, single_root):
+                assert gains[h, m] == pytest.approx(tree_value(s, cache, moved) - base, abs=1e-9)
+            else:
+                assert gains[h, m] == -np.inf
+    better, moves = improve_tree(s, cache, heads, single_root)
+    assert is_tree(better, single_root) and tree_value(s, cache, better) >= base - 1e-12
+    assert (move_gains(s, cache, better, single_root) <= 1e-9).all() or moves == n
+
+
+def test_exact_decoder_and_the_lp_summaries() -> None:
+    s, t, single_root = _fractional_instance()
+    heads, value = brute_force(s, single_root, gp_scores=t)
+    exact = decode("exact", s, DenseTripleScorer(t), single_root)
+    np.testing.assert_array_equal(exact.heads, heads)
+    assert exact.objective == pytest.approx(value) and exact.stats["certified"]
+    ppc = decode("ppc", s, DenseTripleScorer(t), single_root)
+    assert ppc.stats["lp_objective"] > ppc.objective  # rounded
+    line = lp_summary([ppc])
+    assert line is not None and "fractional on 1 of 1" in line and "largest gap" in line
+    gap = ppc.stats["lp_objective"] - ppc.objective
+    assert f"{gap:.4g}" in line
+    line = lp_summary([exact])
+    assert line is not None and "1 of 1 certified optimal" in line
+    assert lp_summary([decode("cle", s, None, single_root)]) is None
+
+
+def test_no_tree_and_nan_are_errors() -> None:
+    s = np.full((4, 4), -np.inf)
+    with pytest.raises(NoTreeError):
+        parse_exact(s, DenseTripleScorer(np.zeros((4, 4, 4))), "all", False)
+    bad = np.zeros((4, 4))
+    bad[1, 2] = np.nan
+    with pytest.raises(ValueError):
+        parse_exact(bad, DenseTripleScorer(np.zeros((4, 4, 4))), "all", False)
