@@ -84,7 +84,8 @@ class Sentence:
 
     @property
     def sent_id(self) -> str:
-        """The ``sent_id`` comment, else ``FILE:LINE`` with the file's name only (however the path is spelled)."""
+        """The ``sent_id`` comment, else ``FILE:LINE`` with the file's name only (however the path is
+        spelled)."""
         return str(self.tokens.metadata.get("sent_id", f"{Path(self.source).name}:{self.line}"))
 
     @property

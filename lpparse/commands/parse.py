@@ -149,8 +149,8 @@ def run(args: argparse.Namespace) -> int:
     multi = sum(not s.single_rooted for s in sentences)
     if model.single_root and multi:
         warnings.warn(
-            f"{model_path} is a single-root model but {multi} of {len(sentences)} sentences of {treebank} have "
-            "several root children: their trees get one"
+            f"{model_path} is a single-root model but {multi} of {len(sentences)} sentences of {treebank} "
+            "have several root children: their trees get one"
         )
     start = time.perf_counter()
     parsed, results = _decoded(model, sentences, decoder, args, **options)
@@ -165,8 +165,8 @@ def run(args: argparse.Namespace) -> int:
     failed = len(sentences) - len(parsed)
     print(
         f"{treebank.name}: {len(parsed)} sentences{f' ({failed} not parsed)' if failed else ''}, "
-        f"decoder {decoder}, {seconds:.1f} s; UAS {100 * uas.uas:.2f}%, UAS no punct {100 * uas.uas_no_punct:.2f}%, "
-        f"mean objective {objective:.3f}"
+        f"decoder {decoder}, {seconds:.1f} s; UAS {100 * uas.uas:.2f}%, "
+        f"UAS no punct {100 * uas.uas_no_punct:.2f}%, mean objective {objective:.3f}"
     )
     summary = lp_summary(results)
     if summary:
