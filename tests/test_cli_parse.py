@@ -92,6 +92,10 @@ def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.
             objectives.append(float(capsys.readouterr().out.split("mean objective ")[1].split()[0]))
         assert objectives[0] == pytest.approx(objectives[1], abs=1e-3)
         assert objectives[2] == pytest.approx(objectives[1], abs=1e-3)
+        assert main(base + ["--decoder", "exact", "--preset", "martins"]) == 0
+        text = capsys.readouterr().out
+        assert "8 of 8 certified optimal" in text and "LP optimum fractional on" in text
+        assert float(text.split("mean objective ")[1].split()[0]) >= objectives[0] - 1e-3  # never below rounding
         assert main(base + ["--decoder", "bf", "--lazy-arcgp"]) == 2
         assert "apply to the ppc decoder only" in capsys.readouterr().err
         assert main(base + ["--decoder", "cle", "--bp-iters", "2"]) == 2

@@ -23,7 +23,7 @@ from lpparse.ppc.heuristics import improve_tree, move_gains, tree_value
 from lpparse.ppc.loop import WarmStart
 from lpparse.ppc.pricing import ScoreCache
 from lpparse.trees import NoTreeError, check_tree_exists, is_tree
-from lpparse.triples import DenseTripleScorer
+from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
 SETTINGS = settings(deadline=None, max_examples=120, suppress_health_check=[HealthCheck.too_slow])
 
@@ -67,6 +67,24 @@ def test_exact_equals_brute_force(preset: str, inst: tuple[np.ndarray, np.ndarra
     np.testing.assert_array_equal(result.heads, heads)  # Gaussian scores: the optimum is unique
     assert result.objective - 1e-9 <= result.bound <= result.objective + 1e-5 * (1 + abs(value))
     assert check_exact(s, DenseTripleScorer(t), result) is None
+
+
+@pytest.mark.parametrize("with_triples", [True, False])
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(gaussian(max_n=6))
+def test_exact_with_sibling_parts_equals_brute_force(
+    with_triples: bool, inst: tuple[np.ndarray, np.ndarray, bool]
+) -> None:
+    s, t, single_root = inst
+    sibs = np.random.default_rng(int(abs(t[0, 0, 0]) * 1e6)).normal(size=t.shape)
+    triples = DenseTripleScorer(t) if with_triples else None
+    result = parse_exact(s, triples, "all", single_root, sibling_scorer=DenseSiblingScorer(sibs))
+    heads, value = brute_force(s, single_root, gp_scores=t if with_triples else None, sib_scores=sibs)
+    assert result.certified and result.objective == pytest.approx(value, abs=1e-7)
+    np.testing.assert_array_equal(result.heads, heads)
+    zero = parse_exact(s, DenseTripleScorer(t), "all", single_root, sibling_scorer=DenseSiblingScorer(0 * sibs))
+    alone = parse_exact(s, DenseTripleScorer(t), "all", single_root)
+    assert zero.objective == pytest.approx(alone.objective, abs=1e-7)  # zero sibling scores change nothing
 
 
 @settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
@@ -212,6 +230,9 @@ def test_exact_decoder_and_the_lp_summaries() -> None:
     line = lp_summary([exact])
     assert line is not None and "1 of 1 certified optimal" in line
     assert lp_summary([decode("cle", s, None, single_root)]) is None
+    sibs = np.random.default_rng(0).normal(size=t.shape)
+    with_sibs = decode("exact", s, DenseTripleScorer(t), single_root, DenseSiblingScorer(sibs))
+    assert with_sibs.objective == pytest.approx(brute_force(s, single_root, gp_scores=t, sib_scores=sibs)[1])
 
 
 def test_no_tree_and_nan_are_errors() -> None:

@@ -1,11 +1,14 @@
 """Parse, Price and Cut (Riedel, Smith & McCallum 2012 §4): delayed column and row generation for the
-grandparent LP, its pricing, separation and certificates, and the brute-force baseline."""
+grandparent LP, its pricing, separation and certificates, the brute-force baseline, and exact decoding with
+a proof on top of them (:mod:`lpparse.ppc.exact`)."""
 
 from lpparse.ppc.certificate import certify_full, extend_solution, ppc_certificate
+from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, parse_exact
 from lpparse.ppc.loop import (
     PPCResult,
     PPCRound,
     PPCStats,
+    WarmStart,
     parse_price_cut,
     project_to_tree,
     solve_bf,
@@ -13,11 +16,16 @@ from lpparse.ppc.loop import (
 )
 
 __all__ = [
+    "ExactOptions",
+    "ExactResult",
     "PPCResult",
     "PPCRound",
     "PPCStats",
+    "WarmStart",
+    "check_exact",
     "certify_full",
     "extend_solution",
+    "parse_exact",
     "parse_price_cut",
     "ppc_certificate",
     "project_to_tree",

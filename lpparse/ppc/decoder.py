@@ -76,14 +76,18 @@ def exact_decode(
     single_root: bool,
     preset: str = "all",
     time_limit: float | None = None,
+    sibling_scorer: SiblingScorer | None = None,
+    sibling_preset: str = "martins",
     **ppc_options: Any,
 ) -> DecodeResult:
-    """The best grandparent tree with a proof (:func:`parse_exact`); ``ppc_options`` go to every node's
-    parse-price-cut. Under ``time_limit`` the best tree found comes back with ``certified`` False and the
-    proved bound; with no tree at all, RuntimeError."""
+    """The best second-order tree with a proof (:func:`parse_exact`; with the sibling parts of
+    ``sibling_scorer`` when given); ``ppc_options`` go to every node's parse-price-cut. Under ``time_limit``
+    the best tree found comes back with ``certified`` False and the proved bound; with no tree at all,
+    RuntimeError."""
     assert triple_scorer is not None
     s = validate_scores(arc_scores)
-    result = parse_exact(s, triple_scorer, preset, single_root, time_limit, ExactOptions(ppc=ppc_options))
+    options = ExactOptions(ppc=ppc_options, sibling_preset=sibling_preset)
+    result = parse_exact(s, triple_scorer, preset, single_root, time_limit, options, sibling_scorer)
     if result.heads is None:
         raise RuntimeError(f"exact decoding found no tree: status {result.status.value}")
     stats = result.stats.as_dict()
@@ -104,8 +108,9 @@ register_decoder(
     "exact",
     exact_decode,
     2,
-    "best non-projective grandparent tree with a proof: parse-price-cut, then branch and bound "
-    "(options preset, time_limit)",
+    "best non-projective second-order tree with a proof: parse-price-cut, then branch and bound "
+    "(options preset, time_limit, sibling_preset)",
+    siblings=True,
 )
 register_decoder(
     "bf",

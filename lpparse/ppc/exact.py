@@ -31,6 +31,12 @@ node:
   bounded by ``bound``; and ``bound - objective`` is within tolerance. Nothing is taken from a solver's
   status.
 
+**Sibling parts.** With a ``sibling_scorer`` (arbitrary siblings ⟨h, m, m'⟩, Martins, Smith & Xing 2009,
+"Concise Integer Linear Programming Formulations for Dependency Parsing", ACL-IJCNLP 2009), every candidate
+triple and sibling part is scored once at the start and every node's LP is the full program of
+:func:`lpparse.ppc.solve_bf` over the node's arcs (parse-price-cut does not price sibling parts yet); the
+rest is unchanged, except that hill climbing is left out (its move gains count triples only).
+
 Search is best-bound first (the open node of largest bound is solved next, with its parent's bound until
 then), so the nodes solved are those whose bound exceeds the optimum, whatever the heuristics find; the
 heuristics only strengthen fixing and let the search stop at once when the root is closed.
@@ -50,10 +56,18 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.lp.solution import TOL, Certificate, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.heuristics import improve_tree, tree_value
-from lpparse.ppc.loop import PPCResult, WarmStart, _validated, parse_price_cut
+from lpparse.ppc.loop import PPCResult, WarmStart, _validated, parse_price_cut, solve_bf
 from lpparse.ppc.pricing import ScoreCache, Triples
 from lpparse.trees import allowed_arcs, check_tree_exists, tree_error, tree_problem
-from lpparse.triples import TripleScorer
+from lpparse.triples import (
+    DenseSiblingScorer,
+    DenseTripleScorer,
+    SiblingScorer,
+    TripleScorer,
+    candidate_siblings,
+    candidate_triples,
+    tree_siblings,
+)
 
 __all__ = [
     "BranchNode",
@@ -88,6 +102,7 @@ class ExactOptions:
     local_search: bool = True
     keep_results: bool = False
     branching: str = "gub"
+    sibling_preset: str = "martins"
     ppc: dict[str, Any] = field(default_factory=dict)
 
 
@@ -250,21 +265,59 @@ def _split(
     return m, sets
 
 
+class _Parts:
+    """The scores of a sentence's parts, and a tree's score recomputed from them: triples through a
+    :class:`ScoreCache` (each scored at most once), sibling parts (when there are any) scored all at once into
+    a dense table, and with them the triples too (the nodes' brute-force LPs then read both tables)."""
+
+    def __init__(
+        self,
+        s: NDArray[np.float64],
+        triples: TripleScorer | None,
+        siblings: SiblingScorer | None,
+        single_root: bool,
+    ) -> None:
+        size = s.shape[0]
+        self.s = s
+        self.cache = ScoreCache(triples, size) if triples is not None else None
+        self.dense: tuple[DenseTripleScorer | None, DenseSiblingScorer] | None = None
+        if siblings is not None:
+            arc = allowed_arcs(s)
+            sib_table = np.zeros((size,) * 3)
+            h, m, m2 = candidate_siblings(arc, single_root)
+            sib_table[h, m, m2] = siblings.score(h, m, m2)
+            gp = None
+            if self.cache is not None:
+                gp_table = np.zeros((size,) * 3)
+                g, p, c = candidate_triples(arc)
+                gp_table[g, p, c] = self.cache.get(g, p, c)
+                gp = DenseTripleScorer(gp_table)
+            self.dense = (gp, DenseSiblingScorer(sib_table))
+
+    def value(self, heads: NDArray[np.int64]) -> float:
+        """The tree's score: arcs, triples and sibling parts."""
+        value = tree_value(self.s, self.cache, heads)
+        if self.dense is not None:
+            value += float(self.dense[1].scores[tree_siblings(heads)].sum())
+        return value
+
+
 class _Search:
     """The state of one :func:`parse_exact` run (best-bound branch and bound, module docstring)."""
 
     def __init__(
         self,
-        s: NDArray[np.float64],
-        scorer: TripleScorer,
+        parts: _Parts,
+        scorer: TripleScorer | None,
         families: str | Iterable[str],
         single_root: bool,
         options: ExactOptions,
         deadline: float | None,
     ) -> None:
+        s = parts.s
         self.s, self.scorer, self.families, self.single_root = s, scorer, families, single_root
         self.options, self.deadline = options, deadline
-        self.cache = ScoreCache(scorer, s.shape[0])
+        self.parts = parts
         self.nodes: list[BranchNode] = []
         self.results: dict[int, PPCResult] = {}
         self.triples: dict[int, Triples] = {}  # each solved node's triples, its children's start
@@ -278,7 +331,7 @@ class _Search:
 
     def offer(self, heads: NDArray[np.int64]) -> None:
         """Make ``heads`` the incumbent if its recomputed score beats the incumbent's."""
-        value = tree_value(self.s, self.cache, heads)
+        value = self.parts.value(heads)
         if value > self.lower:
             self.best, self.lower = heads.copy(), value
 
@@ -299,21 +352,34 @@ class _Search:
             heapq.heappush(self.heap, (-bound, node.id))
         return node
 
-    def solve(self, node: BranchNode) -> PPCResult:
+    def _lp(self, node: BranchNode, time_limit: float | None) -> PPCResult:
+        """The node's LP: parse-price-cut from its parent's triples, or brute force with sibling parts."""
+        scores = np.where(node.mask, self.s, -np.inf)
+        opts = self.options
+        if self.parts.dense is not None:
+            gp, sibs = self.parts.dense
+            return solve_bf(
+                scores, gp, self.families, self.single_root, opts.base, opts.certificate_tol, time_limit,
+                sibs, opts.sibling_preset,
+            )
+        assert self.scorer is not None and self.parts.cache is not None
         triples = self.triples.get(node.parent)
-        warm = WarmStart(self.cache) if triples is None else WarmStart(self.cache, triples)
-        left = self.left()
-        result = parse_price_cut(
-            np.where(node.mask, self.s, -np.inf),
+        cache = self.parts.cache
+        return parse_price_cut(
+            scores,
             self.scorer,
             self.families,
             self.single_root,
-            base=self.options.base,
-            certificate_tol=self.options.certificate_tol,
-            time_limit=None if left is None else max(left, 1e-3),
-            warm=warm,
-            **self.options.ppc,
+            base=opts.base,
+            certificate_tol=opts.certificate_tol,
+            time_limit=time_limit,
+            warm=WarmStart(cache) if triples is None else WarmStart(cache, triples),
+            **opts.ppc,
         )
+
+    def solve(self, node: BranchNode) -> PPCResult:
+        left = self.left()
+        result = self._lp(node, None if left is None else max(left, 1e-3))
         self.stats.nodes += 1
         self.stats.max_depth = max(self.stats.max_depth, node.depth)
         self.stats.gps_added += result.stats.gps_added
@@ -337,8 +403,9 @@ class _Search:
         else:
             rounded = _rounded(result, node.mask, self.single_root)
             self.offer(rounded)
-            if node.id == 0 and self.options.local_search:
-                improved, moves = improve_tree(self.s, self.cache, rounded, self.single_root)
+            if node.id == 0 and self.options.local_search and self.parts.dense is None:
+                assert self.parts.cache is not None
+                improved, moves = improve_tree(self.s, self.parts.cache, rounded, self.single_root)
                 self.stats.heuristic_moves += moves
                 self.offer(improved)
         self.stats.time_heuristics += time.perf_counter() - t0
@@ -390,26 +457,31 @@ class _Search:
 
 def parse_exact(
     arc_scores: ArrayLike,
-    triple_scorer: TripleScorer,
+    triple_scorer: TripleScorer | None,
     preset: str | Iterable[str] = "all",
     single_root: bool = False,
     time_limit: float | None = None,
     options: ExactOptions | None = None,
+    sibling_scorer: SiblingScorer | None = None,
 ) -> ExactResult:
-    """The best non-projective grandparent tree, with a proof (module docstring).
+    """The best non-projective second-order tree (grandparent triples, and sibling parts when
+    ``sibling_scorer`` is given; either scorer may be None, not both), with a proof (module docstring).
 
-    ``preset`` chooses the LP relaxation (``all``, ``martins``, ``onegp`` or families; the answer is the same,
-    the bound and the search differ). ``time_limit`` in seconds for the whole search; when it (or
-    ``options.max_nodes``) is hit, the status says so and the result holds the best tree and the proved bound
-    so far. Raises ValueError (NaN scores) or NoTreeError, as :func:`parse_price_cut`.
+    ``preset`` chooses the grandparent LP relaxation (``all``, ``martins``, ``onegp`` or families; the answer
+    is the same, the bound and the search differ). ``time_limit`` in seconds for the whole search; when it
+    (or ``options.max_nodes``) is hit, the status says so and the result holds the best tree and the proved
+    bound so far. Raises ValueError (NaN scores) or NoTreeError, as :func:`parse_price_cut`.
     """
     start = time.perf_counter()
     opts = options or ExactOptions()
-    s, _ = _validated(arc_scores, triple_scorer)
+    if triple_scorer is None and sibling_scorer is None:
+        raise ValueError("parse_exact needs a triple scorer, a sibling scorer or both")
+    s, _ = _validated(arc_scores, triple_scorer, sibling_scorer)
     check_tree_exists(s, single_root)
     deadline = None if time_limit is None else start + time_limit
-    search = _Search(s, triple_scorer, preset, single_root, opts, deadline)
-    scored0 = triple_scorer.scored
+    scored0 = triple_scorer.scored if triple_scorer is not None else 0
+    parts = _Parts(s, triple_scorer, sibling_scorer, single_root)
+    search = _Search(parts, triple_scorer, preset, single_root, opts, deadline)
     search.new_node(None)
     status = search.run()
     stats = search.stats
@@ -420,7 +492,7 @@ def parse_exact(
     if search.best is None:  # stopped before the root LP was solved: the first-order best tree
         search.offer(chu_liu_edmonds(s, single_root=single_root))
     stats.root_objective = search.lower
-    stats.gps_scored = triple_scorer.scored - scored0
+    stats.gps_scored = triple_scorer.scored - scored0 if triple_scorer is not None else 0
     stats.time_total = time.perf_counter() - start
     stats.time_branch = max(stats.time_total - stats.time_root - stats.time_heuristics, 0.0)
     result = ExactResult(
@@ -435,13 +507,18 @@ def parse_exact(
         root,
         node_results=search.results if opts.keep_results else {},
     )
-    result.certified = status is Status.OPTIMAL and check_exact(s, triple_scorer, result) is None
+    result.certified = status is Status.OPTIMAL and check_exact(s, triple_scorer, result, sibling_scorer) is None
     return result
 
 
-def check_exact(arc_scores: ArrayLike, triple_scorer: TripleScorer, result: ExactResult) -> str | None:
+def check_exact(
+    arc_scores: ArrayLike,
+    triple_scorer: TripleScorer | None,
+    result: ExactResult,
+    sibling_scorer: SiblingScorer | None = None,
+) -> str | None:
     """Why ``result`` is not a proof that ``result.heads`` is an optimal tree (None when it is): see the
-    module docstring. Re-scores the tree's triples (counted by the scorer) and re-checks infeasible leaves."""
+    module docstring. Re-scores the tree's parts (counted by the scorers) and re-checks infeasible leaves."""
     s = np.asarray(arc_scores, dtype=np.float64)
     if result.heads is None:
         return "no tree"
@@ -451,7 +528,10 @@ def check_exact(arc_scores: ArrayLike, triple_scorer: TripleScorer, result: Exac
     m = np.arange(1, result.heads.size)
     if not np.isfinite(s[result.heads[1:], m]).all():
         return "the tree uses an arc that is not a candidate"
-    value = tree_value(s, ScoreCache(triple_scorer, s.shape[0]), result.heads)
+    cache = ScoreCache(triple_scorer, s.shape[0]) if triple_scorer is not None else None
+    value = tree_value(s, cache, result.heads)
+    if sibling_scorer is not None:
+        value += float(sibling_scorer.score(*tree_siblings(result.heads)).sum())
     if abs(value - result.objective) > 1e-9 * (1.0 + abs(value)):
         return f"objective {result.objective!r} is not the tree's score {value!r}"
     gap_abs = _gap_abs(value, result.gap_tol)

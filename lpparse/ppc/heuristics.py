@@ -18,12 +18,13 @@ from lpparse.ppc.pricing import ScoreCache
 __all__ = ["improve_tree", "tree_value"]
 
 
-def tree_value(arc_scores: NDArray[np.float64], cache: ScoreCache, heads: NDArray[np.int64]) -> float:
-    """Arc plus triple score of a tree, its triples scored through ``cache`` (each at most once)."""
+def tree_value(arc_scores: NDArray[np.float64], cache: ScoreCache | None, heads: NDArray[np.int64]) -> float:
+    """Arc plus triple score of a tree, its triples scored through ``cache`` (each at most once; None: arcs
+    only)."""
     m = np.arange(1, heads.size)
     value = float(arc_scores[heads[1:], m].sum())
     c = m[heads[1:] > 0]
-    if c.size:
+    if c.size and cache is not None:
         p = heads[c]
         value += float(cache.get(heads[p], p, c).sum())
     return value
