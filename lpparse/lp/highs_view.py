@@ -27,7 +27,10 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.lp.program import INF, LinearProgram
 from lpparse.lp.solution import TOL, Solution, Status
 
-__all__ = ["HighsModel", "duals_from_highs", "solve_highs"]
+__all__ = ["DUAL", "PRIMAL", "HighsModel", "duals_from_highs", "solve_highs"]
+
+#: HiGHS ``simplex_strategy`` values: dual and primal simplex
+DUAL, PRIMAL = 1, 4
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
@@ -113,6 +116,7 @@ class HighsModel:
         self.mip = mip
         self.tol = tol
         self.highs = highspy.Highs()
+        self._deadline: float | None = None
         # program index -> HiGHS index (-1: inactive) and back; new program columns and rows are active
         self._col_h = _positions(lp.num_cols, inactive_cols)
         self._row_h = _positions(lp.num_rows, inactive_rows)
@@ -343,12 +347,28 @@ class HighsModel:
     # ---- solving ----------------------------------------------------------------------------------
     def set_deadline(self, deadline: float | None) -> None:
         """Stop the next solves at ``deadline`` (a ``time.perf_counter()`` value; None: no limit). HiGHS's
-        ``time_limit`` counts the object's cumulative run time, so the limit is that plus what is left."""
+        ``time_limit`` counts the object's cumulative run time, so each solve sets it, after pushing what the
+        program grew by (which takes time too), to that plus what is left."""
+        self._deadline = deadline
         if deadline is None:
             self.highs.setOptionValue("time_limit", float("inf"))
-            return
-        left = max(deadline - time.perf_counter(), 1e-3)
-        self.highs.setOptionValue("time_limit", self.highs.getRunTime() + left)
+
+    def _apply_deadline(self) -> None:
+        if self._deadline is not None:
+            left = max(self._deadline - time.perf_counter(), 1e-3)
+            self.highs.setOptionValue("time_limit", self.highs.getRunTime() + left)
+
+    def set_strategy(self, strategy: int) -> None:
+        """HiGHS ``simplex_strategy`` of the next solves (1: dual, 4: primal; :data:`DUAL`, :data:`PRIMAL`)."""
+        self._check(self.highs.setOptionValue("simplex_strategy", int(strategy)), "simplex_strategy")
+
+    def set_perturbation(self, on: bool, iteration_limit: int | None = None) -> None:
+        """Primal simplex bound perturbation on (HiGHS's default) or off; ``iteration_limit`` caps the next
+        solves' simplex iterations (None: no cap), so that a solve without perturbation that stalls stops and
+        can go on with it."""
+        self.highs.setOptionValue("primal_simplex_bound_perturbation_multiplier", 1.0 if on else 0.0)
+        limit = 2**31 - 1 if iteration_limit is None else int(iteration_limit)
+        self.highs.setOptionValue("simplex_iteration_limit", limit)
 
     def solve(self, certify: bool = True) -> Solution:
         """Solve (warm when the model was solved before and only grew); return a certified-or-not Solution.
@@ -370,6 +390,7 @@ class HighsModel:
 
     def _run(self, certify: bool) -> Solution:
         self.sync()
+        self._apply_deadline()
         start = time.perf_counter()
         run_status = self.highs.run()
         elapsed = time.perf_counter() - start

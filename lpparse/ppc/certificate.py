@@ -5,9 +5,10 @@ optimal for the restricted LP extends to the full LP by setting every absent pri
 if the extension is primal feasible (no violated ArcGP row: §4.4) and dual feasible (no absent triple with
 positive reduced cost: eq. 8), complementary slackness holds trivially and it is optimal for the full LP.
 
-* :func:`ppc_certificate`: what a normal run can certify without scoring every triple: lpparse's check of
-  the restricted LP with the (tightened) duals, combined with the largest reduced-cost bound and the largest
-  ArcGP violation over the absent triples that pricing and separation saw.
+* :func:`ppc_certificate` (the engine's, :mod:`lpparse.colgen.certificate`): what a normal run can certify
+  without scoring every part: lpparse's check of the restricted LP with the (tightened) duals, combined with
+  the largest reduced-cost bound and the largest violation over the absent parts that pricing and
+  separation saw.
 * :func:`extend_solution` and :func:`certify_full`: what the tests do: map (x, y) onto the full program by
   block names and index tuples and check every constraint and every reduced cost with
   :func:`lpparse.lp.certify_lp`.
@@ -15,41 +16,14 @@ positive reduced cost: eq. 8), complementary slackness holds trivially and it is
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 from numpy.typing import NDArray
 
+from lpparse.colgen.certificate import ppc_certificate
 from lpparse.lp.program import Block, LinearProgram
 from lpparse.lp.solution import TOL, Certificate, certify_lp
 
 __all__ = ["certify_full", "extend_solution", "ppc_certificate"]
-
-
-def ppc_certificate(
-    restricted: LinearProgram,
-    x: NDArray[np.float64],
-    row_dual: NDArray[np.float64],
-    max_reduced_cost: float,
-    max_arcgp_violation: float,
-    tol: float = TOL,
-    outside: NDArray[np.float64] | None = None,
-) -> Certificate:
-    """Certificate (kind ``"ppc"``) of the extension by zeros of a restricted solution to the full LP.
-
-    Primal infeasibility also counts the absent ArcGP rows (rhs 1), dual infeasibility the absent triples'
-    reduced costs (bounded by eq. 11 or exact, after tightening); the objectives are those of the restricted
-    LP, which the extension by zeros leaves unchanged. ``outside``: Aᵀy, on the restricted columns, of the
-    absent rows given nonzero duals (tight GPArc rows of absent triples; :func:`lpparse.lp.certify_lp`).
-    """
-    base = certify_lp(restricted, x, row_dual, tol, outside)
-    scale = 1.0 + float(np.abs(restricted.cost).max(initial=0.0))
-    return dataclasses.replace(
-        base,
-        kind="ppc",
-        primal_infeasibility=max(base.primal_infeasibility, max(max_arcgp_violation, 0.0) / 2.0),
-        dual_infeasibility=max(base.dual_infeasibility, max(max_reduced_cost, 0.0) / scale),
-    )
 
 
 def _positions(full: Block, part: Block, what: str) -> NDArray[np.int64]:

@@ -11,7 +11,7 @@ than dual 0 (30 English dev sentences of 21-30 tokens: 200 rounds instead of 230
 
 Measured against keeping every arc in HiGHS, on 30 dev sentences of 21-30 tokens (2 seed heads, trained
 models): PPC CPU time English 1.34 s -> 1.06 s (-21%), Hungarian 0.96 s -> 0.83 s (-14%); simplex iterations
--40% and -26%. It also makes a small start pay (:data:`lpparse.ppc.loop.SEED_HEADS`).
+-40% and -26%. It also makes a small start pay (:data:`lpparse.colgen.options.SEED_HEADS`).
 
 **Duals.** HiGHS's solution comes back with dual 0 on the inactive rows and d = c - Aᵀy on the inactive
 columns, which may be positive. :meth:`DeadArcs.extend` turns these into duals of the restricted LP (whose
@@ -85,11 +85,14 @@ class DeadArcs:
         """NoFlow rows of an arc mask (the OneGP rows stay in HiGHS: module docstring)."""
         return self._noflow[self._arc_row[arcs]].ravel()
 
+    def inactive(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(columns, rows) of the dead arcs, to keep out of HiGHS."""
+        return self._columns(self.out), self._rows(self.out)
+
     def model(self, **options: Any) -> HighsModel:
         """The HiGHS master of the program without the dead arcs (``options``: :class:`HighsModel`'s)."""
-        return HighsModel(
-            self.prog.lp, inactive_cols=self._columns(self.out), inactive_rows=self._rows(self.out), **options
-        )
+        cols, rows = self.inactive()
+        return HighsModel(self.prog.lp, inactive_cols=cols, inactive_rows=rows, **options)
 
     def update(self, model: HighsModel) -> None:
         """Bring into ``model`` the arcs that have a triple now (arcs only ever come to life)."""

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.formulations.grandparent import GrandparentProgram
-from lpparse.triples import TripleScorer
+from lpparse.triples import SiblingScorer, TripleScorer
 
 __all__ = ["PriceResult", "ScoreCache", "arc_slack", "gp_duals", "price"]
 
@@ -41,27 +41,38 @@ Triples = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
 
 
 class ScoreCache:
-    """Exact triple scores, each asked from the scorer once (the scorer counts them); times the scoring."""
+    """Exact part scores, each asked from the scorer once (the scorer counts them); times the scoring.
 
-    def __init__(self, scorer: TripleScorer, size: int) -> None:
+    ``kind`` names the parts in errors; ``bound_names``: the scorer's factorized bounds, asked for once
+    (:meth:`bounds`): (s̄(g,p,·), s̄(·,p,c)) of a :class:`~lpparse.triples.TripleScorer` (eq. 11) by default,
+    ``("bound_hm",)`` for a :class:`~lpparse.triples.SiblingScorer`."""
+
+    def __init__(
+        self,
+        scorer: TripleScorer | SiblingScorer,
+        size: int,
+        kind: str = "triple",
+        bound_names: tuple[str, ...] = ("bound_gp", "bound_pc"),
+    ) -> None:
         self.scorer = scorer
+        self.kind = kind
+        self.bound_names = bound_names
         self.values = np.full((size, size, size), np.nan)
         self.seconds = 0.0
-        self._bounds: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+        self._bounds: tuple[NDArray[np.float64], ...] | None = None
 
-    def bounds(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """The scorer's factorized bounds (s̄(g,p,·), s̄(·,p,c)), asked for once (eq. 11)."""
+    def bounds(self) -> tuple[NDArray[np.float64], ...]:
+        """The scorer's factorized bounds, asked for once."""
         if self._bounds is None:
             start = time.perf_counter()
-            self._bounds = (
-                np.asarray(self.scorer.bound_gp(), dtype=np.float64),
-                np.asarray(self.scorer.bound_pc(), dtype=np.float64),
+            self._bounds = tuple(
+                np.asarray(getattr(self.scorer, name)(), dtype=np.float64) for name in self.bound_names
             )
             self.seconds += time.perf_counter() - start
         return self._bounds
 
     def get(self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]) -> NDArray[np.float64]:
-        """Scores of a batch of triples, scoring only those not seen before."""
+        """Scores of a batch of parts, scoring only those not seen before."""
         values = self.values[g, p, c]
         new = np.isnan(values)
         if new.any():
@@ -69,7 +80,7 @@ class ScoreCache:
             fresh = np.asarray(self.scorer.score(g[new], p[new], c[new]), dtype=np.float64)
             self.seconds += time.perf_counter() - start
             if not np.isfinite(fresh).all():
-                raise ValueError("the triple scorer returned NaN or an infinite score")
+                raise ValueError(f"the {self.kind} scorer returned NaN or an infinite score")
             values[new] = fresh
             self.values[g[new], p[new], c[new]] = fresh
         return values

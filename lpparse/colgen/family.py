@@ -1,0 +1,134 @@
+"""The part-family protocol of the column-and-row generation engine (:mod:`lpparse.colgen.engine`).
+
+A family (grandparent triples, arbitrary siblings, later consecutive siblings or third-order parts) knows
+only its own index space, its columns and their rows, its bounds and its scorer; the engine owns the loop
+and the restricted master (the shape of PySCIPOpt's ``Pricer``: the solver loops, the plug-in prices, and of
+:class:`lpparse.dd.core.Component`). Every round the engine solves the master and then calls, for each family
+in turn, :meth:`PartFamily.repair`, :meth:`PartFamily.price` and :meth:`PartFamily.separate` on one shared
+:class:`DualState`, and, unless nothing enters, :meth:`PartFamily.commit`. At the end it asks every family for
+:meth:`PartFamily.outside_shift` (Aᵀy of its absent rows given nonzero duals) to certify the extension by
+zeros on the full program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lpparse.lp.highs_view import HighsModel
+from lpparse.lp.solution import Solution
+
+__all__ = ["DualState", "PartFamily", "Priced", "Separated"]
+
+
+@dataclass
+class DualState:
+    """One round's restricted solution as the families price and separate against it.
+
+    ``solution``: the master's solution after every family's :meth:`PartFamily.repair` (primal ``x``,
+    solver duals ``row_dual``, reduced costs ``col_dual``); ``y``: the duals the round ends with, which
+    families tighten in place (a copy of ``row_dual`` to start); ``shared``: arrays the families share, made
+    once a round by the first that asks (:meth:`cached`): views of the solution (``"arc_values"``) and dual
+    slack (``"arc_slack"``, the β of the arcs at 0 that dual tightening may spend: a family subtracts what it
+    spends, so the next sees only what is left)."""
+
+    solution: Solution
+    y: NDArray[np.float64]
+    tol: float
+    shared: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+
+    @property
+    def x(self) -> NDArray[np.float64]:
+        assert self.solution.x is not None
+        return self.solution.x
+
+    def cached(self, name: str, make: Callable[[], NDArray[np.float64]]) -> NDArray[np.float64]:
+        """The shared array ``name`` (a budget or a view of the solution), made by ``make`` for the first
+        family that asks."""
+        if name not in self.shared:
+            self.shared[name] = make()
+        return self.shared[name]
+
+
+@dataclass(frozen=True)
+class Priced:
+    """What a family's pricing found: ``columns`` parts with reduced cost > tol to enter; ``max_reduced_cost``
+    bounds the reduced costs of the absent parts that stay out (after tightening); ``tightened``: duals
+    changed by tightening (raised rows plus absent rows given a nonzero dual)."""
+
+    columns: int
+    max_reduced_cost: float
+    tightened: int = 0
+
+
+@dataclass(frozen=True)
+class Separated:
+    """What a family's separation found: ``columns`` absent parts whose rows are violated (not already
+    priced) and ``rows`` held-back rows of present parts that are violated, all to enter; ``max_violation``
+    bounds the violation of the rows left out; ``infeasible``: what enters cuts the current point off (the
+    next solve is a dual simplex)."""
+
+    columns: int
+    rows: int
+    max_violation: float
+    infeasible: bool
+
+
+@runtime_checkable
+class PartFamily(Protocol):
+    """A kind of part priced and separated by :class:`lpparse.colgen.engine.Engine`.
+
+    ``name`` keys its entries in the trace; ``candidates``: how many parts it has in all (what brute force
+    scores and adds); ``scored``: parts scored so far in this run; ``added``: parts with a column in the
+    master; ``held_out``: master columns it keeps out of HiGHS for now; ``scoring_seconds``: time spent
+    scoring (the engine counts it apart from pricing)."""
+
+    name: str
+
+    @property
+    def candidates(self) -> int: ...
+
+    @property
+    def scored(self) -> int: ...
+
+    @property
+    def added(self) -> int: ...
+
+    @property
+    def held_out(self) -> int: ...
+
+    @property
+    def scoring_seconds(self) -> float: ...
+
+    def seed(self) -> None:
+        """Add the first columns (with their own rows) to the program, before the master is built."""
+
+    def inactive(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(columns, rows) of the program to keep out of HiGHS at the start (forced to 0 by the program)."""
+
+    def repair(self, solution: Solution) -> Solution:
+        """``solution`` with duals optimal for the restricted program itself (e.g. for the columns and rows
+        it keeps out of HiGHS); identity for most families."""
+
+    def price(self, state: DualState) -> Priced:
+        """Reduced costs of absent parts from ``state``'s duals: rule parts out by factorized bounds without
+        scoring them, tighten duals (in ``state.y`` and the shared budgets), score the rest; hold the parts
+        to add until :meth:`commit`."""
+
+    def separate(self, state: DualState) -> Separated:
+        """Absent parts (and held-back rows) whose rows ``state.x`` violates; held until :meth:`commit`."""
+
+    def commit(self, model: HighsModel) -> None:
+        """Add what :meth:`price` and :meth:`separate` found to the program (a column with its own rows),
+        and bring into ``model`` what it kept out and may now be used."""
+
+    def outside_duals(self) -> dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]:
+        """Nonzero duals of rows absent from the program: block name -> (index tuples, duals), for
+        :func:`lpparse.ppc.certificate.certify_full`."""
+
+    def outside_shift(self) -> NDArray[np.float64]:
+        """Aᵀy of :meth:`outside_duals` on the program's columns (length ``lp.num_cols``)."""

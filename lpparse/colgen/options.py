@@ -1,0 +1,80 @@
+"""Options of the column-and-row generation engine and of its part families, as one dataclass."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from lpparse.lp.solution import TOL
+
+__all__ = [
+    "DEFER",
+    "HIGHS_OPTIONS",
+    "INITS",
+    "PER_PAIR",
+    "SEED_HEADS",
+    "STALL_ROWS",
+    "ColgenOptions",
+]
+
+#: HiGHS options for PPC and BF alike: devex pricing in the dual simplex (PPC 12% faster on the Danish dev
+#: set) and no scaling (the matrix is 0/±1 with flow coefficients n; measured on Danish and Hungarian sentences
+#: of 20-40 tokens, CPU time: PPC -20% with fewer rounds and GPs scored, BF -10%, same BF iterations)
+HIGHS_OPTIONS: dict[str, object] = {"simplex_dual_edge_weight_strategy": 1, "simplex_scale_strategy": 0}
+#: PPC's warm primal re-solves run without bound perturbation (CPU time on sentences of 20-40 tokens: Danish
+#: -15%, Hungarian -30%, hard English sentences -45%) but may stall on degenerate programs without it: after
+#: ``STALL_ROWS`` x rows iterations a re-solve continues from where it stopped with HiGHS's default perturbation
+STALL_ROWS = 1.0
+#: Initial ⟨·,h,m⟩ triples for none of the arcs: T's triples alone. With dead arcs out of the master, a small
+#: start wins (CPU time vs 2 seed heads, the best before: English dev sentences of 21-30 / 31-40 / 41+ tokens
+#: -17% / -15% / -9%, Hungarian 21-30 / 31-40 -16% / -14%, Italian 21-40 -10%, Danish 21-40 +2%; fewer GPs
+#: scored and added on all four)
+SEED_HEADS = 0
+#: Partial pricing: at most 8 new triples per ⟨p,c⟩ a round (measured on 30 Danish and 20 Hungarian sentences
+#: of 20-40 tokens, CPU time and GPs added vs all: Danish -8%, 3.2% -> 2.5%; Hungarian -17%, 6.7% -> 4.7%;
+#: 1-5 per pair cost too many rounds, 10 is like 8)
+PER_PAIR = 8
+#: Hold back priced triples with both arcs at 0 (degenerate pivots) when there are more than DEFER·n of them
+#: and others to add (measured on 15 dev sentences of 20-45 tokens, CPU time: English -34% with 2.5x fewer
+#: GPs added, Hungarian unchanged; DEFER = 0, always holding them back, costs Hungarian +35% in extra rounds)
+DEFER = 8.0
+#: initial triples: ``root`` ⟨0,h,m⟩ (§4.2) or ``tree`` ⟨head_T(h),h,m⟩
+INITS = ("root", "tree")
+
+
+@dataclass(frozen=True)
+class ColgenOptions:
+    """Every option of a column-and-row generation run (:class:`lpparse.colgen.engine.Engine`) and of the part
+    families of parse-price-cut (:mod:`lpparse.ppc.families`).
+
+    Engine: ``tol``: reduced costs and violations above it are priced/cut; ``certificate_tol``: the
+    certificate's tolerance (and HiGHS's); ``time_limit``: seconds for the whole run (status TIME_LIMIT);
+    ``max_iterations``: master solves; ``stall_rows``: a warm re-solve without bound perturbation stops after
+    ``stall_rows`` x rows simplex iterations and goes on with it (:data:`STALL_ROWS`); ``highs_options``.
+
+    Parts: ``tighten``: dual tightening (§4.3.3, and the GPArc/SibArc duals of absent parts); ``init``,
+    ``seed_heads``: initial triples (:data:`INITS`, :data:`SEED_HEADS`); ``per_pair``: partial pricing, at most
+    that many new triples per ⟨p,c⟩ a round (None: all); ``parent_duals``: spend arc slack on the GPArc rows of
+    absent triples; ``defer``: hold back priced triples with both arcs at 0 (:data:`DEFER`; None: never);
+    ``lazy_arcgp``: a triple's ArcGP row enters only once violated; ``dead_arcs``: keep arcs without a triple
+    out of HiGHS; ``sibling_preset``: the sibling polytope's families (``martins``, ``all`` or a set)."""
+
+    tol: float = 1e-7
+    certificate_tol: float = TOL
+    time_limit: float | None = None
+    max_iterations: int = 1000
+    stall_rows: float = STALL_ROWS
+    highs_options: dict[str, object] = field(default_factory=lambda: dict(HIGHS_OPTIONS))
+    tighten: bool = True
+    init: str = "root"
+    seed_heads: int | None = SEED_HEADS
+    per_pair: int | None = PER_PAIR
+    parent_duals: bool = True
+    defer: float | None = DEFER
+    lazy_arcgp: bool = False
+    dead_arcs: bool = True
+    sibling_preset: str | Iterable[str] = "martins"
+
+    def __post_init__(self) -> None:
+        if self.init not in INITS:
+            raise ValueError(f"unknown init {self.init!r}; choose from {INITS}")
