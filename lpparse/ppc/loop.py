@@ -1,23 +1,23 @@
 """Parse, Price and Cut (Riedel, Smith & McCallum 2012, ``001_96d0466e746ddc9d.txt`` §4, Algorithm 1) and the
 brute-force baseline (BF, §6: the full LP with every triple scored and instantiated).
 
-:func:`parse_price_cut` starts from every candidate arc and the triples of the first-order best tree T
+Parse-price-cut runs on the column-and-row generation engine (:class:`lpparse.colgen.Engine`, which owns
+the loop: solve, price, cut, add in one batch, certify) with the part families of
+:mod:`lpparse.ppc.families`: grandparent triples (:class:`~lpparse.ppc.families.GrandparentFamily`).
+:func:`parse_price_cut` is a thin wrapper that builds the program, the families and the
+options (:class:`lpparse.colgen.ColgenOptions`), and turns the engine's result into a :class:`PPCResult`.
+
+The grandparent family starts from every candidate arc and the triples of the first-order best tree T
 (Chu-Liu-Edmonds), so the restricted LP is feasible, optionally plus one triple per arc h→m with h > 0 among
 the ``seed_heads`` best-scoring heads of m (⟨0,h,m⟩ as in §4.2, or ⟨head_T(h),h,m⟩ with ``init="tree"``;
 ``seed_heads=None`` seeds every arc, as the paper). An arc without a triple is held at 0 by its OneGP row
 until pricing brings one in, and stays out of the HiGHS master until then (:mod:`lpparse.ppc.dead_arcs`).
-Then it repeats
-
-1. **parse**: solve the restricted LP with the live HiGHS master (cold dual simplex first; warm primal
-   simplex after columns only, which keep the basis primal feasible; warm dual simplex after cuts);
-2. **price**: tighten the OneGP duals (§4.3.3), then find absent triples with reduced cost (eq. 8) > tol,
-   scoring only those whose bound (eq. 11) is > tol, and keep the ``per_pair`` best of each ⟨p,c⟩
-   (:mod:`lpparse.ppc.pricing`);
-3. **cut**: find absent triples whose ArcGP row is violated (§4.4, :mod:`lpparse.ppc.separation`);
-
-adding the union as columns (with their own rows) in one batch, until both sets are empty. The restricted
-LP is always the full LP restricted to its columns (less the ArcGP/GPArc rows of absent triples), so at
-convergence its solution, extended by zeros, is optimal for the full LP: :attr:`PPCResult.certificate`.
+Each round it tightens the OneGP duals (§4.3.3), prices absent triples with reduced cost (eq. 8) > tol,
+scoring only those whose bound (eq. 11) is > tol, keeps the ``per_pair`` best of each ⟨p,c⟩
+(:mod:`lpparse.ppc.pricing`), and cuts absent triples whose ArcGP row is violated (§4.4,
+:mod:`lpparse.ppc.separation`). The restricted LP is always the full LP restricted to its columns (less the
+rows of absent parts), so at convergence its solution, extended by zeros, is optimal for the full LP:
+:attr:`PPCResult.certificate`.
 
 With ``lazy_arcgp=True`` a column enters without its ArcGP row, and **cut** also adds the held-back rows
 that the solution violates (row generation on top of column generation). The restricted LP is then the
@@ -42,25 +42,33 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse.colgen.engine import Engine, Round
+from lpparse.colgen.options import DEFER, HIGHS_OPTIONS, INITS, PER_PAIR, SEED_HEADS, STALL_ROWS, ColgenOptions
 from lpparse.formulations.grandparent import GrandparentProgram, grandparent_program, resolve_families
 from lpparse.formulations.sibling import sibling_program
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import TOL, Certificate, Solution, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.ppc.certificate import OutsideDuals, ppc_certificate
-from lpparse.ppc.dead_arcs import DeadArcs
-from lpparse.ppc.pricing import ScoreCache, Triples, arc_slack, gp_duals, price
-from lpparse.ppc.separation import separate_arcgp
+from lpparse.ppc.certificate import OutsideDuals
+from lpparse.ppc.families import GPArcDuals, GrandparentFamily, WarmStart
 from lpparse.trees import allowed_arcs, validate_scores
-from lpparse.triples import SiblingScorer, TripleScorer, candidate_triples, triple_mask
+from lpparse.triples import SiblingScorer, TripleScorer, candidate_triples
 
 __all__ = [
+    "DEFER",
+    "HIGHS_OPTIONS",
+    "INITS",
+    "PER_PAIR",
+    "SEED_HEADS",
+    "STALL_ROWS",
+    "GPArcDuals",
     "PPCResult",
     "PPCRound",
     "PPCStats",
     "WarmStart",
     "parse_price_cut",
     "project_to_tree",
+    "run_ppc",
     "solve_bf",
     "tree_objective",
 ]
@@ -133,7 +141,9 @@ class PPCResult:
     certificate of :func:`lpparse.ppc.certificate.ppc_certificate`, for BF the LP certificate. ``heads`` is
     the tree when the LP optimum is integral (then ILP-optimal), else None. ``gparc_duals``: (g, p, c, λ) of
     the absent triples whose GPArc rows carry dual -λ in the certificate (all other absent rows carry 0).
-    ``trace``: one :class:`PPCRound` per LP solve of a PPC run (empty for BF).
+    ``trace``: one :class:`PPCRound` per LP solve of a PPC run (empty for BF), ``rounds`` the engine's
+    per-family record of the same rounds (:class:`lpparse.colgen.Round`). ``outside``: the nonzero duals of
+    every absent row of the certificate, ``outside_shift`` their Aᵀy on the program's columns.
     """
 
     status: Status
@@ -146,6 +156,9 @@ class PPCResult:
     gparc_duals: GPArcDuals | None = None
     info: dict[str, Any] = field(default_factory=dict)
     trace: list[PPCRound] = field(default_factory=list)
+    rounds: list[Round] = field(default_factory=list)
+    outside: OutsideDuals = field(default_factory=dict)
+    outside_shift: NDArray[np.float64] | None = None
 
     @property
     def objective(self) -> float:
@@ -163,20 +176,17 @@ class PPCResult:
     def outside_duals(self) -> OutsideDuals:
         """Duals of the certificate's rows that are absent from ``program.lp`` (for
         :func:`lpparse.ppc.certify_full`): the GPArc rows z[g,p] - zgp[g,p,c] >= 0 of ``gparc_duals``."""
-        if self.gparc_duals is None or self.gparc_duals[3].size == 0:
-            return {}
-        g, p, c, lam = self.gparc_duals
-        return {"GPArc": (np.column_stack([g, p, c, np.zeros_like(g)]), -lam)}
+        return self.outside
 
     def reduced_costs(self) -> NDArray[np.float64]:
         """d = c - Aᵀy on the restricted program's columns, with the certificate's duals: ``row_dual`` and
-        the absent GPArc rows' duals (``gparc_duals``)."""
+        the absent rows' duals (``outside``)."""
         if self.row_dual is None:
             raise ValueError(f"no duals (status {self.status.value})")
         lp = self.program.lp
         d = lp.cost - lp.A.T @ self.row_dual
-        if self.gparc_duals is not None:
-            d -= _gparc_shift(self.program, self.gparc_duals)
+        if self.outside_shift is not None:
+            d -= self.outside_shift
         return d
 
     def arc_values(self) -> NDArray[np.float64]:
@@ -184,20 +194,6 @@ class PPCResult:
         if self.solution.x is None:
             raise ValueError(f"no primal solution (status {self.status.value})")
         return self.program.arc_values(self.solution.x)
-
-
-#: (g, p, c, λ): absent triples whose GPArc row z[g,p] - zgp[g,p,c] >= 0 carries dual -λ (pricing module)
-GPArcDuals = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]
-_NO_GPARC: GPArcDuals = (np.empty(0, np.int64),) * 3 + (np.empty(0),)  # type: ignore[assignment]
-
-
-def _gparc_shift(prog: GrandparentProgram, gparc: GPArcDuals) -> NDArray[np.float64]:
-    """Aᵀy of the absent GPArc rows with duals -λ, over the restricted program's columns: -λ summed on
-    z[g,p]."""
-    shift = np.zeros(prog.lp.num_cols)
-    g, p, _, lam = gparc
-    np.add.at(shift, prog.z_col[g, p], -lam)
-    return shift
 
 
 def _validated(
@@ -209,86 +205,6 @@ def _validated(
             kind = "sibling" if isinstance(scorer, SiblingScorer) else "triple"
             raise ValueError(f"{kind} scorer is for n={scorer.n}, arc scores for n={s.shape[0] - 1}")
     return s, allowed_arcs(s)
-
-
-INITS = ("root", "tree")
-#: HiGHS options for PPC and BF alike: devex pricing in the dual simplex (PPC 12% faster on the Danish dev
-#: set) and no scaling (the matrix is 0/±1 with flow coefficients n; measured on Danish and Hungarian sentences
-#: of 20-40 tokens, CPU time: PPC -20% with fewer rounds and GPs scored, BF -10%, same BF iterations)
-HIGHS_OPTIONS: dict[str, object] = {"simplex_dual_edge_weight_strategy": 1, "simplex_scale_strategy": 0}
-#: PPC's warm primal re-solves run without bound perturbation (CPU time on sentences of 20-40 tokens: Danish
-#: -15%, Hungarian -30%, hard English sentences -45%) but may stall on degenerate programs without it: after
-#: ``STALL_ROWS`` x rows iterations a re-solve continues from where it stopped with HiGHS's default perturbation
-STALL_ROWS = 1.0
-#: HiGHS ``simplex_strategy`` for PPC's warm re-solves: primal after new columns only (measured on 15 Danish
-#: sentences of 20-40 tokens: half the simplex iterations of dual), dual after cuts (primal infeasible)
-PRIMAL, DUAL = 4, 1
-#: Initial ⟨·,h,m⟩ triples for none of the arcs: T's triples alone. With dead arcs out of the master, a small
-#: start wins (CPU time vs 2 seed heads, the best before: English dev sentences of 21-30 / 31-40 / 41+ tokens
-#: -17% / -15% / -9%, Hungarian 21-30 / 31-40 -16% / -14%, Italian 21-40 -10%, Danish 21-40 +2%; fewer GPs
-#: scored and added on all four)
-SEED_HEADS = 0
-#: Partial pricing: at most 8 new triples per ⟨p,c⟩ a round (measured on 30 Danish and 20 Hungarian sentences
-#: of 20-40 tokens, CPU time and GPs added vs all: Danish -8%, 3.2% -> 2.5%; Hungarian -17%, 6.7% -> 4.7%;
-#: 1-5 per pair cost too many rounds, 10 is like 8)
-PER_PAIR = 8
-#: Hold back priced triples with both arcs at 0 (degenerate pivots) when there are more than DEFER·n of them
-#: and others to add (measured on 15 dev sentences of 20-45 tokens, CPU time: English -34% with 2.5x fewer
-#: GPs added, Hungarian unchanged; DEFER = 0, always holding them back, costs Hungarian +35% in extra rounds)
-DEFER = 8.0
-
-
-@dataclass
-class WarmStart:
-    """What a parse-price-cut run on a sentence may take from earlier runs on the same sentence (the nodes
-    of :func:`lpparse.ppc.exact.parse_exact`): the score cache, so that no triple is scored twice, and
-    triples to start from besides the first-order tree's (those whose arcs are no longer candidates are
-    dropped)."""
-
-    cache: ScoreCache
-    triples: Triples = (np.empty(0, np.int64),) * 3  # type: ignore[assignment]
-
-
-def _initial_triples(
-    s: NDArray[np.float64],
-    arc: NDArray[np.bool_],
-    single_root: bool,
-    init: str,
-    seed_heads: int | None,
-    warm: WarmStart | None = None,
-) -> Triples:
-    """One triple per word arc h→m with h among the ``seed_heads`` best-scoring heads of m (None: every
-    arc), the triples of the first-order best tree T (Chu-Liu-Edmonds) and the candidate ones of ``warm``.
-
-    ``root`` (§4.2): ⟨0,h,m⟩ when 0→h is a candidate; ``tree``: ⟨head_T(h),h,m⟩, else ⟨0,h,m⟩. Either way T's
-    own triples are present, so T is feasible in the restricted LP: with GPArc or NoGP, ⟨0,h,m⟩ alone allows
-    only trees of depth 2, which pruned arcs or a single root can make infeasible.
-    """
-    if init not in INITS:
-        raise ValueError(f"unknown init {init!r}; choose from {INITS}")
-    tree = chu_liu_edmonds(s, single_root=single_root)
-    seed = arc
-    if seed_heads is not None:
-        rank = np.argsort(np.argsort(-np.where(arc, s, -np.inf), axis=0, kind="stable"), axis=0)
-        seed = arc & (rank < seed_heads)
-    h, m = np.nonzero(seed)
-    word = h > 0
-    h, m = h[word], m[word]
-    g = np.zeros(h.size, np.int64)
-    if init == "tree":
-        g = tree[h]
-        g = np.where(g == m, 0, g)
-    ok = arc[g, h] & (g != m)
-    tm = np.flatnonzero(tree > 0)
-    size = s.shape[0]
-    parts = [(g[ok], h[ok], m[ok]), (tree[tree[tm]], tree[tm], tm)]
-    if warm is not None:
-        wg, wp, wc = warm.triples
-        keep = arc[wg, wp] & arc[wp, wc]
-        parts.append((wg[keep], wp[keep], wc[keep]))
-    keys = np.concatenate([np.ravel_multi_index(t, (size,) * 3) for t in parts])
-    g, h, m = np.unravel_index(np.unique(keys), (size,) * 3)
-    return g.astype(np.int64), h.astype(np.int64), m.astype(np.int64)
 
 
 def _finish(
@@ -310,20 +226,9 @@ def _finish(
     return heads
 
 
-def _perturbation(model: HighsModel, on: bool) -> None:
-    """Primal bound perturbation on (HiGHS's default, no iteration limit) or off (with the stall limit)."""
-    highs = model.highs
-    if on:
-        highs.setOptionValue("primal_simplex_bound_perturbation_multiplier", 1.0)
-        highs.setOptionValue("simplex_iteration_limit", 2**31 - 1)
-    else:
-        highs.setOptionValue("primal_simplex_bound_perturbation_multiplier", 0.0)
-        highs.setOptionValue("simplex_iteration_limit", int(STALL_ROWS * model.lp.num_rows) + 1)
-
-
 def parse_price_cut(
     arc_scores: ArrayLike,
-    triple_scorer: TripleScorer,
+    triple_scorer: TripleScorer | None,
     preset: str | Iterable[str] = "all",
     single_root: bool = False,
     base: str = "single-flow",
@@ -341,129 +246,101 @@ def parse_price_cut(
     dead_arcs: bool = True,
     warm: WarmStart | None = None,
 ) -> PPCResult:
-    """Parse, Price and Cut (Algorithm 1) on one sentence; see the module docstring.
+    """Parse, Price and Cut (Algorithm 1) on one sentence; see the module docstring. The keywords build a
+    :class:`lpparse.colgen.ColgenOptions` (documented there) for :func:`run_ppc`.
 
-    ``preset``: ``martins``, ``onegp``, ``all`` or an iterable of families; ``tighten``: §4.3.3 dual
-    tightening; ``tol``: reduced costs and ArcGP violations above it are priced/cut; ``time_limit``: seconds
-    for the whole run (status TIME_LIMIT when reached); ``init``: initial triples (:func:`_initial_triples`,
-    ``root`` as in the paper, the default: measured faster than ``tree`` on trained models); ``seed_heads``: how
-    many best heads per modifier get an initial triple besides T's (:data:`SEED_HEADS`: none; None: every
-    arc, as in the paper); ``per_pair``: at most
-    that many new triples per ⟨p,c⟩ a round (None: all priced, as in the paper); ``parent_duals``: spend the
-    slack of zero arcs on the GPArc rows of absent triples too (:mod:`lpparse.ppc.pricing`; False: §4.3.3
-    only); ``defer``: hold back triples whose arcs are both at 0 while there are more than ``defer``·n of
-    them and others to add (None: never); ``lazy_arcgp``: add a column's ArcGP row only once the solution
-    violates it (module docstring); ``dead_arcs``: keep the arcs that no present triple can carry out of the
-    HiGHS master (:mod:`lpparse.ppc.dead_arcs`; only with OneGP and a flow base); ``warm``: the score cache
-    and triples of an earlier run on the same sentence (:class:`WarmStart`). Raises ValueError (NaN scores)
-    or NoTreeError.
+    ``preset``: ``martins``, ``onegp``, ``all`` or an iterable of grandparent families; ``warm``: the score cache and triples of an
+    earlier run on the same sentence (:class:`WarmStart`). Raises ValueError (NaN scores) or NoTreeError.
     """
+    options = ColgenOptions(
+        tol=tol,
+        certificate_tol=certificate_tol,
+        time_limit=time_limit,
+        max_iterations=max_iterations,
+        stall_rows=STALL_ROWS,
+        tighten=tighten,
+        init=init,
+        seed_heads=seed_heads,
+        per_pair=per_pair,
+        parent_duals=parent_duals,
+        defer=defer,
+        lazy_arcgp=lazy_arcgp,
+        dead_arcs=dead_arcs,
+    )
+    return run_ppc(arc_scores, triple_scorer, preset, single_root, base, options, warm)
+
+
+def run_ppc(
+    arc_scores: ArrayLike,
+    triple_scorer: TripleScorer | None,
+    preset: str | Iterable[str] = "all",
+    single_root: bool = False,
+    base: str = "single-flow",
+    options: ColgenOptions | None = None,
+    warm: WarmStart | None = None,
+) -> PPCResult:
+    """Parse-price-cut with its options as one :class:`lpparse.colgen.ColgenOptions`: the grandparent
+    family of ``triple_scorer`` under ``preset`` on the arborescence program ``base``, run by
+    :class:`lpparse.colgen.Engine`."""
+    options = options or ColgenOptions()
     start = time.perf_counter()
-    deadline = None if time_limit is None else start + time_limit
     s, arc = _validated(arc_scores, triple_scorer)
     families = resolve_families(preset)
     prog = grandparent_program(s, families, single_root, base)
-    stats = PPCStats(prog.n, "ppc", families, int(triple_mask(arc).sum()))
-    scored0 = triple_scorer.scored
-    cache = ScoreCache(triple_scorer, s.shape[0]) if warm is None else warm.cache
-    seconds0 = cache.seconds
-    g, p, c = _initial_triples(s, arc, single_root, init, seed_heads, warm)
-    prog.add_triples(g, p, c, cache.get(g, p, c), arcgp=not lazy_arcgp)
-    bound_gp, bound_pc = cache.bounds()
-    dead = DeadArcs(prog) if dead_arcs and DeadArcs.applies(prog) else None
-    if dead is not None:
-        model = dead.model(tol=certificate_tol, options=HIGHS_OPTIONS)
-    else:
-        model = HighsModel(prog.lp, tol=certificate_tol, options=HIGHS_OPTIONS)
-    y: NDArray[np.float64] | None = None
-    gparc = _NO_GPARC
-    max_rc = max_viol = np.inf
-    status = Status.ITERATION_LIMIT
-    trace: list[PPCRound] = []
-    while True:
-        model.set_deadline(deadline)
-        sol = model.solve(certify=False)  # the final answer gets the PPC certificate below
-        iterations, seconds = sol.iterations, sol.time
-        if sol.status is Status.ITERATION_LIMIT and stats.iterations > 0:  # stalled: perturb and go on
-            _perturbation(model, True)
-            sol = model.solve(certify=False)
-            iterations, seconds = iterations + sol.iterations, seconds + sol.time
-            _perturbation(model, False)
-        if dead is not None:
-            sol = dead.extend(sol)
-        stats.simplex_iterations += iterations
-        stats.time_solving += seconds
-        stats.iterations += 1
-        if sol.status is not Status.OPTIMAL or sol.x is None or sol.row_dual is None:
-            status = sol.status
-            break
-        t0 = time.perf_counter()
-        scoring0 = cache.seconds
-        slack = arc_slack(prog, sol.x, sol.col_dual) if tighten else np.zeros(prog.z_col.shape)
-        mu_onegp, mu_nogp = gp_duals(prog, sol.row_dual)
-        z = prog.arc_values(sol.x)
-        priced = price(
-            prog, cache, bound_gp, bound_pc, mu_onegp, mu_nogp, slack, tol, per_pair, parent_duals, z, defer
-        )
-        y = sol.row_dual.copy()
-        raised = prog.onegp_row >= 0
-        y[prog.onegp_row[raised]] += priced.onegp_raise[raised]
-        gparc = priced.gparc
-        stats.duals_tightened += int(np.count_nonzero(priced.onegp_raise)) + gparc[3].size
-        cuts = separate_arcgp(prog, z, tol, sol.x)
-        max_rc, max_viol = priced.max_bound, cuts.max_violation
-        stats.time_pricing += time.perf_counter() - t0 - (cache.seconds - scoring0)
-        # a triple both priced and cut enters once (as priced); cut triples may still need a score
-        ckeys = np.ravel_multi_index((cuts.g, cuts.p, cuts.c), prog.present.shape)
-        if ckeys.size:
-            ckeys = np.setdiff1d(
-                ckeys, np.ravel_multi_index((priced.g, priced.p, priced.c), prog.present.shape)
-            )
-        cg, cp, cc = np.unravel_index(ckeys, prog.present.shape)
-        trace.append(
-            PPCRound(
-                stats.iterations,
-                sol.objective,
-                iterations,
-                seconds,
-                triple_scorer.scored - scored0,
-                prog.num_triples,
-                prog.lp.num_rows,
-                prog.lp.num_cols,
-                int(dead.out.sum()) if dead is not None else 0,
-                priced.g.size,
-                ckeys.size,
-                cuts.rows[0].size,
-                max_rc,
-                max_viol,
-            )
-        )
-        if priced.g.size == 0 and ckeys.size == 0 and cuts.rows[0].size == 0:
-            status = Status.OPTIMAL
-            break
-        if stats.iterations >= max_iterations or (deadline is not None and time.perf_counter() > deadline):
-            status = Status.ITERATION_LIMIT if stats.iterations >= max_iterations else Status.TIME_LIMIT
-            break
-        stats.priced += priced.g.size
-        stats.cut += ckeys.size
-        stats.rows_cut += cuts.rows[0].size
-        model.highs.setOptionValue("simplex_strategy", DUAL if cuts.g.size or cuts.rows[0].size else PRIMAL)
-        prog.add_arcgp_rows(*cuts.rows)
-        prog.add_triples(priced.g, priced.p, priced.c, priced.scores, arcgp=not lazy_arcgp)
-        prog.add_triples(cg, cp, cc, cache.get(cg, cp, cc))  # cut: their ArcGP rows are violated now
-        if dead is not None:
-            dead.update(model)
-        _perturbation(model, False)  # off, with a stall limit that follows the program's size
-    stats.gps_scored = triple_scorer.scored - scored0
-    stats.time_scoring = cache.seconds - seconds0
-    heads = _finish(prog, sol, stats, start, tol)
-    result = PPCResult(status, prog, sol, stats, y, heads=heads, gparc_duals=gparc, trace=trace)
-    if status is Status.OPTIMAL and y is not None and sol.x is not None:
-        result.certificate = ppc_certificate(
-            prog.lp, sol.x, y, max_rc, max_viol, certificate_tol, _gparc_shift(prog, gparc)
-        )
-    result.info.update(max_reduced_cost=max_rc, max_arcgp_violation=max_viol)
-    return result
+    tree = chu_liu_edmonds(s, single_root=single_root)
+    gp = GrandparentFamily(prog, triple_scorer, s, tree, options, warm)
+    parts = [gp]
+    run = Engine(prog.lp, parts, options, start).run()
+    stats = PPCStats(prog.n, "ppc", families, gp.candidates)
+    stats.iterations, stats.simplex_iterations = run.iterations, run.simplex_iterations
+    stats.time_solving, stats.time_pricing = run.time_solving, run.time_pricing
+    stats.time_scoring = sum(part.scoring_seconds for part in parts)
+    stats.duals_tightened = sum(t.tightened for t in run.totals.values())
+    info: dict[str, Any] = {"max_reduced_cost": run.max_reduced_cost, "max_arcgp_violation": run.max_violation}
+    totals = run.totals[gp.name]
+    stats.gps_scored = gp.scored
+    stats.priced, stats.cut, stats.rows_cut = totals.priced, totals.cut, totals.rows_cut
+    sol = run.solution
+    heads = _finish(prog, sol, stats, start, options.tol)
+    outside: OutsideDuals = {}
+    for part in parts:
+        outside.update(part.outside_duals())
+    return PPCResult(
+        run.status,
+        prog,
+        sol,
+        stats,
+        run.row_dual,
+        run.certificate,
+        heads,
+        gparc_duals=gp.gparc,
+        info=info,
+        trace=[_ppc_round(r) for r in run.trace],
+        rounds=run.trace,
+        outside=outside if run.status is Status.OPTIMAL else {},
+        outside_shift=run.outside_shift,
+    )
+
+
+def _ppc_round(r: Round) -> PPCRound:
+    """The engine's round as a :class:`PPCRound`."""
+    gp = r.families[GrandparentFamily.name]
+    return PPCRound(
+        round=r.round,
+        objective=r.objective,
+        simplex_iterations=r.simplex_iterations,
+        solve_seconds=r.solve_seconds,
+        gps_scored=gp.scored,
+        gps_added=gp.added,
+        rows=r.rows,
+        cols=r.cols,
+        arcs_out=gp.held_out,
+        priced=gp.priced,
+        cut=gp.cut,
+        rows_cut=gp.rows_cut,
+        max_reduced_cost=r.max_reduced_cost,
+        max_violation=r.max_violation,
+    )
 
 
 def solve_bf(

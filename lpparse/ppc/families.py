@@ -1,0 +1,226 @@
+"""The part families of parse-price-cut on the column-and-row generation engine (:mod:`lpparse.colgen`):
+grandparent triples ⟨g,p,c⟩ (:class:`GrandparentFamily`) over the arc columns of an arborescence program.
+
+**Grandparents** (Riedel, Smith & McCallum 2012, ``001_96d0466e746ddc9d.txt`` §4): pricing with OneGP dual
+tightening and the GPArc duals of absent triples, factorized and per-triple bounds, partial pricing, deferral
+and lazy scoring (:mod:`lpparse.ppc.pricing`); ArcGP separation, with held-back rows under ``lazy_arcgp``
+(:mod:`lpparse.ppc.separation`); dead arcs kept out of HiGHS (:mod:`lpparse.ppc.dead_arcs`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lpparse.colgen.family import DualState, Priced, Separated
+from lpparse.colgen.options import ColgenOptions
+from lpparse.formulations.arborescence import arc_matrix
+from lpparse.formulations.grandparent import GrandparentProgram
+from lpparse.lp.highs_view import HighsModel
+from lpparse.lp.solution import Solution
+from lpparse.ppc.dead_arcs import DeadArcs
+from lpparse.ppc.pricing import PriceResult, ScoreCache, Triples, arc_slack, gp_duals, price
+from lpparse.ppc.separation import CutResult, separate_arcgp
+from lpparse.triples import TripleScorer, triple_mask
+
+__all__ = ["GPArcDuals", "GrandparentFamily", "WarmStart", "initial_triples"]
+
+#: (g, p, c, λ): absent triples whose GPArc row z[g,p] - zgp[g,p,c] >= 0 carries dual -λ (pricing module)
+GPArcDuals = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]
+_EMPTY = np.empty(0, np.int64)
+NO_GPARC: GPArcDuals = (_EMPTY, _EMPTY, _EMPTY, np.empty(0))
+_NONE: Triples = (_EMPTY, _EMPTY, _EMPTY)
+
+
+def _arc_slack(state: DualState, prog: GrandparentProgram, tighten: bool) -> NDArray[np.float64]:
+    """The round's shared arc slack β (:func:`lpparse.ppc.pricing.arc_slack`), or zeros without tightening."""
+    if not tighten:
+        return np.zeros(prog.z_col.shape)
+    sol = state.solution
+    assert sol.col_dual is not None
+    return state.cached("arc_slack", lambda: arc_slack(prog, state.x, sol.col_dual))  # type: ignore[arg-type]
+
+
+def _arc_values(state: DualState, prog: GrandparentProgram) -> NDArray[np.float64]:
+    """(n+1, n+1) arc values of the round's solution, computed once a round."""
+    return state.cached("arc_values", lambda: arc_matrix(prog.lp, state.x))
+
+
+def _arc_shift(num_cols: int, z_col: NDArray[np.int64], h: NDArray[np.int64], m: NDArray[np.int64],
+               lam: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Aᵀy over the program's columns of absent rows z[h,m] - part >= 0 with duals -λ: -λ summed on z[h,m]."""
+    shift = np.zeros(num_cols)
+    np.add.at(shift, z_col[h, m], -lam)
+    return shift
+
+
+@dataclass
+class WarmStart:
+    """What a parse-price-cut run on a sentence may take from earlier runs on the same sentence (the nodes
+    of :func:`lpparse.ppc.exact.parse_exact`): the score cache, so that no triple is scored twice, and
+    triples to start from besides the first-order tree's (those whose arcs are no longer candidates are
+    dropped)."""
+
+    cache: ScoreCache
+    triples: Triples = _NONE
+
+
+def initial_triples(
+    arc_scores: NDArray[np.float64],
+    arc: NDArray[np.bool_],
+    tree: NDArray[np.int64],
+    init: str,
+    seed_heads: int | None,
+    warm: WarmStart | None = None,
+) -> Triples:
+    """One triple per word arc h→m with h among the ``seed_heads`` best-scoring heads of m (None: every
+    arc), the triples of the first-order best tree T (Chu-Liu-Edmonds, ``tree``) and the candidate ones of
+    ``warm``.
+
+    ``root`` (§4.2): ⟨0,h,m⟩ when 0→h is a candidate; ``tree``: ⟨head_T(h),h,m⟩, else ⟨0,h,m⟩. Either way T's
+    own triples are present, so T is feasible in the restricted LP: with GPArc or NoGP, ⟨0,h,m⟩ alone allows
+    only trees of depth 2, which pruned arcs or a single root can make infeasible.
+    """
+    s = arc_scores
+    seed = arc
+    if seed_heads is not None:
+        rank = np.argsort(np.argsort(-np.where(arc, s, -np.inf), axis=0, kind="stable"), axis=0)
+        seed = arc & (rank < seed_heads)
+    h, m = np.nonzero(seed)
+    word = h > 0
+    h, m = h[word], m[word]
+    g = np.zeros(h.size, np.int64)
+    if init == "tree":
+        g = tree[h]
+        g = np.where(g == m, 0, g)
+    ok = arc[g, h] & (g != m)
+    tm = np.flatnonzero(tree > 0)
+    size = s.shape[0]
+    parts = [(g[ok], h[ok], m[ok]), (tree[tree[tm]], tree[tm], tm)]
+    if warm is not None:
+        wg, wp, wc = warm.triples
+        keep = arc[wg, wp] & arc[wp, wc]
+        parts.append((wg[keep], wp[keep], wc[keep]))
+    keys = np.concatenate([np.ravel_multi_index(t, (size,) * 3) for t in parts])
+    g, h, m = np.unravel_index(np.unique(keys), (size,) * 3)
+    return g.astype(np.int64), h.astype(np.int64), m.astype(np.int64)
+
+
+class GrandparentFamily:
+    """Grandparent triples on a :class:`GrandparentProgram` (module docstring): a
+    :class:`lpparse.colgen.family.PartFamily`. ``tree``: the first-order best tree (the start)."""
+
+    name = "grandparent"
+
+    def __init__(
+        self,
+        prog: GrandparentProgram,
+        scorer: TripleScorer,
+        arc_scores: NDArray[np.float64],
+        tree: NDArray[np.int64],
+        options: ColgenOptions,
+        warm: WarmStart | None = None,
+    ) -> None:
+        self.prog, self.scorer, self.options, self.warm = prog, scorer, options, warm
+        self._arc_scores, self._tree = arc_scores, tree
+        self._scored0 = scorer.scored
+        self.cache = ScoreCache(scorer, prog.arc_mask.shape[0]) if warm is None else warm.cache
+        self._seconds0 = self.cache.seconds
+        self._candidates = int(triple_mask(prog.arc_mask).sum())
+        self.dead: DeadArcs | None = None
+        self.gparc: GPArcDuals = NO_GPARC
+        self._priced: PriceResult | None = None
+        self._cuts: CutResult | None = None
+        self._cut: Triples = _NONE
+
+    @property
+    def candidates(self) -> int:
+        return self._candidates
+
+    @property
+    def scored(self) -> int:
+        return self.scorer.scored - self._scored0
+
+    @property
+    def added(self) -> int:
+        return self.prog.num_triples
+
+    @property
+    def held_out(self) -> int:
+        return int(self.dead.out.sum()) if self.dead is not None else 0
+
+    @property
+    def scoring_seconds(self) -> float:
+        return self.cache.seconds - self._seconds0
+
+    def seed(self) -> None:
+        opts, prog = self.options, self.prog
+        g, p, c = initial_triples(self._arc_scores, prog.arc_mask, self._tree, opts.init, opts.seed_heads, self.warm)
+        prog.add_triples(g, p, c, self.cache.get(g, p, c), arcgp=not opts.lazy_arcgp)
+        self._bounds = self.cache.bounds()
+        if opts.dead_arcs and DeadArcs.applies(prog):
+            self.dead = DeadArcs(prog)
+
+    def inactive(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        return self.dead.inactive() if self.dead is not None else (_EMPTY, _EMPTY)
+
+    def repair(self, solution: Solution) -> Solution:
+        return self.dead.extend(solution) if self.dead is not None else solution
+
+    def price(self, state: DualState) -> Priced:
+        prog, opts = self.prog, self.options
+        sol = state.solution
+        assert sol.row_dual is not None
+        slack = _arc_slack(state, prog, opts.tighten)
+        mu_onegp, mu_nogp = gp_duals(prog, sol.row_dual)
+        bound_gp, bound_pc = self._bounds
+        priced = price(
+            prog, self.cache, bound_gp, bound_pc, mu_onegp, mu_nogp, slack, state.tol, opts.per_pair,
+            opts.parent_duals, _arc_values(state, prog), opts.defer,
+        )
+        raised = prog.onegp_row >= 0
+        state.y[prog.onegp_row[raised]] += priced.onegp_raise[raised]
+        self.gparc = priced.gparc
+        if opts.tighten:  # what is left of the arcs' slack for the next family
+            g, p, _, lam = priced.gparc
+            spent = priced.onegp_raise.copy()
+            np.add.at(spent, (g, p), lam)
+            np.maximum(slack - spent, 0.0, out=slack)
+        self._priced = priced
+        tightened = int(np.count_nonzero(priced.onegp_raise)) + priced.gparc[3].size
+        return Priced(priced.g.size, priced.max_bound, tightened)
+
+    def separate(self, state: DualState) -> Separated:
+        prog, priced = self.prog, self._priced
+        assert priced is not None
+        cuts = separate_arcgp(prog, _arc_values(state, prog), state.tol, state.x)
+        # a triple both priced and cut enters once (as priced); cut triples may still need a score
+        ckeys = np.ravel_multi_index((cuts.g, cuts.p, cuts.c), prog.present.shape)
+        if ckeys.size:
+            ckeys = np.setdiff1d(ckeys, np.ravel_multi_index((priced.g, priced.p, priced.c), prog.present.shape))
+        cg, cp, cc = np.unravel_index(ckeys, prog.present.shape)
+        self._cuts, self._cut = cuts, (cg, cp, cc)
+        infeasible = bool(cuts.g.size or cuts.rows[0].size)
+        return Separated(ckeys.size, cuts.rows[0].size, cuts.max_violation, infeasible)
+
+    def commit(self, model: HighsModel) -> None:
+        prog, priced, cuts = self.prog, self._priced, self._cuts
+        assert priced is not None and cuts is not None
+        prog.add_arcgp_rows(*cuts.rows)
+        prog.add_triples(priced.g, priced.p, priced.c, priced.scores, arcgp=not self.options.lazy_arcgp)
+        cg, cp, cc = self._cut
+        prog.add_triples(cg, cp, cc, self.cache.get(cg, cp, cc))  # cut: their ArcGP rows are violated now
+        if self.dead is not None:
+            self.dead.update(model)
+
+    def outside_duals(self) -> dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]:
+        g, p, c, lam = self.gparc
+        if lam.size == 0:
+            return {}
+        return {"GPArc": (np.column_stack([g, p, c, np.zeros_like(g)]), -lam)}
+
+    def outside_shift(self) -> NDArray[np.float64]:
+        g, p, _, lam = self.gparc
+        return _arc_shift(self.prog.lp.num_cols, self.prog.z_col, g, p, lam)
