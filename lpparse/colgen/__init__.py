@@ -1,6 +1,7 @@
 """Column-and-row generation: an engine that owns the loop over a restricted master (:mod:`.engine`), the
 protocol of the part families it prices and separates (:mod:`.family`), its options (:mod:`.options`) and its
-certificate (:mod:`.certificate`). The part families of dependency parsing live in :mod:`lpparse.ppc.families`."""
+certificate (:mod:`.certificate`). The part families of dependency parsing live in
+:mod:`lpparse.ppc.families`."""
 
 from lpparse.colgen.certificate import ppc_certificate
 from lpparse.colgen.engine import Engine, EngineResult, FamilyRound, FamilyTotals, Round

@@ -1,4 +1,5 @@
-"""The certificate of a column-and-row generation run: the restricted solution extended by zeros to the full LP.
+"""The certificate of a column-and-row generation run: the restricted solution extended by zeros to the
+full LP.
 
 Riedel, Smith & McCallum 2012 (``001_96d0466e746ddc9d.txt``) §4.1: a restricted solution (x_I, y_J) that is
 optimal for the restricted LP extends to the full LP by setting every absent primal and dual variable to 0

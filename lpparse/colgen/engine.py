@@ -144,7 +144,11 @@ class Engine:
         rows = np.concatenate([np.empty(0, np.int64), *(r for _, r in held)])
         opts = self.options
         return HighsModel(
-            self.lp, tol=opts.certificate_tol, options=opts.highs_options, inactive_cols=cols, inactive_rows=rows
+            self.lp,
+            tol=opts.certificate_tol,
+            options=opts.highs_options,
+            inactive_cols=cols,
+            inactive_rows=rows,
         )
 
     def _solve(self, model: HighsModel, deadline: float | None, warm: bool) -> tuple[Solution, int, float]:
@@ -261,5 +265,11 @@ class Engine:
             shift += family.outside_shift()
         result.outside_shift = shift
         result.certificate = ppc_certificate(
-            self.lp, sol.x, y, result.max_reduced_cost, result.max_violation, self.options.certificate_tol, shift
+            self.lp,
+            sol.x,
+            y,
+            result.max_reduced_cost,
+            result.max_violation,
+            self.options.certificate_tol,
+            shift,
         )

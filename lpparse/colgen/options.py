@@ -53,9 +53,9 @@ class ColgenOptions:
     ``stall_rows`` x rows simplex iterations and goes on with it (:data:`STALL_ROWS`); ``highs_options``.
 
     Parts: ``tighten``: dual tightening (§4.3.3, and the GPArc/SibArc duals of absent parts); ``init``,
-    ``seed_heads``: initial triples (:data:`INITS`, :data:`SEED_HEADS`); ``per_pair``: partial pricing, at most
-    that many new triples per ⟨p,c⟩ a round (None: all); ``parent_duals``: spend arc slack on the GPArc rows of
-    absent triples; ``defer``: hold back priced triples with both arcs at 0 (:data:`DEFER`; None: never);
+    ``seed_heads``: initial triples (:data:`INITS`, :data:`SEED_HEADS`); ``per_pair``: partial pricing, at
+    most that many new triples per ⟨p,c⟩ a round (None: all); ``parent_duals``: spend arc slack on the GPArc
+    rows of absent triples; ``defer``: hold back priced triples with both arcs at 0 (:data:`DEFER`; None: never);
     ``lazy_arcgp``: a triple's ArcGP row enters only once violated; ``dead_arcs``: keep arcs without a triple
     out of HiGHS; ``sibling_preset``: the sibling polytope's families (``martins``, ``all`` or a set)."""
 

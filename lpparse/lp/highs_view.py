@@ -359,7 +359,7 @@ class HighsModel:
             self.highs.setOptionValue("time_limit", self.highs.getRunTime() + left)
 
     def set_strategy(self, strategy: int) -> None:
-        """HiGHS ``simplex_strategy`` of the next solves (1: dual, 4: primal; :data:`DUAL`, :data:`PRIMAL`)."""
+        """HiGHS ``simplex_strategy`` of the next solves (:data:`DUAL` 1, :data:`PRIMAL` 4)."""
         self._check(self.highs.setOptionValue("simplex_strategy", int(strategy)), "simplex_strategy")
 
     def set_perturbation(self, on: bool, iteration_limit: int | None = None) -> None:

@@ -1,6 +1,7 @@
 """Parse, Price and Cut (Riedel, Smith & McCallum 2012 §4): delayed column and row generation for the
-grandparent LP, its pricing, separation and certificates, the brute-force baseline, and exact decoding with
-a proof on top of them (:mod:`lpparse.ppc.exact`)."""
+grandparent and sibling LPs on the engine of :mod:`lpparse.colgen`, their pricing, separation and
+certificates, the brute-force baseline, and exact decoding with a proof on top of them
+(:mod:`lpparse.ppc.exact`)."""
 
 from lpparse.ppc.certificate import certify_full, extend_solution, ppc_certificate
 from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, parse_exact
@@ -11,6 +12,7 @@ from lpparse.ppc.loop import (
     WarmStart,
     parse_price_cut,
     project_to_tree,
+    run_ppc,
     solve_bf,
     tree_objective,
 )
@@ -29,6 +31,7 @@ __all__ = [
     "parse_price_cut",
     "ppc_certificate",
     "project_to_tree",
+    "run_ppc",
     "solve_bf",
     "tree_objective",
 ]

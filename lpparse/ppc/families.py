@@ -1,10 +1,27 @@
 """The part families of parse-price-cut on the column-and-row generation engine (:mod:`lpparse.colgen`):
-grandparent triples ⟨g,p,c⟩ (:class:`GrandparentFamily`) over the arc columns of an arborescence program.
+grandparent triples ⟨g,p,c⟩ (:class:`GrandparentFamily`) and arbitrary siblings ⟨h,m,m'⟩
+(:class:`SiblingFamily`), both over the arc columns of an arborescence program.
 
 **Grandparents** (Riedel, Smith & McCallum 2012, ``001_96d0466e746ddc9d.txt`` §4): pricing with OneGP dual
 tightening and the GPArc duals of absent triples, factorized and per-triple bounds, partial pricing, deferral
 and lazy scoring (:mod:`lpparse.ppc.pricing`); ArcGP separation, with held-back rows under ``lazy_arcgp``
 (:mod:`lpparse.ppc.separation`); dead arcs kept out of HiGHS (:mod:`lpparse.ppc.dead_arcs`).
+
+**Siblings** (:mod:`lpparse.formulations.sibling`). With the duals of an absent part's own ArcSib/SibArc
+rows at 0, the reduced cost of an absent zsib[h,m,m'] in the full LP is
+
+    r(h,m,m') = s(h,m,m') + Σ_α μ_SibClique(h,α)
+
+(zsib has coefficient -1 in the <= rows SibClique, whose duals are >= 0; 0 under the default ``martins``
+preset, which has none), bounded without scoring by min(s̄(h,m), s̄(h,m')) + Σ_α μ_SibClique(h,α) (the
+scorer's ``bound_hm``) and, if the scorer offers them, its per-part bounds ``bound_siblings``. Dual
+tightening as for GPArc: an arc h→m at 0 with reduced cost d_z < 0 has slack β = -d_z (what the grandparent
+family left of it); giving the tight SibArc row z[h,m] - zsib[h,m,m'] >= 0 (side 0; side 1 on h→m') of an
+absent part the dual -λ lowers the part's reduced cost by λ and raises d_z by λ, so with the λ of an arc
+summed within its β the extended duals stay feasible and complementary. Parts are priced out greedily,
+cheapest first, on their bounds (never scored), then on their exact reduced costs. Separation: an absent
+part has zsib = 0, so its ArcSib row reads z[h,m] + z[h,m'] <= 1; the violated ones enter as columns. The
+start: the sibling parts of the first-order best tree.
 """
 
 from __future__ import annotations
@@ -18,14 +35,15 @@ from lpparse.colgen.family import DualState, Priced, Separated
 from lpparse.colgen.options import ColgenOptions
 from lpparse.formulations.arborescence import arc_matrix
 from lpparse.formulations.grandparent import GrandparentProgram
+from lpparse.formulations.sibling import SiblingProgram, sibling_program
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
 from lpparse.ppc.dead_arcs import DeadArcs
-from lpparse.ppc.pricing import PriceResult, ScoreCache, Triples, arc_slack, gp_duals, price
+from lpparse.ppc.pricing import PriceResult, ScoreCache, Triples, _spend, arc_slack, gp_duals, price
 from lpparse.ppc.separation import CutResult, separate_arcgp
-from lpparse.triples import TripleScorer, triple_mask
+from lpparse.triples import SiblingScorer, TripleScorer, sibling_mask, tree_siblings, triple_mask
 
-__all__ = ["GPArcDuals", "GrandparentFamily", "WarmStart", "initial_triples"]
+__all__ = ["GPArcDuals", "GrandparentFamily", "SiblingFamily", "WarmStart", "initial_triples"]
 
 #: (g, p, c, λ): absent triples whose GPArc row z[g,p] - zgp[g,p,c] >= 0 carries dual -λ (pricing module)
 GPArcDuals = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]
@@ -34,7 +52,9 @@ NO_GPARC: GPArcDuals = (_EMPTY, _EMPTY, _EMPTY, np.empty(0))
 _NONE: Triples = (_EMPTY, _EMPTY, _EMPTY)
 
 
-def _arc_slack(state: DualState, prog: GrandparentProgram, tighten: bool) -> NDArray[np.float64]:
+def _arc_slack(
+    state: DualState, prog: GrandparentProgram | SiblingProgram, tighten: bool
+) -> NDArray[np.float64]:
     """The round's shared arc slack β (:func:`lpparse.ppc.pricing.arc_slack`), or zeros without tightening."""
     if not tighten:
         return np.zeros(prog.z_col.shape)
@@ -43,7 +63,7 @@ def _arc_slack(state: DualState, prog: GrandparentProgram, tighten: bool) -> NDA
     return state.cached("arc_slack", lambda: arc_slack(prog, state.x, sol.col_dual))  # type: ignore[arg-type]
 
 
-def _arc_values(state: DualState, prog: GrandparentProgram) -> NDArray[np.float64]:
+def _arc_values(state: DualState, prog: GrandparentProgram | SiblingProgram) -> NDArray[np.float64]:
     """(n+1, n+1) arc values of the round's solution, computed once a round."""
     return state.cached("arc_values", lambda: arc_matrix(prog.lp, state.x))
 
@@ -157,7 +177,9 @@ class GrandparentFamily:
 
     def seed(self) -> None:
         opts, prog = self.options, self.prog
-        g, p, c = initial_triples(self._arc_scores, prog.arc_mask, self._tree, opts.init, opts.seed_heads, self.warm)
+        g, p, c = initial_triples(
+            self._arc_scores, prog.arc_mask, self._tree, opts.init, opts.seed_heads, self.warm
+        )
         prog.add_triples(g, p, c, self.cache.get(g, p, c), arcgp=not opts.lazy_arcgp)
         self._bounds = self.cache.bounds()
         if opts.dead_arcs and DeadArcs.applies(prog):
@@ -199,7 +221,8 @@ class GrandparentFamily:
         # a triple both priced and cut enters once (as priced); cut triples may still need a score
         ckeys = np.ravel_multi_index((cuts.g, cuts.p, cuts.c), prog.present.shape)
         if ckeys.size:
-            ckeys = np.setdiff1d(ckeys, np.ravel_multi_index((priced.g, priced.p, priced.c), prog.present.shape))
+            pkeys = np.ravel_multi_index((priced.g, priced.p, priced.c), prog.present.shape)
+            ckeys = np.setdiff1d(ckeys, pkeys)
         cg, cp, cc = np.unravel_index(ckeys, prog.present.shape)
         self._cuts, self._cut = cuts, (cg, cp, cc)
         infeasible = bool(cuts.g.size or cuts.rows[0].size)
@@ -224,3 +247,163 @@ class GrandparentFamily:
     def outside_shift(self) -> NDArray[np.float64]:
         g, p, _, lam = self.gparc
         return _arc_shift(self.prog.lp.num_cols, self.prog.z_col, g, p, lam)
+
+
+class SiblingFamily:
+    """Arbitrary-sibling parts attached to an arborescence or grandparent program ``lp`` (module
+    docstring): a :class:`lpparse.colgen.family.PartFamily`. ``tree``: the first-order best tree (its parts
+    are the start)."""
+
+    name = "sibling"
+
+    def __init__(
+        self, prog: GrandparentProgram, scorer: SiblingScorer, tree: NDArray[np.int64], options: ColgenOptions
+    ) -> None:
+        self.sibs = sibling_program(prog.lp, options.sibling_preset)
+        self.scorer, self.options, self._tree = scorer, options, tree
+        self._scored0 = scorer.scored
+        size = self.sibs.z_col.shape[0]
+        self.cache = ScoreCache(scorer, size, "sibling", ("bound_hm",))
+        self._mask = sibling_mask(self.sibs.arc_mask, self.sibs.single_root)
+        self._candidates = int(self._mask.sum())
+        #: (h, m, m', side, λ) of the absent parts whose SibArc row [h,m,m',side] carries dual -λ
+        self.sibarc: tuple[NDArray[np.int64], ...] = (_EMPTY,) * 4 + (np.empty(0),)
+        self._new: Triples = _NONE
+        self._new_scores = np.empty(0)
+
+    @property
+    def candidates(self) -> int:
+        return self._candidates
+
+    @property
+    def scored(self) -> int:
+        return self.scorer.scored - self._scored0
+
+    @property
+    def added(self) -> int:
+        return self.sibs.num_siblings
+
+    @property
+    def held_out(self) -> int:
+        return 0
+
+    @property
+    def scoring_seconds(self) -> float:
+        return self.cache.seconds
+
+    def seed(self) -> None:
+        h, m, m2 = tree_siblings(self._tree)
+        ok = self._mask[h, m, m2]
+        h, m, m2 = h[ok], m[ok], m2[ok]
+        self.sibs.add_siblings(h, m, m2, self.cache.get(h, m, m2))
+        (self._bound_hm,) = self.cache.bounds()
+
+    def inactive(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        return _EMPTY, _EMPTY
+
+    def repair(self, solution: Solution) -> Solution:
+        return solution
+
+    def _clique_duals(self, row_dual: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Σ_α μ_SibClique(h, α) per head h (0 without the family)."""
+        rows = self.sibs.clique_row
+        on = rows >= 0
+        return np.where(on, row_dual[np.where(on, rows, 0)], 0.0).sum(axis=1)
+
+    def price(self, state: DualState) -> Priced:
+        sibs, tol = self.sibs, state.tol
+        sol = state.solution
+        assert sol.row_dual is not None
+        mu = self._clique_duals(sol.row_dual)
+        b = self._bound_hm
+        absent = self._mask & ~sibs.present
+        bound = np.minimum(b[:, :, None], b[:, None, :]) + mu[:, None, None]
+        cand = absent & (bound > tol)
+        max_bound = float(bound[absent & ~cand].max(initial=-np.inf))
+        h, m, m2 = (a.astype(np.int64) for a in np.nonzero(cand))
+        rb = bound[h, m, m2]
+        per_part = getattr(self.scorer, "bound_siblings", None)
+        if per_part is not None and h.size:  # a scorer's tighter per-part bound, still without scoring
+            rb = np.minimum(rb, np.asarray(per_part(h, m, m2), dtype=np.float64) + mu[h])
+            tight = rb > tol
+            max_bound = max(max_bound, float(rb[~tight].max(initial=-np.inf)))
+            h, m, m2, rb = h[tight], m[tight], m2[tight], rb[tight]
+        use_slack = self.options.tighten and "SibArc" in sibs.families
+        slack = _arc_slack(state, sibs, use_slack)
+        size = slack.shape[0]
+        # SibArc duals on bounds first (these parts are never scored), then on exact reduced costs
+        out, lam, side = self._spend(h, m, m2, rb, slack, size)
+        scored = ~out
+        hs, ms, m2s = h[scored], m[scored], m2[scored]
+        s = self.cache.get(hs, ms, m2s)
+        r = s + mu[hs]
+        keep = r > tol
+        idx = np.flatnonzero(keep)
+        more, lam2, side2 = self._spend(hs[idx], ms[idx], m2s[idx], r[idx], slack, size)
+        keep[idx[more]] = False
+        residual = r.copy()  # reduced cost after λ: 0 for those priced out
+        residual[idx[more]] = 0.0
+        max_bound = max(max_bound, float(residual[~keep].max(initial=-np.inf)))
+        self.sibarc = (
+            np.concatenate([h[out], hs[idx[more]]]),
+            np.concatenate([m[out], ms[idx[more]]]),
+            np.concatenate([m2[out], m2s[idx[more]]]),
+            np.concatenate([side[out], side2[more]]),
+            np.concatenate([lam[out], lam2[more]]),
+        )
+        self._new, self._new_scores = (hs[keep], ms[keep], m2s[keep]), s[keep]
+        return Priced(int(keep.sum()), max_bound, int(self.sibarc[4].size))
+
+    @staticmethod
+    def _spend(
+        h: NDArray[np.int64], m: NDArray[np.int64], m2: NDArray[np.int64], cost: NDArray[np.float64],
+        slack: NDArray[np.float64], size: int,
+    ) -> tuple[NDArray[np.bool_], NDArray[np.float64], NDArray[np.int64]]:
+        """Price parts out with SibArc duals: greedily, cheapest first, on the slack of h→m (side 0), then
+        of h→m' (side 1); spends ``slack`` in place. (priced out, λ, side) per part."""
+        out = np.zeros(h.size, bool)
+        side = np.zeros(h.size, np.int64)
+        if not slack.any() or h.size == 0:
+            return out, np.where(out, cost, 0.0), side
+        for k, arc in enumerate((m, m2)):
+            todo = np.flatnonzero(~out)
+            key = h[todo] * size + arc[todo]
+            ok = todo[_spend(key, cost[todo], slack.ravel())]
+            out[ok], side[ok] = True, k
+            flat = slack.ravel()
+            flat -= np.bincount(h[ok] * size + arc[ok], cost[ok], size * size)
+            np.maximum(slack, 0.0, out=slack)
+        return out, np.where(out, cost, 0.0), side
+
+    def separate(self, state: DualState) -> Separated:
+        sibs, tol = self.sibs, state.tol
+        if "ArcSib" not in sibs.families:
+            self._cut = _NONE
+            return Separated(0, 0, -np.inf, False)
+        z = _arc_values(state, sibs)
+        active = z > tol
+        absent = self._mask & ~sibs.present & active[:, :, None] & active[:, None, :]
+        excess = z[:, :, None] + z[:, None, :] - 1.0
+        violated = absent & (excess > tol)
+        max_violation = float(excess[absent & ~violated].max(initial=-np.inf))
+        priced = np.zeros(violated.shape, bool)
+        priced[self._new] = True
+        cut = violated & ~priced
+        self._cut = tuple(a.astype(np.int64) for a in np.nonzero(cut))  # type: ignore[assignment]
+        return Separated(int(cut.sum()), 0, max_violation, bool(violated.any()))
+
+    def commit(self, model: HighsModel) -> None:
+        h, m, m2 = self._new
+        ch, cm, cm2 = self._cut
+        scores = np.concatenate([self._new_scores, self.cache.get(ch, cm, cm2)])
+        self.sibs.add_siblings(np.r_[h, ch], np.r_[m, cm], np.r_[m2, cm2], scores)
+
+    def outside_duals(self) -> dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]:
+        h, m, m2, side, lam = self.sibarc
+        if lam.size == 0:
+            return {}
+        return {"SibArc": (np.column_stack([h, m, m2, side]), -lam)}
+
+    def outside_shift(self) -> NDArray[np.float64]:
+        h, m, m2, side, lam = self.sibarc
+        return _arc_shift(self.sibs.lp.num_cols, self.sibs.z_col, h, np.where(side == 0, m, m2), lam)

@@ -3,8 +3,9 @@ brute-force baseline (BF, §6: the full LP with every triple scored and instanti
 
 Parse-price-cut runs on the column-and-row generation engine (:class:`lpparse.colgen.Engine`, which owns
 the loop: solve, price, cut, add in one batch, certify) with the part families of
-:mod:`lpparse.ppc.families`: grandparent triples (:class:`~lpparse.ppc.families.GrandparentFamily`).
-:func:`parse_price_cut` is a thin wrapper that builds the program, the families and the
+:mod:`lpparse.ppc.families`: grandparent triples (:class:`~lpparse.ppc.families.GrandparentFamily`) and,
+with ``sibling_scorer``, arbitrary siblings (:class:`~lpparse.ppc.families.SiblingFamily`); either may be
+absent (not both). :func:`parse_price_cut` is a thin wrapper that builds the program, the families and the
 options (:class:`lpparse.colgen.ColgenOptions`), and turns the engine's result into a :class:`PPCResult`.
 
 The grandparent family starts from every candidate arc and the triples of the first-order best tree T
@@ -42,15 +43,23 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.colgen.engine import Engine, Round
-from lpparse.colgen.options import DEFER, HIGHS_OPTIONS, INITS, PER_PAIR, SEED_HEADS, STALL_ROWS, ColgenOptions
+from lpparse.colgen.engine import Engine, FamilyRound, Round
+from lpparse.colgen.options import (
+    DEFER,
+    HIGHS_OPTIONS,
+    INITS,
+    PER_PAIR,
+    SEED_HEADS,
+    STALL_ROWS,
+    ColgenOptions,
+)
 from lpparse.formulations.grandparent import GrandparentProgram, grandparent_program, resolve_families
 from lpparse.formulations.sibling import sibling_program
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import TOL, Certificate, Solution, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals
-from lpparse.ppc.families import GPArcDuals, GrandparentFamily, WarmStart
+from lpparse.ppc.families import GPArcDuals, GrandparentFamily, SiblingFamily, WarmStart
 from lpparse.trees import allowed_arcs, validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer, candidate_triples
 
@@ -113,7 +122,8 @@ class PPCRound:
     and ``cols`` describe the LP solved this round, ``arcs_out`` how many of its arcs were dead and left out
     of the HiGHS master (:mod:`lpparse.ppc.dead_arcs`); ``priced``, ``cut`` (columns) and ``rows_cut`` (held-back
     ArcGP rows) are what enters for the next round; ``max_reduced_cost`` and ``max_violation`` bound what
-    stays out (both <= tol in the last round).
+    stays out (both <= tol in the last round), over every part family. ``gps_*``, ``arcs_out``, ``priced``,
+    ``cut`` and ``rows_cut`` are the grandparent family's; ``sibs_*`` the sibling family's (0 without it).
     """
 
     round: int
@@ -130,6 +140,10 @@ class PPCRound:
     rows_cut: int
     max_reduced_cost: float
     max_violation: float
+    sibs_scored: int = 0
+    sibs_added: int = 0
+    sibs_priced: int = 0
+    sibs_cut: int = 0
 
 
 @dataclass
@@ -143,7 +157,10 @@ class PPCResult:
     the absent triples whose GPArc rows carry dual -λ in the certificate (all other absent rows carry 0).
     ``trace``: one :class:`PPCRound` per LP solve of a PPC run (empty for BF), ``rounds`` the engine's
     per-family record of the same rounds (:class:`lpparse.colgen.Round`). ``outside``: the nonzero duals of
-    every absent row of the certificate, ``outside_shift`` their Aᵀy on the program's columns.
+    every absent row of the certificate (GPArc, and SibArc with siblings), ``outside_shift`` their Aᵀy on
+    the program's columns. With siblings, ``info["siblings"]`` is the
+    :class:`~lpparse.formulations.sibling.SiblingProgram` and ``info`` counts its parts (``sibs_total``,
+    ``sibs_scored``, ``sibs_added``, ``sibs_priced``, ``sibs_cut``).
     """
 
     status: Status
@@ -175,7 +192,8 @@ class PPCResult:
 
     def outside_duals(self) -> OutsideDuals:
         """Duals of the certificate's rows that are absent from ``program.lp`` (for
-        :func:`lpparse.ppc.certify_full`): the GPArc rows z[g,p] - zgp[g,p,c] >= 0 of ``gparc_duals``."""
+        :func:`lpparse.ppc.certify_full`): the GPArc rows z[g,p] - zgp[g,p,c] >= 0 of ``gparc_duals`` and the
+        SibArc rows of absent sibling parts."""
         return self.outside
 
     def reduced_costs(self) -> NDArray[np.float64]:
@@ -245,11 +263,15 @@ def parse_price_cut(
     lazy_arcgp: bool = False,
     dead_arcs: bool = True,
     warm: WarmStart | None = None,
+    sibling_scorer: SiblingScorer | None = None,
+    sibling_preset: str | Iterable[str] = "martins",
 ) -> PPCResult:
     """Parse, Price and Cut (Algorithm 1) on one sentence; see the module docstring. The keywords build a
     :class:`lpparse.colgen.ColgenOptions` (documented there) for :func:`run_ppc`.
 
-    ``preset``: ``martins``, ``onegp``, ``all`` or an iterable of grandparent families; ``warm``: the score cache and triples of an
+    ``preset``: ``martins``, ``onegp``, ``all`` or an iterable of grandparent families; ``triple_scorer``
+    may be None when ``sibling_scorer`` is given (arcs and siblings only), ``sibling_preset`` the sibling
+    polytope's families (:mod:`lpparse.formulations.sibling`); ``warm``: the score cache and triples of an
     earlier run on the same sentence (:class:`WarmStart`). Raises ValueError (NaN scores) or NoTreeError.
     """
     options = ColgenOptions(
@@ -266,8 +288,9 @@ def parse_price_cut(
         defer=defer,
         lazy_arcgp=lazy_arcgp,
         dead_arcs=dead_arcs,
+        sibling_preset=sibling_preset,
     )
-    return run_ppc(arc_scores, triple_scorer, preset, single_root, base, options, warm)
+    return run_ppc(arc_scores, triple_scorer, preset, single_root, base, options, warm, sibling_scorer)
 
 
 def run_ppc(
@@ -278,28 +301,51 @@ def run_ppc(
     base: str = "single-flow",
     options: ColgenOptions | None = None,
     warm: WarmStart | None = None,
+    sibling_scorer: SiblingScorer | None = None,
 ) -> PPCResult:
     """Parse-price-cut with its options as one :class:`lpparse.colgen.ColgenOptions`: the grandparent
-    family of ``triple_scorer`` under ``preset`` on the arborescence program ``base``, run by
-    :class:`lpparse.colgen.Engine`."""
+    family of ``triple_scorer`` under ``preset`` and the sibling family of ``sibling_scorer`` (either may be
+    None, not both) on the arborescence program ``base``, run by :class:`lpparse.colgen.Engine`."""
+    if triple_scorer is None and sibling_scorer is None:
+        raise ValueError("parse_price_cut needs a triple scorer, a sibling scorer or both")
     options = options or ColgenOptions()
     start = time.perf_counter()
-    s, arc = _validated(arc_scores, triple_scorer)
-    families = resolve_families(preset)
-    prog = grandparent_program(s, families, single_root, base)
+    s, arc = _validated(arc_scores, triple_scorer, sibling_scorer)
+    families = resolve_families(preset) if triple_scorer is not None else ()
+    prog = grandparent_program(s, families or "martins", single_root, base)
     tree = chu_liu_edmonds(s, single_root=single_root)
-    gp = GrandparentFamily(prog, triple_scorer, s, tree, options, warm)
-    parts = [gp]
+    parts: list[GrandparentFamily | SiblingFamily] = []
+    gp = sib = None
+    if triple_scorer is not None:
+        gp = GrandparentFamily(prog, triple_scorer, s, tree, options, warm)
+        parts.append(gp)
+    if sibling_scorer is not None:
+        sib = SiblingFamily(prog, sibling_scorer, tree, options)
+        parts.append(sib)
     run = Engine(prog.lp, parts, options, start).run()
-    stats = PPCStats(prog.n, "ppc", families, gp.candidates)
+    stats = PPCStats(prog.n, "ppc", families, gp.candidates if gp is not None else 0)
     stats.iterations, stats.simplex_iterations = run.iterations, run.simplex_iterations
     stats.time_solving, stats.time_pricing = run.time_solving, run.time_pricing
     stats.time_scoring = sum(part.scoring_seconds for part in parts)
     stats.duals_tightened = sum(t.tightened for t in run.totals.values())
-    info: dict[str, Any] = {"max_reduced_cost": run.max_reduced_cost, "max_arcgp_violation": run.max_violation}
-    totals = run.totals[gp.name]
-    stats.gps_scored = gp.scored
-    stats.priced, stats.cut, stats.rows_cut = totals.priced, totals.cut, totals.rows_cut
+    info: dict[str, Any] = {
+        "max_reduced_cost": run.max_reduced_cost,
+        "max_arcgp_violation": run.max_violation,
+    }
+    if gp is not None:
+        totals = run.totals[gp.name]
+        stats.gps_scored = gp.scored
+        stats.priced, stats.cut, stats.rows_cut = totals.priced, totals.cut, totals.rows_cut
+    if sib is not None:
+        totals = run.totals[sib.name]
+        info.update(
+            siblings=sib.sibs,
+            sibs_total=sib.candidates,
+            sibs_scored=sib.scored,
+            sibs_added=sib.added,
+            sibs_priced=totals.priced,
+            sibs_cut=totals.cut,
+        )
     sol = run.solution
     heads = _finish(prog, sol, stats, start, options.tol)
     outside: OutsideDuals = {}
@@ -313,7 +359,7 @@ def run_ppc(
         run.row_dual,
         run.certificate,
         heads,
-        gparc_duals=gp.gparc,
+        gparc_duals=gp.gparc if gp is not None else None,
         info=info,
         trace=[_ppc_round(r) for r in run.trace],
         rounds=run.trace,
@@ -323,8 +369,10 @@ def run_ppc(
 
 
 def _ppc_round(r: Round) -> PPCRound:
-    """The engine's round as a :class:`PPCRound`."""
-    gp = r.families[GrandparentFamily.name]
+    """The engine's round as a :class:`PPCRound` (grandparent and sibling counts)."""
+    none = FamilyRound(0, 0, 0, 0, 0, 0, -np.inf, -np.inf)
+    gp = r.families.get(GrandparentFamily.name, none)
+    sib = r.families.get(SiblingFamily.name, none)
     return PPCRound(
         round=r.round,
         objective=r.objective,
@@ -340,6 +388,10 @@ def _ppc_round(r: Round) -> PPCRound:
         rows_cut=gp.rows_cut,
         max_reduced_cost=r.max_reduced_cost,
         max_violation=r.max_violation,
+        sibs_scored=sib.scored,
+        sibs_added=sib.added,
+        sibs_priced=sib.priced,
+        sibs_cut=sib.cut,
     )
 
 

@@ -1,0 +1,253 @@
+"""The column-and-row generation engine (lpparse.colgen) with the grandparent and sibling part families
+(lpparse.ppc.families), against brute force written here: each family alone and both together, PPC = BF and
+certified on the full program, an integral PPC tree is the brute-force optimum, zero sibling scores give the
+grandparent-only result, and the time limit is honoured."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lpparse.colgen import ColgenOptions, Engine, PartFamily
+from lpparse.formulations.grandparent import grandparent_program
+from lpparse.lp import Status
+from lpparse.oracles.brute_force import brute_force
+from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
+from lpparse.ppc import PPCResult, certify_full, parse_price_cut, solve_bf
+from lpparse.ppc.families import GrandparentFamily, SiblingFamily
+from lpparse.ppc.loop import run_ppc
+from lpparse.scores import noisy_gold_scores, random_scores
+from lpparse.trees import NoTreeError, check_tree_exists, is_tree
+from lpparse.triples import (
+    GP_DISTRIBUTIONS,
+    DenseSiblingScorer,
+    DenseTripleScorer,
+    synthetic_sibling_scorer,
+    synthetic_triple_scorer,
+    tree_siblings,
+)
+
+SETTINGS = settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+TOL = 1e-6
+PARTS = ("grandparent", "sibling", "both")
+
+
+@st.composite
+def instances(
+    draw: st.DrawFn, max_n: int = 6
+) -> tuple[np.ndarray, DenseTripleScorer, DenseSiblingScorer, bool]:
+    """(arc scores, triple scorer, sibling scorer, single_root): n = 2..max_n, some arcs pruned, loose
+    bounds."""
+    n = draw(st.integers(2, max_n))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    single_root = draw(st.booleans())
+    s = random_scores(n, rng)
+    pruned = np.where(rng.random(s.shape) < draw(st.sampled_from([0.0, 0.3])), -np.inf, s)
+    try:
+        check_tree_exists(pruned, single_root)
+        s = pruned
+    except NoTreeError:
+        pass
+    slack = draw(st.sampled_from([0.0, 0.5]))
+    gp = synthetic_triple_scorer(n, rng, draw(st.sampled_from(GP_DISTRIBUTIONS)), slack=slack)
+    sib = synthetic_sibling_scorer(n, rng, draw(st.sampled_from(GP_DISTRIBUTIONS)), slack=slack)
+    return s, gp, sib, single_root
+
+
+def _scorers(
+    parts: str, gp: DenseTripleScorer, sib: DenseSiblingScorer
+) -> tuple[DenseTripleScorer | None, DenseSiblingScorer | None]:
+    """Fresh counted scorers of the chosen parts (the bounds' slack kept)."""
+    triples = DenseTripleScorer(gp.scores, gp.slack_gp, gp.slack_pc) if parts != "sibling" else None
+    sibs = DenseSiblingScorer(sib.scores, sib.slack) if parts != "grandparent" else None
+    return triples, sibs
+
+
+def check_against_bf(
+    s: np.ndarray,
+    gp: DenseTripleScorer,
+    sib: DenseSiblingScorer,
+    single_root: bool,
+    parts: str,
+    preset: str = "all",
+    sibling_preset: str = "martins",
+    **kw: object,
+) -> tuple[PPCResult, PPCResult]:
+    """PPC = BF, both certified, PPC's solution certified on BF's full program (extension by zeros plus the
+    duals of absent GPArc/SibArc rows), and no more parts scored than BF."""
+    triples, sibs = _scorers(parts, gp, sib)
+    result = parse_price_cut(
+        s,
+        triples,
+        preset,
+        single_root,
+        sibling_scorer=sibs,
+        sibling_preset=sibling_preset,
+        **kw,  # type: ignore[arg-type]
+    )
+    bf_triples, bf_sibs = _scorers(parts, gp, sib)
+    bf = solve_bf(s, bf_triples, preset, single_root, sibling_scorer=bf_sibs, sibling_preset=sibling_preset)
+    assert bf.certified
+    assert result.certified, (parts, preset, sibling_preset, result.status, result.certificate)
+    assert result.objective == pytest.approx(bf.objective, abs=TOL)
+    cert = certify_full(
+        bf.program.lp, result.program.lp, result.solution.x, result.row_dual, outside=result.outside_duals()
+    )
+    assert cert.ok, (parts, preset, sibling_preset, str(cert))
+    if sibs is not None:
+        info = result.info
+        assert info["sibs_added"] == info["siblings"].num_siblings <= info["sibs_scored"]
+        assert info["sibs_scored"] <= info["sibs_total"]
+        assert info["sibs_total"] == bf.info["sibs_total"]
+        assert result.trace[-1].sibs_priced == result.trace[-1].sibs_cut == 0
+    if triples is not None:
+        stats = result.stats
+        assert stats.gps_added <= stats.gps_scored <= stats.gps_total == bf.stats.gps_added
+    return result, bf
+
+
+@pytest.mark.parametrize("parts", PARTS)
+@SETTINGS
+@given(instance=instances())
+def test_each_family_alone_and_together_equal_bf_certified_on_the_full_lp(parts: str, instance) -> None:
+    s, gp, sib, single_root = instance
+    for preset, sibling_preset in (("all", "martins"), ("martins", "all")):
+        result, _ = check_against_bf(s, gp, sib, single_root, parts, preset, sibling_preset)
+    heads, best = brute_force(
+        s,
+        single_root,
+        gp_scores=gp.scores if parts != "sibling" else None,
+        sib_scores=sib.scores if parts != "grandparent" else None,
+    )
+    assert result.objective >= best - TOL  # the LP bounds every tree
+    if result.integral:
+        assert result.heads is not None and is_tree(result.heads, single_root)
+        assert result.objective == pytest.approx(best, abs=TOL)
+
+
+@settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+@given(instances())
+def test_sibling_pricing_variants_equal_bf(instance) -> None:
+    """Without tightening, with lazy ArcGP rows, without dead arcs, and pricing everything at once: the same
+    optimum with both families, certified on the full LP."""
+    s, gp, sib, single_root = instance
+    for kw in ({"tighten": False}, {"lazy_arcgp": True}, {"dead_arcs": False}, {"per_pair": None}):
+        check_against_bf(s, gp, sib, single_root, "both", **kw)
+
+
+@SETTINGS
+@given(instances())
+def test_zero_sibling_scores_give_the_grandparent_only_result(instance) -> None:
+    s, gp, sib, single_root = instance
+    alone = parse_price_cut(s, DenseTripleScorer(gp.scores), "all", single_root)
+    for preset in ("martins", "all"):
+        zero = DenseSiblingScorer(np.zeros_like(sib.scores))
+        both = parse_price_cut(
+            s, DenseTripleScorer(gp.scores), "all", single_root, sibling_scorer=zero, sibling_preset=preset
+        )
+        assert both.certified and alone.certified
+        assert both.objective == pytest.approx(alone.objective, abs=TOL)
+        if alone.integral and both.integral:  # continuous random scores: a unique best tree
+            assert np.array_equal(alone.heads, both.heads)
+        # a zero part never prices (its reduced cost is 0 with martins): only the start's and cut parts enter
+        assert both.info["sibs_priced"] == 0 or preset == "all"
+
+
+def test_factorized_and_per_part_bounds_spare_scoring() -> None:
+    """A noisy-gold sentence and sibling model (the gold tree's parts +1, the others N(-0.5, 0.3²), as a
+    trained model's): the sibling family scores a fraction of the parts; per-part bounds (``bound_siblings``)
+    spare more, with the same certified optimum."""
+
+    class PerPart(DenseSiblingScorer):
+        def bound_siblings(self, h: np.ndarray, m: np.ndarray, m2: np.ndarray) -> np.ndarray:
+            return self.scores[h, m, m2] + 0.05
+
+    rng = np.random.default_rng(5)
+    n = 14
+    gold = np.full(n + 1, -1)
+    gold[1:] = rng.integers(0, np.arange(1, n + 1))
+    s = noisy_gold_scores(gold, rng=rng, gold_bonus=2.0)
+    cube = rng.normal(-0.5, 0.3, (n + 1,) * 3)
+    cube[tree_siblings(gold)] += 1.0
+    sib = DenseSiblingScorer(cube, slack=rng.uniform(0.0, 0.5, (n + 1, n + 1)))
+    gp = synthetic_triple_scorer(n, rng, scale=0.3)
+    result, _ = check_against_bf(s, gp, sib, False, "both")
+    assert result.info["sibs_scored"] < result.info["sibs_total"] / 2
+    per_part = PerPart(sib.scores, sib.slack)
+    tight = parse_price_cut(s, DenseTripleScorer(gp.scores), "all", sibling_scorer=per_part)
+    assert tight.certified and tight.objective == pytest.approx(result.objective, abs=TOL)
+    assert tight.info["sibs_scored"] <= result.info["sibs_scored"]
+
+
+def test_lying_sibling_bounds_are_caught_by_the_full_certificate() -> None:
+    class Lying(DenseSiblingScorer):
+        def bound_hm(self) -> np.ndarray:
+            return super().bound_hm() - 100.0
+
+    rng = np.random.default_rng(0)
+    n = 6
+    s = random_scores(n, rng)
+    sib = synthetic_sibling_scorer(n, rng, "positive").scores
+    result = parse_price_cut(s, None, sibling_scorer=Lying(sib))
+    bf = solve_bf(s, None, sibling_scorer=DenseSiblingScorer(sib))
+    assert result.objective < bf.objective - 1e-3
+    assert not certify_full(bf.program.lp, result.program.lp, result.solution.x, result.row_dual).ok
+
+
+def test_engine_api_options_trace_and_errors() -> None:
+    """``run_ppc`` with one options dataclass = the keyword wrapper; the engine's per-family trace matches the
+    PPCRound trace; a run needs a scorer; families are PartFamily and need distinct names."""
+    rng = np.random.default_rng(2)
+    n = 8
+    s = random_scores(n, rng)
+    gp = synthetic_triple_scorer(n, rng)
+    sib = synthetic_sibling_scorer(n, rng)
+    options = ColgenOptions(per_pair=3, sibling_preset="all")
+    sibs = DenseSiblingScorer(sib.scores)
+    a = run_ppc(s, DenseTripleScorer(gp.scores), "all", False, options=options, sibling_scorer=sibs)
+    b = parse_price_cut(
+        s,
+        DenseTripleScorer(gp.scores),
+        "all",
+        per_pair=3,
+        sibling_scorer=DenseSiblingScorer(sib.scores),
+        sibling_preset="all",
+    )
+    assert a.certified and b.certified and a.objective == b.objective
+    assert [r.objective for r in a.trace] == [r.objective for r in b.trace]
+    assert len(a.rounds) == len(a.trace) == a.stats.iterations
+    for r, p in zip(a.rounds, a.trace):
+        assert set(r.families) == {"grandparent", "sibling"}
+        assert p.gps_added == r.families["grandparent"].added and p.sibs_added == r.families["sibling"].added
+        assert p.max_reduced_cost == r.max_reduced_cost
+    d = a.reduced_costs()
+    assert d.max() <= 1e-6 and np.abs(d @ a.solution.x) <= 1e-6  # dual feasible, complementary
+    with pytest.raises(ValueError, match="triple scorer, a sibling scorer or both"):
+        parse_price_cut(s, None)
+    with pytest.raises(ValueError, match="unknown init"):
+        ColgenOptions(init="nope")
+    prog = grandparent_program(s, "all")
+    tree = chu_liu_edmonds(s)
+    family = GrandparentFamily(prog, DenseTripleScorer(gp.scores), s, tree, ColgenOptions())
+    assert isinstance(family, PartFamily)
+    assert isinstance(SiblingFamily(prog, DenseSiblingScorer(sib.scores), tree, ColgenOptions()), PartFamily)
+    with pytest.raises(ValueError, match="names must differ"):
+        Engine(prog.lp, [family, family])
+
+
+@pytest.mark.parametrize(("limit", "siblings"), [(0.3, False), (0.6, True)])
+def test_time_limit_is_honoured_within_ten_percent(limit: float, siblings: bool) -> None:
+    """A run that cannot finish in time stops at the limit: within 10% of it (plus 0.05 s), not earlier
+    than 90% of it (HiGHS's time limit is cumulative over the model's solves: HighsModel.set_deadline)."""
+    n = 40
+    s, gp = random_scores(n, 1), synthetic_triple_scorer(n, 1)
+    sib = synthetic_sibling_scorer(n, 2) if siblings else None
+    start = time.perf_counter()
+    result = parse_price_cut(s, gp, "all", time_limit=limit, sibling_scorer=sib)
+    elapsed = time.perf_counter() - start
+    assert result.status is Status.TIME_LIMIT and not result.certified
+    assert 0.9 * limit - 0.05 <= elapsed <= 1.1 * limit + 0.05, elapsed
