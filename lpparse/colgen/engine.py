@@ -18,7 +18,11 @@ by HiGHS inside every solve (:meth:`HighsModel.set_deadline`) and by the loop be
 
 The engine knows nothing of arcs, triples or siblings: those live in the families
 (:mod:`lpparse.ppc.families`). Parse-price-cut (:func:`lpparse.ppc.parse_price_cut`) is this engine with the
-grandparent and sibling families on an arborescence program.
+grandparent and sibling families on an arborescence program; Riedel & Clarke's cycle cuts
+(:func:`lpparse.formulations.arborescence.solve_cycle_cuts`) are this engine with one family that only
+separates, on a master of either view (any :class:`Master`: a HighsModel or a Pyomo model). A master
+without duals (a MIP: ``master.mip``) runs row generation only: families are separated, never priced, and
+the answer carries the solver's own certificate of the last solve.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,7 +42,23 @@ from lpparse.lp.highs_view import DUAL, PRIMAL, HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import Certificate, Solution, Status
 
-__all__ = ["Engine", "EngineResult", "FamilyRound", "FamilyTotals", "Round"]
+__all__ = ["Engine", "EngineResult", "FamilyRound", "FamilyTotals", "Master", "Round"]
+
+
+class Master(Protocol):
+    """The live model of a restricted master that the engine drives (:class:`HighsModel`; the Pyomo view's
+    model too): it follows rows and columns appended to ``lp`` at the next solve."""
+
+    lp: LinearProgram
+    mip: bool
+
+    def solve(self, certify: bool = True) -> Solution: ...
+
+    def set_deadline(self, deadline: float | None) -> None: ...
+
+    def set_strategy(self, strategy: int) -> None: ...
+
+    def set_perturbation(self, on: bool, iteration_limit: int | None = None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -118,7 +139,9 @@ class EngineResult:
 
 class Engine:
     """Column and row generation on ``lp`` with ``families`` (module docstring). ``start``: the run's start
-    (a ``time.perf_counter()`` value; default: now), from which ``options.time_limit`` counts."""
+    (a ``time.perf_counter()`` value; default: now), from which ``options.time_limit`` counts; ``master``: a
+    live model of ``lp`` to drive (default: a :class:`HighsModel` with ``options.highs_options``, without the
+    columns and rows the families keep out)."""
 
     def __init__(
         self,
@@ -126,6 +149,7 @@ class Engine:
         families: Sequence[PartFamily],
         options: ColgenOptions | None = None,
         start: float | None = None,
+        master: Master | None = None,
     ) -> None:
         names = [f.name for f in families]
         if len(set(names)) < len(names):
@@ -134,14 +158,19 @@ class Engine:
         self.families = list(families)
         self.options = options or ColgenOptions()
         self.start = time.perf_counter() if start is None else start
+        self.master = master
 
-    def _master(self) -> HighsModel:
+    def _master(self) -> Master:
         """Seed every family and build the HiGHS master without what they keep out."""
         for family in self.families:
             family.seed()
         held = [family.inactive() for family in self.families]
         cols = np.concatenate([np.empty(0, np.int64), *(c for c, _ in held)])
         rows = np.concatenate([np.empty(0, np.int64), *(r for _, r in held)])
+        if self.master is not None:
+            if cols.size or rows.size:
+                raise ValueError("a given master cannot leave columns or rows out: let the engine build it")
+            return self.master
         opts = self.options
         return HighsModel(
             self.lp,
@@ -151,25 +180,27 @@ class Engine:
             inactive_rows=rows,
         )
 
-    def _solve(self, model: HighsModel, deadline: float | None, warm: bool) -> tuple[Solution, int, float]:
+    def _solve(self, model: Master, deadline: float | None, warm: bool) -> tuple[Solution, int, float]:
         """One master solve (solution, simplex iterations, seconds); a stalled warm re-solve goes on with
-        bound perturbation."""
+        bound perturbation. An LP's final answer gets the engine's certificate, a MIP's its own."""
         model.set_deadline(deadline)
-        sol = model.solve(certify=False)  # the final answer gets the engine's certificate
+        sol = model.solve(certify=model.mip)
         iterations, seconds = sol.iterations, sol.time
-        if sol.status is Status.ITERATION_LIMIT and warm:  # stalled: perturb and go on
-            model.set_perturbation(True)
+        if sol.status is Status.ITERATION_LIMIT and warm and self.options.stall_rows is not None:
+            model.set_perturbation(True)  # stalled: perturb and go on
             model.set_deadline(deadline)
-            sol = model.solve(certify=False)
+            sol = model.solve(certify=model.mip)
             iterations, seconds = iterations + sol.iterations, seconds + sol.time
             self._stall_limit(model)
         for family in self.families:
             sol = family.repair(sol)
         return sol, iterations, seconds
 
-    def _stall_limit(self, model: HighsModel) -> None:
-        """Perturbation off, with a stall limit that follows the program's size."""
-        model.set_perturbation(False, int(self.options.stall_rows * self.lp.num_rows) + 1)
+    def _stall_limit(self, model: Master) -> None:
+        """Perturbation off, with a stall limit that follows the program's size (``stall_rows`` None: HiGHS's
+        defaults throughout)."""
+        if self.options.stall_rows is not None:
+            model.set_perturbation(False, int(self.options.stall_rows * self.lp.num_rows) + 1)
 
     def run(self) -> EngineResult:
         opts = self.options
@@ -184,15 +215,19 @@ class Engine:
             result.simplex_iterations += iterations
             result.time_solving += seconds
             result.iterations += 1
-            if sol.status is not Status.OPTIMAL or sol.x is None or sol.row_dual is None:
+            if sol.status is not Status.OPTIMAL or sol.x is None or (sol.row_dual is None and not model.mip):
                 result.status = sol.status
                 break
             t0 = time.perf_counter()
             scoring0 = self._scoring_seconds()
-            state = DualState(sol, sol.row_dual.copy(), opts.tol)
-            priced = [family.price(state) for family in self.families]
+            duals = sol.row_dual
+            state = DualState(sol, duals.copy() if duals is not None else np.zeros(0), opts.tol)
+            if duals is not None:
+                priced = [family.price(state) for family in self.families]
+            else:  # a MIP master: row generation only
+                priced = [Priced(0, -np.inf) for _ in self.families]
             cuts = [family.separate(state) for family in self.families]
-            result.row_dual = state.y
+            result.row_dual = state.y if duals is not None else None
             result.time_pricing += time.perf_counter() - t0 - (self._scoring_seconds() - scoring0)
             trace = self._round(result.iterations, sol, iterations, seconds, priced, cuts)
             result.trace.append(trace)
@@ -256,9 +291,13 @@ class Engine:
         )
 
     def _certify(self, result: EngineResult) -> None:
-        """The outside duals' shift and, for an optimal run, the extension-by-zeros certificate."""
+        """The outside duals' shift and, for an optimal run, the extension-by-zeros certificate (a MIP's:
+        the solver's own, of the last solve)."""
         sol, y = result.solution, result.row_dual
-        if result.status is not Status.OPTIMAL or y is None or sol.x is None:
+        if result.status is not Status.OPTIMAL or sol.x is None:
+            return
+        if y is None:
+            result.certificate = sol.certificate
             return
         shift = np.zeros(self.lp.num_cols)
         for family in self.families:

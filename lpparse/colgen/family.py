@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
+
+if TYPE_CHECKING:
+    from lpparse.colgen.engine import Master
 
 __all__ = ["DualState", "PartFamily", "Priced", "Separated"]
 
@@ -122,9 +124,9 @@ class PartFamily(Protocol):
     def separate(self, state: DualState) -> Separated:
         """Absent parts (and held-back rows) whose rows ``state.x`` violates; held until :meth:`commit`."""
 
-    def commit(self, model: HighsModel) -> None:
+    def commit(self, model: Master) -> None:
         """Add what :meth:`price` and :meth:`separate` found to the program (a column with its own rows),
-        and bring into ``model`` what it kept out and may now be used."""
+        and bring into ``model`` (the live master) what it kept out and may now be used."""
 
     def outside_duals(self) -> dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]:
         """Nonzero duals of rows absent from the program: block name -> (index tuples, duals), for

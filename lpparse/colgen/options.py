@@ -50,20 +50,21 @@ class ColgenOptions:
     Engine: ``tol``: reduced costs and violations above it are priced/cut; ``certificate_tol``: the
     certificate's tolerance (and HiGHS's); ``time_limit``: seconds for the whole run (status TIME_LIMIT);
     ``max_iterations``: master solves; ``stall_rows``: a warm re-solve without bound perturbation stops after
-    ``stall_rows`` x rows simplex iterations and goes on with it (:data:`STALL_ROWS`); ``highs_options``.
+    ``stall_rows`` x rows simplex iterations and goes on with it (:data:`STALL_ROWS`; None: HiGHS's defaults,
+    perturbation on); ``highs_options``: of the HiGHS master the engine builds.
 
     Parts: ``tighten``: dual tightening (§4.3.3, and the GPArc/SibArc duals of absent parts); ``init``,
     ``seed_heads``: initial triples (:data:`INITS`, :data:`SEED_HEADS`); ``per_pair``: partial pricing, at
     most that many new triples per ⟨p,c⟩ a round (None: all); ``parent_duals``: spend arc slack on the GPArc
-    rows of absent triples; ``defer``: hold back priced triples with both arcs at 0 (:data:`DEFER`; None: never);
-    ``lazy_arcgp``: a triple's ArcGP row enters only once violated; ``dead_arcs``: keep arcs without a triple
-    out of HiGHS; ``sibling_preset``: the sibling polytope's families (``martins``, ``all`` or a set)."""
+    rows of absent triples; ``defer``: hold back priced triples with both arcs at 0 (:data:`DEFER`; None:
+    never); ``lazy_arcgp``: a triple's ArcGP row enters only once violated; ``dead_arcs``: keep arcs
+    without a triple out of HiGHS; ``sibling_preset``: the sibling polytope's families (``martins``, ``all`` or a set)."""
 
     tol: float = 1e-7
     certificate_tol: float = TOL
     time_limit: float | None = None
     max_iterations: int = 1000
-    stall_rows: float = STALL_ROWS
+    stall_rows: float | None = STALL_ROWS
     highs_options: dict[str, object] = field(default_factory=lambda: dict(HIGHS_OPTIONS))
     tighten: bool = True
     init: str = "root"

@@ -19,10 +19,14 @@ Connectivity (no cycles) is then enforced by one of
 * :func:`cycle_cut_program` + :func:`solve_cycle_cuts` (Riedel & Clarke 2006): ``NoCycle[t]``:
   Σ_{h,m in S_t} z[h,m] <= |S_t| - 1 for subsets S_t of the tokens, added by row generation
   (:func:`separate_subtours`) until none is violated. With all subsets this is the arborescence polytope.
+  The row generation runs on the column-and-row generation engine (:class:`lpparse.colgen.Engine`) with one
+  part family that only separates (:class:`CycleCutFamily`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -30,13 +34,17 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
 
+from lpparse.colgen.engine import Engine, Master
+from lpparse.colgen.family import DualState, Priced, Separated
+from lpparse.colgen.options import ColgenOptions
 from lpparse.lp.program import LinearProgram
-from lpparse.lp.solution import TOL, Solution, Status
+from lpparse.lp.solution import TOL, Solution
 from lpparse.lp.views import make_model
 from lpparse.trees import allowed_arcs, check_tree_exists, validate_scores
 
 __all__ = [
     "FORMULATIONS",
+    "CycleCutFamily",
     "add_subtour_cuts",
     "arc_matrix",
     "cycle_cut_program",
@@ -218,6 +226,50 @@ def add_subtour_cuts(lp: LinearProgram, subsets: list[tuple[int, ...]]) -> NDArr
     )
 
 
+class CycleCutFamily:
+    """NoCycle rows of a cycle-cut program as a :class:`lpparse.colgen.PartFamily` that only separates:
+    every round the subtours the solution violates (:func:`separate_subtours`, exact) enter as rows. No
+    column is ever priced, and the absent NoCycle rows, none violated at the end, carry dual 0."""
+
+    name = "cycles"
+    candidates = scored = held_out = 0
+    scoring_seconds = 0.0
+
+    def __init__(self, lp: LinearProgram) -> None:
+        self.lp = lp
+        self._cuts: list[tuple[int, ...]] = []
+
+    @property
+    def added(self) -> int:
+        """NoCycle rows in the program."""
+        return len(self.lp.meta["cuts"])  # type: ignore[arg-type]
+
+    def seed(self) -> None:
+        pass
+
+    def inactive(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+
+    def repair(self, solution: Solution) -> Solution:
+        return solution
+
+    def price(self, state: DualState) -> Priced:
+        return Priced(0, -np.inf)
+
+    def separate(self, state: DualState) -> Separated:
+        self._cuts = separate_subtours(arc_matrix(self.lp, state.x), state.tol)
+        return Separated(0, len(self._cuts), -np.inf, bool(self._cuts))
+
+    def commit(self, model: Master) -> None:
+        add_subtour_cuts(self.lp, self._cuts)
+
+    def outside_duals(self) -> dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]:
+        return {}
+
+    def outside_shift(self) -> NDArray[np.float64]:
+        return np.zeros(self.lp.num_cols)
+
+
 def solve_cycle_cuts(
     scores: NDArray[np.float64],
     single_root: bool = False,
@@ -227,31 +279,30 @@ def solve_cycle_cuts(
     max_rounds: int = 1000,
     tol: float = TOL,
 ) -> Solution:
-    """Riedel & Clarke (2006) row generation: solve, separate NoCycle cuts, add them, re-solve warm.
+    """Riedel & Clarke (2006) row generation on the engine: solve, separate NoCycle cuts, add them, re-solve
+    warm (:class:`CycleCutFamily`; ``time_limit`` for the whole run).
 
     Stops when no cut is violated (the returned solution is then optimal over the full cycle-cut polytope,
-    or, with ``mip``, ILP-optimal) or after ``max_rounds`` (status ITERATION_LIMIT). ``info`` records
-    ``rounds``, ``cuts`` and ``total_time``; ``time`` is the sum of the solves' times.
+    with the engine's certificate, or, with ``mip``, ILP-optimal with the MIP certificate of its last solve)
+    or after ``max_rounds`` rounds of cuts (status ITERATION_LIMIT). ``info`` records ``rounds``, ``cuts``
+    and ``total_time``; ``time`` is the sum of the solves' times.
     """
+    start = time.perf_counter()
     lp = cycle_cut_program(scores, single_root)
-    model = make_model(lp, view=view, mip=mip, time_limit=time_limit, tol=tol)
-    total, iterations = 0.0, 0
-    for rounds in range(max_rounds + 1):
-        sol = model.solve()
-        total += sol.time
-        iterations += sol.iterations
-        if sol.status is not Status.OPTIMAL or sol.x is None:
-            break
-        cuts = separate_subtours(arc_matrix(lp, sol.x), tol)
-        if not cuts:
-            break
-        if rounds == max_rounds:
-            sol.status, sol.certificate = Status.ITERATION_LIMIT, None
-            break
-        add_subtour_cuts(lp, cuts)
-    sol.time = total
-    sol.iterations = iterations
-    sol.info.update(rounds=rounds, cuts=len(lp.meta["cuts"]))  # type: ignore[arg-type]
+    model = make_model(lp, view=view, mip=mip, tol=tol)
+    options = ColgenOptions(
+        tol=tol, certificate_tol=tol, time_limit=time_limit, max_iterations=max_rounds + 1, stall_rows=None
+    )
+    run = Engine(lp, [CycleCutFamily(lp)], options, start, master=model).run()
+    sol = dataclasses.replace(
+        run.solution,
+        status=run.status,
+        certificate=run.certificate,
+        time=run.time_solving,
+        iterations=run.simplex_iterations,
+    )
+    cuts: list[tuple[int, ...]] = lp.meta["cuts"]  # type: ignore[assignment]
+    sol.info.update(rounds=run.iterations - 1, cuts=len(cuts), total_time=time.perf_counter() - start)
     return sol
 
 

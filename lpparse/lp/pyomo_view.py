@@ -76,6 +76,7 @@ class PyomoModel:
         self._synced = (0, 0, 0)
         self._solver: Any = None
         self._solver_name = ""
+        self._deadline: float | None = None
         self.sync()
 
     # ---- building ---------------------------------------------------------------------------------
@@ -160,12 +161,26 @@ class PyomoModel:
         self._synced = (c1, r1, lp.num_nz)
 
     # ---- solving ----------------------------------------------------------------------------------
-    def solve(self, solver: str | None = None) -> Solution:
+    def set_deadline(self, deadline: float | None) -> None:
+        """Stop the next solves at ``deadline`` (a ``time.perf_counter()`` value; None: ``time_limit`` per
+        solve, as constructed): each solve gets what is left."""
+        self._deadline = deadline
+
+    def set_strategy(self, strategy: int) -> None:
+        """No-op: the Pyomo view leaves the simplex strategy to the solver (:class:`lpparse.colgen.Master`)."""
+
+    def set_perturbation(self, on: bool, iteration_limit: int | None = None) -> None:
+        """No-op (for :class:`lpparse.colgen.Master`)."""
+
+    def solve(self, solver: str | None = None, certify: bool = True) -> Solution:
         """Solve through ``SolverFactory(solver)`` (kept between calls, so persistent solvers re-solve
-        incrementally) and return a Solution certified by lpparse from the imported values and duals."""
+        incrementally) and return a Solution certified by lpparse from the imported values and duals
+        (``certify=False``: not checked, for a loop that certifies its final answer itself)."""
         self.sync()
         solver = solver or self.default_solver
         time_limit, tol = self.time_limit, self.tol
+        if self._deadline is not None:
+            time_limit = max(self._deadline - time.perf_counter(), 1e-3)
         if self._solver is None or self._solver_name != solver:
             self._solver = pyo.SolverFactory(solver)
             self._solver_name = solver
@@ -180,7 +195,12 @@ class PyomoModel:
             term = results.solver.termination_condition
         except (RuntimeError, ValueError) as exc:  # the Pyomo interfaces raise on some failures
             return Solution.checked(
-                self.lp, Status.NUMERICAL_TROUBLE, self.mip, tol=tol, info={"error": str(exc)}
+                self.lp,
+                Status.NUMERICAL_TROUBLE,
+                self.mip,
+                tol=tol,
+                certify=certify,
+                info={"error": str(exc)},
             )
         status = _STATUS.get(term, Status.NUMERICAL_TROUBLE)
         kw: dict[str, Any] = {"info": {"termination": str(term)}}
@@ -199,7 +219,7 @@ class PyomoModel:
                 kw["row_dual"], kw["col_dual"] = duals_from_highs(y, d)  # Pyomo passes HiGHS's duals through
         kw["time"] = time.perf_counter() - start
         bound = results.problem.upper_bound if self.mip else float("nan")
-        return Solution.checked(self.lp, status, self.mip, tol=tol, bound=float(bound), **kw)
+        return Solution.checked(self.lp, status, self.mip, tol=tol, bound=float(bound), certify=certify, **kw)
 
     def write(self, path: str | Path) -> None:
         """Write the model (``.lp``) with symbolic labels (the papers' names and indices)."""
