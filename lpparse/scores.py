@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import struct
 import zipfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,8 +90,8 @@ def noisy_gold_scores(
 
 SCORES_FORMAT = "lpparse-scores"
 SCORES_FORMAT_VERSION = 1
-#: Part kinds a score file may hold besides arcs: member prefix -> name in messages
-PART_KINDS = {"gp": "grandparent", "sib": "sibling"}
+#: Member prefixes of the parts a score file may hold besides arcs: grandparent triples and siblings
+PART_KINDS = ("gp", "sib")
 
 
 @dataclass(frozen=True)
@@ -148,15 +148,16 @@ class SentenceScores:
         return cube
 
 
-def _check_sparse(parts: SparseParts, n: int, kind: str) -> None:
+def _check_sparse(parts: SparseParts, n: int, kind: str, check_batch: Callable[..., object]) -> None:
     index, values = np.asarray(parts.index), np.asarray(parts.values)
     if index.ndim != 2 or index.shape[1] != 3 or index.dtype.kind not in "iu":
-        raise ValueError(f"sparse {kind} index must be an integer (k, 3) array, got {index.dtype} {index.shape}")
+        got = f"{index.dtype} {index.shape}"
+        raise ValueError(f"sparse {kind} index must be an integer (k, 3) array, got {got}")
     if values.shape != index.shape[:1]:
         raise ValueError(f"sparse {kind} values have shape {values.shape}, expected ({index.shape[0]},)")
     if np.isnan(parts.default) or np.isposinf(parts.default):
         raise ValueError(f"sparse {kind} default is {parts.default}")
-    (_check_batch if kind == "grandparent" else check_sibling_batch)(n, *index.T)
+    check_batch(n, *index.T)
     if np.unique(index, axis=0).shape[0] != index.shape[0]:
         raise ValueError(f"sparse {kind} index lists a part twice")
 
@@ -167,20 +168,20 @@ def check_sentence_scores(entry: SentenceScores) -> None:
     that a pruned arc already rules out: the LP decoders take pruned arcs, not pruned second-order parts."""
     arcs = validate_scores(entry.arcs, "arc scores")
     candidates = allowed_arcs(arcs)
-    for parts, scorer, mask, kind in (
-        (entry.gp, entry.triples, triple_mask, "grandparent"),
-        (entry.sib, entry.siblings, sibling_mask, "sibling"),
+    for parts, scorer, mask, check_batch, kind in (
+        (entry.gp, entry.triples, triple_mask, _check_batch, "grandparent"),
+        (entry.sib, entry.siblings, sibling_mask, check_sibling_batch, "sibling"),
     ):
         if parts is None:
             continue
         if isinstance(parts, SparseParts):
-            _check_sparse(parts, entry.n, kind)
+            _check_sparse(parts, entry.n, kind, check_batch)
         pruned = mask(candidates) & np.isneginf(scorer().scores)
         if pruned.any():
             part = ", ".join(map(str, np.argwhere(pruned)[0]))
             raise ValueError(
-                f"{kind} score of ⟨{part}⟩ is -inf but both its arcs are candidates; prune an arc instead "
-                "(-inf in the arc scores): the decoders take no pruned second-order part"
+                f"{kind} score of ⟨{part}⟩ is -inf but both its arcs are candidates; prune an arc "
+                "instead (-inf in the arc scores): the decoders take no pruned second-order part"
             )
 
 
@@ -205,7 +206,7 @@ def save_scores(
             kinds = has
             _write(archive, f"arcs/{i}", np.asarray(entry.arcs, dtype=np.float64))
             record: dict[str, Any] = {"sent_id": str(entry.sent_id)}
-            for key, parts in (("gp", entry.gp), ("sib", entry.sib)):
+            for key, parts in zip(PART_KINDS, (entry.gp, entry.sib)):
                 if isinstance(parts, SparseParts):
                     _write(archive, f"{key}_index/{i}", np.asarray(parts.index, dtype=np.int64))
                     _write(archive, f"{key}_value/{i}", np.asarray(parts.values, dtype=np.float64))
@@ -314,6 +315,7 @@ class ScoreFile:
         return np.memmap(self.path, member.dtype, "r", member.offset, member.shape, order)
 
     def where(self, i: int) -> str:
+        """Sentence i named in messages: file, number from 1, sent_id."""
         return f"{self.path}: sentence {i + 1} ({self.sent_ids[i]})"
 
     def validate(self) -> None:
@@ -326,16 +328,20 @@ class ScoreFile:
                 raise DataError(f"{self.where(i)}: {err}") from None
 
     def check(self, sentences: Sequence[Sentence], treebank: str | Path) -> None:
-        """DataError unless the file has the sentences of ``treebank``: same count, ids and lengths, in order."""
+        """DataError unless the file has the sentences of ``treebank``: same count, ids and lengths, in
+        order."""
         if len(sentences) != len(self):
             raise DataError(f"{self.path} holds {len(self)} sentences, {treebank} has {len(sentences)}")
         for i, sentence in enumerate(sentences):
             if sentence.sent_id != self.sent_ids[i]:
                 raise DataError(
-                    f"{self.where(i)}: {treebank} has sentence {sentence.sent_id!r} there (line {sentence.line})"
+                    f"{self.where(i)}: {treebank} has sentence {sentence.sent_id!r} there "
+                    f"(line {sentence.line})"
                 )
             if sentence.n != self.lengths[i]:
-                raise DataError(f"{self.where(i)}: {self.lengths[i]} tokens, {treebank} gives it {sentence.n}")
+                raise DataError(
+                    f"{self.where(i)}: {self.lengths[i]} tokens, {treebank} gives it {sentence.n}"
+                )
 
 
 def load_scores(path: str | Path, validate: bool = True) -> ScoreFile:
@@ -352,10 +358,12 @@ def load_scores(path: str | Path, validate: bool = True) -> ScoreFile:
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
         raise DataError(f"{path}: not an lpparse score file ({type(err).__name__}: {err})") from None
     if not isinstance(meta, dict) or meta.get("format") != SCORES_FORMAT:
-        raise DataError(f"{path}: not an lpparse score file (format {meta.get('format') if isinstance(meta, dict) else meta!r})")
+        found = meta.get("format") if isinstance(meta, dict) else meta
+        raise DataError(f"{path}: not an lpparse score file (format {found!r})")
     if meta.get("version") != SCORES_FORMAT_VERSION:
         raise DataError(
-            f"{path}: score file version {meta.get('version')!r}; this lpparse reads version {SCORES_FORMAT_VERSION}"
+            f"{path}: score file version {meta.get('version')!r}; this lpparse reads version "
+            f"{SCORES_FORMAT_VERSION}"
         )
     try:
         scores = ScoreFile(path, meta, members)

@@ -187,7 +187,9 @@ def add_scored_run_options(parser: argparse.ArgumentParser, out_help: str) -> No
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--model", type=Path, help="grandparent model file from 'lpparse train --order 2'")
-    source.add_argument("--scores", type=Path, metavar="FILE", help=f"{SCORES_HELP}; needs grandparent scores")
+    source.add_argument(
+        "--scores", type=Path, metavar="FILE", help=f"{SCORES_HELP}; needs grandparent scores"
+    )
     source.add_argument(
         "--synthetic",
         action="store_true",

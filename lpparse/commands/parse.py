@@ -43,9 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Scores every sentence with the model (or reads its scores from --scores) and decodes it with a "
             "registered decoder. Writes the "
             "treebank back with predicted heads (every other column kept) and prints UAS against the input's "
-            f"heads. Decoders: {', '.join(decoder_names())} (second-order decoders need a grandparent model or "
-            "grandparent scores; bf, bp and exact also use sibling parts: of a model trained with --siblings, or "
-            "of the score file)."
+            f"heads. Decoders: {', '.join(decoder_names())} (second-order decoders need a grandparent model "
+            "or grandparent scores; bf, bp and exact also use sibling parts: of a model trained with "
+            "--siblings, or of the score file)."
         ),
         epilog="Example: lpparse parse --model gp.npz --treebank dev.conllu --out pred.conllu --decoder gp-eisner",
     )
@@ -111,8 +111,9 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
     if decoder not in decoder_names():
         raise UsageError(f"--decoder: unknown decoder {decoder!r}; choose from {', '.join(decoder_names())}")
     if decoder not in decoder_names(model.order):
-        what = "first-order" if args.model else "without grandparent scores"
-        raise UsageError(f"--decoder {decoder} needs grandparent scores; {args.model or args.scores} is {what}")
+        if args.model:
+            raise UsageError(f"--decoder {decoder} needs a grandparent model; {args.model} is first-order")
+        raise UsageError(f"--decoder {decoder} needs grandparent scores; {args.scores} has none")
     options: dict[str, object] = {}
     if args.bp_iters is not None:
         if decoder != "bp":
@@ -140,7 +141,12 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
 
 
 def _decode(
-    source: Model | ScoreFile, position: int, sentence: Sentence, decoder: str, single_root: bool, **options: object
+    source: Model | ScoreFile,
+    position: int,
+    sentence: Sentence,
+    decoder: str,
+    single_root: bool,
+    **options: object,
 ) -> DecodeResult:
     """One sentence, scored by the model (under its root rule) or read from the score file."""
     if isinstance(source, Model):
@@ -179,7 +185,9 @@ def _model_sentences(
 ) -> tuple[Model, list[int], list[Sentence], str, dict[str, object]]:
     """The model, the selected sentences and their positions, the decoder and its options."""
     if args.single_root is not None:
-        raise UsageError("--single-root and --multi-root apply to --scores only (a model has its own root rule)")
+        raise UsageError(
+            "--single-root and --multi-root apply to --scores only (a model has its own root rule)"
+        )
     model = Model.load(readable_file(args.model, "model"))
     decoder, options = _decoder_options(args, model)
     sentences = selected_sentences(treebank, args)

@@ -23,8 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write a model's arc, grandparent and sibling scores for a treebank as a score file",
         description=(
             "Scores every sentence of the treebank with the model and writes a score file (one entry per "
-            "sentence, in order): arc scores, and the score of every grandparent triple and sibling part when "
-            "the model has them (dense cubes). 'parse', 'solve', 'experiment' and 'dd' read it with --scores."
+            "sentence, in order): arc scores, and the score of every grandparent triple and sibling part "
+            "when the model has them (dense cubes). 'parse', 'solve', 'experiment' and 'dd' read it with "
+            "--scores."
         ),
         epilog="Example: lpparse scores export --model gp.npz --treebank dev.conllu --out dev-scores.npz",
     )

@@ -110,9 +110,9 @@ def run(args: argparse.Namespace) -> int:
         )
     kind = "ILP" if args.ilp else "LP"
     roots = "single-root" if args.single_root else "multi-root"
-    source = (
-        f"score file {args.scores}" if args.scores else f"noisy-gold scores (noise {args.noise}, seed {args.seed})"
-    )
+    source = f"score file {args.scores}"
+    if not args.scores:
+        source = f"noisy-gold scores (noise {args.noise}, seed {args.seed})"
     print(
         f"{path.name}: {len(sentences)} sentences; {args.formulation} {kind}, {args.view} view, {roots}; "
         f"{source}\n"
