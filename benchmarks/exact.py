@@ -16,6 +16,7 @@ Writes ``benchmarks/results/exact.json`` and ``exact.md`` (``--out`` changes the
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from pathlib import Path
@@ -178,7 +179,8 @@ def _gaussian_md(rows: list[dict[str, Any]], limit: float) -> str:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    parts = [f"# Exact second-order decoding\n\nCommand: `{result['command']}`\n"]
+    commands = "\n".join(f"- `{c}`" for c in result["commands"])
+    parts = [f"# Exact second-order decoding\n\nCommands (one core each):\n{commands}\n"]
     if result.get("treebanks"):
         parts.append("## Dev sets, trained grandparent models (whole sets)\n")
         parts.append(_treebank_md(result["treebanks"]))
@@ -188,17 +190,42 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def combine(paths: list[Path]) -> dict[str, Any]:
+    """One result from the results of parts run separately (treebanks one by one, random scores): the
+    treebanks of all files in order (a later file's run of a treebank replaces an earlier one), the last
+    file's random-score runs, and every file's command."""
+    result: dict[str, Any] = {"commands": [], "treebanks": []}
+    for path in paths:
+        part = json.loads(path.read_text())
+        result["commands"] += part.get("commands", [part.get("command")])
+        for key in ("machine", "python", "limit", "gaussian"):
+            if key in part:
+                result[key] = part[key]
+        names = {t["treebank"] for t in part.get("treebanks", [])}
+        result["treebanks"] = [t for t in result["treebanks"] if t["treebank"] not in names]
+        result["treebanks"] += part.get("treebanks", [])
+    return result
+
+
 def main() -> None:
     parser = treebank_parser(__doc__.split("\n\n")[0], "exact")
     parser.add_argument("--part", choices=("treebanks", "gaussian", "all"), default="all")
     parser.add_argument("--instances", type=int, default=5, help="random instances per size")
     parser.add_argument("--limit", type=float, default=120.0, help="seconds per random-score run")
+    parser.add_argument(
+        "--combine", type=Path, nargs="+", default=None, metavar="JSON",
+        help="write --out from the JSON results of parts run separately (no run)",
+    )
     args = parser.parse_args()
-    result: dict[str, Any] = {**run_header("exact.py"), "limit": args.limit}
-    if args.part in ("treebanks", "all"):
-        result["treebanks"] = [run_treebank(p, args) for p in dev_files(args)]
-    if args.part in ("gaussian", "all"):
-        result["gaussian"] = run_gaussian(args)
+    if args.combine:
+        result = combine(args.combine)
+    else:
+        result = {**run_header("exact.py"), "limit": args.limit}
+        result["commands"] = [result.pop("command")]
+        if args.part in ("treebanks", "all"):
+            result["treebanks"] = [run_treebank(p, args) for p in dev_files(args)]
+        if args.part in ("gaussian", "all"):
+            result["gaussian"] = run_gaussian(args)
     write_results(result, args.out, markdown(result))
 
 
