@@ -41,8 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="parse a treebank with a trained model (lpparse train) or a score file, and write CoNLL",
         description=(
             "Scores every sentence with the model (or reads its scores from --scores) and decodes it with a "
-            "registered decoder. Writes the "
-            "treebank back with predicted heads (every other column kept) and prints UAS against the input's "
+            "registered decoder. Writes the treebank back with predicted heads (every other column kept) and "
+            "prints UAS against the input's "
             f"heads. Decoders: {', '.join(decoder_names())} (second-order decoders need a grandparent model "
             "or grandparent scores; bf, bp and exact also use sibling parts: of a model trained with "
             "--siblings, or of the score file)."
