@@ -1,17 +1,52 @@
-"""Arc-score generators for demos, tests and benchmarks (until trained models exist).
+"""Arc-score generators for demos, tests and benchmarks, and score files: scores from any model, read lazily.
 
 Every generator follows the convention of :mod:`lpparse.trees`: an (n+1, n+1) float64 array, ``S[h, m]`` the
 score of h -> m, ``-inf`` on the diagonal and in column 0.
+
+A score file (:func:`save_scores`, :func:`load_scores`; the README's "Bring your own scores" gives the
+format) holds per sentence its arc scores and optionally grandparent and sibling scores, dense or sparse.
+It is an uncompressed ``.npz``, so each array is memory-mapped at its offset in the file and only the
+sentence in use is read.
 """
 
 from __future__ import annotations
 
+import json
+import struct
+import zipfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.trees import allowed_mask_shape, check_tree
+from lpparse.io import DataError, atomic_path, readable_file
+from lpparse.trees import allowed_arcs, allowed_mask_shape, check_tree, validate_scores
+from lpparse.triples import (
+    DenseSiblingScorer,
+    DenseTripleScorer,
+    _check_batch,
+    check_sibling_batch,
+    sibling_mask,
+    triple_mask,
+)
 
-__all__ = ["noisy_gold_scores", "random_scores"]
+if TYPE_CHECKING:
+    from lpparse.corpus import Sentence
+
+__all__ = [
+    "SCORES_FORMAT_VERSION",
+    "ScoreFile",
+    "SentenceScores",
+    "SparseParts",
+    "check_sentence_scores",
+    "load_scores",
+    "noisy_gold_scores",
+    "random_scores",
+    "save_scores",
+]
 
 
 def _mask_unused(scores: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -49,3 +84,291 @@ def noisy_gold_scores(
     scores = rng.normal(0.0, noise, size=(n + 1, n + 1))
     scores[gold[1:], np.arange(1, n + 1)] += gold_bonus
     return _mask_unused(scores)
+
+
+# ------------------------------------------------------------------------------------------- score files
+
+SCORES_FORMAT = "lpparse-scores"
+SCORES_FORMAT_VERSION = 1
+#: Member prefixes of the parts a score file may hold besides arcs: grandparent triples and siblings
+PART_KINDS = ("gp", "sib")
+
+
+@dataclass(frozen=True)
+class SparseParts:
+    """Scores of some parts of one sentence, ``default`` for every other: row k of ``index`` is a part
+    (g, p, c) or (h, m, m') with m < m', ``values[k]`` its score."""
+
+    index: NDArray[np.int64]
+    values: NDArray[np.float64]
+    default: float = 0.0
+
+    def dense(self, size: int) -> NDArray[np.float64]:
+        """The (size,)*3 array of every part's score."""
+        cube = np.full((size,) * 3, float(self.default))
+        cube[tuple(np.asarray(self.index, dtype=np.int64).T)] = self.values
+        return cube
+
+
+Parts = NDArray[np.float64] | SparseParts
+
+
+@dataclass(frozen=True)
+class SentenceScores:
+    """One sentence's scores: ``arcs`` (n+1, n+1), optional grandparent scores ``gp`` (``gp[g, p, c]``) and
+    sibling scores ``sib`` (``sib[h, m, m']``, read where m < m'), each a dense (n+1,)*3 array or
+    :class:`SparseParts`. Arrays of a loaded file are memory-mapped until a scorer is made."""
+
+    sent_id: str
+    arcs: NDArray[np.float64]
+    gp: Parts | None = None
+    sib: Parts | None = None
+
+    @property
+    def n(self) -> int:
+        return self.arcs.shape[0] - 1
+
+    def arc_scores(self) -> NDArray[np.float64]:
+        """The arc scores, read into memory."""
+        return np.array(self.arcs, dtype=np.float64)
+
+    def triples(self) -> DenseTripleScorer | None:
+        """A fresh counted triple scorer with exact factorized bounds (None without grandparent scores)."""
+        return None if self.gp is None else DenseTripleScorer(self._cube(self.gp, "grandparent"))
+
+    def siblings(self) -> DenseSiblingScorer | None:
+        """A fresh counted sibling scorer with an exact bound (None without sibling scores)."""
+        return None if self.sib is None else DenseSiblingScorer(self._cube(self.sib, "sibling"))
+
+    def _cube(self, parts: Parts, kind: str) -> NDArray[np.float64]:
+        size = self.n + 1
+        cube = parts.dense(size) if isinstance(parts, SparseParts) else np.asarray(parts, dtype=np.float64)
+        if cube.shape != (size,) * 3:
+            raise ValueError(f"{kind} scores have shape {cube.shape}, expected {(size,) * 3}")
+        return cube
+
+
+def _check_sparse(parts: SparseParts, n: int, kind: str, check_batch: Callable[..., object]) -> None:
+    index, values = np.asarray(parts.index), np.asarray(parts.values)
+    if index.ndim != 2 or index.shape[1] != 3 or index.dtype.kind not in "iu":
+        got = f"{index.dtype} {index.shape}"
+        raise ValueError(f"sparse {kind} index must be an integer (k, 3) array, got {got}")
+    if values.shape != index.shape[:1]:
+        raise ValueError(f"sparse {kind} values have shape {values.shape}, expected ({index.shape[0]},)")
+    if np.isnan(parts.default) or np.isposinf(parts.default):
+        raise ValueError(f"sparse {kind} default is {parts.default}")
+    check_batch(n, *index.T)
+    if np.unique(index, axis=0).shape[0] != index.shape[0]:
+        raise ValueError(f"sparse {kind} index lists a part twice")
+
+
+def check_sentence_scores(entry: SentenceScores) -> None:
+    """ValueError unless ``entry`` is well formed: square arc scores, cubes of the same size, no NaN or
+    +inf where a part can be, sparse parts valid and listed once, and -inf (a pruned part) only on parts
+    that a pruned arc already rules out: the LP decoders take pruned arcs, not pruned second-order parts."""
+    arcs = validate_scores(entry.arcs, "arc scores")
+    candidates = allowed_arcs(arcs)
+    for parts, scorer, mask, check_batch, kind in (
+        (entry.gp, entry.triples, triple_mask, _check_batch, "grandparent"),
+        (entry.sib, entry.siblings, sibling_mask, check_sibling_batch, "sibling"),
+    ):
+        if parts is None:
+            continue
+        if isinstance(parts, SparseParts):
+            _check_sparse(parts, entry.n, kind, check_batch)
+        pruned = mask(candidates) & np.isneginf(scorer().scores)
+        if pruned.any():
+            part = ", ".join(map(str, np.argwhere(pruned)[0]))
+            raise ValueError(
+                f"{kind} score of ⟨{part}⟩ is -inf but both its arcs are candidates; prune an arc "
+                "instead (-inf in the arc scores): the decoders take no pruned second-order part"
+            )
+
+
+def save_scores(
+    path: str | Path, sentences: Iterable[SentenceScores], source: dict[str, Any] | None = None
+) -> None:
+    """Write a score file (README, "Bring your own scores"), one sentence at a time, so a treebank of long
+    sentences never needs all its cubes in memory. Every sentence must have the same kinds of parts;
+    ``source`` is free-form JSON about where the scores come from. ValueError names a malformed sentence."""
+    entries: list[dict[str, Any]] = []
+    kinds: tuple[bool, bool] | None = None
+    with atomic_path(path) as temporary, zipfile.ZipFile(temporary, "w", zipfile.ZIP_STORED) as archive:
+        for i, entry in enumerate(sentences):
+            where = f"sentence {i + 1} ({entry.sent_id})"
+            try:
+                check_sentence_scores(entry)
+            except ValueError as err:
+                raise ValueError(f"{where}: {err}") from None
+            has = (entry.gp is not None, entry.sib is not None)
+            if kinds is not None and has != kinds:
+                raise ValueError(f"{where}: every sentence needs the same kinds of parts as the first")
+            kinds = has
+            _write(archive, f"arcs/{i}", np.asarray(entry.arcs, dtype=np.float64))
+            record: dict[str, Any] = {"sent_id": str(entry.sent_id)}
+            for key, parts in zip(PART_KINDS, (entry.gp, entry.sib)):
+                if isinstance(parts, SparseParts):
+                    _write(archive, f"{key}_index/{i}", np.asarray(parts.index, dtype=np.int64))
+                    _write(archive, f"{key}_value/{i}", np.asarray(parts.values, dtype=np.float64))
+                    record.update({key: "sparse", f"{key}_default": float(parts.default)})
+                elif parts is not None:
+                    _write(archive, f"{key}/{i}", np.asarray(parts, dtype=np.float64))
+                    record[key] = "dense"
+            entries.append(record)
+        if kinds is None:
+            raise ValueError("no sentences to write")
+        meta = {
+            "format": SCORES_FORMAT,
+            "version": SCORES_FORMAT_VERSION,
+            "grandparent": kinds[0],
+            "siblings": kinds[1],
+            "source": source or {},
+            "sentences": entries,
+        }
+        _write(archive, "meta", np.array(json.dumps(meta)))
+
+
+def _write(archive: zipfile.ZipFile, name: str, array: NDArray[Any]) -> None:
+    with archive.open(f"{name}.npy", "w", force_zip64=True) as handle:
+        np.lib.format.write_array(handle, array, allow_pickle=False)
+
+
+@dataclass(frozen=True)
+class _Member:
+    """Where an uncompressed ``.npy`` member's data starts in the archive, and its header."""
+
+    offset: int
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    fortran: bool
+
+
+_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def _members(path: Path) -> dict[str, _Member]:
+    """Every member's data offset and header, read from the zip directory and the local headers."""
+    out = {}
+    with zipfile.ZipFile(path) as archive, path.open("rb") as handle:
+        for info in archive.infolist():
+            if info.compress_type != zipfile.ZIP_STORED:
+                raise DataError(
+                    f"{path}: member {info.filename} is compressed; score files are stored uncompressed "
+                    "(save_scores or numpy.savez, not savez_compressed) so that they can be memory-mapped"
+                )
+            handle.seek(info.header_offset)
+            local = handle.read(30)
+            if local[:4] != b"PK\x03\x04":
+                raise zipfile.BadZipFile(f"no local header for {info.filename}")
+            name_length, extra_length = struct.unpack("<HH", local[26:30])
+            handle.seek(info.header_offset + 30 + name_length + extra_length)
+            shape, fortran, dtype = _HEADERS[np.lib.format.read_magic(handle)](handle)
+            out[info.filename.removesuffix(".npy")] = _Member(handle.tell(), shape, dtype, fortran)
+    return out
+
+
+class ScoreFile:
+    """A score file opened by :func:`load_scores`: the index of its sentences; ``scores[i]`` memory-maps
+    sentence i's arrays (nothing is read until a scorer or ``arc_scores()`` asks)."""
+
+    def __init__(self, path: Path, meta: dict[str, Any], members: dict[str, _Member]) -> None:
+        self.path = path
+        self.meta = meta
+        self._members = members
+        self.grandparent: bool = meta["grandparent"]
+        self.siblings: bool = meta["siblings"]
+        self._entries: list[dict[str, Any]] = meta["sentences"]
+        self.sent_ids = [str(e["sent_id"]) for e in self._entries]
+        self.lengths = [members[f"arcs/{i}"].shape[0] - 1 for i in range(len(self._entries))]
+
+    @property
+    def order(self) -> int:
+        """2 with grandparent scores, else 1 (as :attr:`lpparse.models.Model.order`)."""
+        return 2 if self.grandparent else 1
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[SentenceScores]:
+        return (self[i] for i in range(len(self)))
+
+    def __getitem__(self, i: int) -> SentenceScores:
+        entry = self._entries[i]
+        parts: dict[str, Parts | None] = {}
+        for key in PART_KINDS:
+            if entry.get(key) == "dense":
+                parts[key] = self._array(f"{key}/{i}")
+            elif entry.get(key) == "sparse":
+                index, values = self._array(f"{key}_index/{i}"), self._array(f"{key}_value/{i}")
+                parts[key] = SparseParts(index, values, entry[f"{key}_default"])
+        return SentenceScores(self.sent_ids[i], self._array(f"arcs/{i}"), **parts)
+
+    def _array(self, name: str) -> NDArray[Any]:
+        member = self._members.get(name)
+        if member is None:
+            raise ValueError(f"the file has no array {name}")
+        if member.dtype.kind not in "fiu":
+            raise ValueError(f"array {name} has dtype {member.dtype}, not a number")
+        if 0 in member.shape:
+            return np.empty(member.shape, member.dtype)
+        order = "F" if member.fortran else "C"
+        return np.memmap(self.path, member.dtype, "r", member.offset, member.shape, order)
+
+    def where(self, i: int) -> str:
+        """Sentence i named in messages: file, number from 1, sent_id."""
+        return f"{self.path}: sentence {i + 1} ({self.sent_ids[i]})"
+
+    def validate(self) -> None:
+        """Check every sentence (:func:`check_sentence_scores`), one at a time; DataError naming the first
+        malformed one."""
+        for i in range(len(self)):
+            try:
+                check_sentence_scores(self[i])
+            except ValueError as err:
+                raise DataError(f"{self.where(i)}: {err}") from None
+
+    def check(self, sentences: Sequence[Sentence], treebank: str | Path) -> None:
+        """DataError unless the file has the sentences of ``treebank``: same count, ids and lengths, in
+        order."""
+        if len(sentences) != len(self):
+            raise DataError(f"{self.path} holds {len(self)} sentences, {treebank} has {len(sentences)}")
+        for i, sentence in enumerate(sentences):
+            if sentence.sent_id != self.sent_ids[i]:
+                raise DataError(
+                    f"{self.where(i)}: {treebank} has sentence {sentence.sent_id!r} there "
+                    f"(line {sentence.line})"
+                )
+            if sentence.n != self.lengths[i]:
+                raise DataError(
+                    f"{self.where(i)}: {self.lengths[i]} tokens, {treebank} gives it {sentence.n}"
+                )
+
+
+def load_scores(path: str | Path, validate: bool = True) -> ScoreFile:
+    """Open a score file written by :func:`save_scores` (or ``numpy.savez`` in its format). Reads the index
+    only, then (``validate``) checks every sentence's arrays one at a time through memory maps, so memory
+    holds one sentence's arrays at most. DataError (naming the file and sentence) on any damage."""
+    path = readable_file(path, "score file")
+    try:
+        members = _members(path)
+        with zipfile.ZipFile(path) as archive, archive.open("meta.npy") as handle:
+            meta = json.loads(str(np.lib.format.read_array(handle, allow_pickle=False)))
+    except KeyError:
+        raise DataError(f"{path}: not an lpparse score file (no meta record)") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        raise DataError(f"{path}: not an lpparse score file ({type(err).__name__}: {err})") from None
+    if not isinstance(meta, dict) or meta.get("format") != SCORES_FORMAT:
+        found = meta.get("format") if isinstance(meta, dict) else meta
+        raise DataError(f"{path}: not an lpparse score file (format {found!r})")
+    if meta.get("version") != SCORES_FORMAT_VERSION:
+        raise DataError(
+            f"{path}: score file version {meta.get('version')!r}; this lpparse reads version "
+            f"{SCORES_FORMAT_VERSION}"
+        )
+    try:
+        scores = ScoreFile(path, meta, members)
+    except (KeyError, TypeError, IndexError) as err:
+        raise DataError(f"{path}: damaged score file ({type(err).__name__}: {err})") from None
+    if validate:
+        scores.validate()
+    return scores

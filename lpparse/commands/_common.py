@@ -1,5 +1,5 @@
 """Options and input shared by several sub-commands: checked option values, a treebank with noisy-gold arc
-scores, and the resumable runs of ``experiment`` and ``dd``."""
+scores or the scores of a score file (``--scores``), and the resumable runs of ``experiment`` and ``dd``."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from lpparse.corpus import Sentence, read_treebank, sample_treebank_path
 from lpparse.experiments.grandparent_tables import ScoreSource, load_model
 from lpparse.experiments.runner import check_scheduler
 from lpparse.io import DataError, file_digest, output_path, readable_file
-from lpparse.scores import noisy_gold_scores
+from lpparse.scores import ScoreFile, load_scores, noisy_gold_scores
 
 __all__ = [
+    "SCORES_HELP",
     "ScoredRun",
     "add_noisy_treebank_options",
     "add_root_options",
@@ -32,9 +33,16 @@ __all__ = [
     "positive_int",
     "report_failures",
     "resolve_single_root",
+    "score_file_treebank",
     "scored_run",
+    "scored_selection",
     "selected_sentences",
 ]
+
+SCORES_HELP = (
+    "score file (lpparse.scores.save_scores, 'lpparse scores export'): one entry per sentence of the "
+    "treebank, checked against it before any work"
+)
 
 
 def ranged(
@@ -127,9 +135,28 @@ def selected_sentences(
     """The first ``--limit`` sentences of at most ``--max-length`` tokens; a :class:`DataError` if none."""
     sentences = read_treebank(path, on_error, limit=args.limit, max_length=args.max_length)
     if not sentences:
-        longest = f" of at most {args.max_length} tokens" if args.max_length else ""
-        raise DataError(f"{path}: no sentences{longest} to read")
+        raise _nothing_selected(path, args)
     return sentences
+
+
+def _nothing_selected(path: Path, args: argparse.Namespace) -> DataError:
+    longest = f" of at most {args.max_length} tokens" if args.max_length else ""
+    return DataError(f"{path}: no sentences{longest} to read")
+
+
+def scored_selection(path: Path, args: argparse.Namespace) -> tuple[ScoreFile, list[int], list[Sentence]]:
+    """The score file ``args.scores`` checked before any work, against every sentence of the treebank
+    (count, ids, lengths) and then array by array (shapes, NaN: :meth:`ScoreFile.validate`); the
+    ``--max-length`` / ``--limit`` selection and each selected sentence's position in the file."""
+    scores = load_scores(args.scores, validate=False)
+    every = read_treebank(path)
+    scores.check(every, path)
+    scores.validate()
+    positions = [i for i, s in enumerate(every) if args.max_length is None or s.n <= args.max_length]
+    positions = positions[: args.limit]
+    if not positions:
+        raise _nothing_selected(path, args)
+    return scores, positions, [every[i] for i in positions]
 
 
 def noisy_treebank(args: argparse.Namespace) -> tuple[Path, list[tuple[Sentence, NDArray[np.float64]]]]:
@@ -143,14 +170,26 @@ def noisy_treebank(args: argparse.Namespace) -> tuple[Path, list[tuple[Sentence,
     return path, [(s, noisy_gold_scores(s.heads, noise=args.noise, rng=rng)) for s in sentences]
 
 
+def score_file_treebank(args: argparse.Namespace) -> tuple[Path, list[tuple[Sentence, NDArray[np.float64]]]]:
+    """As :func:`noisy_treebank`, with the arc scores of the score file ``args.scores``
+    (:func:`scored_selection`)."""
+    path = args.treebank or sample_treebank_path()
+    scores, positions, sentences = scored_selection(path, args)
+    args.single_root = resolve_single_root(args.single_root, sentences)
+    return path, [(s, scores[i].arc_scores()) for i, s in zip(positions, sentences)]
+
+
 def add_scored_run_options(parser: argparse.ArgumentParser, out_help: str) -> None:
-    """Options of a resumable per-sentence run with grandparent scores: treebank, --model or --synthetic,
-    --out, selection, seed, root options, --workers/--scheduler and --no-progress."""
+    """Options of a resumable per-sentence run with grandparent scores: treebank, --model, --scores or
+    --synthetic, --out, selection, seed, root options, --workers/--scheduler and --no-progress."""
     parser.add_argument(
         "--treebank", type=Path, default=None, help="CoNLL file (default: the shipped sample)"
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--model", type=Path, help="grandparent model file from 'lpparse train --order 2'")
+    source.add_argument(
+        "--scores", type=Path, metavar="FILE", help=f"{SCORES_HELP}; needs grandparent scores"
+    )
     source.add_argument(
         "--synthetic",
         action="store_true",
@@ -173,6 +212,7 @@ class ScoredRun:
 
     path: Path
     sentences: list[Sentence]
+    positions: list[int]  #: of the sentences in the treebank (and score file)
     source: ScoreSource
     single_root: bool
     out: Path
@@ -180,34 +220,48 @@ class ScoredRun:
 
 
 def scored_run(args: argparse.Namespace, name: str) -> ScoredRun:
-    """Check every input and output first (treebank, model, --out, --scheduler), then read the selected
-    sentences, load the model (wrong order or version: a clear error) and decide the root rule (the user's,
-    else the model's, else the data's). Paths are resolved, so workers and resumed runs see the same files.
-    ``settings``: what the results depend on, for the header of the results file
-    (:func:`lpparse.experiments.runner.run_tasks`): the contents of treebank and model, not their paths."""
+    """Check every input and output first (treebank, model or score file, --out, --scheduler), then read the
+    selected sentences, load the model (wrong order or version: a clear error) or check the score file
+    against the treebank (:func:`scored_selection`; it must have grandparent scores), and decide the root
+    rule (the user's, else the model's, else the data's). Paths are resolved, so workers and resumed runs
+    see the same files. ``settings``: what the results depend on, for the header of the results file
+    (:func:`lpparse.experiments.runner.run_tasks`): the contents of treebank, model and score file, not
+    their paths."""
     path = readable_file(args.treebank or sample_treebank_path(), "treebank").resolve()
     model = readable_file(args.model, "model").resolve() if args.model else None
+    scores = readable_file(args.scores, "score file").resolve() if args.scores else None
     out = output_path(args.out or Path("results") / f"{name}-{path.stem}.jsonl", "--out")
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
-    sentences = selected_sentences(path, args)
-    source = ScoreSource(model=str(model) if model else None)
+    if scores is not None:
+        args.scores = scores
+        score_file, positions, sentences = scored_selection(path, args)
+        if not score_file.grandparent:
+            raise DataError(f"{scores}: {name} needs grandparent scores; the file has arc scores only")
+    else:
+        sentences = selected_sentences(path, args)
+        positions = list(range(len(sentences)))
+    source = ScoreSource(model=str(model) if model else None, scores=str(scores) if scores else None)
     single_root = args.single_root
     if source.model is not None and single_root is None:
         single_root = load_model(source.model).single_root
     elif source.model is not None:
         load_model(source.model)
     single_root = resolve_single_root(single_root, sentences)
+    source_settings = asdict(replace(source, model=None))
+    del source_settings["scores"]  # its content goes in below: headers of runs without one stay as they were
     settings = {
         "command": name,
         "treebank_sha256": file_digest(path),
         "model_sha256": file_digest(model) if model else None,
-        "source": asdict(replace(source, model=None)),
+        "source": source_settings,
         "max_length": args.max_length,
         "seed": args.seed,
         "single_root": single_root,
     }
-    return ScoredRun(path, sentences, source, single_root, out, settings)
+    if scores is not None:
+        settings["scores_sha256"] = file_digest(scores)
+    return ScoredRun(path, sentences, positions, source, single_root, out, settings)
 
 
 def report_failures(records: list[dict[str, Any]], out: Path) -> tuple[list[dict[str, Any]], int]:

@@ -27,10 +27,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="dependency dual decomposition per sentence: certificates by iteration (R10 Table 1)",
         description=(
             "Runs dual decomposition between Chu-Liu-Edmonds and one grandparent head automaton per head "
-            "(Koo et al. 2010) on every selected sentence, with a trained grandparent model or synthetic "
-            "scores. Each sentence's record (certificate iteration, dual and primal traces, best tree, "
-            "and with --compare-lp the compact LP's value and time from HiGHS) is appended to a JSONL file "
-            "as soon as it is in, so a killed run started again with the same --out resumes. Prints the "
+            "(Koo et al. 2010) on every selected sentence, with a trained grandparent model, a score file or "
+            "synthetic scores. Each sentence's record (certificate iteration, dual and primal traces, best "
+            "tree, and with --compare-lp the compact LP's value and time from HiGHS) is appended to a JSONL "
+            "file as soon as it is in, so a killed run started again with the same --out resumes. Prints the "
             "percentage of sentences certified per iteration bucket (Rush et al. 2010, Table 1)."
         ),
     )
@@ -63,7 +63,14 @@ def run(args: argparse.Namespace) -> int:
     tasks = [
         Task(
             f"{i}:{s.sent_id}",
-            {"sentence": s, "seed": args.seed + i, "source": source, "single_root": single_root, **options},
+            {
+                "sentence": s,
+                "position": run_.positions[i],
+                "seed": args.seed + i,
+                "source": source,
+                "single_root": single_root,
+                **options,
+            },
         )
         for i, s in enumerate(run_.sentences)
     ]

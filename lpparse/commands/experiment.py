@@ -44,7 +44,14 @@ def run(args: argparse.Namespace) -> int:
     tasks = [
         Task(
             f"{i}:{s.sent_id}",
-            {"sentence": s, "source": source, "seed": args.seed + i, "single_root": single_root, "time_limit": args.time_limit},
+            {
+                "sentence": s,
+                "position": run_.positions[i],
+                "source": source,
+                "seed": args.seed + i,
+                "single_root": single_root,
+                "time_limit": args.time_limit,
+            },
         )
         for i, s in enumerate(run_.sentences)
     ]

@@ -1,4 +1,4 @@
-"""``lpparse parse``: parse a treebank with a trained model and write the predicted heads."""
+"""``lpparse parse``: parse a treebank with a trained model or a score file and write the predicted heads."""
 
 from __future__ import annotations
 
@@ -10,14 +10,24 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from lpparse.commands._common import add_selection_options, positive_float, positive_int, selected_sentences
+from lpparse.commands._common import (
+    SCORES_HELP,
+    add_root_options,
+    add_selection_options,
+    positive_float,
+    positive_int,
+    resolve_single_root,
+    scored_selection,
+    selected_sentences,
+)
 from lpparse.corpus import Sentence, corpus_uas, write_treebank
-from lpparse.decoding import DecodeResult, decoder_names
+from lpparse.decoding import DecodeResult, decode, decoder_names
 from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.models import Model
 from lpparse.models.model import BOUNDS
 from lpparse.models.parsing import TimeLimitExceeded, decode_sentence, default_decoder, time_limit
 from lpparse.ppc.decoder import lp_summary
+from lpparse.scores import ScoreFile
 
 
 #: Decoders that stop at a time limit of their own and return the best tree found: a sentence's --time-limit
@@ -28,16 +38,20 @@ ANYTIME = ("exact",)
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "parse",
-        help="parse a treebank with a trained model (lpparse train) and write CoNLL",
+        help="parse a treebank with a trained model (lpparse train) or a score file, and write CoNLL",
         description=(
-            "Scores every sentence with the model and decodes it with a registered decoder. Writes the "
-            "treebank back with predicted heads (every other column kept) and prints UAS against the input's "
-            f"heads. Decoders: {', '.join(decoder_names())} (second-order decoders need a grandparent model; bf and bp "
-            "also use the sibling parts of a model trained with --siblings)."
+            "Scores every sentence with the model (or reads its scores from --scores) and decodes it with a "
+            "registered decoder. Writes the treebank back with predicted heads (every other column kept) and "
+            "prints UAS against the input's "
+            f"heads. Decoders: {', '.join(decoder_names())} (second-order decoders need a grandparent model "
+            "or grandparent scores; bf, bp and exact also use sibling parts: of a model trained with "
+            "--siblings, or of the score file)."
         ),
         epilog="Example: lpparse parse --model gp.npz --treebank dev.conllu --out pred.conllu --decoder gp-eisner",
     )
-    parser.add_argument("--model", type=Path, required=True, help="model file written by 'lpparse train'")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--model", type=Path, help="model file written by 'lpparse train'")
+    source.add_argument("--scores", type=Path, metavar="FILE", help=SCORES_HELP)
     parser.add_argument("--treebank", type=Path, required=True, help="input treebank (CoNLL-U or CoNLL-X)")
     parser.add_argument("--out", type=Path, default=None, help="output file (omit to only print UAS)")
     parser.add_argument(
@@ -79,6 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="ppc decoder: add a triple's ArcGP row only once the LP violates it (row generation)",
     )
     add_selection_options(parser)
+    add_root_options(parser)
     parser.add_argument(
         "--time-limit",
         type=positive_float,
@@ -89,13 +104,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _decoder_options(args: argparse.Namespace, model: Model) -> tuple[str, dict[str, object]]:
-    """The decoder and its options, checked against each other and the model (:class:`UsageError`)."""
+def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tuple[str, dict[str, object]]:
+    """The decoder and its options, checked against each other and the model or score file
+    (:class:`UsageError`)."""
     decoder = args.decoder or default_decoder(model)
     if decoder not in decoder_names():
         raise UsageError(f"--decoder: unknown decoder {decoder!r}; choose from {', '.join(decoder_names())}")
     if decoder not in decoder_names(model.order):
-        raise UsageError(f"--decoder {decoder} needs a grandparent model; {args.model} is first-order")
+        if args.model:
+            raise UsageError(f"--decoder {decoder} needs a grandparent model; {args.model} is first-order")
+        raise UsageError(f"--decoder {decoder} needs grandparent scores; {args.scores} has none")
     options: dict[str, object] = {}
     if args.bp_iters is not None:
         if decoder != "bp":
@@ -107,30 +125,53 @@ def _decoder_options(args: argparse.Namespace, model: Model) -> tuple[str, dict[
         options["preset"] = args.preset
     if args.sibling_preset is not None:
         if decoder != "bf" or not model.siblings:
-            raise UsageError("--sibling-preset applies to the bf decoder of a model with siblings only")
+            raise UsageError("--sibling-preset applies to the bf decoder with sibling parts only")
         options["sibling_preset"] = args.sibling_preset
     if (args.bounds is not None or args.lazy_arcgp) and decoder != "ppc":
         raise UsageError("--bounds and --lazy-arcgp apply to the ppc decoder only")
     if args.lazy_arcgp:
         options["lazy_arcgp"] = True
     if args.bounds is not None:
+        if args.scores:
+            raise UsageError("--bounds applies to --model only (a score file's bounds are exact)")
         options["bounds"] = args.bounds
     if args.time_limit is not None and decoder in ("ppc", "bf", *ANYTIME):
         options["time_limit"] = args.time_limit  # HiGHS stops too, not only the Python code around it
     return decoder, options
 
 
+def _decode(
+    source: Model | ScoreFile,
+    position: int,
+    sentence: Sentence,
+    decoder: str,
+    single_root: bool,
+    **options: object,
+) -> DecodeResult:
+    """One sentence, scored by the model (under its root rule) or read from the score file."""
+    if isinstance(source, Model):
+        return decode_sentence(source, sentence, decoder, **options)
+    entry = source[position]
+    return decode(decoder, entry.arc_scores(), entry.triples(), single_root, entry.siblings(), **options)
+
+
 def _decoded(
-    model: Model, sentences: list[Sentence], decoder: str, args: argparse.Namespace, **options: object
+    source: Model | ScoreFile,
+    sentences: list[Sentence],
+    positions: list[int],
+    decoder: str,
+    single_root: bool,
+    args: argparse.Namespace,
+    **options: object,
 ) -> tuple[list[Sentence], list[DecodeResult]]:
     """The sentences that decoded and their results; one warning for each that ran out of time or memory."""
     kept, results = [], []
     limit = args.time_limit and args.time_limit * (2 if decoder in ANYTIME else 1)
     bar = tqdm(sentences, desc=f"parsing ({decoder})", unit="sent", disable=args.no_progress, leave=False)
-    for sentence in bar:
+    for position, sentence in zip(positions, bar):
         try:
             with time_limit(limit):
-                results.append(decode_sentence(model, sentence, decoder, **options))
+                results.append(_decode(source, position, sentence, decoder, single_root, **options))
             kept.append(sentence)
         except (TimeLimitExceeded, MemoryError) as err:
             reason = str(err) if isinstance(err, TimeLimitExceeded) else "out of memory"
@@ -139,21 +180,39 @@ def _decoded(
     return kept, results
 
 
-def run(args: argparse.Namespace) -> int:
-    model_path = readable_file(args.model, "model")
-    treebank = readable_file(args.treebank, "treebank")
-    out = output_path(args.out, "--out") if args.out else None
-    model = Model.load(model_path)
+def _model_sentences(
+    args: argparse.Namespace, treebank: Path
+) -> tuple[Model, list[int], list[Sentence], str, dict[str, object]]:
+    """The model, the selected sentences and their positions, the decoder and its options."""
+    if args.single_root is not None:
+        raise UsageError(
+            "--single-root and --multi-root apply to --scores only (a model has its own root rule)"
+        )
+    model = Model.load(readable_file(args.model, "model"))
     decoder, options = _decoder_options(args, model)
     sentences = selected_sentences(treebank, args)
     multi = sum(not s.single_rooted for s in sentences)
     if model.single_root and multi:
         warnings.warn(
-            f"{model_path} is a single-root model but {multi} of {len(sentences)} sentences of {treebank} "
+            f"{args.model} is a single-root model but {multi} of {len(sentences)} sentences of {treebank} "
             "have several root children: their trees get one"
         )
+    return model, list(range(len(sentences))), sentences, decoder, options
+
+
+def run(args: argparse.Namespace) -> int:
+    treebank = readable_file(args.treebank, "treebank")
+    out = output_path(args.out, "--out") if args.out else None
+    source: Model | ScoreFile
+    if args.model:
+        source, positions, sentences, decoder, options = _model_sentences(args, treebank)
+        single_root = source.single_root
+    else:
+        source, positions, sentences = scored_selection(treebank, args)
+        decoder, options = _decoder_options(args, source)
+        single_root = resolve_single_root(args.single_root, sentences)
     start = time.perf_counter()
-    parsed, results = _decoded(model, sentences, decoder, args, **options)
+    parsed, results = _decoded(source, sentences, positions, decoder, single_root, args, **options)
     seconds = time.perf_counter() - start
     if not results:
         raise DataError(f"{treebank}: no sentence could be parsed")

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank, positive_float
+from lpparse.commands._common import (
+    SCORES_HELP,
+    add_noisy_treebank_options,
+    noisy_treebank,
+    positive_float,
+    score_file_treebank,
+)
 from lpparse.formulations.arborescence import FORMULATIONS, solve_arborescence
 from lpparse.io import atomic_path, output_path
 from lpparse.lp.views import VIEWS, make_model
@@ -19,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "solve",
         help="solve an arborescence LP/ILP per sentence and check it against Chu-Liu-Edmonds",
         description=(
-            "Scores every sentence of a treebank (gold arcs plus seeded Gaussian noise), builds the chosen "
+            "Scores every sentence of a treebank (gold arcs plus seeded Gaussian noise, or the arc scores of "
+            "--scores), builds the chosen "
             "arborescence formulation (single-commodity flow of Riedel, Smith & McCallum 2012 §3.1, exact "
             "multi-commodity flow, or Riedel & Clarke 2006 cycle cuts by row generation), solves its LP "
             "relaxation (or the ILP with --ilp) in the HiGHS or Pyomo view, and reports per sentence and in "
@@ -28,6 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     add_noisy_treebank_options(parser, noise=1.0)
+    parser.add_argument(
+        "--scores", type=Path, metavar="FILE", help=f"{SCORES_HELP}; replaces --noise and --seed"
+    )
     parser.add_argument(
         "--formulation", choices=sorted(FORMULATIONS), default="single-flow", help="default single-flow"
     )
@@ -61,7 +71,7 @@ def model_file(text: str) -> Path:
 def run(args: argparse.Namespace) -> int:
     if args.write_lp is not None:
         output_path(args.write_lp, "--write-lp")
-    path, scored = noisy_treebank(args)
+    path, scored = score_file_treebank(args) if args.scores else noisy_treebank(args)
     sentences = [sentence for sentence, _ in scored]
     rows, certified, integral, agree, seconds, gap = [], 0, 0, 0, 0.0, 0.0
     for number, (sentence, scores) in enumerate(scored, 1):
@@ -100,9 +110,12 @@ def run(args: argparse.Namespace) -> int:
         )
     kind = "ILP" if args.ilp else "LP"
     roots = "single-root" if args.single_root else "multi-root"
+    source = f"score file {args.scores}"
+    if not args.scores:
+        source = f"noisy-gold scores (noise {args.noise}, seed {args.seed})"
     print(
         f"{path.name}: {len(sentences)} sentences; {args.formulation} {kind}, {args.view} view, {roots}; "
-        f"noisy-gold scores (noise {args.noise}, seed {args.seed})\n"
+        f"{source}\n"
     )
     if not args.quiet:
         headers = ["sent", "n", "status", "value", "CLE value", "integral", "certified", "= CLE", "solve ms"]

@@ -166,11 +166,12 @@ def run_treebank(
 def dd_task(payload: dict[str, Any]) -> dict[str, Any]:
     """One sentence of ``lpparse dd``: payload ``sentence``, ``source`` (:class:`ScoreSource`), ``seed``,
     ``single_root``, ``max_iter``, ``step`` and ``scale`` (:class:`StepRule`), ``compare_lp``,
-    ``arc_share``. The record is a :class:`SentenceRun` with traces, plus ``sent_id`` and the UAS of the
+    ``arc_share``, optional ``position`` (the sentence's in a score file).
+    The record is a :class:`SentenceRun` with traces, plus ``sent_id`` and the UAS of the
     best tree (``certified_at`` is the certificate's iteration, None without one)."""
     sentence: Sentence = payload["sentence"]
     source: ScoreSource = payload["source"]
-    arcs, triples = sentence_scores(sentence, source, payload["seed"])
+    arcs, triples = sentence_scores(sentence, source, payload["seed"], payload.get("position"))
     step = StepRule(payload["step"], payload["scale"])
     run = run_sentence(
         arcs,

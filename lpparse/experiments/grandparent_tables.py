@@ -6,8 +6,9 @@
 * **Table 2** (``bounds``): per sentence, the full LP under each outer bound — ``martins`` (ArcGP+GPArc),
   ``onegp`` (OneGP+NoGP) and ``all`` — without PPC.
 
-A task scores one sentence with a trained model file or with a synthetic stand-in (noisy-gold arc and
-triple scores, seeded by the task) and returns one JSON record; :func:`summarize` turns records
+A task scores one sentence with a trained model file, a score file (:func:`lpparse.scores.load_scores`, the
+sentence at the task's ``position``) or a synthetic stand-in (noisy-gold arc and triple scores, seeded by
+the task) and returns one JSON record; :func:`summarize` turns records
 into the paper's tables, overall and by length bucket.
 """
 
@@ -29,7 +30,7 @@ from lpparse.lp.solution import Status
 from lpparse.models.model import Model
 from lpparse.ppc.exact import ExactResult, parse_exact
 from lpparse.ppc.loop import PPCResult, parse_price_cut, project_to_tree, solve_bf
-from lpparse.scores import noisy_gold_scores
+from lpparse.scores import ScoreFile, load_scores, noisy_gold_scores
 from lpparse.triples import TripleScorer, noisy_gold_triple_scorer
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "ScoreSource",
     "bounds_task",
     "load_model",
+    "open_scores",
     "ppc_task",
     "sentence_scores",
     "summarize",
@@ -63,9 +65,11 @@ PAPER_TABLE2 = {
 
 @dataclass(frozen=True)
 class ScoreSource:
-    """Where scores come from: a trained model file, or (``model=None``) the synthetic stand-in."""
+    """Where scores come from: a trained model file, a score file (``scores``), or (neither) the synthetic
+    stand-in."""
 
     model: str | None = None
+    scores: str | None = None
     noise: float = 0.4
     gp_noise: float = 0.4
     gp_bonus: float = 0.5
@@ -74,6 +78,8 @@ class ScoreSource:
     def describe(self) -> str:
         if self.model is not None:
             return f"trained model {self.model}"
+        if self.scores is not None:
+            return f"score file {self.scores}"
         return (
             f"synthetic: noisy-gold arcs (gold +1, noise {self.noise}) and grandparent triples (gold "
             f"+{self.gp_bonus}, noise {self.gp_noise}), bound slack U(0, {self.gp_slack})"
@@ -89,10 +95,25 @@ def load_model(path: str) -> Model:
     return model
 
 
+@functools.lru_cache(maxsize=4)
+def open_scores(path: str) -> ScoreFile:
+    """A score file, opened once per process and not validated again (the command did before any work)."""
+    return load_scores(path, validate=False)
+
+
 def sentence_scores(
-    sentence: Sentence, source: ScoreSource, seed: int
+    sentence: Sentence, source: ScoreSource, seed: int, position: int | None = None
 ) -> tuple[NDArray[np.float64], TripleScorer]:
-    """Arc scores and a counted triple scorer for one sentence."""
+    """Arc scores and a counted triple scorer for one sentence (with a score file: the sentence at
+    ``position`` in it, which must have grandparent scores)."""
+    if source.scores is not None:
+        if position is None:
+            raise ValueError("a score file needs the sentence's position in it")
+        entry = open_scores(source.scores)[position]
+        triples = entry.triples()
+        if triples is None:
+            raise ValueError(f"{source.scores} has no grandparent scores")
+        return entry.arc_scores(), triples
     if source.model is not None:
         scorer = load_model(source.model).scorer(sentence)
         return scorer.arc_scores(), scorer.triples()
@@ -131,7 +152,7 @@ def _run(payload: dict[str, Any], methods: Sequence[tuple[str, str, str]]) -> di
     single_root: bool = payload["single_root"]
     record: dict[str, Any] = {"sent_id": sentence.sent_id, "n": sentence.n}
     for label, method, preset in methods:
-        arcs, triples = sentence_scores(sentence, source, payload["seed"])
+        arcs, triples = sentence_scores(sentence, source, payload["seed"], payload.get("position"))
         limit = payload.get("time_limit")
         if method == "exact":
             result = parse_exact(arcs, triples, preset, single_root, limit)
@@ -149,7 +170,8 @@ def ppc_task(payload: dict[str, Any]) -> dict[str, Any]:
     """Table 1 for one sentence: BF and PPC on the full (``all``) grandparent LP, and exact decoding
     (:func:`lpparse.ppc.exact.parse_exact`: PPC, then branch and bound where the LP optimum is fractional).
 
-    ``payload``: sentence, source (:class:`ScoreSource`), seed, single_root, optional time_limit.
+    ``payload``: sentence, source (:class:`ScoreSource`), seed, single_root, optional time_limit and
+    position (the sentence's in a score file).
     """
     return _run(payload, (("bf", "bf", "all"), ("ppc", "ppc", "all"), ("exact", "exact", "all")))
 

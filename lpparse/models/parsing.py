@@ -12,6 +12,7 @@ from tqdm import tqdm
 from lpparse.corpus import UAS, Sentence, corpus_uas
 from lpparse.decoding import DecodeResult, decode
 from lpparse.models.model import Model
+from lpparse.scores import ScoreFile
 
 __all__ = ["TimeLimitExceeded", "decode_sentence", "default_decoder", "evaluate", "parse", "time_limit"]
 
@@ -40,9 +41,9 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def default_decoder(model: Model, projective: bool = False) -> str:
-    """``bp`` for models with sibling parts (no exact fast decoder takes them), ``gp-eisner`` for grandparent
-    models; ``eisner`` or ``cle`` for first-order ones."""
+def default_decoder(model: Model | ScoreFile, projective: bool = False) -> str:
+    """``bp`` for models (or score files) with sibling parts (no exact fast decoder takes them), ``gp-eisner``
+    for grandparent ones; ``eisner`` or ``cle`` for first-order ones."""
     if model.siblings:
         return "bp"
     if model.order == 2:

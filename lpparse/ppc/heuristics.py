@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from lpparse.ppc.pricing import ScoreCache
 
-__all__ = ["improve_tree", "tree_value"]
+__all__ = ["improve_tree", "move_gains", "tree_value"]
 
 
 def tree_value(arc_scores: NDArray[np.float64], cache: ScoreCache | None, heads: NDArray[np.int64]) -> float:
@@ -70,7 +70,7 @@ def move_gains(
     own[c] = cache.get(heads[old[c]], old[c], c)
     value -= own[mm]
     # the children c of m keep m as head but their triple ⟨heads[m], m, c⟩ becomes ⟨h', m, c⟩
-    moved = ok[:, old[c]]  # (h', c): c's head may move to h'
+    moved = ok[:, old[c]]  # (h', c): c's head m = old[c] may move to h'
     ph, pc = np.nonzero(moved)
     if ph.size:
         after = np.zeros((size, size))

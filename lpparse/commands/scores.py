@@ -1,0 +1,61 @@
+"""``lpparse scores export``: a trained model's scores for every sentence of a treebank, as a score file
+(:func:`lpparse.scores.save_scores`), so that ``--model M`` and ``--scores FILE`` can be compared."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tqdm import tqdm
+
+from lpparse.corpus import Sentence, read_treebank
+from lpparse.decoding import dense_sibling_scores, dense_triple_scores
+from lpparse.io import file_digest, output_path, readable_file
+from lpparse.models import Model
+from lpparse.scores import SentenceScores, save_scores
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("scores", help="score files: write a trained model's scores (export)")
+    actions = parser.add_subparsers(title="actions", dest="action", metavar="ACTION", required=True)
+    export = actions.add_parser(
+        "export",
+        help="write a model's arc, grandparent and sibling scores for a treebank as a score file",
+        description=(
+            "Scores every sentence of the treebank with the model and writes a score file (one entry per "
+            "sentence, in order): arc scores, and the score of every grandparent triple and sibling part "
+            "when the model has them (dense cubes). 'parse', 'solve', 'experiment' and 'dd' read it with "
+            "--scores."
+        ),
+        epilog="Example: lpparse scores export --model gp.npz --treebank dev.conllu --out dev-scores.npz",
+    )
+    export.add_argument("--model", type=Path, required=True, help="model file written by 'lpparse train'")
+    export.add_argument("--treebank", type=Path, required=True, help="CoNLL-U or CoNLL-X file")
+    export.add_argument("--out", type=Path, required=True, help="score file to write (.npz)")
+    export.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    export.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    export.set_defaults(func=run_export)
+
+
+def model_scores(model: Model, sentence: Sentence) -> SentenceScores:
+    """A model's scores of one sentence as arrays: arcs, and every grandparent triple's and sibling part's
+    score (0 where no part can be) when the model has them."""
+    scorer = model.scorer(sentence)
+    arcs = scorer.arc_scores()
+    gp = dense_triple_scores(arcs, scorer.triples()) if model.order == 2 else None
+    sib = dense_sibling_scores(arcs, scorer.siblings(), single_root=False) if model.siblings else None
+    return SentenceScores(sentence.sent_id, arcs, gp, sib)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    model_path = readable_file(args.model, "model")
+    treebank = readable_file(args.treebank, "treebank")
+    out = output_path(args.out, "--out")
+    model = Model.load(model_path)
+    sentences = read_treebank(treebank)
+    bar = tqdm(sentences, desc="scoring", unit="sent", disable=args.no_progress, leave=False)
+    source = {"model": model_path.name, "model_sha256": file_digest(model_path), "treebank": treebank.name}
+    save_scores(out, (model_scores(model, s) for s in bar), source)
+    parts = ["arcs"] + ["grandparent"] * (model.order == 2) + ["sibling"] * bool(model.siblings)
+    print(f"wrote {out}: {len(sentences)} sentences of {treebank.name}, {', '.join(parts)} scores")
+    return 0

@@ -1,0 +1,294 @@
+"""Score files (bring your own scores): the format's round trip, scorers with exact bounds over loaded
+arrays, bounded memory on a large file, ``lpparse scores export`` and ``--scores`` on the commands (same
+objectives as ``--model`` for every decoder; mismatched files refused before any work)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_cli_errors import fails, lpparse
+
+from lpparse.corpus import read_treebank, sample_treebank_path
+from lpparse.experiments.runner import read_results
+from lpparse.scores import (
+    SentenceScores,
+    SparseParts,
+    load_scores,
+    random_scores,
+    save_scores,
+)
+from lpparse.trees import allowed_mask_shape
+from lpparse.triples import sibling_mask, triple_mask
+
+SAMPLE = sample_treebank_path()
+DECODERS = ("cle", "eisner", "mbr", "gp-eisner", "ppc", "bf", "exact", "bp")
+
+
+def _entries(rng: np.random.Generator, lengths: list[int], sparse: bool = False) -> list[SentenceScores]:
+    """Random scores: arcs with one pruned arc, dense or sparse grandparent and sibling parts."""
+    out = []
+    for i, n in enumerate(lengths):
+        size = n + 1
+        arcs = random_scores(n, rng)
+        arcs[0, n] = -np.inf
+        gp = rng.normal(size=(size,) * 3)
+        sib = rng.normal(size=(size,) * 3)
+        if sparse:
+            gp = SparseParts(np.array([[0, 1, 2], [2, 1, n]]), np.array([1.5, -2.0]), -0.25)
+            sib = SparseParts(np.array([[0, 1, 2]]), np.array([3.0]), 0.0)
+        out.append(SentenceScores(f"id-{i}", arcs, gp, sib))
+    return out
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_round_trip(tmp_path: Path, sparse: bool) -> None:
+    entries = _entries(np.random.default_rng(0), [3, 6, 3, 4], sparse)
+    path = tmp_path / "s.npz"
+    save_scores(path, entries, {"model": "numpy"})
+    loaded = load_scores(path)
+    assert (len(loaded), loaded.sent_ids, loaded.lengths) == (4, ["id-0", "id-1", "id-2", "id-3"], [3, 6, 3, 4])
+    assert (loaded.order, loaded.siblings, loaded.meta["source"]) == (2, True, {"model": "numpy"})
+    for got, want in zip(loaded, entries):
+        assert isinstance(got.arcs, np.memmap) and got.sent_id == want.sent_id
+        assert np.array_equal(got.arcs, want.arcs)
+        size = want.n + 1
+        for kind in ("gp", "sib"):
+            mine, theirs = getattr(got, kind), getattr(want, kind)
+            if sparse:
+                assert isinstance(mine, SparseParts) and mine.default == theirs.default
+                assert np.array_equal(mine.dense(size), theirs.dense(size))
+            else:
+                assert np.array_equal(mine, theirs)
+        assert np.array_equal(got.triples().scores, want.triples().scores)
+        assert np.array_equal(got.siblings().scores, want.siblings().scores)
+    with np.load(path) as plain:  # a plain numpy archive
+        assert np.array_equal(plain["arcs/1"], entries[1].arcs)
+
+
+def test_arcs_only_file_and_its_scorers(tmp_path: Path) -> None:
+    path = tmp_path / "arcs.npz"
+    save_scores(path, [SentenceScores("a", random_scores(3, 1))])
+    entry = load_scores(path)[0]
+    assert load_scores(path).order == 1 and entry.triples() is None and entry.siblings() is None
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda e: SentenceScores("x", e.arcs, None, e.sib), "same kinds of parts"),
+        (lambda e: SentenceScores("x", e.arcs, e.gp[:, :, :-1], e.sib), "shape"),
+        (lambda e: SentenceScores("x", np.where(np.eye(e.n + 1, k=1) > 0, np.nan, e.arcs), e.gp, e.sib), "NaN"),
+        (lambda e: SentenceScores("x", e.arcs, np.full_like(e.gp, -np.inf), e.sib), "prune an arc instead"),
+        (lambda e: SentenceScores("x", e.arcs, e.gp, SparseParts(np.array([[0, 2, 1]]), np.ones(1))), "0 < m < m'"),
+        (lambda e: SentenceScores("x", e.arcs, e.gp, SparseParts(np.zeros((2, 3), int) + [0, 1, 2], np.ones(2))), "twice"),
+    ],
+)
+def test_save_refuses_malformed_sentences(tmp_path: Path, change, message: str) -> None:  # type: ignore[no-untyped-def]
+    first, second = _entries(np.random.default_rng(1), [3, 4])
+    with pytest.raises(ValueError, match=message) as err:
+        save_scores(tmp_path / "bad.npz", [first, change(second)])
+    assert str(err.value).startswith("sentence 2 (x)")
+    assert not (tmp_path / "bad.npz").exists()
+
+
+def test_pruned_parts_need_a_pruned_arc(tmp_path: Path) -> None:
+    """-inf on a part is fine where one of its arcs is pruned (and on entries no part uses)."""
+    (entry,) = _entries(np.random.default_rng(2), [4])
+    gp = entry.gp.copy()
+    gp[:, 0, :] = -np.inf  # no triple has p = 0
+    gp[1, 0, 4] = np.nan  # nor this one: NaN where no part can be is ignored, as arcs' diagonal
+    gp[0, 4, 2] = -np.inf  # arc 0 -> 4 is pruned in _entries
+    save_scores(tmp_path / "ok.npz", [SentenceScores("p", entry.arcs, gp, entry.sib)])
+    assert load_scores(tmp_path / "ok.npz")[0].triples().score([0], [4], [2])[0] == -np.inf
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bounds_from_arrays_are_exact_and_valid(tmp_path: Path, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = 6
+    size = n + 1
+    gp, sib = rng.normal(size=(2, size, size, size))
+    cut = rng.random((size,) * 3) < 0.2  # some non-candidate entries pruned: bounds stay exact over the rest
+    gp[cut & ~triple_mask(allowed_mask_shape(size))] = -np.inf
+    save_scores(tmp_path / "b.npz", [SentenceScores("b", random_scores(n, rng), gp, sib)])
+    entry = load_scores(tmp_path / "b.npz")[0]
+    triples, siblings = entry.triples(), entry.siblings()
+    valid = triple_mask(allowed_mask_shape(size))
+    masked = np.where(valid, gp, -np.inf)
+    assert np.array_equal(triples.bound_gp(), masked.max(axis=2))
+    assert np.array_equal(triples.bound_pc(), masked.max(axis=0))
+    g, p, c = np.nonzero(valid)
+    scores = triples.score(g, p, c)
+    assert triples.scored == g.size
+    assert (scores <= triples.bound_gp()[g, p]).all() and (scores <= triples.bound_pc()[p, c]).all()
+    h, m, m2 = np.nonzero(sibling_mask(allowed_mask_shape(size)))
+    values = siblings.score(h, m, m2)
+    bound = siblings.bound_hm()
+    assert (values <= bound[h, m]).all() and (values <= bound[h, m2]).all()
+    best = np.full((size, size), -np.inf)
+    np.maximum.at(best, (h, m), values)
+    np.maximum.at(best, (h, m2), values)
+    assert np.array_equal(bound, best)
+    assert siblings.scored == h.size
+
+
+MEMORY_PROBE = """
+import resource, sys, tracemalloc
+from lpparse.scores import load_scores
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+tracemalloc.start()
+scores = load_scores(sys.argv[1])  # validates every sentence: reads every cube once
+total = 0.0
+for entry in scores:
+    triples = entry.triples()
+    total += float(triples.bound_gp().max()) + float(entry.arc_scores().max())
+peak = tracemalloc.get_traced_memory()[1]
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(peak, before, after, len(scores))
+"""
+
+
+def test_large_file_loads_one_cube_at_a_time(tmp_path: Path) -> None:
+    """100 sentences of 60 tokens with dense grandparent scores (100 x 61^3 x 8 bytes = 182 MB): loading,
+    validating and scoring every sentence never holds more than a few cubes."""
+    n, count = 60, 100
+    cube_bytes = (n + 1) ** 3 * 8
+    rng = np.random.default_rng(0)
+    path = tmp_path / "large.npz"
+    save_scores(path, (SentenceScores(f"s{i}", random_scores(n, rng), rng.normal(size=(n + 1,) * 3)) for i in range(count)))
+    assert path.stat().st_size > count * cube_bytes
+    done = subprocess.run([sys.executable, "-c", MEMORY_PROBE, str(path)], capture_output=True, text=True, check=True)
+    peak, before, after, sentences = map(int, done.stdout.split())
+    print(f"\nscore file {path.stat().st_size / 1e6:.0f} MB: tracemalloc peak {peak / 1e6:.1f} MB, "
+          f"max RSS {before / 1e3:.0f} MB before loading, {after / 1e3:.0f} MB after")
+    assert sentences == count
+    assert peak < 8 * cube_bytes  # every cube at once would be 100 cubes
+    assert (after - before) * 1024 < 20 * cube_bytes  # memory maps are dropped with their sentence
+
+
+# ----------------------------------------------------------------------------- the commands
+
+
+@pytest.fixture(scope="module")
+def model_and_scores(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A tiny grandparent model with sibling parts trained on the sample, and its exported score file."""
+    folder = tmp_path_factory.mktemp("byos")
+    model, scores = folder / "model.npz", folder / "scores.npz"
+    train = ["train", "--treebank", SAMPLE, "--order", "2", "--siblings", "--epochs", "1", "--bits", "14"]
+    assert lpparse(*train, "--max-length", "12", "--no-progress", "--out", model).returncode == 0
+    done = lpparse("scores", "export", "--model", model, "--treebank", SAMPLE, "--out", scores, "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "50 sentences" in done.stdout and "grandparent, sibling" in done.stdout
+    return model, scores
+
+
+def _summary(done: subprocess.CompletedProcess[str]) -> str:
+    """The summary line without its time: sentences, decoder, UAS and mean objective."""
+    assert done.returncode == 0, done.stderr
+    line = next(line for line in done.stdout.splitlines() if "mean objective" in line)
+    counts, _, results = line.partition(" s; ")
+    return counts.rsplit(", ", 1)[0] + results
+
+
+@pytest.mark.parametrize("decoder", DECODERS)
+def test_scores_give_the_model_objectives(model_and_scores: tuple[Path, Path], decoder: str, tmp_path: Path) -> None:
+    model, scores = model_and_scores
+    common = ["--treebank", SAMPLE, "--decoder", decoder, "--max-length", "9", "--no-progress"]
+    by_model = lpparse("parse", "--model", model, *common, "--out", tmp_path / "model.conllu")
+    by_scores = lpparse("parse", "--scores", scores, "--single-root", *common, "--out", tmp_path / "scores.conllu")
+    assert _summary(by_scores) == _summary(by_model)
+    assert (tmp_path / "model.conllu").read_text() == (tmp_path / "scores.conllu").read_text()
+
+
+def test_experiment_through_scores_matches_the_model(model_and_scores: tuple[Path, Path], tmp_path: Path) -> None:
+    model, scores = model_and_scores
+    common = ["ppc", "--treebank", SAMPLE, "--max-length", "9", "--limit", "6", "--no-progress"]
+    assert lpparse("experiment", *common, "--model", model, "--out", tmp_path / "m.jsonl").returncode == 0
+    done = lpparse("experiment", *common, "--scores", scores, "--out", tmp_path / "s.jsonl")
+    assert done.returncode == 0, done.stderr
+    assert f"score file {scores}" in done.stdout
+    by_model, by_scores = read_results(tmp_path / "m.jsonl"), read_results(tmp_path / "s.jsonl")
+    assert [r["sent_id"] for r in by_model] == [r["sent_id"] for r in by_scores]
+    for a, b in zip(by_model, by_scores):
+        for method in ("bf", "ppc", "exact"):
+            assert b[method]["objective"] == pytest.approx(a[method]["objective"], abs=1e-7)
+        assert b["bf"]["gps_scored"] == a["bf"]["gps_scored"]  # every triple, counted alike
+    header = json.loads((tmp_path / "s.jsonl").read_text().splitlines()[0])["header"]["settings"]
+    assert len(header["scores_sha256"]) == 64 and header["model_sha256"] is None
+    other = tmp_path / "other.npz"
+    save_scores(other, (SentenceScores(e.sent_id, e.arcs, np.asarray(e.gp) + 1.0) for e in load_scores(scores)))
+    fails(lpparse("experiment", *common, "--scores", other, "--out", tmp_path / "s.jsonl"), 2, "other settings", "scores_sha256")
+    dd = lpparse("dd", "--scores", scores, "--treebank", SAMPLE, "--max-length", "9", "--limit", "4", "--no-progress", "--out", tmp_path / "dd.jsonl")
+    assert dd.returncode == 0 and "certified" in dd.stdout, dd.stderr
+
+
+def test_solve_reads_arc_scores(tmp_path: Path) -> None:
+    sentences = read_treebank(SAMPLE)
+    path = tmp_path / "arcs.npz"
+    save_scores(path, (SentenceScores(s.sent_id, random_scores(s.n, i)) for i, s in enumerate(sentences)))
+    done = lpparse("solve", "--scores", path, "--limit", "5", "--quiet")
+    assert done.returncode == 0 and "certified 5/5" in done.stdout and "score file" in done.stdout, done.stderr
+    fails(lpparse("experiment", "ppc", "--scores", path, "--out", tmp_path / "r.jsonl"), 1, "needs grandparent scores")
+    fails(lpparse("parse", "--scores", path, "--treebank", SAMPLE, "--decoder", "ppc"), 2, "needs grandparent scores")
+
+
+def _mismatched(tmp_path: Path, kind: str) -> Path:
+    """A score file for the sample with one defect in sentence 3 (or one sentence too few)."""
+    sentences = read_treebank(SAMPLE)
+    rng = np.random.default_rng(0)
+    arrays: dict[str, np.ndarray] = {}
+    entries = []
+    for i, s in enumerate(sentences[: -1 if kind == "count" else None]):
+        n = s.n + (kind == "length" and i == 2)
+        arrays[f"arcs/{i}"] = random_scores(n, rng)
+        arrays[f"gp/{i}"] = rng.normal(size=(n + 1, n + 1, n + (kind != "shape" or i != 2)))
+        entries.append({"sent_id": "wrong" if kind == "id" and i == 2 else s.sent_id, "gp": "dense"})
+    if kind == "nan":
+        arrays["arcs/2"][0, 1] = np.nan
+    meta = {"format": "lpparse-scores", "version": 1, "grandparent": True, "siblings": False, "sentences": entries}
+    path = tmp_path / f"{kind}.npz"
+    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)  # plain numpy, bypassing save_scores' checks
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "words"),
+    [
+        ("count", ("holds 49 sentences", "has 50")),
+        ("id", ("sentence 3 (wrong)", "line")),
+        ("length", ("sentence 3", "tokens")),
+        ("shape", ("sentence 3", "shape")),
+        ("nan", ("sentence 3", "NaN")),
+    ],
+)
+def test_mismatched_files_are_refused_before_any_work(tmp_path: Path, kind: str, words: tuple[str, ...]) -> None:
+    path = _mismatched(tmp_path, kind)
+    out = tmp_path / "out"
+    fails(lpparse("parse", "--scores", path, "--treebank", SAMPLE, "--out", out / "p.conllu"), 1, str(path), *words)
+    if kind == "nan":  # the other commands share the check
+        fails(lpparse("experiment", "bounds", "--scores", path, "--out", out / "b.jsonl"), 1, *words)
+        fails(lpparse("dd", "--scores", path, "--out", out / "d.jsonl"), 1, *words)
+        fails(lpparse("solve", "--scores", path), 1, *words)
+    assert not any(out.rglob("*.*"))
+
+
+def test_scores_on_the_command_line(model_and_scores: tuple[Path, Path], tmp_path: Path) -> None:
+    model, scores = model_and_scores
+    fails(lpparse("parse", "--model", model, "--scores", scores, "--treebank", SAMPLE), 2, "not allowed with")
+    fails(lpparse("experiment", "ppc", "--synthetic", "--scores", scores), 2, "not allowed with")
+    fails(lpparse("parse", "--scores", tmp_path / "none.npz", "--treebank", SAMPLE), 2, "not found")
+    fails(lpparse("parse", "--model", model, "--single-root", "--treebank", SAMPLE), 2, "--scores only")
+    fails(lpparse("parse", "--scores", scores, "--bounds", "offline", "--decoder", "ppc", "--treebank", SAMPLE), 2, "exact")
+    squeezed = tmp_path / "compressed.npz"
+    with zipfile.ZipFile(scores) as source, zipfile.ZipFile(squeezed, "w", zipfile.ZIP_DEFLATED) as target:
+        for name in source.namelist():
+            target.writestr(name, source.read(name))
+    fails(lpparse("parse", "--scores", squeezed, "--treebank", SAMPLE), 1, "compressed", "memory-mapped")
+    (tmp_path / "junk.npz").write_text("not a zip")
+    fails(lpparse("parse", "--scores", tmp_path / "junk.npz", "--treebank", SAMPLE), 1, "not an lpparse score file")
