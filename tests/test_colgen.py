@@ -22,15 +22,15 @@ from lpparse.ppc import PPCResult, certify_full, parse_price_cut, solve_bf
 from lpparse.ppc.families import GrandparentFamily, SiblingFamily
 from lpparse.ppc.loop import run_ppc
 from lpparse.scores import noisy_gold_scores, random_scores
-from lpparse.trees import NoTreeError, check_tree_exists, is_tree
+from lpparse.trees import is_tree
 from lpparse.triples import (
-    GP_DISTRIBUTIONS,
     DenseSiblingScorer,
     DenseTripleScorer,
     synthetic_sibling_scorer,
     synthetic_triple_scorer,
     tree_siblings,
 )
+from test_siblings import instances as dense_instances
 
 SETTINGS = settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 TOL = 1e-6
@@ -41,22 +41,14 @@ PARTS = ("grandparent", "sibling", "both")
 def instances(
     draw: st.DrawFn, max_n: int = 6
 ) -> tuple[np.ndarray, DenseTripleScorer, DenseSiblingScorer, bool]:
-    """(arc scores, triple scorer, sibling scorer, single_root): n = 2..max_n, some arcs pruned, loose
-    bounds."""
-    n = draw(st.integers(2, max_n))
+    """The sibling tests' instances (n = 2..max_n, some arcs pruned, every score distribution) as counted
+    scorers whose bounds are exact or loosened by U(0, 0.5)."""
+    s, gp, sib, single_root = draw(dense_instances(max_n))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    single_root = draw(st.booleans())
-    s = random_scores(n, rng)
-    pruned = np.where(rng.random(s.shape) < draw(st.sampled_from([0.0, 0.3])), -np.inf, s)
-    try:
-        check_tree_exists(pruned, single_root)
-        s = pruned
-    except NoTreeError:
-        pass
     slack = draw(st.sampled_from([0.0, 0.5]))
-    gp = synthetic_triple_scorer(n, rng, draw(st.sampled_from(GP_DISTRIBUTIONS)), slack=slack)
-    sib = synthetic_sibling_scorer(n, rng, draw(st.sampled_from(GP_DISTRIBUTIONS)), slack=slack)
-    return s, gp, sib, single_root
+    size = s.shape[0]
+    loose = [rng.uniform(0.0, slack, (size, size)) for _ in range(3)]
+    return s, DenseTripleScorer(gp, *loose[:2]), DenseSiblingScorer(sib, loose[2]), single_root
 
 
 def _scorers(

@@ -128,7 +128,28 @@ def initial_triples(
     return g.astype(np.int64), h.astype(np.int64), m.astype(np.int64)
 
 
-class GrandparentFamily:
+class _Counted:
+    """What a part family counts: its ``candidates``, the parts its scorer scored in this run (``scored``) and
+    the time its cache spent scoring (``scoring_seconds``)."""
+
+    def __init__(self, scorer: TripleScorer | SiblingScorer, cache: ScoreCache, candidates: int) -> None:
+        self.scorer, self.cache = scorer, cache
+        self._scored0, self._seconds0, self._candidates = scorer.scored, cache.seconds, candidates
+
+    @property
+    def candidates(self) -> int:
+        return self._candidates
+
+    @property
+    def scored(self) -> int:
+        return self.scorer.scored - self._scored0
+
+    @property
+    def scoring_seconds(self) -> float:
+        return self.cache.seconds - self._seconds0
+
+
+class GrandparentFamily(_Counted):
     """Grandparent triples on a :class:`GrandparentProgram` (module docstring): a
     :class:`lpparse.colgen.family.PartFamily`. ``tree``: the first-order best tree (the start)."""
 
@@ -143,25 +164,15 @@ class GrandparentFamily:
         options: ColgenOptions,
         warm: WarmStart | None = None,
     ) -> None:
-        self.prog, self.scorer, self.options, self.warm = prog, scorer, options, warm
+        cache = ScoreCache(scorer, prog.arc_mask.shape[0]) if warm is None else warm.cache
+        super().__init__(scorer, cache, int(triple_mask(prog.arc_mask).sum()))
+        self.prog, self.options, self.warm = prog, options, warm
         self._arc_scores, self._tree = arc_scores, tree
-        self._scored0 = scorer.scored
-        self.cache = ScoreCache(scorer, prog.arc_mask.shape[0]) if warm is None else warm.cache
-        self._seconds0 = self.cache.seconds
-        self._candidates = int(triple_mask(prog.arc_mask).sum())
         self.dead: DeadArcs | None = None
         self.gparc: GPArcDuals = NO_GPARC
         self._priced: PriceResult | None = None
         self._cuts: CutResult | None = None
         self._cut: Triples = _NONE
-
-    @property
-    def candidates(self) -> int:
-        return self._candidates
-
-    @property
-    def scored(self) -> int:
-        return self.scorer.scored - self._scored0
 
     @property
     def added(self) -> int:
@@ -170,10 +181,6 @@ class GrandparentFamily:
     @property
     def held_out(self) -> int:
         return int(self.dead.out.sum()) if self.dead is not None else 0
-
-    @property
-    def scoring_seconds(self) -> float:
-        return self.cache.seconds - self._seconds0
 
     def seed(self) -> None:
         opts, prog = self.options, self.prog
@@ -249,7 +256,7 @@ class GrandparentFamily:
         return _arc_shift(self.prog.lp.num_cols, self.prog.z_col, g, p, lam)
 
 
-class SiblingFamily:
+class SiblingFamily(_Counted):
     """Arbitrary-sibling parts attached to an arborescence or grandparent program ``lp`` (module
     docstring): a :class:`lpparse.colgen.family.PartFamily`. ``tree``: the first-order best tree (its parts
     are the start)."""
@@ -260,24 +267,14 @@ class SiblingFamily:
         self, prog: GrandparentProgram, scorer: SiblingScorer, tree: NDArray[np.int64], options: ColgenOptions
     ) -> None:
         self.sibs = sibling_program(prog.lp, options.sibling_preset)
-        self.scorer, self.options, self._tree = scorer, options, tree
-        self._scored0 = scorer.scored
-        size = self.sibs.z_col.shape[0]
-        self.cache = ScoreCache(scorer, size, "sibling", ("bound_hm",))
+        self.options, self._tree = options, tree
         self._mask = sibling_mask(self.sibs.arc_mask, self.sibs.single_root)
-        self._candidates = int(self._mask.sum())
+        cache = ScoreCache(scorer, self.sibs.z_col.shape[0], "sibling", ("bound_hm",))
+        super().__init__(scorer, cache, int(self._mask.sum()))
         #: (h, m, m', side, λ) of the absent parts whose SibArc row [h,m,m',side] carries dual -λ
         self.sibarc: tuple[NDArray[np.int64], ...] = (_EMPTY,) * 4 + (np.empty(0),)
         self._new: Triples = _NONE
         self._new_scores = np.empty(0)
-
-    @property
-    def candidates(self) -> int:
-        return self._candidates
-
-    @property
-    def scored(self) -> int:
-        return self.scorer.scored - self._scored0
 
     @property
     def added(self) -> int:
@@ -286,10 +283,6 @@ class SiblingFamily:
     @property
     def held_out(self) -> int:
         return 0
-
-    @property
-    def scoring_seconds(self) -> float:
-        return self.cache.seconds
 
     def seed(self) -> None:
         h, m, m2 = tree_siblings(self._tree)
