@@ -44,15 +44,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen.engine import Engine, FamilyRound, Round
-from lpparse.colgen.options import (
-    DEFER,
-    HIGHS_OPTIONS,
-    INITS,
-    PER_PAIR,
-    SEED_HEADS,
-    STALL_ROWS,
-    ColgenOptions,
-)
+from lpparse.colgen.options import DEFER, HIGHS_OPTIONS, PER_PAIR, SEED_HEADS, STALL_ROWS, ColgenOptions
 from lpparse.formulations.grandparent import GrandparentProgram, grandparent_program, resolve_families
 from lpparse.formulations.sibling import sibling_program
 from lpparse.lp.highs_view import HighsModel
@@ -64,12 +56,6 @@ from lpparse.trees import allowed_arcs, validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer, candidate_triples
 
 __all__ = [
-    "DEFER",
-    "HIGHS_OPTIONS",
-    "INITS",
-    "PER_PAIR",
-    "SEED_HEADS",
-    "STALL_ROWS",
     "GPArcDuals",
     "PPCResult",
     "PPCRound",
