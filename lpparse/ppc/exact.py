@@ -320,7 +320,9 @@ class _Search:
         self.parts = parts
         self.nodes: list[BranchNode] = []
         self.results: dict[int, PPCResult] = {}
-        self.triples: dict[int, Triples] = {}  # each solved node's triples, its children's start
+        #: the triples of each solved node whose children are not all solved yet: their starting columns
+        self.triples: dict[int, Triples] = {}
+        self.unsolved_children: dict[int, int] = {}
         self.heap: list[tuple[float, int]] = []
         self.best: NDArray[np.int64] | None = None
         self.lower = -np.inf
@@ -387,6 +389,10 @@ class _Search:
         self.stats.cut += result.stats.cut
         node.rounds, node.gps_added = result.stats.iterations, result.stats.gps_added
         self.triples[node.id] = result.program.triples()
+        if node.parent >= 0:
+            self.unsolved_children[node.parent] -= 1
+            if self.unsolved_children[node.parent] == 0:
+                del self.triples[node.parent]
         if node.id == 0 or self.options.keep_results:
             self.results[node.id] = result
         return result
@@ -420,6 +426,9 @@ class _Search:
         modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching)
         node.closed = "branched"
         node.children = tuple(self.new_node(node, modifier, kept).id for kept in parts)
+        self.unsolved_children[node.id] = sum(self.nodes[i].closed == "open" for i in node.children)
+        if self.unsolved_children[node.id] == 0:
+            del self.triples[node.id]
 
     def run(self) -> Status:
         """Best-bound search until the bound meets the incumbent; the status says why it stopped."""
