@@ -1,5 +1,6 @@
-"""Dependency dual decomposition on the shared treebanks: R10 Table 1 (% certified per iteration bucket) and
-time to a certificate against the compact LP in HiGHS and against parse-price-cut on the same model.
+"""Dependency dual decomposition on the shared treebanks: Rush et al. 2010 Table 1 (% certified per iteration
+bucket) and time to a certificate against the compact LP in HiGHS and against parse-price-cut on the same
+model.
 
     python benchmarks/dd.py --treebanks ../shared/treebanks --models ../models --max-length 20 --limit 40
 

@@ -4,7 +4,7 @@ cost, and bound slack per grandparent template.
 Reads the model files written by ``benchmarks/train_treebanks.sh`` (``{treebank}-{order}.npz`` in
 ``--models``). For each treebank it reports the dev UAS without punctuation of the first-order and the
 grandparent model (best epoch, the decoder of :func:`lpparse.models.parsing.default_decoder`) next to the
-test UAS of Riedel et al. (2012, ``001_96d0466e746ddc9d.txt`` Table 1), the seconds per epoch and
+test UAS of Riedel et al. (2012, Table 1), the seconds per epoch and
 sentences/s of training, and for the grandparent model on the first ``--sentences`` dev sentences:
 
 * the cost of scoring one triple (a batch of all candidate triples of a sentence, time / triples);

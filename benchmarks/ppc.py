@@ -1,4 +1,4 @@
-"""Parse, Price and Cut against brute force on treebank dev sets: RSM 2012 (``001_96d0466e746ddc9d.txt``)
+"""Parse, Price and Cut against brute force on treebank dev sets: Riedel, Smith & McCallum (2012)
 Tables 1 and 2 by sentence-length bucket, with the paper's numbers next to ours.
 
 The per-sentence work is :mod:`lpparse.experiments.grandparent_tables` (``ppc_task``: BF and PPC on the

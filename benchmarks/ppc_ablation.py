@@ -1,6 +1,6 @@
-"""What each device of lpparse's parse-price-cut buys: PPC with one device switched off (or back to RSM 2012's
-Algorithm 1 as printed, ``001_96d0466e746ddc9d.txt`` §4) against the default, on dev sentences of the
-treebanks with their trained grandparent models.
+"""What each device of lpparse's parse-price-cut buys: PPC with one device switched off (or back to
+Algorithm 1 of Riedel, Smith & McCallum (2012) as printed, §4) against the default, on dev sentences
+of the treebanks with their trained grandparent models.
 
 For every sampled sentence all variants run back to back (so drift hits them alike), each on a fresh counted
 triple scorer; times are PPC's own (scoring triples and building the LPs included, feature extraction not).

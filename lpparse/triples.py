@@ -1,6 +1,6 @@
 """Grandparent triples ⟨g, p, c⟩ and the scorers that score them lazily, with factorized upper bounds.
 
-Riedel, Smith and McCallum (2012, ``001_96d0466e746ddc9d.txt``) §2.2–2.3 and §4.3: a triple ⟨g, p, c⟩ stands for
+Riedel, Smith and McCallum (2012) §2.2–2.3 and §4.3: a triple ⟨g, p, c⟩ stands for
 the arcs g→p and p→c (p > 0, g ≠ c); scoring a triple may be costly, so a scorer scores batches on request and
 counts how many it has scored, and it offers the factorized bounds
 

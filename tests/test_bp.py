@@ -1,4 +1,5 @@
-"""Belief propagation on the dependency factor graph (Gormley, Dredze & Eisner 2015; NOTES §5 items 16–22, 27–29)."""
+"""Belief propagation on the dependency factor graph (Gormley, Dredze & Eisner 2015; BP reading note §5 items
+16–22, 27–29)."""
 
 from __future__ import annotations
 
@@ -68,9 +69,9 @@ def test_zero_higher_order_scores_give_the_first_order_result(projective, single
 
 @pytest.mark.parametrize("projective,single_root", MODES)
 def test_beliefs_are_tree_marginals_and_approach_brute_force(projective, single_root):
-    """Loopy case (NOTES §5 item 19): beliefs are one tree distribution's marginals; the error against the exact
-    second-order marginals is reported, not zero. Measured here, n = 4, unit-variance scores, max |b − p|
-    after 8 iterations: ≈ 0.07–0.11 (see benchmarks/results/bp.md for the table)."""
+    """Loopy case (BP reading note §5 item 19): beliefs are one tree distribution's marginals; the error
+    against the exact second-order marginals is reported, not zero. Measured here, n = 4, unit-variance
+    scores, max |b − p| after 8 iterations: ≈ 0.07–0.11 (see benchmarks/results/bp.md for the table)."""
     s, gp, sib = _model(2, 4)
     _, exact = brute_force_second_order(s, gp, sib, single_root, projective)
     for iterations in (1, 2, 4, 8):
@@ -183,7 +184,8 @@ def test_bad_input_gives_clear_errors():
 
 
 def test_single_root_multi_root_counts_at_zero_scores():
-    """Unit weights: the first-order beliefs are uniform over trees, as the brute force says (NOTES §1)."""
+    """Unit weights: the first-order beliefs are uniform over trees, as the brute force says (BP reading note
+    §1)."""
     for projective, single_root in MODES:
         r = bp_marginals(np.zeros((5, 5)), single_root=single_root, projective=projective, iterations=1)
         assert np.allclose(r.marginals, brute_force_marginals(np.zeros((5, 5)), single_root, projective))

@@ -1,5 +1,5 @@
 """BP training objectives, MBR decoding and the ``bp`` decoder (Gormley, Dredze & Eisner 2015 §3–4, §6;
-NOTES §5 items 23–31)."""
+BP reading note §5 items 23–31)."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def test_cll_rejects_a_pruned_gold_arc():
 
 
 def test_annealed_risk_tends_to_minus_mbr_recall():
-    """NOTES §5 item 26: R^{1/T} → −|MBR ∩ gold| as T → 0."""
+    """BP reading note §5 item 26: R^{1/T} → −|MBR ∩ gold| as T → 0."""
     s, gp, _ = _model(15, 5)
     r = bp_marginals(s, gp, iterations=4)
     gold = np.array([-1, 0, 1, 2, 3, 4])
@@ -134,9 +134,10 @@ def test_mbr_maximizes_expected_recall_by_brute_force(projective, single_root):
 
 @pytest.mark.parametrize("projective,single_root", MODES)
 def test_mbr_differs_from_the_best_tree(projective, single_root):
-    """MAP ≠ MBR (NOTES §5 item 24): among the first seeded random first-order models (n = 5) the first one where
-    they differ is found; there the MBR tree has strictly higher expected recall than the MAP tree, which has
-    the strictly higher score. Also the grandparent model: BP-MBR against the exact grandparent decoder."""
+    """MAP ≠ MBR (BP reading note §5 item 24): among the first seeded random first-order models (n = 5) the
+    first one where they differ is found; there the MBR tree has strictly higher expected recall than the MAP
+    tree, which has the strictly higher score. Also the grandparent model: BP-MBR against the exact
+    grandparent decoder."""
     m = np.arange(1, 6)
     for seed in range(200):
         s, gp, _ = _model(seed, 5)

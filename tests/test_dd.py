@@ -1,4 +1,5 @@
-"""Dual decomposition: the guarantees of NOTES-dual-decomposition.md §3 and its fixtures F1, F2."""
+"""Dual decomposition: the guarantees of the DD reading note §3 (docs/references.md) and its fixtures F1,
+F2."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ def random_cfg_tagger(seed: int, n: int = 4):
 
 
 def test_update_direction_toy() -> None:
-    """NOTES §0.1: a part over-used by the first oracle becomes less attractive to it, more to the other."""
+    """DD reading note §0.1: a part over-used by the first oracle becomes less attractive to it, more to the
+    other."""
     problem = tutorial_toy([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])  # y picks (a, b), z picks (b, b)
     r = dual_decomposition(problem, max_iter=2, step=StepRule("constant", 0.5))
     row = 0  # y(1, a) − z(1, a): y = 1, z = 0
@@ -53,8 +55,9 @@ def test_update_direction_toy() -> None:
 @SETTINGS
 @given(seed=st.integers(0, 10**6))
 def test_cfg_tagger_weak_duality_and_strong_duality(seed: int) -> None:
-    """L(u) ≥ LP(Q') ≥ every primal at every iteration (TUT Thm 1a, §7.1); L(u*) = LP(Q') for the Agree
-    duals (R10 §6.1); a certificate only when the LP is tight, and then the dual equals the primal."""
+    """L(u) ≥ LP(Q') ≥ every primal at every iteration (Rush & Collins 2012 Thm 1a, §7.1); L(u*) = LP(Q') for
+    the Agree duals (Rush et al. 2010 §6.1); a certificate only when the LP is tight, and then the dual equals
+    the primal."""
     problem = random_cfg_tagger(seed)
     lp, u_star, (c, sol) = lp_value(problem)
     assert dual_value(problem, u_star)[0] == pytest.approx(lp, abs=1e-6)
@@ -88,9 +91,10 @@ def test_r10_appendix_a_fixture() -> None:
 
 
 def test_tutorial_toy_gap_oscillation_and_tightening() -> None:
-    """F2 (TUT §9.3–9.4): with δ_k = 1/k, L(u(9)) = 2.064 and the oracles alternate between (y1, z1) and
-    (y2, z2) while min L → LP = 2 > OPT = 0; c/(t+1) without the E10 fallback stalls at L = 3; adding the
-    bigram row y(1,a,b) = z(1,a,b) makes the LP tight (0) and the method certifies."""
+    """F2 (Rush & Collins 2012 §9.3–9.4): with δ_k = 1/k, L(u(9)) = 2.064 and the oracles alternate between
+    (y1, z1) and (y2, z2) while min L → LP = 2 > OPT = 0; c/(t+1) without the fallback of the DD reading note
+    erratum E10 stalls at L = 3; adding the bigram row y(1,a,b) = z(1,a,b) makes the LP tight (0) and the
+    method certifies."""
     f, g = [1.0, 1.0, 2.0], [1.0, 1.0, -2.0]
     problem = tutorial_toy(f, g)
     lp, _, _ = lp_value(problem)
@@ -163,8 +167,8 @@ def test_dependency_certificate_matches_brute_force() -> None:
 
 
 def test_mrf_tree_decomposition() -> None:
-    """TUT §6.2 on a 3x3 grid: two forests (rows, columns); L(u) ≥ MAP; agreement gives the MAP; the
-    compact LP (forest local polytopes + agreement) is the value min L approaches."""
+    """Rush & Collins 2012 §6.2 on a 3x3 grid: two forests (rows, columns); L(u) ≥ MAP; agreement gives the
+    MAP; the compact LP (forest local polytopes + agreement) is the value min L approaches."""
     rng = np.random.default_rng(0)
     side, k = 3, 2
     v = side * side
@@ -192,7 +196,8 @@ def test_mrf_tree_decomposition() -> None:
 
 
 def test_held_karp() -> None:
-    """TUT §6.3: L(u) ≥ the best tour; a degree-2 1-tree is an optimal tour; min L → the Held-Karp LP."""
+    """Rush & Collins 2012 §6.3: L(u) ≥ the best tour; a degree-2 1-tree is an optimal tour; min L → the
+    Held-Karp LP."""
     rng = np.random.default_rng(1)
     certified = 0
     for trial in range(4):
@@ -226,7 +231,7 @@ def test_step_rules() -> None:
 
 
 def test_random_scores_dependency_loose_lp_never_certified() -> None:
-    """No false certificates (NOTES §3.6): when LP > OPT, agreement cannot happen."""
+    """No false certificates (DD reading note §3.6): when LP > OPT, agreement cannot happen."""
     rng = np.random.default_rng(11)
     loose = 0
     for trial in range(6):
@@ -270,9 +275,9 @@ def test_dd_table_experiment_on_sample() -> None:
 
 
 def test_cfg_tagger_tightening_refines_cky() -> None:
-    """P12 / TUT §9.4 on F1: plain DD never certifies (LP(Q') = 0 > OPT = −1); when the dual stalls, the
-    bigram rows of the most violated boundary join with the CKY hypergraph refined there (new columns),
-    the tightened compact LP equals the ILP (−1) and DD certifies the optimum."""
+    """DD reading note, P12 / Rush & Collins 2012 §9.4 on F1: plain DD never certifies (LP(Q') = 0 > OPT =
+    −1); when the dual stalls, the bigram rows of the most violated boundary join with the CKY hypergraph
+    refined there (new columns), the tightened compact LP equals the ILP (−1) and DD certifies the optimum."""
     plain = r10_appendix_a()
     assert not dual_decomposition(plain, max_iter=100).certified
     problem = r10_appendix_a(tighten=True)

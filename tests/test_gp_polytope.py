@@ -1,5 +1,5 @@
-"""The grandparent polytope (RSM 2012 §3.2): ILP = brute force, presets ordered by tightness, NoGP and ArcGP
-redundant in ``all``, projective references, both views, bad input."""
+"""The grandparent polytope (Riedel, Smith & McCallum 2012 §3.2): ILP = brute force, presets ordered by
+tightness, NoGP and ArcGP redundant in ``all``, projective references, both views, bad input."""
 
 from __future__ import annotations
 

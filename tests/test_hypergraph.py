@@ -102,7 +102,8 @@ def test_cky_hypergraph_brute_force(n: int, seed: int) -> None:
     ]
     d = viterbi(hg, w)
     assert d.value == pytest.approx(max(scores), abs=1e-9)
-    assert d.parts.sum() == n and d.edges[hg.edges_of("rule")].sum() == n - 1  # n-1 productions (R10 §3)
+    # n-1 productions (Rush et al. 2010 §3)
+    assert d.parts.sum() == n and d.edges[hg.edges_of("rule")].sum() == n - 1
     assert marginals(hg, w)[0] == pytest.approx(np.log(np.sum(np.exp(scores))), abs=1e-9)
 
 
@@ -119,7 +120,8 @@ def test_cycles_and_dead_nodes() -> None:
 
 @pytest.mark.parametrize("view", ["highs", "pyomo"])
 def test_marginal_polytope_lp_equals_dp(view: str) -> None:
-    """R10 Thm 5.1/5.2: the LP over the marginal polytope has the DP optimum, at an integral vertex."""
+    """Rush et al. 2010 Thm 5.1/5.2: the LP over the marginal polytope has the DP optimum, at an integral
+    vertex."""
     rng = np.random.default_rng(5)
     s = random_scores(5, rng)
     s[2, 4] = -np.inf
@@ -151,7 +153,8 @@ def test_marginal_polytope_lp_equals_dp(view: str) -> None:
 
 
 def test_marginal_polytope_rows_and_blocks() -> None:
-    """CFG rows: R10 eq. 5 (Root), eq. 6 (Flow at spans), eq. 7 (Flow at words) - one row per live node."""
+    """CFG rows: Rush et al. 2010 eq. 5 (Root), eq. 6 (Flow at spans), eq. 7 (Flow at words) - one row per
+    live node."""
     n, g, tags = 4, 3, [0, 1]
     hg = cky_hypergraph(n, g, tags)
     lp = marginal_polytope(hg, np.zeros(hg.num_edges)).lp
@@ -203,7 +206,8 @@ def test_refined_cky_keeps_derivations(n: int, seed: int) -> None:
 
 
 def _r10_viterbi(theta: np.ndarray) -> float:
-    """Viterbi of R10 trigram weights θ[i, A, B, C] (3 ≤ i ≤ n) on the padded tagger hypergraph."""
+    """Viterbi of Rush et al. (2010) trigram weights θ[i, A, B, C] (3 ≤ i ≤ n) on the padded tagger
+    hypergraph."""
     n, k = theta.shape[0] - 1, theta.shape[1]
     padded = np.zeros((n + 1, k + 1, k + 1, k))
     padded[3:, :k, :k, :] = theta[3:]
@@ -212,7 +216,7 @@ def _r10_viterbi(theta: np.ndarray) -> float:
 
 
 def test_printed_r10_trigram_polytope_is_loose() -> None:
-    """Erratum E1 on fixture F3 (NOTES P3): the four zero-weight trigrams ⟨(a,a)→b,3⟩, ⟨(b,b)→a,3⟩,
+    """Erratum E1 on fixture F3 (DD reading note, P3): the four zero-weight trigrams ⟨(a,a)→b,3⟩, ⟨(b,b)→a,3⟩,
     ⟨(a,a)→a,4⟩, ⟨(b,b)→b,4⟩ (all others −1) give the printed Fig. 3 LP the value 0 at a point whose
     two trigrams disagree on the bigram (tag 2, tag 3), while every tag sequence scores −1: the
     corrected bigram-state polytope gives −1."""
@@ -233,8 +237,8 @@ def test_printed_r10_trigram_polytope_is_loose() -> None:
 @SETTINGS
 @given(n=st.integers(3, 5), seed=st.integers(0, 10**6))
 def test_r10_trigram_polytopes_against_viterbi(n: int, seed: int) -> None:
-    """The corrected polytope's LP equals Viterbi for every θ (R10 Thm 5.2); the printed one is an outer
-    bound (never below)."""
+    """The corrected polytope's LP equals Viterbi for every θ (Rush et al. 2010 Thm 5.2); the printed one is
+    an outer bound (never below)."""
     theta = np.random.default_rng(seed).normal(size=(n + 1, 2, 2, 2))
     best = _r10_viterbi(theta)
     assert make_model(r10_trigram_polytope(theta)).solve().objective == pytest.approx(best, abs=1e-7)

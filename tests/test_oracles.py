@@ -25,7 +25,7 @@ from lpparse.oracles import (
 )
 from lpparse.trees import NoTreeError, is_projective, is_tree, tree_score
 
-# counts of trees, NOTES-matrix-tree-and-bp.md section 1: (single-root, projective) -> counts for n = 1..6
+# counts of trees, BP reading note §1: (single-root, projective) -> counts for n = 1..6
 TREE_COUNTS = {
     (True, False): [1, 2, 9, 64, 625, 7776],
     (True, True): [1, 2, 7, 30, 143, 728],

@@ -1,5 +1,6 @@
-"""Parse, Price and Cut (RSM 2012 §4) against brute force (BF), with the full-LP certificate checked by scoring
-every triple: every constraint and every reduced cost of the full LP, for every preset and score shape."""
+"""Parse, Price and Cut (Riedel, Smith & McCallum 2012 §4) against brute force (BF), with the full-LP
+certificate checked by scoring every triple: every constraint and every reduced cost of the full LP, for every
+preset and score shape."""
 
 from __future__ import annotations
 

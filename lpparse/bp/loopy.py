@@ -1,7 +1,7 @@
 """Loopy belief propagation on the dependency factor graph, and back-propagation through its unrolled iterations.
 
-Gormley, Dredze & Eisner (2015, ``004_c1560bbb6f20fd3e.txt``) §2 and §5, after Smith & Eisner (2008); formulas
-rebuilt in NOTES-matrix-tree-and-bp.md §2.5, §2.7 and §2.9.
+Gormley, Dredze & Eisner (2015) §2 and §5, after Smith & Eisner (2008); formulas
+rebuilt in BP reading note §2.5, §2.7 and §2.9.
 
 Factor graph: one boolean variable per candidate arc (finite arc score); a unary factor per arc with
 ψ(ON) = exp(θ_a); one global TREE (matrix-tree) or PTREE (projective inside-outside) factor; pairwise
@@ -17,10 +17,10 @@ and the tree factor sends log μ_a − log(1 − μ_a) − ρ_a, with μ the tre
 the variables' incoming log-odds (ratio trick, Fig. 2 C.1–C.3). Pairwise factors are O(n³) arrays indexed by
 the triple (g, p, c) or (h, m, m'); there is no Python loop over factors.
 
-Schedule (footnote 4; NOTES §2.7): in one iteration (a) every pairwise factor sends to its variables, (b) the
-variables send to the tree, (c) the tree sends to every variable, (d) the variables send to every pairwise
-factor. With beliefs read after (d), a variable's belief is the tree factor's belief marginal, so the arc
-beliefs are μ(ρ) — the marginals of one tree distribution (Σ_h b_{h,m} = 1).
+Schedule (footnote 4; BP reading note §2.7): in one iteration (a) every pairwise factor sends to its
+variables, (b) the variables send to the tree, (c) the tree sends to every variable, (d) the variables send to
+every pairwise factor. With beliefs read after (d), a variable's belief is the tree factor's belief marginal,
+so the arc beliefs are μ(ρ) — the marginals of one tree distribution (Σ_h b_{h,m} = 1).
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ class BPResult:
 
     def backward(self, d_marginals: ArrayLike) -> ScoreGradients:
         """Gradients wrt every factor score of Σ_a d_marginals[a] · b_a(ON), by back-propagation through the
-        unrolled iterations, the tree factor included (Gormley et al. 2015 §5; NOTES §2.9)."""
+        unrolled iterations, the tree factor included (Gormley et al. 2015 §5; BP reading note §2.9)."""
         return _backward(self, np.asarray(d_marginals, dtype=np.float64))
 
 
@@ -319,7 +319,8 @@ def _log_z_bethe(
 
 
 def _backward(result: BPResult, d_mu_final: NDArray[np.float64]) -> ScoreGradients:
-    """Reverse the unrolled iterations (NOTES §2.9): adjoints of λ, μ, ρ, messages and scores, t = T..1."""
+    """Reverse the unrolled iterations (BP reading note §2.9): adjoints of λ, μ, ρ, messages and scores, t =
+    T..1."""
     graph, damping = result.graph, result.damping
     mask, fams = graph.arc_mask, graph.families
     d_theta = np.zeros(mask.shape)

@@ -1,4 +1,4 @@
-"""Training objectives through BP (Gormley, Dredze & Eisner 2015 §4 and §6; NOTES §2.8–2.9).
+"""Training objectives through BP (Gormley, Dredze & Eisner 2015 §4 and §6; BP reading note §2.8–2.9).
 
 Each objective maps a :class:`~lpparse.bp.loopy.BPResult` and a gold tree to a loss and its gradient with
 respect to every factor score (:class:`~lpparse.bp.loopy.ScoreGradients`); a model turns those into feature

@@ -5,13 +5,13 @@ messages come from the arc marginals of the tree distribution whose arc log-weig
 log-odds (the ratio trick), given by :func:`lpparse.oracles.matrix_tree` (matrix-tree) or
 :func:`lpparse.oracles.projective_inside_outside` (inside-outside).
 
-Backward (NOTES §2.9): the marginals are μ = ∇ log Z, so the adjoint of the scores given an adjoint ðμ of the
-marginals is the Hessian-vector product ∇² log Z · ðμ, which, the Hessian being symmetric, is the tangent of μ
-in the direction ðμ. :func:`tree_marginals_jvp` computes it exactly in O(n³):
+Backward (BP reading note §2.9): the marginals are μ = ∇ log Z, so the adjoint of the scores given an adjoint
+ðμ of the marginals is the Hessian-vector product ∇² log Z · ðμ, which, the Hessian being symmetric, is the
+tangent of μ in the direction ðμ. :func:`tree_marginals_jvp` computes it exactly in O(n³):
 
 * matrix-tree: μ_a = w_a tr(M E_a) with M = L̂⁻¹ and L̂ = Σ_a w_a E_a linear in the weights, so
-  dμ_a = dw_a tr(M E_a) − w_a tr(M dL̂ M E_a) (Koo et al. 2007; ðL̂ = −Mᵀ ðM Mᵀ in NOTES §2.9); where L̂ is
-  numerically singular this is replaced by a central difference of the oracle's stable marginals;
+  dμ_a = dw_a tr(M E_a) − w_a tr(M dL̂ M E_a) (Koo et al. 2007; ðL̂ = −Mᵀ ðM Mᵀ in BP reading note §2.9);
+  where L̂ is numerically singular this is replaced by a central difference of the oracle's stable marginals;
 * inside-outside: forward-over-reverse differentiation of Eisner's chart (the dual-number version of
   :mod:`lpparse.oracles._chart`): tangents of every item's log inside value, then of every outside
   gradient through the softmax weights of each split.
@@ -61,7 +61,7 @@ def tree_marginals_jvp(
 
 
 def _laplacian(a: NDArray[np.float64], r: NDArray[np.float64], single_root: bool) -> NDArray[np.float64]:
-    """L̂ (linear in the word weights ``a`` and root weights ``r``; Koo et al. 2007, NOTES §2.2)."""
+    """L̂ (linear in the word weights ``a`` and root weights ``r``; Koo et al. 2007, BP reading note §2.2)."""
     lap = -a.copy()
     diag = np.arange(a.shape[0])
     lap[diag, diag] = a.sum(axis=0) + (0.0 if single_root else r)

@@ -1,7 +1,7 @@
 """The certificate of a column-and-row generation run: the restricted solution extended by zeros to the
 full LP.
 
-Riedel, Smith & McCallum 2012 (``001_96d0466e746ddc9d.txt``) §4.1: a restricted solution (x_I, y_J) that is
+Riedel, Smith & McCallum (2012) §4.1: a restricted solution (x_I, y_J) that is
 optimal for the restricted LP extends to the full LP by setting every absent primal and dual variable to 0
 (or, for absent rows that dual tightening gave a dual, to that dual); if the extension is primal feasible (no
 violated row of an absent part: §4.4) and dual feasible (no absent part with positive reduced cost: eq. 8),

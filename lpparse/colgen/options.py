@@ -30,9 +30,11 @@ STALL_ROWS = 1.0
 #: -17% / -15% / -9%, Hungarian 21-30 / 31-40 -16% / -14%, Italian 21-40 -10%, Danish 21-40 +2%; fewer GPs
 #: scored and added on all four)
 SEED_HEADS = 0
-#: Partial pricing: at most 8 new triples per ⟨p,c⟩ a round (measured on 30 Danish and 20 Hungarian sentences
-#: of 20-40 tokens, CPU time and GPs added vs all: Danish -8%, 3.2% -> 2.5%; Hungarian -17%, 6.7% -> 4.7%;
-#: 1-5 per pair cost too many rounds, 10 is like 8)
+#: Partial pricing: at most 8 new triples per ⟨p,c⟩ a round. It adds fewer GPs on every treebank, but its CPU
+#: gain is mixed: benchmarks/results/ppc_ablation.md (15 dev sentences of 21-40 tokens each), "price all"
+#: relative to this default: Danish 0.92x, English 1.04x, Hungarian 0.95x, Italian 1.09x CPU; GPs added
+#: 1.3%/2.7%/2.0%/1.3% against 1.0%/2.0%/1.8%/1.1%. (An earlier run on 30 Danish and 20 Hungarian sentences of
+#: 20-40 tokens had measured -8% and -17% CPU; 1-5 per pair cost too many rounds, 10 was like 8.)
 PER_PAIR = 8
 #: Hold back priced triples with both arcs at 0 (degenerate pivots) when there are more than DEFER·n of them
 #: and others to add (measured on 15 dev sentences of 20-45 tokens, CPU time: English -34% with 2.5x fewer
@@ -57,8 +59,9 @@ class ColgenOptions:
     ``seed_heads``: initial triples (:data:`INITS`, :data:`SEED_HEADS`); ``per_pair``: partial pricing, at
     most that many new triples per ⟨p,c⟩ a round (None: all); ``parent_duals``: spend arc slack on the GPArc
     rows of absent triples; ``defer``: hold back priced triples with both arcs at 0 (:data:`DEFER`; None:
-    never); ``lazy_arcgp``: a triple's ArcGP row enters only once violated; ``dead_arcs``: keep arcs
-    without a triple out of HiGHS; ``sibling_preset``: the sibling polytope's families (``martins``, ``all`` or a set)."""
+    never); ``lazy_arcgp``: a triple's ArcGP row enters only once violated (off; measured in
+    :mod:`lpparse.ppc.loop`); ``dead_arcs``: keep arcs without a triple out of HiGHS;
+    ``sibling_preset``: the sibling polytope's families (``martins``, ``all`` or a set)."""
 
     tol: float = 1e-7
     certificate_tol: float = TOL

@@ -24,14 +24,14 @@ from lpparse.table import markdown_table
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "dd",
-        help="dependency dual decomposition per sentence: certificates by iteration (R10 Table 1)",
+        help="dependency dual decomposition: certificates per sentence by iteration (Rush et al. 2010)",
         description=(
             "Runs dual decomposition between Chu-Liu-Edmonds and one grandparent head automaton per head "
             "(Koo et al. 2010) on every selected sentence, with a trained grandparent model, a score file or "
             "synthetic scores. Each sentence's record (certificate iteration, dual and primal traces, best "
             "tree, and with --compare-lp the compact LP's value and time from HiGHS) is appended to a JSONL "
             "file as soon as it is in, so a killed run started again with the same --out resumes. Prints the "
-            "percentage of sentences certified per iteration bucket (Rush et al. 2010, Table 1)."
+            "percentage of sentences certified per iteration bucket (Rush et al. 2010 Table 1)."
         ),
     )
     add_scored_run_options(parser, "results JSONL (default: results/dd-TREEBANK.jsonl)")

@@ -85,7 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=BOUNDS,
         default=None,
         help="ppc decoder: factorized triple bounds from the sentence's own values (default) or the model's "
-        "offline tables (RSM 2012 eq. 13)",
+        "offline tables (Riedel, Smith & McCallum 2012 eq. 13)",
     )
     parser.add_argument(
         "--lazy-arcgp",

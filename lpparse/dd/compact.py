@@ -1,12 +1,13 @@
-"""The compact LP behind a dual decomposition (TUT §9.5 eq. 37; R10 §5.2 eq. 10, §6.1), built from the same
-components: every component's polytope (prefix ``<name>_``) plus the agreement rows ``Agree``.
+"""The compact LP behind a dual decomposition (Rush & Collins 2012 §9.5 eq. 37; Rush et al. 2010 §5.2 eq. 10,
+§6.1), built from the same components: every component's polytope (prefix ``<name>_``) plus the agreement rows
+``Agree``.
 
     max Σ_k θ_k · y_k   s.t.  y_k = M_k x_k,  x_k ∈ P_k (conv(Y_k)),   Σ_k A_k y_k = b.
 
-"Debugging dual decomposition with a generic LP solver" (TUT §9.6): its value equals min_u L(u) (R10 §6.1;
-TUT Thm 7–8), an optimal u is read off the ``Agree`` duals, and DD can certify only when it is tight.
-With HiGHS duals (c − Aᵀy = reduced costs, :mod:`lpparse.lp`), the Lagrangian c·x − y·(Ax − b) gives
-u* = −y on the ``Agree`` rows in the sign of :mod:`lpparse.dd.core`.
+"Debugging dual decomposition with a generic LP solver" (Rush & Collins 2012 §9.6): its value equals min_u
+L(u) (Rush et al. 2010 §6.1; Rush & Collins 2012 Thm 7–8), an optimal u is read off the ``Agree`` duals, and
+DD can certify only when it is tight. With HiGHS duals (c − Aᵀy = reduced costs, :mod:`lpparse.lp`), the
+Lagrangian c·x − y·(Ax − b) gives u* = −y on the ``Agree`` rows in the sign of :mod:`lpparse.dd.core`.
 """
 
 from __future__ import annotations

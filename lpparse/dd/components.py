@@ -1,11 +1,14 @@
-"""Oracles for dual decomposition, each with its polytope for the compact LP (TUT §9.5, P7).
+"""Oracles for dual decomposition, each with its polytope for the compact LP (Rush & Collins 2012 §9.5; DD
+reading note, P7).
 
 * :class:`HypergraphComponent`: any DP (:mod:`lpparse.hypergraph`), Viterbi oracle, marginal polytope;
 * :class:`RefinableCKYComponent`: CKY that refines its hypergraph at tag boundaries for bigram
-  tightening (TUT §9.4; NOTES P12);
+  tightening (Rush & Collins 2012 §9.4; DD reading note, P12);
 * :class:`ArborescenceComponent`: Chu-Liu-Edmonds over arcs, multi-commodity flow polytope (exact);
-* :class:`OneTreeComponent`: the 1-tree oracle of Held-Karp (TUT §6.3), spanning-tree flow polytope;
-* :class:`EnumeratedComponent`: an explicit list of structures (toys), the simplex of TUT §9.1 (OP5).
+* :class:`OneTreeComponent`: the 1-tree oracle of Held-Karp (Rush & Collins 2012 §6.3), spanning-tree flow
+  polytope;
+* :class:`EnumeratedComponent`: an explicit list of structures (toys), the simplex of Rush & Collins 2012 §9.1
+  (DD reading note, OP5).
 """
 
 from __future__ import annotations
@@ -90,9 +93,9 @@ class RefinableCKYComponent(HypergraphComponent):
     """CKY (:func:`cky_hypergraph`) whose parts are the unigram tags and every bigram (i, t1, t2).
 
     At a refined boundary the bigram is linear in the hyperedges, so it may carry multipliers and enter
-    agreement rows (P12: tightening is joint row and column generation). At an unrefined boundary the
-    oracle still reports it, as the product y(i, t1)·y(i+1, t2) of its integral tags (what a pool of
-    candidate rows is checked against), but it has no column: call :meth:`refine` before any row or
+    agreement rows (DD reading note, P12: tightening is joint row and column generation). At an unrefined
+    boundary the oracle still reports it, as the product y(i, t1)·y(i+1, t2) of its integral tags (what a pool
+    of candidate rows is checked against), but it has no column: call :meth:`refine` before any row or
     multiplier uses it. Refining keeps the set of derivations and their scores (a bijection).
     """
 
@@ -174,7 +177,8 @@ def _edges(v: int) -> NDArray[np.int64]:
 @dataclass
 class OneTreeComponent:
     """1-trees on vertices 0..V-1 (vertex 0 plays the tutorial's vertex 1): a maximum spanning tree on
-    1..V-1 plus the two best edges at 0 (TUT §6.3). Parts are the edges (i < j) in ``triu_indices`` order."""
+    1..V-1 plus the two best edges at 0 (Rush & Collins 2012 §6.3). Parts are the edges (i < j) in
+    ``triu_indices`` order."""
 
     weights: NDArray[np.float64]  #: (V, V) symmetric edge scores θ_e
     name: str = "one-tree"
@@ -236,7 +240,7 @@ class OneTreeComponent:
 @dataclass
 class EnumeratedComponent:
     """An explicit finite set: ``structures`` (S, P) 0/1 part vectors with ``scores`` (S,). Ties go to the
-    first structure; conv(Y) is the simplex of TUT §9.1 (variables α_y, Σ α = 1)."""
+    first structure; conv(Y) is the simplex of Rush & Collins 2012 §9.1 (variables α_y, Σ α = 1)."""
 
     structures: ArrayLike
     scores: ArrayLike

@@ -1,21 +1,24 @@
 """Dual decomposition and Lagrangian relaxation by the subgradient method, over any number of oracles.
 
-The problem (TUT §3.2, A2 of NOTES-dual-decomposition.md; one oracle is Lagrangian relaxation, TUT §3.1):
+The problem (Rush & Collins 2012 §3.2, DD reading note, A2; one oracle is Lagrangian relaxation, Rush &
+Collins 2012 §3.1):
 
     max Σ_k θ_k · y_k    over y_k ∈ Y_k (each solved exactly by an oracle)    s.t.  Σ_k A_k y_k = b.
 
-Sign convention (TUT, NOTES §0.1): L(u) = Σ_k max_{y_k} (θ_k + A_kᵀ u) · y_k − u · b, the subgradient at u is
-g = Σ_k A_k y_k(u) − b and the update is u ← u − δ g. So if a component over-uses a part that another
-under-uses, the next round makes it less attractive to the first and more to the second. Every L(u) is an
-upper bound (weak duality, TUT Thm 1a); exact agreement (g = 0) certifies optimality (TUT Thm 1c;
-R10 §6.2 case 1); min_u L(u) is the value of the compact LP (:mod:`lpparse.dd.compact`; R10 §6.1).
+Sign convention (Rush & Collins 2012; DD reading note §0.1): L(u) = Σ_k max_{y_k} (θ_k + A_kᵀ u) · y_k − u ·
+b, the subgradient at u is g = Σ_k A_k y_k(u) − b and the update is u ← u − δ g. So if a component over-uses a
+part that another under-uses, the next round makes it less attractive to the first and more to the second.
+Every L(u) is an upper bound (weak duality, Rush & Collins 2012 Thm 1a); exact agreement (g = 0) certifies
+optimality (Rush & Collins 2012 Thm 1c; Rush et al. 2010 §6.2 case 1); min_u L(u) is the value of the compact
+LP (:mod:`lpparse.dd.compact`; Rush et al. 2010 §6.1).
 
-Step sizes (A9): ``r10`` α₀ 2^{−η} with η the number of dual increases (R10 App. B), ``tut`` c/(t+1)
-(TUT §7.2), ``harmonic`` c/k, ``sqrt`` c/√k, ``constant`` c. The first two stall when the dual never
-increases (erratum E10), so by default ``patience`` iterations without a new best dual also count as an
-increase. Primal recovery: best primal (TUT §7.3) and last iterate (R10 §6.2, erratum E6) through a
-problem's ``primal`` callback, plus averaged part vectors (Nedić & Ozdaglar 2009). Tightening (TUT §9.4):
-when the best dual has not improved by ``stall_tol`` in ``stall_window`` iterations, the rows of a
+Step sizes (DD reading note, A9): ``r10`` α₀ 2^{−η} with η the number of dual increases (Rush et al. 2010 App.
+B), ``tut`` c/(t+1) (Rush & Collins 2012 §7.2), ``harmonic`` c/k, ``sqrt`` c/√k, ``constant`` c. The first two
+stall when the dual never increases (erratum E10 of the DD reading note), so by default ``patience``
+iterations without a new best dual also count as an increase. Primal recovery: best primal (Rush & Collins
+2012 §7.3) and last iterate (Rush et al. 2010 §6.2, erratum E6 of the DD reading note) through a problem's
+``primal`` callback, plus averaged part vectors (Nedić & Ozdaglar 2009). Tightening (Rush & Collins 2012
+§9.4): when the best dual has not improved by ``stall_tol`` in ``stall_window`` iterations, the rows of a
 candidate pool violated most often over that window join the agreement constraints.
 """
 
@@ -108,9 +111,10 @@ class Problem:
     """Components, agreement rows, an optional primal heuristic and an optional pool for tightening.
 
     ``primal(ys)`` returns (objective, solution) of a feasible solution built from the oracles' outputs
-    (e.g. the parse and its own tags, TUT §7: f(y) + g(l(y))), or None. ``refine(rows)`` is called with
-    the pool rows about to join the agreement, before they do: the place to add the columns they need
-    (e.g. refine the CKY hypergraph at their boundaries, NOTES P12); it may change the components.
+    (e.g. the parse and its own tags, Rush & Collins 2012 §7: f(y) + g(l(y))), or None. ``refine(rows)`` is
+    called with the pool rows about to join the agreement, before they do: the place to add the columns they
+    need (e.g. refine the CKY hypergraph at their boundaries, DD reading note, P12); it may change the
+    components.
     """
 
     components: list[Component]
@@ -141,7 +145,8 @@ def dual_value(
 
 @dataclass
 class StepRule:
-    """Step size δ_k (see the module docstring); ``patience`` is the E10 fallback (None disables it)."""
+    """Step size δ_k (see the module docstring); ``patience`` is the fallback of the DD reading note erratum
+    E10 (None disables it)."""
 
     rule: str = "r10"
     scale: float = 0.5
@@ -207,7 +212,7 @@ class DDResult:
 
     @property
     def gap(self) -> float:
-        """min_k L(u(k)) − best primal: bounds the best primal's suboptimality (TUT §7.1)."""
+        """min_k L(u(k)) − best primal: bounds the best primal's suboptimality (Rush & Collins 2012 §7.1)."""
         return self.best_dual - self.best_primal
 
 

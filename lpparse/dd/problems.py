@@ -1,12 +1,12 @@
 """The dual-decomposition problems of the papers, built from :mod:`lpparse.dd.components`.
 
-* :func:`cfg_tagger` — CKY + trigram tagger agreeing on tags (R10 §4.1 Fig. 1; TUT §4), with the
-  fractional fixture of R10 App. A (:func:`r10_appendix_a`);
-* :func:`dependency` — Chu-Liu-Edmonds + grandparent/sibling head automata (Koo et al. 2010; TUT §6.1)
-  on the same arc scores and :class:`~lpparse.triples.TripleScorer` as parse-price-cut;
-* :func:`mrf` — pairwise MRF MAP by forest decomposition (TUT §6.2);
-* :func:`held_karp` — TSP by Lagrangian relaxation over 1-trees (TUT §6.3);
-* :func:`tutorial_toy` — the 3×3 toy of TUT §9.3 with its bigram tightening pool (§9.4).
+* :func:`cfg_tagger` — CKY + trigram tagger agreeing on tags (Rush et al. 2010 §4.1 Fig. 1; Rush & Collins
+  2012 §4), with the fractional fixture of Rush et al. 2010 App. A (:func:`r10_appendix_a`);
+* :func:`dependency` — Chu-Liu-Edmonds + grandparent/sibling head automata (Koo et al. 2010; Rush & Collins
+  2012 §6.1) on the same arc scores and :class:`~lpparse.triples.TripleScorer` as parse-price-cut;
+* :func:`mrf` — pairwise MRF MAP by forest decomposition (Rush & Collins 2012 §6.2);
+* :func:`held_karp` — TSP by Lagrangian relaxation over 1-trees (Rush & Collins 2012 §6.3);
+* :func:`tutorial_toy` — the 3×3 toy of Rush & Collins 2012 §9.3 with its bigram tightening pool (§9.4).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ __all__ = [
 def _agreeing_primal(problem: Problem, ys: list[NDArray[np.float64]]) -> tuple[float, list] | None:
     """Re-solve every component forbidding the agreement parts that the first component left at 0; a
     primal if the restricted solutions agree exactly (e.g. the parse and the best tagging of its tags:
-    f(y') + g(l(y)) ≥ f(y) + g(l(y)), TUT §7). Needs rows y_0[a] − y_k[b] = 0."""
+    f(y') + g(l(y)) ≥ f(y) + g(l(y)), Rush & Collins 2012 §7). Needs rows y_0[a] − y_k[b] = 0."""
     ag = problem.agreement
     first = ag.A[0].tocoo()
     zero_rows = first.row[ys[0][first.col] == 0]
@@ -74,11 +74,11 @@ def cfg_tagger(
 ) -> Problem:
     """CKY (``rule``, ``tag_rule``, ``root`` as in :func:`~lpparse.hypergraph.cfg.cky_weights`) and an order-m tagger over the
     |T| tags (``tagger`` as in :func:`~lpparse.hypergraph.tagger.tagger_weights`, tag t meaning non-terminal ``tags[t]``) agreeing
-    on y(i, t) = z(i, t) (R10 Fig. 1), rows labelled (i, tags[t], -1).
+    on y(i, t) = z(i, t) (Rush et al. 2010 Fig. 1), rows labelled (i, tags[t], -1).
 
     ``tighten``: the pool holds every bigram row y(i, t1, t2) = z(i, t1, t2), labelled (i, tags[t1],
-    tags[t2]) (TUT §9.4). They are not linear in the plain CKY edges (NOTES P12), so a row joins only
-    with new columns: ``refine`` refines the CKY hypergraph at its boundary i/i+1 first
+    tags[t2]) (Rush & Collins 2012 §9.4). They are not linear in the plain CKY edges (DD reading note, P12),
+    so a row joins only with new columns: ``refine`` refines the CKY hypergraph at its boundary i/i+1 first
     (:class:`RefinableCKYComponent`); the component keeps its refinement, so :func:`compact_lp` with the
     tightened rows then builds the tightened LP."""
     tags = np.asarray(tags, dtype=np.int64)
@@ -98,10 +98,10 @@ def cfg_tagger(
 
 
 def r10_appendix_a(negative: float = -1.0, tighten: bool = False) -> Problem:
-    """R10 App. A (NOTES P13 F1): N = {A, B, X} = 0, 1, 2, T = {A, B}, n = 3. Zero-weight tagger trigrams
-    ⟨(A,A)→A, 3⟩, ⟨(A,B)→B, 3⟩ and zero-weight rules ⟨X → A X, 1, 1, 3⟩, ⟨X → A B, 2, 2, 3⟩,
-    ⟨X → B A, 2, 2, 3⟩; everything else ``negative``. LP(Q') = 0 at a fractional point; every agreeing
-    pair scores below 0."""
+    """Rush et al. 2010 App. A (DD reading note, fixture F1): N = {A, B, X} = 0, 1, 2, T = {A, B}, n = 3.
+    Zero-weight tagger trigrams ⟨(A,A)→A, 3⟩, ⟨(A,B)→B, 3⟩ and zero-weight rules ⟨X → A X, 1, 1, 3⟩, ⟨X → A B,
+    2, 2, 3⟩, ⟨X → B A, 2, 2, 3⟩; everything else ``negative``. LP(Q') = 0 at a fractional point; every
+    agreeing pair scores below 0."""
     a, b, x = 0, 1, 2
     rule = np.full((3, 3, 3, 4, 4, 4), negative)
     rule[x, a, x, 1, 1, 3] = rule[x, a, b, 2, 2, 3] = rule[x, b, a, 2, 2, 3] = 0.0
@@ -193,9 +193,9 @@ def mrf(
     forests: list[ArrayLike],
     unary: ArrayLike | None = None,
 ) -> Problem:
-    """MAP in a pairwise MRF by forest decomposition (TUT §6.2): each edge's potential is split evenly
-    among the forests holding it, unaries go to the first forest, and every forest agrees with the first
-    on every label indicator y_i(x). ``pairwise[i, j]`` (K, K) is the potential of edge (i, j)."""
+    """MAP in a pairwise MRF by forest decomposition (Rush & Collins 2012 §6.2): each edge's potential is
+    split evenly among the forests holding it, unaries go to the first forest, and every forest agrees with
+    the first on every label indicator y_i(x). ``pairwise[i, j]`` (K, K) is the potential of edge (i, j)."""
     count = np.zeros((num_vars, num_vars))
     for f in forests:
         e = np.asarray(f).reshape(-1, 2)
@@ -227,8 +227,8 @@ def mrf(
 
 
 def held_karp(weights: ArrayLike) -> Problem:
-    """Held-Karp (TUT §6.3 eqs. 20–22): 1-trees with degree rows Σ_{e∋i} y_e = 2 (one oracle: Lagrangian
-    relaxation). A degree-2 1-tree is a tour; its value is the round's primal."""
+    """Held-Karp (Rush & Collins 2012 §6.3 eqs. 20–22): 1-trees with degree rows Σ_{e∋i} y_e = 2 (one oracle:
+    Lagrangian relaxation). A degree-2 1-tree is a tour; its value is the round's primal."""
     comp = OneTreeComponent(np.asarray(weights, dtype=np.float64))
     v, e = comp.weights.shape[0], comp.edges
     cols = np.arange(e.shape[0])
@@ -246,9 +246,10 @@ def held_karp(weights: ArrayLike) -> Problem:
 
 
 def tutorial_toy(f: ArrayLike, g: ArrayLike) -> Problem:
-    """TUT §9.3 (NOTES P13 F2): n = 2, tags a, b, c; Y = {(a,b), (b,a), (c,c)} with scores ``f``,
-    Z = {(a,a), (b,b), (c,c)} with scores ``g``. Parts: unigrams (i, t), id 3(i−1) + t, then bigrams
-    (1, t1, t2), id 6 + 3·t1 + t2. Agreement on unigrams; the pool holds the bigram rows of §9.4."""
+    """Rush & Collins 2012 §9.3 (DD reading note, fixture F2): n = 2, tags a, b, c; Y = {(a,b), (b,a), (c,c)}
+    with scores ``f``, Z = {(a,a), (b,b), (c,c)} with scores ``g``. Parts: unigrams (i, t), id 3(i−1) + t,
+    then bigrams (1, t1, t2), id 6 + 3·t1 + t2. Agreement on unigrams; the pool holds the bigram rows of
+    §9.4."""
 
     def vectors(seqs: list[tuple[int, int]]) -> NDArray[np.float64]:
         out = np.zeros((len(seqs), 15))

@@ -1,6 +1,6 @@
-"""R10 Table 1 for dependency dual decomposition (Koo et al. 2010 head automata + Chu-Liu-Edmonds): % of
-sentences certified per iteration bucket, and the time to a certificate against solving the compact LP
-(:mod:`lpparse.dd.compact`) with HiGHS and against parse-price-cut on the same model.
+"""Rush et al. 2010 Table 1 for dependency dual decomposition (Koo et al. 2010 head automata +
+Chu-Liu-Edmonds): % of sentences certified per iteration bucket, and the time to a certificate against solving
+the compact LP (:mod:`lpparse.dd.compact`) with HiGHS and against parse-price-cut on the same model.
 
 Scores come from a trained grandparent model (:mod:`lpparse.models`) or, without one, from noisy-gold arc
 scores plus a synthetic grandparent scorer (:func:`lpparse.triples.synthetic_triple_scorer`); the report
@@ -38,7 +38,8 @@ __all__ = [
     "run_treebank",
 ]
 
-#: Iteration buckets of R10 Table 1 (erratum E8: "20-50" read as 21-50), extended past K = 50.
+#: Iteration buckets of Rush et al. 2010 Table 1 (erratum E8 of the DD reading note: "20-50" read as 21-50),
+#: extended past K = 50.
 BUCKETS = (
     (1, 1),
     (2, 2),

@@ -1,4 +1,4 @@
-"""The grandparent experiments of Riedel, Smith & McCallum (2012, ``001_96d0466e746ddc9d.txt`` §6):
+"""The grandparent experiments of Riedel, Smith & McCallum (2012, §6):
 
 * **Table 1** (``ppc``): per sentence, the full grandparent LP solved by brute force (BF: every triple scored
   and instantiated) against parse-price-cut (PPC), both with all four constraint families, and exact

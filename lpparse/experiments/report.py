@@ -2,9 +2,9 @@
 
 Reads the JSONL files written by ``lpparse experiment`` and recognizes each kind by its records: ``ppc``
 (Table 1: ``bf`` and ``ppc`` per sentence) and ``bounds`` (Table 2: ``martins``, ``onegp``, ``all``); the
-JSONL of ``lpparse dd`` (``dd``: R10 Table 1, the certificate curve and dual-gap traces, TUT §7.1 Fig. 8)
-and the JSON of :mod:`lpparse.experiments.bp_sweep` (``bp-sweep``: UAS against BP iterations K per
-training objective, Gormley et al. 2015 Fig. 3).
+JSONL of ``lpparse dd`` (``dd``: Rush et al. 2010 Table 1, the certificate curve and dual-gap traces, Rush &
+Collins 2012 §7.1 Fig. 8) and the JSON of :mod:`lpparse.experiments.bp_sweep` (``bp-sweep``: UAS against BP
+iterations K per training objective, Gormley et al. 2015 Fig. 3).
 """
 
 from __future__ import annotations

@@ -9,10 +9,10 @@ have no variable), maximize Σ_a s_a z_a, and share
 
 Connectivity (no cycles) is then enforced by one of
 
-* :func:`single_commodity_flow` (Martins et al. 2009 as in RSM 2012 §3.1): flows ``phi[h,m]`` >= 0,
-  ``Source[0]``: Σ_m phi[0,m] = n; ``Consume[m]``: Σ_h phi[h,m] - Σ_c phi[m,c] = 1;
+* :func:`single_commodity_flow` (Martins et al. 2009 as in Riedel, Smith & McCallum 2012 §3.1): flows
+  ``phi[h,m]`` >= 0, ``Source[0]``: Σ_m phi[0,m] = n; ``Consume[m]``: Σ_h phi[h,m] - Σ_c phi[m,c] = 1;
   ``NoFlow[h,m]``: phi[h,m] - n z[h,m] <= 0. Exact as an ILP; its LP relaxation is not tight.
-* :func:`multi_commodity_flow` (Magnanti & Wolsey 1995; NOTES-dual-decomposition.md App. B): one unit of
+* :func:`multi_commodity_flow` (Magnanti & Wolsey 1995; DD reading note, App. B): one unit of
   commodity k from 0 to k, ``phi[k,h,m]`` >= 0, ``Source[k]``: Σ_m phi[k,0,m] = 1;
   ``Consume[k,j]``: Σ_h phi[k,h,j] - Σ_c phi[k,j,c] = [j = k]; ``NoFlow[k,h,m]``: phi[k,h,m] - z[h,m] <= 0.
   Its LP projects onto the arborescence polytope: the LP optimum is a tree.
@@ -92,7 +92,8 @@ def _conservation(
 
 
 def single_commodity_flow(scores: NDArray[np.float64], single_root: bool = False) -> LinearProgram:
-    """Single-commodity flow program (RSM 2012 §3.1: OneHead, Source, Consume, NoFlow). Raises NoTreeError."""
+    """Single-commodity flow program (Riedel, Smith & McCallum 2012 §3.1: OneHead, Source, Consume, NoFlow).
+    Raises NoTreeError."""
     lp, arcs, zc = _arc_program(scores, single_root, "single-flow")
     n, k = lp.meta["n"], len(zc)
     pc = lp.add_variables("phi", arcs)

@@ -1,6 +1,6 @@
 """The grandparent polytope: arc variables of an arborescence formulation plus triple variables zgp.
 
-Riedel, Smith & McCallum 2012 (``001_96d0466e746ddc9d.txt``) §3.2. On top of an arborescence program
+Riedel, Smith & McCallum (2012) §3.2. On top of an arborescence program
 (``z[h,m]``, flow, OneHead, ...; :mod:`lpparse.formulations.arborescence`) come
 
 * ``zgp[g,p,c]`` >= 0 for every candidate triple (arcs g→p and p→c candidates, g != c), cost s(g,p,c),

@@ -1,20 +1,22 @@
 """The marginal polytope of a dynamic program, as a LinearProgram (Martin, Rardin & Campbell 1990).
 
 For an acyclic hypergraph with root r (:mod:`lpparse.hypergraph.core`), conv(derivations) is the set of
-hyperedge flows μ ≥ 0 with (R10 §5.1 eq. 4; TUT §9.5; NOTES-dual-decomposition.md P6)
+hyperedge flows μ ≥ 0 with (Rush et al. 2010 §5.1 eq. 4; Rush & Collins 2012 §9.5; DD reading note, P6)
 
     ``Root``:     Σ_{e: head(e) = r} μ_e = 1
     ``Flow[v]``:  Σ_{e: head(e) = v} μ_e − Σ_{e: v ∈ tails(e)} μ_e = 0    for every other non-axiom node v,
 
 and parts (tags, arcs, ...) are the linear images ``parts @ μ``. For CKY (:func:`cky_hypergraph`) these
-are R10 Fig. 2 exactly: ``Root`` with the root edges is eq. 5, ``Flow`` at a span (X, i, j) is eq. 6 and
-at a word (t, i, i) it is eq. 7 (the ``tag`` edge variable is μ(i, t)). For the tagger it is the corrected
-bigram-state polytope of NOTES P3 (erratum E1). One variable block per edge family (``rule``, ``tag``,
-``root``; ``trans``, ``end``; ``IR``, ...), indexed by the edge labels, so a user reads the Pyomo model in
-the papers' terms. The LP optimum equals the DP optimum for every θ (R10 Thm 5.1/5.2).
+are Rush et al. 2010 Fig. 2 exactly: ``Root`` with the root edges is eq. 5, ``Flow`` at a span (X, i, j) is
+eq. 6 and at a word (t, i, i) it is eq. 7 (the ``tag`` edge variable is μ(i, t)). For the tagger it is the
+corrected bigram-state polytope of the DD reading note, P3 (erratum E1 of the DD reading note). One variable
+block per edge family (``rule``, ``tag``, ``root``; ``trans``, ``end``; ``IR``, ...), indexed by the edge
+labels, so a user reads the Pyomo model in the papers' terms. The LP optimum equals the DP optimum for every θ
+(Rush et al. 2010 Thm 5.1/5.2).
 
-:func:`r10_trigram_polytope` writes the trigram tagger's polytope in R10's own variables, both as printed
-in R10 Fig. 3 (a strict relaxation: erratum E1) and corrected (NOTES P3), so the two can be compared.
+:func:`r10_trigram_polytope` writes the trigram tagger's polytope in Rush et al.'s (2010) own variables, both
+as printed in Rush et al. 2010 Fig. 3 (a strict relaxation: erratum E1 of the DD reading note) and corrected
+(DD reading note, P3), so the two can be compared.
 """
 
 from __future__ import annotations
@@ -104,18 +106,19 @@ def marginal_polytope(
 def r10_trigram_polytope(
     theta: ArrayLike, printed: bool = False, lp: LinearProgram | None = None, prefix: str = ""
 ) -> LinearProgram:
-    """The trigram tagger's polytope in the variables of R10 §3 (NOTES P3), objective θ·ν.
+    """The trigram tagger's polytope in the variables of Rush et al. 2010 §3 (DD reading note, P3), objective
+    θ·ν.
 
     ``theta`` (n+1, K, K, K) holds θ((A, B) → C, i) at [i, A, B, C] for 3 ≤ i ≤ n (rows 0–2 unused).
     Blocks: ``trigram`` ν((A, B) → C, i) labelled (i, A, B, C) and ``unigram`` ν(i, X) labelled (i, X);
     rows ``Root`` (Σ ν(·, 3) = 1) and ``Unigram`` (the three ν(i, X) definitions), then either
 
-    * ``printed=True``, R10 Fig. 3 as printed: ``Skip`` ∀X, 3 ≤ i ≤ n−2: Σ_{Y,Z} ν((Y,Z)→X, i) =
+    * ``printed=True``, Rush et al. 2010 Fig. 3 as printed: ``Skip`` ∀X, 3 ≤ i ≤ n−2: Σ_{Y,Z} ν((Y,Z)→X, i) =
       Σ_{Y,Z} ν((X,Y)→Z, i+2) and ``Next`` ∀X, 3 ≤ i ≤ n−1: Σ_{Y,Z} ν((Y,Z)→X, i) = Σ_{Y,Z} ν((Y,X)→Z, i+1).
-      They tie neighbouring trigrams only through single tags, so the LP can exceed Viterbi (erratum E1;
-      fixture F3);
-    * ``printed=False``, the exact bigram-state flow of NOTES P3: ``Bigram`` ∀X, Y, 3 ≤ i ≤ n−1:
-      Σ_Z ν((Z,X)→Y, i) = Σ_Z ν((X,Y)→Z, i+1) (the ``Skip`` rows are then implied).
+      They tie neighbouring trigrams only through single tags, so the LP can exceed Viterbi (erratum E1 of the
+      DD reading note; fixture F3);
+    * ``printed=False``, the exact bigram-state flow of the DD reading note, P3: ``Bigram`` ∀X, Y, 3 ≤ i ≤
+      n−1: Σ_Z ν((Z,X)→Y, i) = Σ_Z ν((X,Y)→Z, i+1) (the ``Skip`` rows are then implied).
     """
     theta = np.asarray(theta, dtype=np.float64)
     n, k = theta.shape[0] - 1, theta.shape[1]

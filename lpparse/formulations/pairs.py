@@ -3,7 +3,7 @@ sibling polytopes: y >= x₁ + x₂ - 1 (ArcGP, ArcSib) and y <= x₁, y <= x₂
 
 Martins, Smith & Xing 2009, "Concise Integer Linear Programming Formulations for Dependency Parsing",
 ACL-IJCNLP 2009 (the linearization of their second-order parts); Riedel, Smith & McCallum 2012
-(``001_96d0466e746ddc9d.txt``) §3.2. On 0/1 points the three rows force y = x₁x₂.
+(Riedel, Smith & McCallum 2012) §3.2. On 0/1 points the three rows force y = x₁x₂.
 """
 
 from __future__ import annotations

@@ -1,22 +1,25 @@
-"""CKY for a weighted CFG in Chomsky normal form as a hypergraph (R10 §3, Fig. 2; TUT §4.1), optionally
-refined at tag boundaries for bigram tightening (TUT §9.4; NOTES-dual-decomposition.md P12, A12).
+"""CKY for a weighted CFG in Chomsky normal form as a hypergraph (Rush et al. 2010 §3, Fig. 2; Rush & Collins
+2012 §4.1), optionally refined at tag boundaries for bigram tightening (Rush & Collins 2012 §9.4; DD reading
+note, P12, A12).
 
 Non-terminals 0..G-1, of which ``tags`` (|T| = K of them) may sit on a word. Nodes (A, i, j), 1 ≤ i ≤ j ≤ n,
 plus the goal; hyperedges are the paper's index set I' in three families:
 
 * ``rule``  ⟨A → B C, i, k, j⟩: (A, i, j) ← (B, i, k) (C, k+1, j), label (A, B, C, i, k, j, f, t1, t2, l);
-* ``tag``   (i, A) for A a tag: (A, i, i) ← (no tails), label (i, A), part (i, A) = μ(i, A) of R10 eq. 7;
-* ``root``  A: goal ← (A, 1, n), label (A,), the root row of R10 eq. 5.
+* ``tag``   (i, A) for A a tag: (A, i, i) ← (no tails), label (i, A), part (i, A) = μ(i, A) of Rush et al.
+  2010 eq. 7;
+* ``root``  A: goal ← (A, 1, n), label (A,), the root row of Rush et al. 2010 eq. 5.
 
-A non-tag over a single word has no incoming edge, so it is dead: the leaf restriction of NOTES P2(a).
-n = 1 needs no special case (goal ← (A, 1, 1) ← tag).
+A non-tag over a single word has no incoming edge, so it is dead: the leaf restriction of the DD reading note,
+P2(a). n = 1 needs no special case (goal ← (A, 1, 1) ← tag).
 
-**Refinement at boundaries** i/i+1 (P12: the bigram y(i, t1, t2) is not linear in the plain rule variables,
-since adjacent leaves may lie in different subtrees). For every boundary i in ``boundaries``, a node whose
-span ends at i carries its last tag l, and a node whose span starts at i+1 carries its first tag f (the
-Bar-Hillel construction of A12, only at these points; -1 = not carried). The one rule edge splitting at
-k = i then sees both tags, t1 (last of its left child) and t2 (first of its right child), so the bigram is
-the sum of those edges: linear in the refined edges. Unrefined, the label's last four entries are -1.
+**Refinement at boundaries** i/i+1 (DD reading note, P12: the bigram y(i, t1, t2) is not linear in the plain
+rule variables, since adjacent leaves may lie in different subtrees). For every boundary i in ``boundaries``,
+a node whose span ends at i carries its last tag l, and a node whose span starts at i+1 carries its first tag
+f (the Bar-Hillel construction of the DD reading note, A12, only at these points; -1 = not carried). The one
+rule edge splitting at k = i then sees both tags, t1 (last of its left child) and t2 (first of its right
+child), so the bigram is the sum of those edges: linear in the refined edges. Unrefined, the label's last four
+entries are -1.
 
 Parts: unigrams (i, t), id (i-1)·K + t, label (i, tags[t], -1); then bigrams (i, t1, t2) for i = 1..n-1,
 id n·K + (i-1)·K² + t1·K + t2 (the tagger's layout, :mod:`lpparse.hypergraph.tagger`), label

@@ -14,11 +14,13 @@ reduction (``reduceat``) per level. The backward pass pushes a unit of flow down
 
 with w_e the one-hot best edge of its head (max: μ is the Viterbi derivation) or the edge's share
 exp(θ_e ⊗ tails − β(head)) (log: μ are the edge marginals, i.e. inside-outside). Both are flows that satisfy
-the marginal-polytope rows of :mod:`lpparse.formulations.marginal` (R10 §5.1 eq. 4; TUT §9.5).
+the marginal-polytope rows of :mod:`lpparse.formulations.marginal` (Rush et al. 2010 §5.1 eq. 4; Rush &
+Collins 2012 §9.5).
 
 *Parts* (tags at positions, arcs, trigrams, ...) are linear in the edges: ``parts`` is a sparse
 (num_parts, E) 0/1 matrix, so part indicators (or marginals) are ``parts @ μ`` and part weights w enter the
-edge weights as θ + partsᵀ w (how dual decomposition adds its multipliers, R10 Fig. 1; TUT Fig. 2).
+edge weights as θ + partsᵀ w (how dual decomposition adds its multipliers, Rush et al. 2010 Fig. 1; Rush &
+Collins 2012 Fig. 2).
 """
 
 from __future__ import annotations

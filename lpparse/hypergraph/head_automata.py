@@ -3,12 +3,12 @@ hypergraph: the product of the per-head automata under a goal edge.
 
 The automaton of head p > 0 chooses its own head g (part ``in``(g, p)) and any set of modifiers c
 (parts ``out``(p, c)), scoring s(g, p, c) per chosen modifier (the grandparent triples of
-``001_96d0466e746ddc9d.txt`` §2.2, via a :class:`lpparse.triples.TripleScorer`) and, with sibling scores,
+Riedel, Smith & McCallum (2012) §2.2, via a :class:`lpparse.triples.TripleScorer`) and, with sibling scores,
 σ(p, c', c) for consecutive modifiers c', c on the same side (c' = p for the first one, outward from p).
 Without sibling scores each modifier is an independent take/skip choice (2 edges per ⟨g, p, c⟩); with them
-each side of each (g, p) is a chain, O(n⁴) edges in all (TUT §6.1: the head-automaton DP). With sibling
-scores the root gets an automaton too (no ``in`` part). Arc scores are not in these automata: the tree
-oracle carries them, and agreement ties y(h, m) = out(h, m) = in(h, m).
+each side of each (g, p) is a chain, O(n⁴) edges in all (Rush & Collins 2012 §6.1: the head-automaton DP).
+With sibling scores the root gets an automaton too (no ``in`` part). Arc scores are not in these automata: the
+tree oracle carries them, and agreement ties y(h, m) = out(h, m) = in(h, m).
 
 Parts: ``in``(g, p) id g·(n+1) + p, ``out``(p, c) id (n+1)² + p·(n+1) + c; ``part_label`` (0|1, h, m).
 """

@@ -1,4 +1,5 @@
-"""Max-product on a forest-structured pairwise MRF as a hypergraph (the tree oracles of TUT §6.2).
+"""Max-product on a forest-structured pairwise MRF as a hypergraph (the tree oracles of Rush & Collins 2012
+§6.2).
 
 Variables 0..V-1 with K labels; a forest given by its edges. Each tree is rooted at its smallest variable.
 Nodes: Node(v, x) (best of v's subtree with x_v = x), Msg(v, x_p) (v's subtree seen from its parent's label),

@@ -1,15 +1,17 @@
-"""An m-th order tagger (HMM or CRF; m = 2 is the trigram tagger of R10 §3 / TUT §4.1) as a hypergraph.
+"""An m-th order tagger (HMM or CRF; m = 2 is the trigram tagger of Rush et al. 2010 §3 / Rush & Collins 2012
+§4.1) as a hypergraph.
 
-Positions 1..n, tags 0..K-1, START = K pads positions ≤ 0 (NOTES-dual-decomposition.md P3, "robust padded
+Positions 1..n, tags 0..K-1, START = K pads positions ≤ 0 (DD reading note, P3, "robust padded
 representation"). A node (i, a_0..a_{m-1}) is the state after tagging word i, with a_j the tag of word
 i-m+1+j; the axiom is (0, START..START). A hyperedge (``trans``) ⟨i, a_0..a_{m-1}, c⟩ goes from
 (i-1, a_0..a_{m-1}) to (i, a_1..a_{m-1}, c) with weight θ(i, z_{i-m}..z_{i-1}, z_i); ``end`` edges
-(label (n, a_0..a_{m-1}, -1)) lead every state at n to the goal. Its marginal polytope is the exact bigram-state flow polytope of P3 (not
-the printed R10 Fig. 3, which is a strict relaxation: erratum E1).
+(label (n, a_0..a_{m-1}, -1)) lead every state at n to the goal. Its marginal polytope is the exact
+bigram-state flow polytope of the DD reading note, P3 (not the printed Rush et al. 2010 Fig. 3, which is a
+strict relaxation: erratum E1 of the DD reading note).
 
 Parts: unigrams (i, t) with ids (i-1)·K + t, then bigrams (i, t1, t2) = [z_i = t1, z_{i+1} = t2] for
-i = 1..n-1 with ids n·K + (i-1)·K² + t1·K + t2 (the tightening parts of TUT §9.4). ``part_label`` is
-(i, t1, t2) with t2 = -1 for unigrams.
+i = 1..n-1 with ids n·K + (i-1)·K² + t1·K + t2 (the tightening parts of Rush & Collins 2012 §9.4).
+``part_label`` is (i, t1, t2) with t2 = -1 for unigrams.
 """
 
 from __future__ import annotations

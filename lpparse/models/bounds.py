@@ -1,4 +1,4 @@
-"""Per-template upper bounds on grandparent scores, computed offline (``001_96d0466e746ddc9d.txt`` §4.3.2).
+"""Per-template upper bounds on grandparent scores, computed offline (Riedel, Smith & McCallum 2012, §4.3.2).
 
 Eqs. 12–13: s̄(·, p, c) = Σ_t max_{v ∈ range(h^t), e ∈ range(d^t)} w_t · f_t(v, h^t_p, h^t_c, e), and likewise
 s̄(g, p, ·) with c free. A template's attributes have finite ranges (its vocabulary: the training values

@@ -1,6 +1,6 @@
 """Feature templates, token attributes and feature hashing, vectorized with numpy.
 
-Riedel, Smith and McCallum (2012, ``001_96d0466e746ddc9d.txt``) §2.3: a part's score is a sum of template
+Riedel, Smith and McCallum (2012) §2.3: a part's score is a sum of template
 scores, s_t = w_t · f_t(h^t_g, h^t_p, h^t_c, d^t_{g,p,c}) (eqs. 4–5), over token attributes h and, for
 grandparent triples, the relation d = (I[g > p], I[g > c], I[p > c]) (eq. 6).
 

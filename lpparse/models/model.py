@@ -3,7 +3,7 @@ their model files.
 
 A :class:`Model` holds a vocabulary, the template lists, one weight vector of 2^bits entries and, for
 grandparent models, the per-template bound tables (:mod:`lpparse.models.bounds`). For a sentence it gives
-dense arc scores (``001_96d0466e746ddc9d.txt`` eq. 2 parts) and a :class:`GrandparentScorer`, the lazy and
+dense arc scores (Riedel, Smith & McCallum 2012, eq. 2 parts) and a :class:`GrandparentScorer`, the lazy and
 counted :class:`lpparse.triples.TripleScorer` of eq. 4 with the factorized bounds of eqs. 12–13. A
 grandparent model with sibling templates (``siblings``) also gives a :class:`SiblingModelScorer`, the
 :class:`lpparse.triples.SiblingScorer` of its arbitrary-sibling parts, with per-template bounds from the
@@ -296,7 +296,7 @@ class _PartScorer:
         raise NotImplementedError
 
     def score(self, i: ArrayLike, j: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
-        """Σ_t w_t · f_t (RSM 2012 eq. 4) for a batch of parts; counts them."""
+        """Σ_t w_t · f_t (Riedel, Smith & McCallum 2012 eq. 4) for a batch of parts; counts them."""
         slots = self.slots(i, j, k)
         self._scored += slots.shape[1]
         return self.model.weights[slots].sum(axis=0)

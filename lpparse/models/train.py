@@ -1,14 +1,14 @@
 """Training: conditional log-likelihood with AdaGrad, and the averaged perceptron, for both model orders.
 
-* **CLL** (Koo et al. 2007; NOTES-matrix-tree-and-bp.md §2.8): J = log Z − s(y*), gradient Σ (μ − 1[y*]) f.
+* **CLL** (Koo et al. 2007; BP reading note §2.8): J = log Z − s(y*), gradient Σ (μ − 1[y*]) f.
   First order: μ from the matrix-tree theorem (non-projective) or inside-outside (projective; a
   non-projective gold tree is replaced by its closest projective tree, Carreras 2007). Grandparent order:
   μ and the triple marginals (and, for models with sibling templates, the sibling-pair marginals) come from
   a pluggable routine (:data:`GP_MARGINALS`), as the paper trains with belief-propagation marginals
-  (``001_96d0466e746ddc9d.txt`` §2.4; Smith and Eisner 2008); BP's sibling factor is the same part
+  (Riedel, Smith & McCallum 2012, §2.4; Smith and Eisner 2008); BP's sibling factor is the same part
   ⟨h, m, m'⟩, m < m', as :mod:`lpparse.formulations.sibling`.
   Optimizer: ℓ2-regularized AdaGrad with composite mirror descent on the touched coordinates,
-  θ ← (H θ − η g) / (H + η λ/N) with H = δ + √G (Duchi et al. 2011; NOTES §2.8).
+  θ ← (H θ − η g) / (H + η λ/N) with H = δ + √G (Duchi et al. 2011; BP reading note §2.8).
 * **Averaged perceptron** (Collins 2002) with exact decoding: Chu-Liu-Edmonds or Eisner (first order),
   projective grandparent Eisner (second order).
 
@@ -126,7 +126,8 @@ GP_MARGINALS: dict[str, GPMarginals] = {"bp": bp_gp_marginals, "exact": exact_gp
 
 @dataclass
 class TrainConfig:
-    """Hyperparameters (defaults follow NOTES §3 where the paper gives them: λ = 1, AdaGrad, θ₀ = 0)."""
+    """Hyperparameters (defaults follow BP reading note §3 where the paper gives them: λ = 1, AdaGrad, θ₀ =
+    0)."""
 
     trainer: str = "cll"  # "cll" or "perceptron"
     epochs: int = 10

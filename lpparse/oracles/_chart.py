@@ -4,7 +4,7 @@ One forward pass computes the goal value under ``max`` (Viterbi) or ``logsumexp`
 pass propagates d(goal)/d(item) through the hyperedges. Under ``logsumexp`` the backward pass is the
 outside pass and gives arc marginals (Gormley et al. 2015, eqs. 13-15, as gradients); under ``max`` the
 derivatives are one-hot, so the backward pass is back-pointer following and gives the Viterbi tree's
-arcs. Items (NOTES-matrix-tree-and-bp.md, section 2.3): complete spans C[s,t,->] (head s) and
+arcs. Items (BP reading note §2.3): complete spans C[s,t,->] (head s) and
 C[s,t,<-] (head t), incomplete spans I[s,t,->] (arc s->t) and I[s,t,<-] (arc t->s). Root 0 sits at
 the left edge and is never a modifier. Single-root: the goal is sum_m w(0->m) C[1,m,<-] C[m,n,->].
 

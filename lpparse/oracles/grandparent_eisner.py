@@ -2,7 +2,7 @@
 parent added to every span (the grandparent half of Koo and Collins 2010, "Model 1" without siblings).
 
 The reference for the grandparent polytope on projective instances of any length: the score of a tree is
-Σ_m S[h(m), m] + Σ_{p>0, c: h(c)=p} GP[h(p), p, c] (``001_96d0466e746ddc9d.txt`` eq. 3).
+Σ_m S[h(m), m] + Σ_{p>0, c: h(c)=p} GP[h(p), p, c] (Riedel, Smith & McCallum 2012, eq. 3).
 
 Charts, for spans s ≤ t and a grandparent index g (the parent of the span's head; g = n+1 stands for "no
 parent", used by the root's spans):

@@ -1,7 +1,7 @@
 """Projective partition function and arc marginals: inside-outside over Eisner's chart in log space.
 
 The inside pass is Eisner's chart under log-sum-exp; the outside pass is its backward pass, so the arc
-marginals are d log Z / d scores (Gormley, Dredze & Eisner 2015, eqs. 13-15; NOTES section 2.3).
+marginals are d log Z / d scores (Gormley, Dredze & Eisner 2015, eqs. 13-15; BP reading note §2.3).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Partition function and arc marginals over non-projective trees by the matrix-tree theorem.
 
-Koo, Globerson, Carreras & Collins (2007); NOTES-matrix-tree-and-bp.md section 2.2. With word weights
+Koo, Globerson, Carreras & Collins (2007); BP reading note §2.2. With word weights
 A[h, m] = exp(S[h, m] - c_m) and root weights r_m = exp(S[0, m] - c_m) (c_m = column max), the
 multi-root Z is det(L), L = diag(r + column sums of A) - A, and the single-root Z is
 sum_r r_r * (weight of the word trees rooted at r).

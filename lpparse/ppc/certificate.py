@@ -1,6 +1,6 @@
 """Certificates for parse-price-cut.
 
-Riedel, Smith & McCallum 2012 (``001_96d0466e746ddc9d.txt``) §4.1: a restricted solution (x_I, y_J) that is
+Riedel, Smith & McCallum (2012) §4.1: a restricted solution (x_I, y_J) that is
 optimal for the restricted LP extends to the full LP by setting every absent primal and dual variable to 0;
 if the extension is primal feasible (no violated ArcGP row: §4.4) and dual feasible (no absent triple with
 positive reduced cost: eq. 8), complementary slackness holds trivially and it is optimal for the full LP.

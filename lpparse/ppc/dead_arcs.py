@@ -1,6 +1,6 @@
 """Dead arcs: word arcs of the restricted LP that no present triple can carry, kept out of the HiGHS master.
 
-With OneGP (Riedel, Smith & McCallum 2012, ``001_96d0466e746ddc9d.txt`` §3.2), z[p,c] = Σ_g zgp[g,p,c] for
+With OneGP (Riedel, Smith & McCallum 2012, §3.2), z[p,c] = Σ_g zgp[g,p,c] for
 every word arc p→c. While the restricted LP has no triple ⟨·,p,c⟩, the arc is therefore 0, and so are its
 flows (NoFlow: φ[...,p,c] <= capacity·z[p,c]). A cold solve's presolve removes such columns; PPC's warm
 re-solves run without presolve, and the simplex would spend degenerate pivots on them. :class:`DeadArcs`

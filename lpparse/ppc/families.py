@@ -2,7 +2,7 @@
 grandparent triples ⟨g,p,c⟩ (:class:`GrandparentFamily`) and arbitrary siblings ⟨h,m,m'⟩
 (:class:`SiblingFamily`), both over the arc columns of an arborescence program.
 
-**Grandparents** (Riedel, Smith & McCallum 2012, ``001_96d0466e746ddc9d.txt`` §4): pricing with OneGP dual
+**Grandparents** (Riedel, Smith & McCallum 2012, §4): pricing with OneGP dual
 tightening and the GPArc duals of absent triples, factorized and per-triple bounds, partial pricing, deferral
 and lazy scoring (:mod:`lpparse.ppc.pricing`); ArcGP separation, with held-back rows under ``lazy_arcgp``
 (:mod:`lpparse.ppc.separation`); dead arcs kept out of HiGHS (:mod:`lpparse.ppc.dead_arcs`).

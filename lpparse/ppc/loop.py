@@ -1,4 +1,4 @@
-"""Parse, Price and Cut (Riedel, Smith & McCallum 2012, ``001_96d0466e746ddc9d.txt`` §4, Algorithm 1) and the
+"""Parse, Price and Cut (Riedel, Smith & McCallum 2012, §4, Algorithm 1) and the
 brute-force baseline (BF, §6: the full LP with every triple scored and instantiated).
 
 Parse-price-cut runs on the column-and-row generation engine (:class:`lpparse.colgen.Engine`, which owns
@@ -25,7 +25,10 @@ that the solution violates (row generation on top of column generation). The res
 full LP restricted to its columns and to some of their ArcGP rows; at convergence every held-back row is
 satisfied, so with dual 0 it leaves the same certificate valid. This departs from §4's rule that a
 column's rows enter with it, so it is off by default. It pays for ``martins`` (10 English and 10 Hungarian
-dev sentences of 20-30 tokens, CPU time: -41% and -26%); in ``all`` no ArcGP row is ever needed, as
+dev sentences of 20-30 tokens, CPU time: -41% and -26%); with the default ``all`` preset it is also a little
+faster in benchmarks/results/ppc_ablation.md ("lazy ArcGP rows" relative to the default, 15 dev sentences
+of 21-40 tokens: Danish 0.85x, English 0.93x, Hungarian 0.85x, Italian 0.98x CPU), yet it stays off. In
+``all`` no ArcGP row is ever needed, as
 OneGP, GPArc and OneHead imply them (:mod:`lpparse.formulations.grandparent`), so there it amounts to
 dropping them from the restricted LP but not from BF's.
 
@@ -106,10 +109,11 @@ class PPCRound:
 
     ``gps_scored`` counts the triples scored so far, this round's pricing included; ``gps_added``, ``rows``
     and ``cols`` describe the LP solved this round, ``arcs_out`` how many of its arcs were dead and left out
-    of the HiGHS master (:mod:`lpparse.ppc.dead_arcs`); ``priced``, ``cut`` (columns) and ``rows_cut`` (held-back
-    ArcGP rows) are what enters for the next round; ``max_reduced_cost`` and ``max_violation`` bound what
-    stays out (both <= tol in the last round), over every part family. ``gps_*``, ``arcs_out``, ``priced``,
-    ``cut`` and ``rows_cut`` are the grandparent family's; ``sibs_*`` the sibling family's (0 without it).
+    of the HiGHS master (:mod:`lpparse.ppc.dead_arcs`); ``priced``, ``cut`` (columns) and ``rows_cut``
+    (held-back ArcGP rows) are what enters for the next round; ``max_reduced_cost`` and ``max_violation``
+    bound what stays out (both <= tol in the last round), over every part family. ``gps_*``, ``arcs_out``,
+    ``priced``, ``cut`` and ``rows_cut`` are the grandparent family's; ``sibs_*`` the sibling family's (0
+    without it).
     """
 
     round: int

@@ -1,6 +1,6 @@
 """Pricing for parse-price-cut: reduced costs of absent triples, bound filtering, dual tightening.
 
-Riedel, Smith & McCallum 2012 (``001_96d0466e746ddc9d.txt``) §4.3. With the duals of the absent triples'
+Riedel, Smith & McCallum (2012) §4.3. With the duals of the absent triples'
 own ArcGP/GPArc rows set to 0, the reduced cost of an absent zgp[g,p,c] in the full LP is (eq. 8)
 
     r(g,p,c) = s(g,p,c) - μ_OneGP(p,c) - μ_NoGP(g,p),

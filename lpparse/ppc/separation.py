@@ -1,6 +1,6 @@
 """Separation for parse-price-cut: ArcGP rows violated by the current solution.
 
-Riedel, Smith & McCallum 2012 (``001_96d0466e746ddc9d.txt``) §4.4: an absent triple has zgp = 0, so its
+Riedel, Smith & McCallum (2012) §4.4: an absent triple has zgp = 0, so its
 ArcGP row reads z[g,p] + z[p,c] <= 1. Only arcs with z > 0 can violate it; for each active g→p the active
 p→c are checked at once, and every violated triple is returned so its column (with its rows) enters at
 once instead of the cut. With lazy rows (``parse_price_cut(..., lazy_arcgp=True)``), present triples whose
