@@ -33,9 +33,9 @@ node:
 
 **Sibling parts.** With a ``sibling_scorer`` (arbitrary siblings ⟨h, m, m'⟩, Martins, Smith & Xing 2009,
 "Concise Integer Linear Programming Formulations for Dependency Parsing", ACL-IJCNLP 2009), every candidate
-triple and sibling part is scored once at the start and every node's LP is the full program of
-:func:`lpparse.ppc.solve_bf` over the node's arcs (parse-price-cut does not price sibling parts yet); the
-rest is unchanged, except that hill climbing is left out (its move gains count triples only).
+sibling part is scored once at the start into a dense table, which parse-price-cut's sibling family prices
+from at every node (triples as before); ε counts the n(n-1)/2 sibling parts a tree can have besides its n
+triples, and hill climbing is left out (its move gains count triples only).
 
 Search is best-bound first (the open node of largest bound is solved next, with its parent's bound until
 then), so the nodes solved are those whose bound exceeds the optimum, whatever the heuristics find; the
@@ -56,16 +56,14 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.lp.solution import TOL, Certificate, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.heuristics import improve_tree, tree_value
-from lpparse.ppc.loop import PPCResult, WarmStart, _validated, parse_price_cut, solve_bf
+from lpparse.ppc.loop import PPCResult, WarmStart, _validated, parse_price_cut
 from lpparse.ppc.pricing import ScoreCache, Triples
 from lpparse.trees import allowed_arcs, check_tree_exists, tree_error, tree_problem
 from lpparse.triples import (
     DenseSiblingScorer,
-    DenseTripleScorer,
     SiblingScorer,
     TripleScorer,
     candidate_siblings,
-    candidate_triples,
     tree_siblings,
 )
 
@@ -206,13 +204,14 @@ def _rounded(result: PPCResult, mask: NDArray[np.bool_], single_root: bool) -> N
     return chu_liu_edmonds(np.where(mask, result.arc_values(), -np.inf), single_root=single_root)
 
 
-def _fixings(result: PPCResult, lower: float) -> tuple[list[tuple[int, int, float]], float]:
+def _fixings(result: PPCResult, lower: float, parts: int) -> tuple[list[tuple[int, int, float]], float]:
     """Arcs (h, m, d) that no tree scoring above ``lower`` can use, by reduced costs (module docstring),
-    and the slack ε used."""
+    and the slack ε used (``parts``: the most absent parts a tree can use, each with reduced cost at most
+    the certificate's bound)."""
     assert result.certificate is not None
     prog = result.program
     d = result.reduced_costs()
-    slack = prog.n * max(float(result.info.get("max_reduced_cost", 0.0)), 0.0)
+    slack = parts * max(float(result.info.get("max_reduced_cost", 0.0)), 0.0)
     ub = result.certificate.dual_objective
     h, m = np.nonzero(prog.z_col >= 0)
     dz = d[prog.z_col[h, m]]
@@ -267,8 +266,8 @@ def _split(
 
 class _Parts:
     """The scores of a sentence's parts, and a tree's score recomputed from them: triples through a
-    :class:`ScoreCache` (each scored at most once), sibling parts (when there are any) scored all at once into
-    a dense table, and with them the triples too (the nodes' brute-force LPs then read both tables)."""
+    :class:`ScoreCache` (each scored at most once) and sibling parts (when there are any) scored all at once
+    into a dense table that every node's LP reads."""
 
     def __init__(
         self,
@@ -280,26 +279,23 @@ class _Parts:
         size = s.shape[0]
         self.s = s
         self.cache = ScoreCache(triples, size) if triples is not None else None
-        self.dense: tuple[DenseTripleScorer | None, DenseSiblingScorer] | None = None
+        self.siblings: DenseSiblingScorer | None = None
         if siblings is not None:
-            arc = allowed_arcs(s)
-            sib_table = np.zeros((size,) * 3)
-            h, m, m2 = candidate_siblings(arc, single_root)
-            sib_table[h, m, m2] = siblings.score(h, m, m2)
-            gp = None
-            if self.cache is not None:
-                gp_table = np.zeros((size,) * 3)
-                g, p, c = candidate_triples(arc)
-                gp_table[g, p, c] = self.cache.get(g, p, c)
-                gp = DenseTripleScorer(gp_table)
-            self.dense = (gp, DenseSiblingScorer(sib_table))
+            table = np.zeros((size,) * 3)
+            h, m, m2 = candidate_siblings(allowed_arcs(s), single_root)
+            table[h, m, m2] = siblings.score(h, m, m2)
+            self.siblings = DenseSiblingScorer(table)
 
     def value(self, heads: NDArray[np.int64]) -> float:
         """The tree's score: arcs, triples and sibling parts."""
         value = tree_value(self.s, self.cache, heads)
-        if self.dense is not None:
-            value += float(self.dense[1].scores[tree_siblings(heads)].sum())
+        if self.siblings is not None:
+            value += float(self.siblings.scores[tree_siblings(heads)].sum())
         return value
+
+    def max_parts(self, n: int) -> int:
+        """The most parts a tree of n tokens has outside the arcs (for reduced-cost fixing's ε)."""
+        return (n if self.cache is not None else 0) + (n * (n - 1) // 2 if self.siblings is not None else 0)
 
 
 class _Search:
@@ -355,27 +351,24 @@ class _Search:
         return node
 
     def _lp(self, node: BranchNode, time_limit: float | None) -> PPCResult:
-        """The node's LP: parse-price-cut from its parent's triples, or brute force with sibling parts."""
-        scores = np.where(node.mask, self.s, -np.inf)
+        """The node's LP by parse-price-cut, from its parent's triples and the shared scores."""
         opts = self.options
-        if self.parts.dense is not None:
-            gp, sibs = self.parts.dense
-            return solve_bf(
-                scores, gp, self.families, self.single_root, opts.base, opts.certificate_tol, time_limit,
-                sibs, opts.sibling_preset,
-            )
-        assert self.scorer is not None and self.parts.cache is not None
         triples = self.triples.get(node.parent)
         cache = self.parts.cache
+        warm = None
+        if cache is not None:
+            warm = WarmStart(cache) if triples is None else WarmStart(cache, triples)
         return parse_price_cut(
-            scores,
+            np.where(node.mask, self.s, -np.inf),
             self.scorer,
             self.families,
             self.single_root,
             base=opts.base,
             certificate_tol=opts.certificate_tol,
             time_limit=time_limit,
-            warm=WarmStart(cache) if triples is None else WarmStart(cache, triples),
+            warm=warm,
+            sibling_scorer=self.parts.siblings,
+            sibling_preset=opts.sibling_preset,
             **opts.ppc,
         )
 
@@ -409,7 +402,7 @@ class _Search:
         else:
             rounded = _rounded(result, node.mask, self.single_root)
             self.offer(rounded)
-            if node.id == 0 and self.options.local_search and self.parts.dense is None:
+            if node.id == 0 and self.options.local_search and self.parts.siblings is None:
                 assert self.parts.cache is not None
                 improved, moves = improve_tree(self.s, self.parts.cache, rounded, self.single_root)
                 self.stats.heuristic_moves += moves
@@ -421,7 +414,7 @@ class _Search:
             node.closed = "bound"
             return
         if self.options.fixing:
-            node.fixed, node.fix_slack = _fixings(result, self.lower)
+            node.fixed, node.fix_slack = _fixings(result, self.lower, self.parts.max_parts(node.mask.shape[0] - 1))
             self.stats.arcs_fixed += len(node.fixed)
         modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching)
         node.closed = "branched"
