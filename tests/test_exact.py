@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lpparse.colgen import ColgenOptions
 from lpparse.decoding import decode
 from lpparse.lp.pyomo_view import PyomoModel
 from lpparse.lp.solution import Status
@@ -108,6 +109,17 @@ def test_branching_rules_agree_and_the_record_shows_the_search() -> None:
         assert result.stats.root_bound > result.objective  # the root LP bound was not enough
         assert {node.closed for node in result.nodes} <= {"integral", "bound", "infeasible", "branched"}
         assert sum(node.closed == "branched" for node in result.nodes) >= 1
+
+
+def test_node_options_reach_every_node() -> None:
+    s, t, single_root = _fractional_instance()
+    _, value = brute_force(s, single_root, gp_scores=t)
+    options = ExactOptions(ppc=ColgenOptions(per_pair=None, lazy_arcgp=True), keep_results=True)
+    result = parse_exact(s, DenseTripleScorer(t), "martins", single_root, options=options)
+    assert result.certified and result.objective == pytest.approx(value, abs=1e-9)
+    assert result.stats.nodes > 1
+    held_back = [r.program.held_back_arcgp for r in result.node_results.values()]
+    assert any(k > 0 for k in held_back)  # lazy ArcGP rows: the nodes ran with the given options
 
 
 def _tampered(result: ExactResult) -> list[tuple[str, ExactResult]]:

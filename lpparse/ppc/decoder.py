@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.decoding import DecodeResult, DecoderFunc, register_decoder
+from lpparse.colgen import ColgenOptions
 from lpparse.lp.solution import Status
 from lpparse.ppc.exact import ExactOptions, parse_exact
 from lpparse.ppc.loop import PPCResult, parse_price_cut, project_to_tree, solve_bf, tree_objective
@@ -86,7 +87,7 @@ def exact_decode(
     RuntimeError."""
     assert triple_scorer is not None
     s = validate_scores(arc_scores)
-    options = ExactOptions(ppc=ppc_options, sibling_preset=sibling_preset)
+    options = ExactOptions(ppc=ColgenOptions(**ppc_options, sibling_preset=sibling_preset))
     result = parse_exact(s, triple_scorer, preset, single_root, time_limit, options, sibling_scorer)
     if result.heads is None:
         raise RuntimeError(f"exact decoding found no tree: status {result.status.value}")

@@ -47,16 +47,17 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse.colgen import ColgenOptions
 from lpparse.lp.solution import TOL, Certificate, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.heuristics import improve_tree, tree_value
-from lpparse.ppc.loop import PPCResult, WarmStart, _validated, parse_price_cut
+from lpparse.ppc.loop import PPCResult, WarmStart, _validated, run_ppc
 from lpparse.ppc.pricing import ScoreCache, Triples
 from lpparse.trees import allowed_arcs, check_tree_exists, tree_error, tree_problem
 from lpparse.triples import (
@@ -88,20 +89,20 @@ class ExactOptions:
     ``gap_tol``: the search stops when bound - objective <= gap_tol·(1 + |objective|); ``max_nodes``: LPs
     solved at most (root included); ``fixing``: reduced-cost fixing; ``local_search``: hill climbing from
     the root's rounded tree; ``keep_results``: keep each node's :class:`PPCResult` (its program can be read
-    in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``ppc``: keyword options of :func:`parse_price_cut` for every
-    node (``tol``, ``per_pair``, ``lazy_arcgp``, ...).
+    in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``branching``: the rule of :func:`_split`; ``base``: the
+    arborescence program under the node LPs; ``ppc``: the parse-price-cut options of every node
+    (:class:`lpparse.colgen.ColgenOptions`: tolerances, pricing devices, sibling preset; its time limit is
+    replaced by what is left of the search's).
     """
 
     base: str = "single-flow"
     gap_tol: float = TOL
-    certificate_tol: float = TOL
     max_nodes: int = 10_000
     fixing: bool = True
     local_search: bool = True
     keep_results: bool = False
     branching: str = "gub"
-    sibling_preset: str = "martins"
-    ppc: dict[str, Any] = field(default_factory=dict)
+    ppc: ColgenOptions = field(default_factory=ColgenOptions)
 
 
 @dataclass
@@ -352,24 +353,20 @@ class _Search:
 
     def _lp(self, node: BranchNode, time_limit: float | None) -> PPCResult:
         """The node's LP by parse-price-cut, from its parent's triples and the shared scores."""
-        opts = self.options
         triples = self.triples.get(node.parent)
         cache = self.parts.cache
         warm = None
         if cache is not None:
             warm = WarmStart(cache) if triples is None else WarmStart(cache, triples)
-        return parse_price_cut(
+        return run_ppc(
             np.where(node.mask, self.s, -np.inf),
             self.scorer,
             self.families,
             self.single_root,
-            base=opts.base,
-            certificate_tol=opts.certificate_tol,
-            time_limit=time_limit,
-            warm=warm,
-            sibling_scorer=self.parts.siblings,
-            sibling_preset=opts.sibling_preset,
-            **opts.ppc,
+            self.options.base,
+            replace(self.options.ppc, time_limit=time_limit),
+            warm,
+            self.parts.siblings,
         )
 
     def solve(self, node: BranchNode) -> PPCResult:
