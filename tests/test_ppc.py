@@ -176,7 +176,8 @@ def test_tampered_duals_fail_the_certificate(instance: tuple[np.ndarray, DenseTr
     if outside:
         index, lam = outside["GPArc"]
         g0, p0 = index[0, 0], index[0, 1]
-        slack = max(0.0, -float((full.lp.cost - full.lp.A.T @ y)[full.z_col[g0, p0]]))  # what λ may still take
+        reduced = full.lp.cost - full.lp.A.T @ y
+        slack = max(0.0, -float(reduced[full.z_col[g0, p0]]))  # what λ may still take
         greedy = {"GPArc": (index, lam - (slack + 100.0) * (np.arange(lam.size) == 0))}
         _, over = extend_solution(full.lp, result.program.lp, result.solution.x, result.row_dual, greedy)
         assert not certify_lp(full.lp, x, over).ok
