@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Train first-order and grandparent models on the four treebanks of ../shared/treebanks, one process at a
+# Train first-order, grandparent and grandparent + sibling models on the four treebanks of ../shared/treebanks, one process at a
 # time (2 shared cores). Models (10-15 MB each, too big to commit) go to $OUT; logs to $OUT/*.log.
 # Results are collected into benchmarks/results/models.{md,json} by benchmarks/models.py --models $OUT.
 # Budget (about an hour on 2 shared cores): few epochs, and subsets of the larger treebanks for grandparents.
@@ -24,5 +24,10 @@ run it_partut-1 "${IT[@]}" "${FIRST[@]}"
 run hu_szeged-2 "${HU[@]}" --order 2 --epochs 5 --patience 2 --max-length 50
 run it_partut-2 "${IT[@]}" "${GP[@]}"
 run da_ddt-2 "${DA[@]}" --order 2 --epochs 4 --patience 1 --max-length 50
-run en_ewt-1 "${EN[@]}" "${FIRST[@]}" --limit 4000 --dev-limit 1000
 run en_ewt-2 "${EN[@]}" "${GP[@]}" --limit 4000 --dev-limit 500
+# grandparent + arbitrary-sibling models (*-2s), with the same arguments as their grandparent models
+run da_ddt-2s "${DA[@]}" --order 2 --siblings --epochs 4 --patience 1 --max-length 50
+run it_partut-2s "${IT[@]}" "${GP[@]}" --siblings
+run hu_szeged-2s "${HU[@]}" --order 2 --siblings --epochs 5 --patience 2 --max-length 50
+run en_ewt-2s "${EN[@]}" "${GP[@]}" --siblings --limit 4000 --dev-limit 500
+run en_ewt-1 "${EN[@]}" "${FIRST[@]}" --max-length 50 --limit 4000 --dev-limit 1000

@@ -324,8 +324,9 @@ class SiblingFamily(_Counted):
         use_slack = self.options.tighten and "SibArc" in sibs.families
         slack = _arc_slack(state, sibs, use_slack)
         size = slack.shape[0]
-        # SibArc duals on bounds first (these parts are never scored), then on exact reduced costs
-        out, lam, side = self._spend(h, m, m2, rb, slack, size)
+        # SibArc duals on bounds for arcs whose slack covers all their parts (never scored), then on exact
+        # reduced costs (spending scarce slack on loose bounds would leave parts with r > 0 uncovered)
+        out, lam, side = self._spend_whole(h, m, m2, rb, slack, size)
         scored = ~out
         hs, ms, m2s = h[scored], m[scored], m2[scored]
         s = self.cache.get(hs, ms, m2s)
@@ -365,6 +366,29 @@ class SiblingFamily(_Counted):
             out[ok], side[ok] = True, k
             flat = slack.ravel()
             flat -= np.bincount(h[ok] * size + arc[ok], cost[ok], size * size)
+            np.maximum(slack, 0.0, out=slack)
+        return out, np.where(out, cost, 0.0), side
+
+    @staticmethod
+    def _spend_whole(
+        h: NDArray[np.int64], m: NDArray[np.int64], m2: NDArray[np.int64], cost: NDArray[np.float64],
+        slack: NDArray[np.float64], size: int,
+    ) -> tuple[NDArray[np.bool_], NDArray[np.float64], NDArray[np.int64]]:
+        """Price out every part of an arc whose slack covers the parts' total ``cost``: arcs h→m (side 0),
+        then h→m' (side 1) for the parts left; spends ``slack`` in place. (priced out, λ, side) per part."""
+        out = np.zeros(h.size, bool)
+        side = np.zeros(h.size, np.int64)
+        flat = slack.ravel()
+        for k, arc in enumerate((m, m2)):
+            if not flat.any() or out.all():
+                break
+            todo = np.flatnonzero(~out)
+            key = h[todo] * size + arc[todo]
+            need = np.bincount(key, cost[todo], size * size)
+            fits = (need > 0) & (need <= flat)
+            ok = todo[fits[key]]
+            out[ok], side[ok] = True, k
+            flat -= np.where(fits, need, 0.0)
             np.maximum(slack, 0.0, out=slack)
         return out, np.where(out, cost, 0.0), side
 
