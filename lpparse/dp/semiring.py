@@ -1,0 +1,99 @@
+"""Semirings in log space for the dynamic programs of lpparse, each with the derivative of its sum.
+
+Every semiring here works on log values, so ⊗ is ``+`` and ``one`` is 0; they differ in ⊕. A value array
+carries a leading axis of length :attr:`Semiring.width`: 1 for ``MAX`` and ``LOG``; 2 for ``DUAL_LOG``,
+whose second row is the tangent of the first (a dual number, so ⊗ still adds row by row).
+
+``reduce(x)`` sums the last axis and returns the derivative of the sum with respect to each term
+(its *local weights*): one-hot on the first best term under ``MAX`` (back-pointers), the softmax under
+``LOG`` (the outside shares of inside-outside). A DP's backward pass multiplies these weights into the
+adjoints of its items with :meth:`Semiring.mul` (Eisner, Goldlust & Smith 2005, "Compiling comp ling:
+weighted dynamic programming and the Dyna language", HLT-EMNLP: the outside pass is back-propagation).
+Under ``DUAL_LOG`` the values, weights and adjoints are all dual numbers, so the backward pass also
+carries their tangents: forward-over-reverse differentiation, which gives the Hessian-vector product
+∇² log Z · v of the log partition function. It is the log-space form of the first- and second-order
+expectation semirings of Li & Eisner (2009), "First- and second-order expectation semirings with
+applications to minimum-risk training on translation forests", EMNLP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["DUAL_LOG", "LOG", "MAX", "SEMIRINGS", "Semiring"]
+
+Array = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Semiring:
+    """⊕ with its local derivative; ⊗ is ``+`` (all semirings are in log space)."""
+
+    name: str
+    width: int  #: length of the leading axis of a value array (2 for dual numbers)
+
+    def zeros(self, shape: tuple[int, ...]) -> Array:
+        """Semiring zero (log 0 = -inf; tangent 0) everywhere, leading axis included."""
+        out = np.zeros((self.width, *shape))
+        out[0] = -np.inf
+        return out
+
+    def unit(self) -> Array:
+        """The adjoint of the goal with respect to itself: 1 (tangent 0)."""
+        out = np.zeros(self.width)
+        out[0] = 1.0
+        return out
+
+    def reduce(self, x: Array) -> tuple[Array, Array]:
+        """⊕ over the last axis of ``x`` (leading axis: :attr:`width`) and the local weights d sum / d x."""
+        m = np.max(x[0], axis=-1)
+        if self.name == "max":
+            idx = np.argmax(x[0], axis=-1)[..., None]
+            weights = np.zeros_like(x)
+            np.put_along_axis(weights[0], idx, 1.0, axis=-1)
+            return m[None], weights
+        shift = np.where(np.isfinite(m), m, 0.0)
+        e = np.exp(x[0] - shift[..., None])
+        total = e.sum(axis=-1)
+        with np.errstate(divide="ignore"):
+            out = np.log(total) + shift
+        g = e / np.where(total > 0, total, 1.0)[..., None]  # softmax; 0 where every term is -inf
+        if self.width == 1:
+            return out[None], g[None]
+        dx = np.where(g > 0, x[1], 0.0)
+        dout = (g * dx).sum(axis=-1)
+        return np.stack([out, dout]), np.stack([g, g * (dx - dout[..., None])])
+
+    def segment_reduce(self, x: Array, starts: NDArray[np.int64]) -> tuple[Array, Array]:
+        """⊕ over the segments ``x[..., starts[i]:starts[i+1]]`` (width-1 semirings) and the local weights."""
+        if self.width != 1:
+            raise ValueError(f"segment_reduce needs a width-1 semiring, not {self.name!r}")
+        best = np.maximum.reduceat(x[0], starts)
+        lens = np.diff(np.append(starts, x.shape[-1]))
+        if self.name == "max":
+            position = np.arange(x.shape[-1])
+            first = np.minimum.reduceat(np.where(x[0] == np.repeat(best, lens), position, x.shape[-1]), starts)
+            weights = np.zeros_like(x)
+            weights[0, first] = 1.0
+            return best[None], weights
+        shift = np.where(np.isfinite(best), best, 0.0)
+        e = np.exp(x[0] - np.repeat(shift, lens))
+        total = np.add.reduceat(e, starts)
+        with np.errstate(divide="ignore"):
+            out = np.log(total) + shift
+        return out[None], (e / np.repeat(np.where(total > 0, total, 1.0), lens))[None]
+
+    def mul(self, a: Array, b: Array) -> Array:
+        """Product of adjoints and local weights (the product rule for dual numbers)."""
+        if self.width == 1:
+            return a * b
+        return np.stack([a[0] * b[0], a[1] * b[0] + a[0] * b[1]])
+
+
+MAX = Semiring("max", 1)  #: Viterbi: max-plus, first best term on ties
+LOG = Semiring("log", 1)  #: inside: log-sum-exp
+DUAL_LOG = Semiring("dual-log", 2)  #: log-sum-exp on dual numbers (value, tangent)
+SEMIRINGS = {s.name: s for s in (MAX, LOG, DUAL_LOG)}
