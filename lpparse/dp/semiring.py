@@ -49,48 +49,65 @@ class Semiring:
 
     def reduce(self, x: Array) -> tuple[Array, Array]:
         """⊕ over the last axis of ``x`` (leading axis: :attr:`width`) and the local weights d sum / d x."""
-        m = np.max(x[0], axis=-1)
+        return self._sum(x, _Rows(x.shape[-1]))
+
+    def segment_reduce(self, x: Array, starts: NDArray[np.int64]) -> tuple[Array, Array]:
+        """⊕ over the segments ``x[..., starts[i]:starts[i+1]]`` (the last one runs to the end) and the local
+        weights."""
+        return self._sum(x, _Segments(starts, x.shape[-1]))
+
+    def _sum(self, x: Array, groups: _Rows | _Segments) -> tuple[Array, Array]:
+        best = groups.fold(np.maximum, x[0])
         if self.name == "max":
-            idx = np.argmax(x[0], axis=-1)[..., None]
+            position = np.arange(x.shape[-1])
+            first = groups.fold(np.minimum, np.where(x[0] == groups.spread(best), position, x.shape[-1]))
             weights = np.zeros_like(x)
-            np.put_along_axis(weights[0], idx, 1.0, axis=-1)
-            return m[None], weights
-        shift = np.where(np.isfinite(m), m, 0.0)
-        e = np.exp(x[0] - shift[..., None])
-        total = e.sum(axis=-1)
+            weights[0] = position == groups.spread(first)
+            return best[None], weights
+        shift = np.where(np.isfinite(best), best, 0.0)
+        e = np.exp(x[0] - groups.spread(shift))
+        total = groups.fold(np.add, e)
         with np.errstate(divide="ignore"):
             out = np.log(total) + shift
-        g = e / np.where(total > 0, total, 1.0)[..., None]  # softmax; 0 where every term is -inf
+        g = e / groups.spread(np.where(total > 0, total, 1.0))  # softmax; 0 where every term is -inf
         if self.width == 1:
             return out[None], g[None]
         dx = np.where(g > 0, x[1], 0.0)
-        dout = (g * dx).sum(axis=-1)
-        return np.stack([out, dout]), np.stack([g, g * (dx - dout[..., None])])
-
-    def segment_reduce(self, x: Array, starts: NDArray[np.int64]) -> tuple[Array, Array]:
-        """⊕ over the segments ``x[..., starts[i]:starts[i+1]]`` (width-1 semirings) and the local weights."""
-        if self.width != 1:
-            raise ValueError(f"segment_reduce needs a width-1 semiring, not {self.name!r}")
-        best = np.maximum.reduceat(x[0], starts)
-        lens = np.diff(np.append(starts, x.shape[-1]))
-        if self.name == "max":
-            position = np.arange(x.shape[-1])
-            first = np.minimum.reduceat(np.where(x[0] == np.repeat(best, lens), position, x.shape[-1]), starts)
-            weights = np.zeros_like(x)
-            weights[0, first] = 1.0
-            return best[None], weights
-        shift = np.where(np.isfinite(best), best, 0.0)
-        e = np.exp(x[0] - np.repeat(shift, lens))
-        total = np.add.reduceat(e, starts)
-        with np.errstate(divide="ignore"):
-            out = np.log(total) + shift
-        return out[None], (e / np.repeat(np.where(total > 0, total, 1.0), lens))[None]
+        dout = groups.fold(np.add, g * dx)
+        return np.stack([out, dout]), np.stack([g, g * (dx - groups.spread(dout))])
 
     def mul(self, a: Array, b: Array) -> Array:
         """Product of adjoints and local weights (the product rule for dual numbers)."""
         if self.width == 1:
             return a * b
         return np.stack([a[0] * b[0], a[1] * b[0] + a[0] * b[1]])
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Groups = the rows of the last axis (every row has ``size`` terms)."""
+
+    size: int
+
+    def fold(self, op: np.ufunc, a: Array) -> Array:
+        return op.reduce(a, axis=-1)
+
+    def spread(self, r: Array) -> Array:
+        return r[..., None]
+
+
+@dataclass(frozen=True)
+class _Segments:
+    """Groups = consecutive segments of the last axis starting at ``starts``."""
+
+    starts: NDArray[np.int64]
+    size: int
+
+    def fold(self, op: np.ufunc, a: Array) -> Array:
+        return op.reduceat(a, self.starts, axis=-1)
+
+    def spread(self, r: Array) -> Array:
+        return np.repeat(r, np.diff(np.append(self.starts, self.size)), axis=-1)
 
 
 MAX = Semiring("max", 1)  #: Viterbi: max-plus, first best term on ties
