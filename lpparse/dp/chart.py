@@ -17,13 +17,15 @@ same program into an explicit hypergraph, so a DP is written once and read both 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.dp.semiring import Array, Semiring
+from lpparse.dp.semiring import MAX, Array, Semiring
 
-__all__ = ["WEIGHTS", "ChartResult", "Program", "Ref", "Rule", "run"]
+__all__ = ["WEIGHTS", "ChartResult", "Program", "Ref", "Rule", "best", "run"]
 
 #: Name of the input table: the weights the program is differentiated by.
 WEIGHTS = "weights"
@@ -37,11 +39,10 @@ class Ref:
 
     table: str
     index: Index
+    at: Index = field(init=False, repr=False, compare=False)  #: ``index`` behind the leading value axis
 
-    @property
-    def at(self) -> Index:
-        """The index with the semiring's leading value axis in front."""
-        return (slice(None), *self.index)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "at", (slice(None), *self.index))
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,22 @@ class Program:
     weight_shape: tuple[int, ...]
     forbidden: Index = field(default=())
 
+    @cached_property
+    def writers(self) -> dict[str, NDArray[np.int64]]:
+        """For every table cell, the code ``(rule position · 2⁸ + output position) · 2³² + flat row`` of the
+        rule output that writes it (see :func:`_writer`), or -1."""
+        writers = {name: np.full(shape, -1, dtype=np.int64) for name, shape in self.tables.items()}
+        for position, rule in enumerate(self.rules):
+            for i, out in enumerate(rule.outputs):
+                rows = writers[out.table][out.index].shape
+                writers[out.table][out.index] = ((position << 8) + i << 32) + np.arange(int(np.prod(rows))).reshape(rows)
+        return writers
+
+
+def _writer(code: int) -> tuple[int, int, int]:
+    """(rule position, output position, flat row) of a :attr:`Program.writers` code."""
+    return code >> 40, (code >> 32) & 0xFF, code & 0xFFFFFFFF
+
 
 @dataclass
 class ChartResult:
@@ -78,8 +95,11 @@ class ChartResult:
     adjoints: Array  #: (width, *weight_shape) d value / d weights (and its tangent)
 
 
-def run(program: Program, weights: Array, semiring: Semiring) -> ChartResult:
-    """Forward and backward pass of ``program`` on ``weights`` (shape (semiring.width, *weight_shape))."""
+Reduce = Callable[[Array], tuple[Array, Any]]
+
+
+def _forward(program: Program, weights: Array, semiring: Semiring, reduce: Reduce) -> tuple[dict[str, Array], list]:
+    """Item tables (``weights`` included, forbidden cells zeroed) and what ``reduce`` saved for each rule."""
     tables = {name: semiring.zeros(shape) for name, shape in program.tables.items()}
     w = np.array(weights, dtype=np.float64)
     if program.forbidden:
@@ -95,10 +115,16 @@ def run(program: Program, weights: Array, semiring: Semiring) -> ChartResult:
         x = tables[first.table][first.at]
         for ref in rest:
             x = x + tables[ref.table][ref.at]
-        value, local = semiring.reduce(x)
+        value, local = reduce(x)
         for i, out in enumerate(rule.outputs):
             tables[out.table][out.at] = value + tables[WEIGHTS][rule.arcs[i].at] if rule.arcs else value
         saved.append(local)
+    return tables, saved
+
+
+def run(program: Program, weights: Array, semiring: Semiring) -> ChartResult:
+    """Forward and backward pass of ``program`` on ``weights`` (shape (semiring.width, *weight_shape))."""
+    tables, saved = _forward(program, weights, semiring, semiring.reduce)
     goal = program.goal
     adjoints = {name: np.zeros_like(table) for name, table in tables.items()}
     adjoints[goal.table][goal.at] = semiring.unit()
@@ -110,5 +136,64 @@ def run(program: Program, weights: Array, semiring: Semiring) -> ChartResult:
             adjoints[WEIGHTS][arc.at] += adjoints[out.table][out.at]
         contrib = semiring.mul(parent[..., None], local)
         for ref in rule.operands:
-            adjoints[ref.table][ref.at] += contrib
+            target = adjoints[ref.table]
+            try:
+                target[ref.at] += contrib
+            except ValueError:  # the operand was broadcast along leading rows: sum its adjoint over them
+                block = target[ref.at].shape
+                target[ref.at] += contrib.sum(axis=tuple(range(1, 1 + contrib.ndim - len(block))))
     return ChartResult(tables[goal.table][goal.at], adjoints[WEIGHTS])
+
+
+def _best_split(x: Array) -> tuple[Array, NDArray[np.int64]]:
+    """Max over the last axis and its first argmax (the tie rule of ``MAX.reduce``)."""
+    k = np.argmax(x[0], axis=-1)
+    return np.take_along_axis(x[0], k[..., None], axis=-1)[None, ..., 0], k
+
+
+def best(program: Program, weights: Array) -> tuple[float, Array]:
+    """Viterbi value and the 0/1 indicators (shape ``weight_shape``) of the weights of the best derivation.
+
+    The fast path of ``run(program, weights[None], MAX)`` (same value and adjoints; -inf and zeros when the
+    goal has no derivation): it saves each rule's best split instead of its dense one-hot weights, and
+    follows those back-pointers from the goal, visiting only the O(n) items of the best derivation.
+    """
+    tables, splits = _forward(program, np.asarray(weights)[None], MAX, _best_split)
+    goal = program.goal
+    value = float(tables[goal.table][goal.at][0])
+    chosen = np.zeros(program.weight_shape)
+    if value == -np.inf:
+        return value, chosen
+    writers = program.writers
+    stack = [(goal.table, _cell(goal.index, ()))]
+    while stack:
+        table, cell = stack.pop()
+        code = int(writers[table][cell])
+        if code < 0:  # an axiom
+            continue
+        rule_id, out, row = _writer(code)
+        rule = program.rules[rule_id]
+        k = splits[rule_id]
+        pos = np.unravel_index(row, k.shape)
+        if rule.arcs:
+            chosen[_cell(rule.arcs[out].index, pos)] += 1.0
+        pos = (*pos, int(k[pos]))
+        for ref in rule.operands:
+            if ref.table == WEIGHTS:
+                chosen[_cell(ref.index, pos)] += 1.0
+            else:
+                stack.append((ref.table, _cell(ref.index, pos)))
+    return value, chosen
+
+
+def _cell(index: Index, pos: tuple[int, ...]) -> tuple[int, ...]:
+    """The table cell at position ``pos`` (right-aligned, as numpy broadcasts) of the block ``table[index]``."""
+    if any(isinstance(c, np.ndarray) for c in index):
+        shape = np.broadcast_shapes(*(np.shape(c) for c in index))
+        at = pos[len(pos) - len(shape) :]
+        return tuple(int(np.broadcast_to(c, shape)[at]) for c in index)
+    slices = [c for c in index if isinstance(c, slice)]
+    at = iter(pos[len(pos) - len(slices) :])
+    return tuple(
+        c if not isinstance(c, slice) else (c.start or 0) + (1 if c.step is None else c.step) * next(at) for c in index
+    )

@@ -49,7 +49,7 @@ class Semiring:
 
     def reduce(self, x: Array) -> tuple[Array, Array]:
         """⊕ over the last axis of ``x`` (leading axis: :attr:`width`) and the local weights d sum / d x."""
-        return self._sum(x, _Rows(x.shape[-1]))
+        return self._sum(x, _ROWS)
 
     def segment_reduce(self, x: Array, starts: NDArray[np.int64]) -> tuple[Array, Array]:
         """⊕ over the segments ``x[..., starts[i]:starts[i+1]]`` (the last one runs to the end) and the local
@@ -83,11 +83,8 @@ class Semiring:
         return np.stack([a[0] * b[0], a[1] * b[0] + a[0] * b[1]])
 
 
-@dataclass(frozen=True)
 class _Rows:
-    """Groups = the rows of the last axis (every row has ``size`` terms)."""
-
-    size: int
+    """Groups = the rows of the last axis."""
 
     def fold(self, op: np.ufunc, a: Array) -> Array:
         return op.reduce(a, axis=-1)
@@ -110,6 +107,7 @@ class _Segments:
         return np.repeat(r, np.diff(np.append(self.starts, self.size)), axis=-1)
 
 
+_ROWS = _Rows()
 MAX = Semiring("max", 1)  #: Viterbi: max-plus, first best term on ties
 LOG = Semiring("log", 1)  #: inside: log-sum-exp
 DUAL_LOG = Semiring("dual-log", 2)  #: log-sum-exp on dual numbers (value, tangent)

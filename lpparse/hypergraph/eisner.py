@@ -21,7 +21,9 @@ __all__ = ["arc_weights", "eisner_hypergraph", "heads_from_parts"]
 
 def eisner_hypergraph(n: int, single_root: bool = False) -> Hypergraph:
     """The Eisner hypergraph for n tokens."""
-    return program_hypergraph(eisner_program(n, single_root), "eisner")
+    size = n + 1
+    part_label = np.column_stack(np.divmod(np.arange(size * size), size))
+    return program_hypergraph(eisner_program(n, single_root), "eisner", part_label)
 
 
 def arc_weights(hg: Hypergraph, scores: ArrayLike) -> NDArray[np.float64]:

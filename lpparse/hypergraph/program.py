@@ -3,7 +3,7 @@
 Every cell a rule writes is a node and every (row, split) of a rule a hyperedge from the operands' cells (its
 tails) to the row's sum, with the :data:`~lpparse.dp.chart.WEIGHTS` cells among its operands as its parts; a
 rule with ``arcs`` adds one unary edge per output, from the sum to the output, whose part is the arc. Weight
-cells are the parts (part id = flat index, label = the cell's coordinates). Edges that no derivation of the
+cells are the parts (part id = flat index, label = the cell's coordinates unless given). Edges that no derivation of the
 goal can use (a forbidden part, a tail with no derivation, or a head the goal does not reach) are dropped.
 Edge kinds are the rule names (and the output tables of unary arc edges); an edge's label is (rule position,
 row, split), with split -1 on unary arc edges.
@@ -34,8 +34,8 @@ class _Block:
     live: NDArray[np.bool_]
 
 
-def program_hypergraph(program: Program, name: str) -> Hypergraph:
-    """The hypergraph of ``program`` (see the module docstring)."""
+def program_hypergraph(program: Program, name: str, part_label: NDArray[np.int64] | None = None) -> Hypergraph:
+    """The hypergraph of ``program`` (see the module docstring); ``part_label`` overrides the parts' labels."""
     ids = {table: np.full(shape, -1, dtype=np.int64) for table, shape in program.tables.items()}
     part_of = np.arange(int(np.prod(program.weight_shape))).reshape(program.weight_shape)
     forbidden = np.zeros(program.weight_shape, dtype=bool)
@@ -93,7 +93,9 @@ def program_hypergraph(program: Program, name: str) -> Hypergraph:
         block.live &= useful[block.head]
         for t in block.tails:
             useful[t[block.live]] = True
-    return _assemble(blocks, np.concatenate(axioms), goal, useful, part_of, name)
+    if part_label is None:
+        part_label = np.indices(program.weight_shape).reshape(len(program.weight_shape), -1).T
+    return _assemble(blocks, np.concatenate(axioms), goal, useful, part_label, name)
 
 
 def _assemble(
@@ -101,7 +103,7 @@ def _assemble(
     axioms: NDArray[np.int64],
     goal: int,
     useful: NDArray[np.bool_],
-    part_of: NDArray[np.int64],
+    part_label: NDArray[np.int64],
     name: str,
 ) -> Hypergraph:
     """Renumber the useful nodes and build the hypergraph of the live edges."""
@@ -127,7 +129,7 @@ def _assemble(
         kind=np.concatenate([np.full(int(b.live.sum()), kinds.index(b.kind)) for b in kept]),
         label=np.concatenate([b.label[b.live] for b in kept]),
         part_edge=(part_ids, part_edges),
-        part_label=np.indices(part_of.shape).reshape(part_of.ndim, -1).T,
+        part_label=part_label,
         axiom=node[axioms[useful[axioms]]],
         name=name,
     )

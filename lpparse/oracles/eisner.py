@@ -1,13 +1,12 @@
-"""Eisner's (1996) O(n^3) projective first-order decoder: :func:`lpparse.dp.eisner.eisner_chart` under
-``MAX``, whose adjoints of the arc scores are the best tree's arcs."""
+"""Eisner's (1996) O(n^3) projective first-order decoder: Eisner's chart of :mod:`lpparse.dp.eisner` under
+``MAX``, by back-pointers (:func:`lpparse.dp.eisner.eisner_best`)."""
 
 from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.dp.eisner import eisner_chart
-from lpparse.dp.semiring import MAX
+from lpparse.dp.eisner import eisner_best
 
 __all__ = ["eisner"]
 
@@ -18,6 +17,6 @@ def eisner(scores: ArrayLike, single_root: bool = False) -> NDArray[np.int64]:
     Raises ``ValueError`` on invalid scores and :class:`~lpparse.trees.NoTreeError` when no tree, or no
     projective tree, exists over the finite-score arcs.
     """
-    heads = np.argmax(eisner_chart(scores, single_root, MAX).adjoints[0], axis=0)
+    heads = np.argmax(eisner_best(scores, single_root)[1], axis=0)
     heads[0] = -1
     return heads.astype(np.int64)
