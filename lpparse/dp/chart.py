@@ -147,8 +147,7 @@ def run(program: Program, weights: Array, semiring: Semiring) -> ChartResult:
 
 def _best_split(x: Array) -> tuple[Array, NDArray[np.int64]]:
     """Max over the last axis and its first argmax (the tie rule of ``MAX.reduce``)."""
-    k = np.argmax(x[0], axis=-1)
-    return np.take_along_axis(x[0], k[..., None], axis=-1)[None, ..., 0], k
+    return x.max(axis=-1), x[0].argmax(axis=-1)
 
 
 def best(program: Program, weights: Array) -> tuple[float, Array]:
@@ -174,7 +173,7 @@ def best(program: Program, weights: Array) -> tuple[float, Array]:
         rule_id, out, row = _writer(code)
         rule = program.rules[rule_id]
         k = splits[rule_id]
-        pos = np.unravel_index(row, k.shape)
+        pos = tuple(int(i) for i in np.unravel_index(row, k.shape))
         if rule.arcs:
             chosen[_cell(rule.arcs[out].index, pos)] += 1.0
         pos = (*pos, int(k[pos]))
@@ -188,10 +187,8 @@ def best(program: Program, weights: Array) -> tuple[float, Array]:
 
 def _cell(index: Index, pos: tuple[int, ...]) -> tuple[int, ...]:
     """The table cell at position ``pos`` (right-aligned, as numpy broadcasts) of the block ``table[index]``."""
-    if any(isinstance(c, np.ndarray) for c in index):
-        shape = np.broadcast_shapes(*(np.shape(c) for c in index))
-        at = pos[len(pos) - len(shape) :]
-        return tuple(int(np.broadcast_to(c, shape)[at]) for c in index)
+    if any(isinstance(c, np.ndarray) for c in index):  # integer arrays that broadcast together
+        return tuple(int(c[tuple(p if d > 1 else 0 for p, d in zip(pos[len(pos) - c.ndim :], c.shape))]) for c in index)
     slices = [c for c in index if isinstance(c, slice)]
     at = iter(pos[len(pos) - len(slices) :])
     return tuple(
