@@ -71,19 +71,20 @@ def program_hypergraph(program: Program, name: str, part_label: NDArray[np.int64
         tails = [np.broadcast_to(g, shape).ravel() for is_part, g in grids if not is_part]
         parts = [np.broadcast_to(g, shape).ravel() for is_part, g in grids if is_part]
         live = np.logical_and.reduce([is_alive(t) for t in tails] + [~forbidden.ravel()[p] for p in parts])
-        rows, splits = shape
-        sums = new_nodes((rows,), live.reshape(shape).any(axis=-1))
+        *row_shape, splits = shape  # rows may span several axes (e.g. grandparent x span)
+        rows = int(np.prod(row_shape))
+        sums = new_nodes((rows,), live.reshape(rows, splits).any(axis=-1))
         row, split = np.repeat(np.arange(rows), splits), np.tile(np.arange(splits), rows)
         label = np.column_stack([np.full(row.shape, position), row, split])
         blocks.append(_Block(rule.name, np.repeat(sums, splits), tails, parts, label, live))
         for i, out in enumerate(rule.outputs):
             if not rule.arcs:
-                ids[out.table][out.index] = sums
+                ids[out.table][out.index] = sums.reshape(row_shape)
                 continue
-            arc = part_of[rule.arcs[i].index]
+            arc = part_of[rule.arcs[i].index].ravel()
             arc_live = is_alive(sums) & ~forbidden.ravel()[arc]
             cells = new_nodes((rows,), arc_live)
-            ids[out.table][out.index] = cells
+            ids[out.table][out.index] = cells.reshape(row_shape)
             unary = np.column_stack([np.full(rows, position), np.arange(rows), np.full(rows, -1)])
             blocks.append(_Block(out.table, cells, [sums], [arc], unary, arc_live))
     goal = int(ids[program.goal.table][program.goal.index])
