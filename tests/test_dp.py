@@ -22,7 +22,12 @@ from lpparse.scores import random_scores
 from lpparse.trees import NoTreeError
 
 SETTINGS = settings(deadline=None, max_examples=25)
-instances = dict(n=st.integers(1, 6), single_root=st.booleans(), seed=st.integers(0, 10**6), prune=st.booleans())
+instances = {
+    "n": st.integers(1, 6),
+    "single_root": st.booleans(),
+    "seed": st.integers(0, 10**6),
+    "prune": st.booleans(),
+}
 
 
 def _instance(n: int, seed: int, prune: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -34,7 +39,9 @@ def _instance(n: int, seed: int, prune: bool) -> tuple[np.ndarray, np.ndarray]:
     return s, rng.normal(size=s.shape)
 
 
-def _enumerate(s: np.ndarray, v: np.ndarray, single_root: bool) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
+def _enumerate(
+    s: np.ndarray, v: np.ndarray, single_root: bool
+) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
     """Per semiring, the goal value (and tangent) and the adjoints of the arc scores, by enumeration:
     max and the best tree's arcs; log Z and the arc marginals; d log Z along v and the marginals' tangent
     (the covariance of each arc with v·T: Li & Eisner 2009's second-order expectation). None if no
@@ -66,7 +73,9 @@ def _enumerate(s: np.ndarray, v: np.ndarray, single_root: bool) -> dict[str, tup
 
 @SETTINGS
 @given(**instances)
-def test_eisner_chart_against_enumeration_in_every_semiring(n: int, single_root: bool, seed: int, prune: bool) -> None:
+def test_eisner_chart_against_enumeration_in_every_semiring(
+    n: int, single_root: bool, seed: int, prune: bool
+) -> None:
     s, v = _instance(n, seed, prune)
     expected = _enumerate(s, v, single_root)
     for name, semiring in SEMIRINGS.items():
@@ -83,12 +92,17 @@ def test_eisner_chart_against_enumeration_in_every_semiring(n: int, single_root:
 
 @SETTINGS
 @given(**instances)
-def test_eisner_fast_path_and_hypergraph_agree_with_the_engine(n: int, single_root: bool, seed: int, prune: bool) -> None:
+def test_eisner_fast_path_and_hypergraph_agree_with_the_engine(
+    n: int, single_root: bool, seed: int, prune: bool
+) -> None:
     """The back-pointer path equals ``run`` under MAX; the compiled hypergraph's outside pass equals the chart's
     backward pass under every semiring."""
     s, v = _instance(n, seed, prune)
     try:
-        engine = {name: eisner_chart(s, single_root, sr, v if sr is DUAL_LOG else None) for name, sr in SEMIRINGS.items()}
+        engine = {
+            name: eisner_chart(s, single_root, sr, v if sr is DUAL_LOG else None)
+            for name, sr in SEMIRINGS.items()
+        }
     except NoTreeError:
         return
     value, arcs = eisner_best(s, single_root)
@@ -127,7 +141,9 @@ def test_grandparent_program_against_enumeration(n: int, single_root: bool, seed
     np.testing.assert_allclose(inside.adjoints[0].sum(axis=0), mu, atol=1e-9)
     if n <= 3:
         hg = program_hypergraph(program, "grandparent")
-        assert outside(hg, (hg.parts.T @ weights.ravel())[None], MAX)[0][0] == pytest.approx(best_value, abs=1e-9)
+        assert outside(hg, (hg.parts.T @ weights.ravel())[None], MAX)[0][0] == pytest.approx(
+            best_value, abs=1e-9
+        )
 
 
 def test_semiring_segments_match_rows() -> None:

@@ -1,24 +1,26 @@
 """Dense chart programs: a dynamic program as a list of vectorized rules over tables, run under any semiring.
 
 A :class:`Program` names its item tables, the cells that are axioms (value one), and its rules in
-topological order. A :class:`Rule` gathers each of its operands as a (rows, splits) block of a table (numpy
-basic or fancy indices, so one rule covers every span of one width and every split point at once),
-⊗-combines them, ⊕-sums over the splits and writes the (rows,) result into its outputs. The input weights are
+topological order. A :class:`Rule` gathers each of its operands as a (rows..., splits) block of a table
+(numpy basic or fancy indices, broadcast together, so one rule covers every span of one width and every split
+point at once), ⊗-combines them, ⊕-sums over the splits and writes the (rows...) result into its outputs. The input weights are
 the table :data:`WEIGHTS`; a rule uses them either as an operand (a weight per split) or as one ``arc`` per
 output (one weight per row, ⊗-multiplied after the sum).
 
 :func:`run` evaluates a program forward and then differentiates its goal with respect to every table by one
 backward pass through the semiring's local weights (:mod:`lpparse.dp.semiring`): under ``MAX`` the adjoint of
 the weights is the 0/1 indicator of the best derivation's weights, under ``LOG`` their marginals, under
-``DUAL_LOG`` the marginals and their tangents. :func:`lpparse.hypergraph.program.program_hypergraph` turns the
-same program into an explicit hypergraph, so a DP is written once and read both ways.
+``DUAL_LOG`` the marginals and their tangents. :func:`best` is the fast path of ``MAX``: back-pointers
+instead of dense one-hot adjoints. :func:`lpparse.hypergraph.program.program_hypergraph` turns the same
+program into an explicit hypergraph, so a DP is written once and read both ways.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,6 +32,7 @@ __all__ = ["WEIGHTS", "ChartResult", "Program", "Ref", "Rule", "best", "run"]
 #: Name of the input table: the weights the program is differentiated by.
 WEIGHTS = "weights"
 
+#: Either basic (ints, and slices whose start is explicit when their step is negative) or integer arrays only.
 Index = tuple[slice | int | NDArray[np.int64], ...]
 
 
@@ -49,7 +52,7 @@ class Ref:
 class Rule:
     """``outputs[i] = (⊕_splits ⊗_j operands[j]) ⊗ arcs[i]``.
 
-    Operands index to (rows, splits), outputs and arcs to (rows,). Without ``arcs`` the outputs are layouts
+    Operands index to (rows..., splits) (broadcasting), outputs and arcs to (rows...). Without ``arcs`` the outputs are layouts
     of one item (the same cells stored twice, so that later rules read them as plain slices); with ``arcs``
     (one per output) each output is an item of its own built from the shared sum.
     """
@@ -79,8 +82,9 @@ class Program:
         writers = {name: np.full(shape, -1, dtype=np.int64) for name, shape in self.tables.items()}
         for position, rule in enumerate(self.rules):
             for i, out in enumerate(rule.outputs):
-                rows = writers[out.table][out.index].shape
-                writers[out.table][out.index] = ((position << 8) + i << 32) + np.arange(int(np.prod(rows))).reshape(rows)
+                shape = writers[out.table][out.index].shape
+                rows = np.arange(int(np.prod(shape))).reshape(shape)
+                writers[out.table][out.index] = (((position << 8) + i) << 32) + rows
         return writers
 
 
@@ -98,7 +102,9 @@ class ChartResult:
 Reduce = Callable[[Array], tuple[Array, Any]]
 
 
-def _forward(program: Program, weights: Array, semiring: Semiring, reduce: Reduce) -> tuple[dict[str, Array], list]:
+def _forward(
+    program: Program, weights: Array, semiring: Semiring, reduce: Reduce
+) -> tuple[dict[str, Array], list[Any]]:
     """Item tables (``weights`` included, forbidden cells zeroed) and what ``reduce`` saved for each rule."""
     tables = {name: semiring.zeros(shape) for name, shape in program.tables.items()}
     w = np.array(weights, dtype=np.float64)
@@ -139,9 +145,12 @@ def run(program: Program, weights: Array, semiring: Semiring) -> ChartResult:
             target = adjoints[ref.table]
             try:
                 target[ref.at] += contrib
-            except ValueError:  # the operand was broadcast along leading rows: sum its adjoint over them
-                block = target[ref.at].shape
-                target[ref.at] += contrib.sum(axis=tuple(range(1, 1 + contrib.ndim - len(block))))
+            except ValueError:  # the operand was broadcast along some rows: sum its adjoint over them
+                block = target[ref.at].shape  # (width, *operand block)
+                c = contrib.sum(axis=tuple(range(1, 1 + contrib.ndim - len(block))))
+                target[ref.at] += c.sum(
+                    axis=tuple(i for i in range(1, c.ndim) if block[i] == 1), keepdims=True
+                )
     return ChartResult(tables[goal.table][goal.at], adjoints[WEIGHTS])
 
 
@@ -188,9 +197,12 @@ def best(program: Program, weights: Array) -> tuple[float, Array]:
 def _cell(index: Index, pos: tuple[int, ...]) -> tuple[int, ...]:
     """The table cell at position ``pos`` (right-aligned, as numpy broadcasts) of the block ``table[index]``."""
     if any(isinstance(c, np.ndarray) for c in index):  # integer arrays that broadcast together
-        return tuple(int(c[tuple(p if d > 1 else 0 for p, d in zip(pos[len(pos) - c.ndim :], c.shape))]) for c in index)
+        return tuple(
+            int(c[tuple(p if d > 1 else 0 for p, d in zip(pos[len(pos) - c.ndim :], c.shape))]) for c in index
+        )
     slices = [c for c in index if isinstance(c, slice)]
     at = iter(pos[len(pos) - len(slices) :])
     return tuple(
-        c if not isinstance(c, slice) else (c.start or 0) + (1 if c.step is None else c.step) * next(at) for c in index
+        c if not isinstance(c, slice) else (c.start or 0) + (1 if c.step is None else c.step) * next(at)
+        for c in index
     )

@@ -53,7 +53,10 @@ def grandparent_program(n: int, single_root: bool) -> Program:
             ),
             Rule(
                 "CR",
-                (Ref("IR", (gs, st[None, :, None], r[None] + 1)), Ref("CR", (st[:, None], r + 1, t[:, None]))),
+                (
+                    Ref("IR", (gs, st[None, :, None], r[None] + 1)),
+                    Ref("CR", (st[:, None], r + 1, t[:, None])),
+                ),
                 (Ref("CR", cells),),
             ),
             Rule(
@@ -65,7 +68,11 @@ def grandparent_program(n: int, single_root: bool) -> Program:
     if single_root:
         m = np.arange(1, size)[None, :]
         zero = np.zeros_like(m)
-        operands = (Ref(WEIGHTS, (zero + none, zero, m)), Ref("CL", (zero, zero + 1, m)), Ref("CR", (zero, m, zero + n)))
+        operands = (
+            Ref(WEIGHTS, (zero + none, zero, m)),
+            Ref("CL", (zero, zero + 1, m)),
+            Ref("CR", (zero, m, zero + n)),
+        )
     else:
         operands = (Ref("CR", (np.array([[none]]), np.array([[0]]), np.array([[n]]))),)
     rules.append(Rule("goal", operands, (Ref("goal", (slice(None),)),)))

@@ -34,7 +34,9 @@ class _Block:
     live: NDArray[np.bool_]
 
 
-def program_hypergraph(program: Program, name: str, part_label: NDArray[np.int64] | None = None) -> Hypergraph:
+def program_hypergraph(
+    program: Program, name: str, part_label: NDArray[np.int64] | None = None
+) -> Hypergraph:
     """The hypergraph of ``program`` (see the module docstring); ``part_label`` overrides the parts' labels."""
     ids = {table: np.full(shape, -1, dtype=np.int64) for table, shape in program.tables.items()}
     part_of = np.arange(int(np.prod(program.weight_shape))).reshape(program.weight_shape)
@@ -113,7 +115,9 @@ def _assemble(
     kinds = tuple(dict.fromkeys(b.kind for b in blocks))
     kept = [b for b in blocks if b.live.any()]
     tails = [
-        np.concatenate([node[b.tails[j][b.live]] if j < len(b.tails) else np.full(b.live.sum(), -1) for b in kept])
+        np.concatenate(
+            [node[b.tails[j][b.live]] if j < len(b.tails) else np.full(b.live.sum(), -1) for b in kept]
+        )
         for j in range(arity)
     ]
     edge_start = np.cumsum([0] + [int(b.live.sum()) for b in kept])
