@@ -69,18 +69,26 @@ class Semiring:
         total = groups.fold(np.add, e)
         with np.errstate(divide="ignore"):
             out = np.log(total) + shift
-        g = e / groups.spread(np.where(total > 0, total, 1.0))  # softmax; 0 where every term is -inf
+        weights = np.empty_like(x)
+        g = np.divide(e, groups.spread(np.where(total > 0, total, 1.0)), out=weights[0])  # 0 if all are -inf
         if self.width == 1:
-            return out[None], g[None]
+            return out[None], weights
+        value = np.empty((2, *out.shape))
+        value[0] = out
         dx = np.where(g > 0, x[1], 0.0)
-        dout = groups.fold(np.add, g * dx)
-        return np.stack([out, dout]), np.stack([g, g * (dx - groups.spread(dout))])
+        value[1] = groups.fold(np.add, g * dx)
+        np.multiply(g, dx - groups.spread(value[1]), out=weights[1])
+        return value, weights
 
     def mul(self, a: Array, b: Array) -> Array:
         """Product of adjoints and local weights (the product rule for dual numbers)."""
         if self.width == 1:
             return a * b
-        return np.stack([a[0] * b[0], a[1] * b[0] + a[0] * b[1]])
+        out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+        np.multiply(a[0], b[0], out=out[0])
+        np.multiply(a[1], b[0], out=out[1])
+        out[1] += a[0] * b[1]
+        return out
 
 
 class _Rows:
