@@ -109,7 +109,7 @@ def _row(label: str, records: list[dict[str, Any]]) -> dict[str, Any]:
             if with_bf else "-"
         ),
         "median speed-up": f"{statistics.median(speed):.2f}x" if speed else "-",
-        "PPC sent/s": f"{len(records) / ppc_seconds:.1f}" if ppc_seconds else "-",
+        "PPC sent/s": f"{len(records) / ppc_seconds:.2f}" if ppc_seconds else "-",
         "sibs scored rel. BF": rel("sibs", "scored"),
         "sibs added rel. BF": rel("sibs", "added"),
         "GPs scored rel. BF": rel("gps", "scored"),
