@@ -37,6 +37,7 @@ __all__ = [
     "TripleScorer",
     "candidate_siblings",
     "candidate_triples",
+    "check_part_scores",
     "check_sibling_batch",
     "noisy_gold_triple_scorer",
     "sibling_mask",
@@ -161,6 +162,13 @@ def check_sibling_batch(n: int, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> Tr
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"⟨{h[i]}, {m[i]}, {m2[i]}⟩ is not a sibling part (need 0 < m < m', h ∉ {{m, m'}})")
     return h, m, m2
+
+
+def check_part_scores(values: ArrayLike, kind: str) -> None:
+    """ValueError if a batch of part scores holds NaN or +inf (-inf prunes a part)."""
+    v = np.asarray(values, dtype=np.float64)
+    if (np.isnan(v) | np.isposinf(v)).any():
+        raise ValueError(f"the {kind} scores hold NaN or +inf (finite scores, or -inf for a pruned part)")
 
 
 def _dense_cube(scores: ArrayLike, valid: Callable[[int], NDArray[np.bool_]], kind: str) -> NDArray[np.float64]:
