@@ -217,7 +217,8 @@ class _DenseScorer:
 
 @dataclass
 class DenseTripleScorer(_DenseScorer):
-    """A scorer over an explicit (n+1, n+1, n+1) array ``scores[g, p, c]``, counting the triples it scores.
+    """A scorer over an explicit (n+1, n+1, n+1) array ``scores[g, p, c]``, counting the triples it scores;
+    ``-inf`` prunes a triple (no tree may hold it: :mod:`lpparse.formulations.grandparent`).
 
     ``slack_gp`` and ``slack_pc`` (non-negative, default 0) loosen the otherwise exact bounds.
     """
@@ -254,8 +255,8 @@ def _all_siblings(size: int) -> NDArray[np.bool_]:
 @dataclass
 class DenseSiblingScorer(_DenseScorer):
     """A :class:`SiblingScorer` over an explicit (n+1, n+1, n+1) array ``scores[h, m, m']`` read where m < m'
-    (other entries are ignored), counting the parts it scores. Its bound is exact, plus ``slack[h, m]``
-    (non-negative, default 0)."""
+    (other entries are ignored), counting the parts it scores; ``-inf`` prunes a part
+    (:mod:`lpparse.formulations.sibling`). Its bound is exact, plus ``slack[h, m]`` (non-negative, default 0)."""
 
     slack: NDArray[np.float64] | None = None
     _check = staticmethod(check_sibling_batch)

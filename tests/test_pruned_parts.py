@@ -16,6 +16,7 @@ from lpparse.formulations.grandparent import full_grandparent_program
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.pyomo_view import PyomoModel
 from lpparse.lp.solution import Status, farkas_margin
+from lpparse.oracles.brute_force import brute_force
 from lpparse.ppc import parse_price_cut, solve_bf
 from lpparse.ppc.certificate import certify_full
 from lpparse.ppc.exact import ExactOptions, check_exact, parse_exact
@@ -116,6 +117,8 @@ def test_bf_bounds_the_best_tree_and_ppc_reaches_bf(preset: str, inst: Instance)
 def test_exact_equals_the_brute_force(inst: Instance, preset: str) -> None:
     s, gp, sib, single_root = inst
     value, heads = best_tree(s, gp, sib, single_root)
+    if value > -np.inf:
+        assert brute_force(s, single_root, gp_scores=gp, sib_scores=sib)[1] == pytest.approx(value)
     if value == -np.inf:
         with pytest.raises(NoTreeError, match="pruned part"):
             parse_exact(s, DenseTripleScorer(gp), preset, single_root, sibling_scorer=_sibs(sib))
@@ -125,6 +128,26 @@ def test_exact_equals_the_brute_force(inst: Instance, preset: str) -> None:
     assert result.objective == pytest.approx(value, abs=1e-7)
     np.testing.assert_array_equal(result.heads, heads)  # Gaussian scores: the best tree is unique
     assert check_exact(s, DenseTripleScorer(gp), result, _sibs(sib)) is None
+
+
+def test_no_tree_without_pruned_parts_is_an_error_though_the_lp_is_feasible() -> None:
+    """Two tokens under a single root: the trees 0 -> 1 -> 2 and 0 -> 2 -> 1 each hold one triple, both
+    pruned. Under ``martins`` BF's LP keeps the point z = 1/2 on every arc, so exact decoding branches and
+    proves both children empty; under ``all`` OneGP leaves p -> c no grandparent, and the LP is empty."""
+    s = np.zeros((3, 3))
+    gp = np.zeros((3, 3, 3))
+    gp[0, 1, 2] = gp[0, 2, 1] = -np.inf
+    assert best_tree(s, gp, None, True)[0] == -np.inf
+    with pytest.raises(NoTreeError, match="leave no tree"):
+        brute_force(s, True, gp_scores=gp)
+    bf = solve_bf(s, DenseTripleScorer(gp), "martins", True)
+    assert bf.certified and not bf.integral
+    np.testing.assert_allclose(bf.arc_values()[[0, 0, 1, 2], [1, 2, 2, 1]], 0.5)
+    assert solve_bf(s, DenseTripleScorer(gp), "all", True).status is Status.INFEASIBLE
+    for preset in ("martins", "all"):
+        with pytest.raises(NoTreeError, match="pruned part"):
+            parse_exact(s, DenseTripleScorer(gp), preset, True)
+    assert parse_exact(s, DenseTripleScorer(gp), "all", False).objective == 0.0  # 0 -> 1, 0 -> 2 remains
 
 
 def _infeasible_node_instance() -> tuple[np.ndarray, np.ndarray, bool]:
