@@ -256,7 +256,8 @@ def _all_siblings(size: int) -> NDArray[np.bool_]:
 class DenseSiblingScorer(_DenseScorer):
     """A :class:`SiblingScorer` over an explicit (n+1, n+1, n+1) array ``scores[h, m, m']`` read where m < m'
     (other entries are ignored), counting the parts it scores; ``-inf`` prunes a part
-    (:mod:`lpparse.formulations.sibling`). Its bound is exact, plus ``slack[h, m]`` (non-negative, default 0)."""
+    (:mod:`lpparse.formulations.sibling`). Its bound is exact, plus ``slack[h, m]`` (non-negative, default
+    0)."""
 
     slack: NDArray[np.float64] | None = None
     _check = staticmethod(check_sibling_batch)

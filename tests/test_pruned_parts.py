@@ -26,7 +26,9 @@ from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, candidate_sib
 Instance = tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]
 
 
-def best_tree(s: np.ndarray, gp: np.ndarray, sib: np.ndarray | None, single_root: bool) -> tuple[float, np.ndarray]:
+def best_tree(
+    s: np.ndarray, gp: np.ndarray, sib: np.ndarray | None, single_root: bool
+) -> tuple[float, np.ndarray]:
     """The best tree's score and heads by enumerating every head assignment (-inf: no tree avoids the
     pruned parts)."""
     n = s.shape[0] - 1
@@ -108,7 +110,8 @@ def test_bf_bounds_the_best_tree_and_ppc_reaches_bf(preset: str, inst: Instance)
         return
     assert bf.certified and bf.objective >= value - 1e-7
     assert ppc.certified and ppc.objective == pytest.approx(bf.objective, abs=1e-6)
-    full = certify_full(bf.program.lp, ppc.program.lp, ppc.solution.x, ppc.row_dual, outside=ppc.outside_duals())
+    lp = ppc.program.lp
+    full = certify_full(bf.program.lp, lp, ppc.solution.x, ppc.row_dual, outside=ppc.outside_duals())
     assert full.ok, full
 
 

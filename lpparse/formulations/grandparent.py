@@ -131,7 +131,8 @@ class GrandparentProgram:
     ) -> NDArray[np.int64]:
         """Append zgp columns for new candidate triples with costs ``scores``, their coefficients in the OneGP
         and NoGP rows and their own ArcGP (unless ``arcgp=False``: see :meth:`add_arcgp_rows`) and GPArc rows,
-        in one batch; return the new columns. A triple scored -inf gets its PrunedGP row instead of a column."""
+        in one batch; return the new columns. A triple scored -inf gets its PrunedGP row instead of a
+        column."""
         g, p, c = (np.asarray(a, dtype=np.int64).ravel() for a in (g, p, c))
         scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), g.shape)
         k = g.shape[0]

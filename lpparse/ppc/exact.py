@@ -578,7 +578,8 @@ def check_exact(
     if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
         return "the root node does not hold every candidate arc"
     for node in nodes:
-        problem = _node_problem(node, nodes, value, result, triple_scorer is not None, sibling_scorer is not None)
+        kinds = (triple_scorer is not None, sibling_scorer is not None)
+        problem = _node_problem(node, nodes, value, result, *kinds)
         if problem is not None:
             return f"node {node.id}: {problem}"
     return None
@@ -612,7 +613,12 @@ def _farkas_problem(node: BranchNode, single_root: bool, triples: bool, siblings
 
 
 def _node_problem(
-    node: BranchNode, nodes: list[BranchNode], value: float, result: ExactResult, triples: bool, siblings: bool
+    node: BranchNode,
+    nodes: list[BranchNode],
+    value: float,
+    result: ExactResult,
+    triples: bool,
+    siblings: bool,
 ) -> str | None:
     """Why one node's record does not hold (None when it does); ``triples``, ``siblings``: the part kinds."""
     if node.closed == "infeasible":

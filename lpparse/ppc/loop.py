@@ -89,7 +89,7 @@ class PPCStats:
     simplex_iterations: int = 0
     priced: int = 0
     cut: int = 0
-    rows_cut: int = 0  # held-back ArcGP rows added (lazy_arcgp)
+    rows_cut: int = 0  # held-back ArcGP rows added (lazy_arcgp) and PrunedGP rows of pruned triples
     duals_tightened: int = 0
     time_scoring: float = 0.0
     time_pricing: float = 0.0
@@ -111,10 +111,10 @@ class PPCRound:
     ``gps_scored`` counts the triples scored so far, this round's pricing included; ``gps_added``, ``rows``
     and ``cols`` describe the LP solved this round, ``arcs_out`` how many of its arcs were dead and left out
     of the HiGHS master (:mod:`lpparse.ppc.dead_arcs`); ``priced``, ``cut`` (columns) and ``rows_cut``
-    (held-back ArcGP rows) are what enters for the next round; ``max_reduced_cost`` and ``max_violation``
-    bound what stays out (both <= tol in the last round), over every part family. ``gps_*``, ``arcs_out``,
-    ``priced``, ``cut`` and ``rows_cut`` are the grandparent family's; ``sibs_*`` the sibling family's (0
-    without it).
+    (held-back ArcGP rows, PrunedGP rows of pruned triples) are what enters for the next round;
+    ``max_reduced_cost`` and ``max_violation`` bound what stays out (both <= tol in the last round), over
+    every part family. ``gps_*``, ``arcs_out``, ``priced``, ``cut`` and ``rows_cut`` are the grandparent
+    family's; ``sibs_*`` the sibling family's (0 without it).
     """
 
     round: int
