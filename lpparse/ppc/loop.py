@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -313,6 +313,7 @@ def run_ppc(
     if sibling_scorer is not None:
         sib = SiblingFamily(prog, sibling_scorer, tree, options)
         parts.append(sib)
+        options = replace(options, stall_rows=options.sibling_stall_rows)
     start_tree = clean_tree(s, single_root, tree, parts)  # None: every part enters at the start
     for part in parts:
         part.tree = start_tree
