@@ -254,7 +254,8 @@ def test_solve_reads_arc_scores(tmp_path: Path) -> None:
 
 def test_commands_decode_files_with_pruned_parts(tmp_path: Path) -> None:
     """A score file with a tenth of the triples and sibling parts at -inf: every second-order decoder parses
-    with it, ``solve`` reads its arcs, and the experiment's BF, PPC and exact agree on it."""
+    with it, ``solve`` reads its arcs, and the experiment's BF, PPC and exact agree on it. A sentence whose
+    every tree holds a pruned part is not parsed, with a warning."""
     sentences = read_treebank(SAMPLE)
     rng = np.random.default_rng(5)
     path = tmp_path / "pruned.npz"
@@ -276,6 +277,14 @@ def test_commands_decode_files_with_pruned_parts(tmp_path: Path) -> None:
     for record in read_results(tmp_path / "r.jsonl"):
         assert record["ppc"]["objective"] == pytest.approx(record["bf"]["objective"], abs=1e-6)
         assert record["exact"]["objective"] <= record["bf"]["objective"] + 1e-6
+    first = next(i for i, s in enumerate(sentences) if 2 <= s.n <= 8)  # every single-root tree has a triple
+    cube = np.full((sentences[first].n + 1,) * 3, -np.inf)
+    entries[first] = SentenceScores(entries[first].sent_id, entries[first].arcs, cube)
+    save_scores(path, (SentenceScores(e.sent_id, e.arcs, e.gp) for e in entries))
+    for decoder in ("exact", "ppc", "bf"):
+        done = lpparse("parse", "--scores", path, "--decoder", decoder, "--single-root", *common)
+        assert done.returncode == 1 and "4 sentences (1 not parsed)" in done.stdout, (decoder, done.stdout)
+        assert f"sentence {sentences[first].sent_id}" in done.stderr and "pruned part" in done.stderr
 
 
 def _mismatched(tmp_path: Path, kind: str) -> Path:

@@ -35,7 +35,8 @@ column, and ``PrunedGP[g,p,c]``: z[g,p] + z[p,c] <= 1 (its ArcGP row at zgp = 0)
 together, under every preset (with OneGP, GPArc and OneHead it is implied, as ArcGP is; without ArcGP it is
 not: ``onegp`` lets z[p,c] = Σ_{g'≠g} zgp[g',p,c] with NoGP loose). OneGP and NoGP simply lack its term:
 OneGP[p,c] then says that p→c has some other grandparent. ``add_triples`` gives a triple scored -inf this row
-instead of a column.
+instead of a column; a program that lacks some PrunedGP rows (parse-price-cut adds them once violated) is
+again the full program less some rows.
 """
 
 from __future__ import annotations
