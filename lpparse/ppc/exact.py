@@ -578,17 +578,19 @@ def check_exact(
     if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
         return "the root node does not hold every candidate arc"
     for node in nodes:
-        kinds = (triple_scorer is not None, sibling_scorer is not None)
-        problem = _node_problem(node, nodes, value, result, *kinds)
+        problem = _node_problem(node, nodes, value, result, triple_scorer, sibling_scorer)
         if problem is not None:
             return f"node {node.id}: {problem}"
     return None
 
 
-def _farkas_problem(node: BranchNode, single_root: bool, triples: bool, siblings: bool) -> str | None:
+def _farkas_problem(
+    node: BranchNode, single_root: bool, triples: TripleScorer | None, siblings: SiblingScorer | None
+) -> str | None:
     """Why a node closed as infeasible with trees over its arcs is not proved so by its ``farkas`` record:
-    a program over its arcs with every candidate part (a column or a pruned part's row) and a dual ray that
-    proves the program infeasible (None when it is)."""
+    a program over its arcs with every candidate part of the scorers (a column, or the row of a part they
+    score -inf) and a dual ray that proves the program infeasible (None when it is). Scores the pruned
+    parts."""
     if node.farkas is None:
         return "a tree exists over its arcs"
     lp, ray = node.farkas
@@ -597,16 +599,20 @@ def _farkas_problem(node: BranchNode, single_root: bool, triples: bool, siblings
     arcs[tuple(lp.var_blocks["z"].index.T)] = True
     if not np.array_equal(arcs, node.mask):
         return "its infeasible program is not over its arcs"
-    kinds = [("zgp", "PrunedGP", triples, candidate_triples(node.mask))]
-    kinds.append(("zsib", "PrunedSib", siblings, candidate_siblings(node.mask, single_root)))
-    for column, pruned, used, candidates in kinds:
-        if not used:
+    kinds = (
+        ("zgp", "PrunedGP", triples, candidate_triples(node.mask)),
+        ("zsib", "PrunedSib", siblings, candidate_siblings(node.mask, single_root)),
+    )
+    for column, pruned, scorer, candidates in kinds:
+        if scorer is None:
             continue
-        blocks = [b.index for b in (lp.var_blocks.get(column), lp.con_blocks.get(pruned)) if b is not None]
-        held = np.concatenate([np.empty((0, 3), np.int64), *blocks])
+        rows = lp.con_blocks[pruned].index if pruned in lp.con_blocks else np.empty((0, 3), np.int64)
+        held = np.concatenate([lp.var_blocks[column].index, rows])
         keys = np.sort(np.ravel_multi_index(tuple(held.T), (size,) * 3))
         if not np.array_equal(keys, np.ravel_multi_index(candidates, (size,) * 3)):
             return f"its infeasible program lacks some {column} parts"
+        if rows.size and not np.isneginf(scorer.score(*rows.T)).all():
+            return f"its {pruned} rows cut parts that are not pruned"
     if not farkas_margin(lp, ray) > 0:
         return "its dual ray does not prove its program infeasible"
     return None
@@ -617,10 +623,10 @@ def _node_problem(
     nodes: list[BranchNode],
     value: float,
     result: ExactResult,
-    triples: bool,
-    siblings: bool,
+    triples: TripleScorer | None,
+    siblings: SiblingScorer | None,
 ) -> str | None:
-    """Why one node's record does not hold (None when it does); ``triples``, ``siblings``: the part kinds."""
+    """Why one node's record does not hold (None when it does); ``triples``, ``siblings``: the scorers."""
     if node.closed == "infeasible":
         if tree_problem(node.mask, result.single_root) is not None:
             return None
