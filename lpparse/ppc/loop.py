@@ -340,6 +340,7 @@ def run_ppc(
     info: dict[str, Any] = {
         "max_reduced_cost": run.max_reduced_cost,
         "max_arcgp_violation": run.max_violation,
+        "stalled": run.info["stalled"],
     }
     if gp is not None:
         totals = run.totals[gp.name]
