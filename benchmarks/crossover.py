@@ -3,8 +3,8 @@ time per sentence length on the dev sets with the trained grandparent models, fo
 :func:`lpparse.ppc.solve_second_order` (:data:`lpparse.ppc.loop.BF_BELOW`).
 
 For every length 1..``--max-n`` it samples up to ``--per-length`` dev sentences of each treebank and times
-PPC and BF on the ``all`` LP back to back, each the best of ``--repeats`` runs on a fresh counted triple scorer
-(scoring triples and building the LPs included, feature extraction not). The threshold is the one that
+PPC and BF on the ``all`` LP back to back, each the best of ``--repeats`` runs on a fresh counted triple
+scorer (scoring triples and building the LPs included, feature extraction not). The threshold is the one that
 minimizes the total time of "BF below it, PPC from it on" over every sampled sentence; the table also gives
 each length's PPC/BF time ratio. Run on one core: ``taskset -c 0 python benchmarks/crossover.py``. Writes
 ``benchmarks/results/crossover.json`` and ``.md``.
@@ -127,8 +127,8 @@ def main() -> None:
             markdown_table(HEADERS, rows, digits=2),
             "",
             (
-                f"Cheapest threshold: **BF below {t} tokens, PPC from {t} on**: {total:.2f} s in all, against "
-                f"{ppc:.2f} s with PPC alone and {bf:.2f} s with BF alone."
+                f"Cheapest threshold: **BF below {t} tokens, PPC from {t} on**: {total:.2f} s in all, "
+                f"against {ppc:.2f} s with PPC alone and {bf:.2f} s with BF alone."
             ),
         ]
     )

@@ -24,8 +24,8 @@ __all__ = [
 HIGHS_OPTIONS: dict[str, object] = {"simplex_dual_edge_weight_strategy": 1, "simplex_scale_strategy": 0}
 #: PPC's warm primal re-solves run without bound perturbation (CPU time on sentences of 20-40 tokens: Danish
 #: -15%, Hungarian -30%, hard English sentences -45%) but may stall on degenerate programs without it: after
-#: ``STALL_ROWS`` x rows iterations a re-solve continues from where it stopped with the dual simplex, as do the
-#: run's later re-solves (measured in :mod:`lpparse.colgen.engine`)
+#: ``STALL_ROWS`` x rows iterations a re-solve continues from where it stopped with the dual simplex, as do
+#: the run's later re-solves (measured in :mod:`lpparse.colgen.engine`)
 STALL_ROWS = 1.0
 #: With a sibling family the master is far more degenerate (thousands of parts with both arcs at 0) and
 #: its re-solves run with HiGHS's bound perturbation from the start: on Danish dev sentences with a
