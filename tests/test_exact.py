@@ -5,6 +5,7 @@ tree scores."""
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import numpy as np
 import pytest
@@ -180,6 +181,22 @@ def test_limits_give_an_honest_status_with_the_best_tree_and_bound() -> None:
         assert cut.objective == pytest.approx(tree_value(s, ScoreCache(DenseTripleScorer(t), n + 1), cut.heads))
         assert cut.objective <= full.objective + 1e-9 <= cut.bound + 2e-9
         assert check_exact(s, DenseTripleScorer(t), cut) is not None  # open nodes: no proof
+
+
+@pytest.mark.parametrize("limit", [0.3, 1.5])
+def test_time_limit_is_honoured_within_ten_percent(limit: float) -> None:
+    """A search that needs about 10 s stops within 10% of its limit (plus 0.05 s), inside the root LP (0.3 s)
+    or in the branch and bound (1.5 s), with the best tree so far, an honest bound and no proof."""
+    rng = np.random.default_rng(1)
+    n = 16
+    s, t = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
+    start = time.perf_counter()
+    result = parse_exact(s, DenseTripleScorer(t), "all", False, time_limit=limit)
+    elapsed = time.perf_counter() - start
+    assert result.status is Status.TIME_LIMIT and not result.certified
+    assert 0.9 * limit - 0.05 <= elapsed <= 1.1 * limit + 0.05, elapsed
+    assert result.heads is not None and is_tree(result.heads) and result.objective <= result.bound
+    assert check_exact(s, DenseTripleScorer(t), result) is not None
 
 
 def test_node_programs_load_in_pyomo_with_the_same_value() -> None:

@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "registered decoder. Writes the treebank back with predicted heads (every other column kept) and "
             "prints UAS against the input's "
             f"heads. Decoders: {', '.join(decoder_names())} (second-order decoders need a grandparent model "
-            "or grandparent scores; bf, bp and exact also use sibling parts: of a model trained with "
+            "or grandparent scores; bf, auto, bp and exact also use sibling parts: of a model trained with "
             "--siblings, or of the score file)."
         ),
         epilog="Example: lpparse parse --model gp.npz --treebank dev.conllu --out pred.conllu --decoder gp-eisner",
@@ -72,26 +72,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--preset",
         choices=("martins", "onegp", "all"),
         default=None,
-        help="ppc, bf and exact decoders: grandparent constraint families (default all)",
+        help="ppc, bf, auto and exact decoders: grandparent constraint families (default all)",
     )
     parser.add_argument(
         "--sibling-preset",
         choices=("martins", "all"),
         default=None,
-        help="bf decoder on a model with siblings: sibling constraint families (default martins: ArcSib, "
+        help="bf and auto decoders on a model with siblings: sibling constraint families (default martins: "
+        "ArcSib, "
         "SibArc; all adds SibClique)",
     )
     parser.add_argument(
         "--bounds",
         choices=BOUNDS,
         default=None,
-        help="ppc decoder: factorized triple bounds from the sentence's own values (default) or the model's "
+        help="ppc and auto decoders: factorized triple bounds from the sentence's own values (default) or the "
+        "model's "
         "offline tables (Riedel, Smith & McCallum 2012 eq. 13)",
     )
     parser.add_argument(
         "--lazy-arcgp",
         action="store_true",
-        help="ppc decoder: add a triple's ArcGP row only once the LP violates it (row generation)",
+        help="ppc and auto decoders: add a triple's ArcGP row only once the LP violates it (row generation)",
     )
     add_selection_options(parser)
     add_root_options(parser)
@@ -121,22 +123,22 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
             raise UsageError("--bp-iters applies to the bp decoder only")
         options["iterations"] = args.bp_iters
     if args.preset is not None:
-        if decoder not in ("ppc", "bf", "exact"):
-            raise UsageError("--preset applies to the ppc, bf and exact decoders only")
+        if decoder not in ("ppc", "bf", "auto", "exact"):
+            raise UsageError("--preset applies to the ppc, bf, auto and exact decoders only")
         options["preset"] = args.preset
     if args.sibling_preset is not None:
-        if decoder != "bf" or not model.siblings:
-            raise UsageError("--sibling-preset applies to the bf decoder with sibling parts only")
+        if decoder not in ("bf", "auto") or not model.siblings:
+            raise UsageError("--sibling-preset applies to the bf and auto decoders with sibling parts only")
         options["sibling_preset"] = args.sibling_preset
-    if (args.bounds is not None or args.lazy_arcgp) and decoder != "ppc":
-        raise UsageError("--bounds and --lazy-arcgp apply to the ppc decoder only")
+    if (args.bounds is not None or args.lazy_arcgp) and decoder not in ("ppc", "auto"):
+        raise UsageError("--bounds and --lazy-arcgp apply to the ppc and auto decoders only")
     if args.lazy_arcgp:
         options["lazy_arcgp"] = True
     if args.bounds is not None:
         if args.scores:
             raise UsageError("--bounds applies to --model only (a score file's bounds are exact)")
         options["bounds"] = args.bounds
-    if args.time_limit is not None and decoder in ("ppc", "bf", *ANYTIME):
+    if args.time_limit is not None and decoder in ("ppc", "bf", "auto", *ANYTIME):
         options["time_limit"] = args.time_limit  # HiGHS stops too, not only the Python code around it
     return decoder, options
 

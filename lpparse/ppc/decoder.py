@@ -1,13 +1,15 @@
-"""The ``ppc``, ``bf`` and ``exact`` decoders of :mod:`lpparse.decoding`: the grandparent LP solved by
-parse-price-cut or by brute force (Riedel, Smith & McCallum 2012, §4 and §6; ``bf`` adds the sibling parts
-of a model that has them), and exact decoding with a proof (:func:`lpparse.ppc.exact.parse_exact`). For
-``ppc`` and ``bf`` an integral LP optimum is the ILP-optimal tree; a fractional one is mapped to the
-maximum arborescence under its arc values (:func:`project_to_tree`), and the statistics keep the LP bound
-(``lp_objective``) so that the gap to the rounded tree shows."""
+"""The ``ppc``, ``bf``, ``auto`` and ``exact`` decoders of :mod:`lpparse.decoding`: the grandparent LP
+solved by parse-price-cut, by brute force or by the cheaper of the two for the sentence's length
+(:func:`lpparse.ppc.solve_second_order`; Riedel, Smith & McCallum 2012, §4 and §6; ``bf`` and ``auto`` add
+the sibling parts of a model that has them), and exact decoding with a proof
+(:func:`lpparse.ppc.exact.parse_exact`). For ``ppc``, ``bf`` and ``auto`` an integral LP optimum is the
+ILP-optimal tree; a fractional one is mapped to the maximum arborescence under its arc values
+(:func:`project_to_tree`), and the statistics keep the LP bound (``lp_objective``) so that the gap to the
+rounded tree shows."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,11 +19,11 @@ from lpparse.decoding import DecodeResult, DecoderFunc, register_decoder
 from lpparse.colgen import ColgenOptions
 from lpparse.lp.solution import Status
 from lpparse.ppc.exact import ExactOptions, parse_exact
-from lpparse.ppc.loop import PPCResult, parse_price_cut, project_to_tree, solve_bf, tree_objective
+from lpparse.ppc.loop import BF_BELOW, PPCResult, project_to_tree, solve_second_order, tree_objective
 from lpparse.trees import NoTreeError, validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer, tree_siblings
 
-__all__ = ["bf_decode", "exact_decode", "ppc_decode"]
+__all__ = ["auto_decode", "bf_decode", "exact_decode", "ppc_decode"]
 
 
 def _decoded(
@@ -50,27 +52,32 @@ def _decoded(
     return DecodeResult(heads, objective, stats)
 
 
-def _lp_decoder(solve: Callable[..., PPCResult]) -> DecoderFunc:
-    """A decoder running ``solve`` (:func:`parse_price_cut` or :func:`solve_bf`); options: ``preset``, the
-    keyword arguments of ``solve`` and, for a solver that takes it, ``sibling_scorer``."""
+def _lp_decoder(method: str) -> DecoderFunc:
+    """A decoder running :func:`solve_second_order` with ``method``; options: ``preset``, ``base``,
+    ``sibling_scorer`` and the fields of :class:`ColgenOptions` (BF uses ``certificate_tol``, ``time_limit``
+    and ``sibling_preset`` of them)."""
 
     def run(
         arc_scores: NDArray[np.float64],
         triple_scorer: TripleScorer | None,
         single_root: bool,
         preset: str = "all",
+        base: str = "single-flow",
+        sibling_scorer: SiblingScorer | None = None,
         **options: Any,
     ) -> DecodeResult:
         assert triple_scorer is not None
         s = validate_scores(arc_scores)
-        result = solve(s, triple_scorer, preset, single_root, **options)
-        return _decoded(s, triple_scorer, result, single_root, options.get("sibling_scorer"))
+        opts = ColgenOptions(**options)
+        result = solve_second_order(s, triple_scorer, preset, single_root, base, opts, sibling_scorer, method)
+        return _decoded(s, triple_scorer, result, single_root, sibling_scorer)
 
     return run
 
 
-ppc_decode = _lp_decoder(parse_price_cut)
-bf_decode = _lp_decoder(solve_bf)
+ppc_decode = _lp_decoder("ppc")
+bf_decode = _lp_decoder("bf")
+auto_decode = _lp_decoder("auto")
 
 
 def exact_decode(
@@ -107,6 +114,14 @@ def exact_decode(
     return DecodeResult(result.heads, result.objective, stats)
 
 register_decoder("ppc", ppc_decode, 2, "grandparent LP by parse-price-cut (option preset=all|martins|onegp)")
+register_decoder(
+    "auto",
+    auto_decode,
+    2,
+    f"grandparent (and sibling) LP by brute force below {BF_BELOW} tokens, else by parse-price-cut "
+    "(options as ppc and bf; stats method says which ran)",
+    siblings=True,
+)
 register_decoder(
     "exact",
     exact_decode,
