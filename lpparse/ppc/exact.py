@@ -152,6 +152,7 @@ class ExactStats:
     max_depth: int = 0
     arcs_fixed: int = 0
     gps_scored: int = 0
+    sibs_scored: int = 0
     gps_added: int = 0  # triple columns over all node LPs
     priced: int = 0
     cut: int = 0
@@ -478,7 +479,7 @@ def parse_exact(
     s, _ = _validated(arc_scores, triple_scorer, sibling_scorer)
     check_tree_exists(s, single_root)
     deadline = None if time_limit is None else start + time_limit
-    scored0 = triple_scorer.scored if triple_scorer is not None else 0
+    scored0 = [scorer.scored if scorer is not None else 0 for scorer in (triple_scorer, sibling_scorer)]
     parts = _Parts(s, triple_scorer, sibling_scorer, single_root)
     search = _Search(parts, triple_scorer, preset, single_root, opts, deadline)
     search.new_node(None)
@@ -491,7 +492,10 @@ def parse_exact(
     if search.best is None:  # stopped before the root LP was solved: the first-order best tree
         search.offer(chu_liu_edmonds(s, single_root=single_root))
     stats.root_objective = search.lower
-    stats.gps_scored = triple_scorer.scored - scored0 if triple_scorer is not None else 0
+    stats.gps_scored, stats.sibs_scored = (
+        scorer.scored - before if scorer is not None else 0
+        for scorer, before in zip((triple_scorer, sibling_scorer), scored0)
+    )
     stats.time_total = time.perf_counter() - start
     stats.time_branch = max(stats.time_total - stats.time_root - stats.time_heuristics, 0.0)
     result = ExactResult(
