@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -313,6 +313,7 @@ def run_ppc(
     if sibling_scorer is not None:
         sib = SiblingFamily(prog, sibling_scorer, tree, options, warm)
         parts.append(sib)
+        options = replace(options, stall_rows=options.sibling_stall_rows)
     run = Engine(prog.lp, parts, options, start).run()
     stats = PPCStats(prog.n, "ppc", families, gp.candidates if gp is not None else 0)
     stats.iterations, stats.simplex_iterations = run.iterations, run.simplex_iterations

@@ -1,0 +1,261 @@
+"""Grandparent + arbitrary-sibling parse-price-cut on treebank dev sets, with trained models.
+
+Three measurements, each written to ``benchmarks/results/<out>.{json,md}`` (default ``siblings``):
+
+* **PPC vs BF** by sentence-length bucket (``--per-bucket`` random sentences each, BF up to ``--bf-max-n``
+  tokens): the grandparent (``all``) + sibling (``martins``) LP solved by parse-price-cut and by brute force
+  (every part scored and instantiated), with speed, parts scored and added relative to BF, objectives equal,
+  certificates, and % integral. Model: ``<models>/<treebank>-2s.npz`` (``benchmarks/train_treebanks.sh``).
+* **Dev UAS** (no punctuation) of the first-order (``-1``: Chu-Liu-Edmonds), grandparent (``-2``: PPC) and
+  grandparent + sibling (``-2s``: PPC with both families) models on the same dev sentences (those of at most
+  ``--uas-max-n`` tokens); a fractional LP optimum is rounded to a tree (:func:`lpparse.ppc.project_to_tree`).
+* **Throughput** over a whole dev set (``--throughput``), one core, in tokens per second with feature
+  extraction, for the grandparent model and the grandparent + sibling model.
+
+Run on one core: ``taskset -c 1 python benchmarks/siblings.py --models ../models``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from ppc import LANGUAGE, MULTI_ROOT, dev_files, run_header, sample, treebank_parser, write_results
+
+from lpparse.corpus import Sentence, read_treebank, sentence_uas
+from lpparse.experiments.grandparent_tables import BUCKETS
+from lpparse.models.model import Model
+from lpparse.oracles import chu_liu_edmonds
+from lpparse.ppc import PPCResult, parse_price_cut
+from lpparse.ppc.loop import project_to_tree, solve_bf
+from lpparse.table import markdown_table
+
+TABLE = (
+    "sentences",
+    "count",
+    "BF count",
+    "speed rel. BF",
+    "median speed-up",
+    "PPC sent/s",
+    "sibs scored rel. BF",
+    "sibs added rel. BF",
+    "GPs scored rel. BF",
+    "GPs added rel. BF",
+    "objective = BF",
+    "certified",
+    "% integral PPC",
+)
+
+
+def _model(models: Path, name: str, suffix: str) -> Model | None:
+    path = models / f"{name}-{suffix}.npz"
+    return Model.load(path) if path.exists() else None
+
+
+def _record(result: PPCResult, seconds: float) -> dict[str, Any]:
+    stats = result.stats.as_dict()
+    info = result.info
+    return {
+        "seconds": seconds,
+        "objective": result.objective,
+        "certified": result.certified,
+        "integral": result.integral,
+        "gps_total": stats["gps_total"],
+        "gps_scored": stats["gps_scored"],
+        "gps_added": stats["gps_added"],
+        "sibs_total": info.get("sibs_total", 0),
+        "sibs_scored": info.get("sibs_scored", 0),
+        "sibs_added": info.get("sibs_added", 0),
+        "iterations": stats["iterations"],
+    }
+
+
+def solve_both(sentence: Sentence, model: Model, single_root: bool, bf: bool) -> dict[str, Any]:
+    """PPC (and, if ``bf``, BF) on one sentence's grandparent + sibling LP."""
+    scorer = model.scorer(sentence)
+    arcs = scorer.arc_scores()
+    start = time.perf_counter()
+    ppc = parse_price_cut(arcs, scorer.triples(), "all", single_root, sibling_scorer=scorer.siblings())
+    out = {"n": sentence.n, "ppc": _record(ppc, time.perf_counter() - start)}
+    if bf:
+        start = time.perf_counter()
+        full = solve_bf(arcs, scorer.triples(), "all", single_root, sibling_scorer=scorer.siblings())
+        out["bf"] = _record(full, time.perf_counter() - start)
+    return out
+
+
+def _row(label: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+    with_bf = [r for r in records if "bf" in r]
+    same = sum(
+        abs(r["bf"]["objective"] - r["ppc"]["objective"]) <= 1e-6 * (1 + abs(r["bf"]["objective"]))
+        for r in with_bf
+    )
+    speed = [r["bf"]["seconds"] / r["ppc"]["seconds"] for r in with_bf]
+    ppc_seconds = sum(r["ppc"]["seconds"] for r in records)
+
+    def rel(kind: str, what: str) -> str:
+        total = sum(r["ppc"][f"{kind}_total"] for r in records)
+        return f"{100 * sum(r['ppc'][f'{kind}_{what}'] for r in records) / total:.1f}%" if total else "-"
+
+    return {
+        "sentences": label,
+        "count": len(records),
+        "BF count": len(with_bf),
+        "speed rel. BF": (
+            f"{sum(r['bf']['seconds'] for r in with_bf) / sum(r['ppc']['seconds'] for r in with_bf):.2f}x"
+            if with_bf else "-"
+        ),
+        "median speed-up": f"{statistics.median(speed):.2f}x" if speed else "-",
+        "PPC sent/s": f"{len(records) / ppc_seconds:.1f}" if ppc_seconds else "-",
+        "sibs scored rel. BF": rel("sibs", "scored"),
+        "sibs added rel. BF": rel("sibs", "added"),
+        "GPs scored rel. BF": rel("gps", "scored"),
+        "GPs added rel. BF": rel("gps", "added"),
+        "objective = BF": f"{same}/{len(with_bf)}",
+        "certified": f"{sum(r['ppc']['certified'] for r in records)}/{len(records)}",
+        "% integral PPC": f"{100 * float(np.mean([r['ppc']['integral'] for r in records])):.1f}",
+    }
+
+
+def table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows: all sentences, then each length bucket."""
+    rows = [_row("all", records)]
+    for lo, hi in BUCKETS:
+        chosen = [r for r in records if lo <= r["n"] <= hi]
+        if chosen:
+            rows.append(_row(f"{lo}-{hi}" if hi < 10_000 else f"{lo}+", chosen))
+    return rows
+
+
+def uas(sentences: list[Sentence], models: dict[str, Model | None], single_root: bool) -> dict[str, Any]:
+    """Dev UAS (no punctuation) of each available model on ``sentences``."""
+    out: dict[str, Any] = {"sentences": len(sentences), "tokens": sum(s.n for s in sentences)}
+    for kind, model in models.items():
+        if model is None:
+            continue
+        hit = total = 0
+        for s in sentences:
+            scorer = model.scorer(s)
+            arcs = scorer.arc_scores()
+            if kind == "first-order":
+                heads = chu_liu_edmonds(arcs, single_root=single_root)
+            else:
+                sib = scorer.siblings() if kind == "grandparent + sibling" else None
+                result = parse_price_cut(arcs, scorer.triples(), "all", single_root, sibling_scorer=sib)
+                heads = project_to_tree(result, single_root)
+            u = sentence_uas(s, heads)
+            hit, total = hit + u.correct_no_punct, total + u.total_no_punct
+        out[kind] = hit / total
+    return out
+
+
+def throughput(path: Path, models: Path) -> list[dict[str, Any]]:
+    """Tokens per second over a whole dev set, features included, for the ``-2`` and ``-2s`` models."""
+    name = path.parent.name
+    single_root = name not in MULTI_ROOT
+    sentences = read_treebank(path)
+    rows = []
+    for suffix, siblings in (("2", False), ("2s", True)):
+        model = _model(models, name, suffix)
+        if model is None:
+            continue
+        seconds = 0.0
+        certified = 0
+        for s in sentences:
+            start = time.perf_counter()
+            scorer = model.scorer(s)
+            sib = scorer.siblings() if siblings else None
+            result = parse_price_cut(scorer.arc_scores(), scorer.triples(), "all", single_root, sibling_scorer=sib)
+            seconds += time.perf_counter() - start
+            certified += result.certified
+        tokens = sum(s.n for s in sentences)
+        rows.append({
+            "treebank": name,
+            "model": f"{name}-{suffix}",
+            "parts": "grandparent + sibling" if siblings else "grandparent",
+            "sentences": len(sentences),
+            "tokens": tokens,
+            "seconds": round(seconds, 1),
+            "tokens/s": round(tokens / seconds),
+            "certified": f"{certified}/{len(sentences)}",
+        })
+    return rows
+
+
+def run_treebank(path: Path, args: Any) -> dict[str, Any] | None:
+    name = path.parent.name
+    single_root = name not in MULTI_ROOT
+    model = _model(args.models, name, "2s")
+    if model is None:
+        print(f"{name}: no {name}-2s.npz in {args.models}, skipped", flush=True)
+        return None
+    sentences = read_treebank(path)
+    records = []
+    for i in sample(sentences, args.per_bucket, args.ppc_max_n, np.random.default_rng(0)):
+        s = sentences[i]
+        records.append(solve_both(s, model, single_root, s.n <= args.bf_max_n))
+        r = records[-1]
+        bf = f" BF {r['bf']['seconds']:.2f}s" if "bf" in r else ""
+        print(f"{name} #{i} n={s.n}: PPC {r['ppc']['seconds']:.2f}s{bf}", flush=True)
+    chosen = [s for s in sentences if s.n <= args.uas_max_n][: args.uas_limit]
+    kinds = {"first-order": "1", "grandparent": "2", "grandparent + sibling": "2s"}
+    scores = uas(chosen, {k: _model(args.models, name, v) for k, v in kinds.items()}, single_root)
+    print(f"{name} UAS: {scores}", flush=True)
+    return {"treebank": name, "language": LANGUAGE.get(name, name), "single_root": single_root,
+            "table": table(records), "records": records, "uas": scores}
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = [
+        "# Grandparent + sibling parse-price-cut (arbitrary siblings of Martins, Smith & Xing 2009)",
+        "",
+        f"Command: `{result['command']}`",
+        "",
+        "PPC and BF solve the grandparent (`all`) + sibling (`martins`) LP; BF only up to "
+        f"{result['bf_max_n']} tokens (it instantiates every part: O(n³) columns). Times include scoring "
+        "parts and building the LPs, not feature extraction.",
+    ]
+    uas_rows = []
+    for tb in result["treebanks"]:
+        lines += ["", f"## {tb['treebank']} ({tb['language']}; {'single' if tb['single_root'] else 'multi'}-root)",
+                  "", markdown_table(TABLE, [[row[k] for k in TABLE] for row in tb["table"]])]
+        u = tb["uas"]
+        uas_rows.append([tb["treebank"], u["sentences"], *(
+            f"{100 * u[k]:.2f}" if k in u else "-" for k in ("first-order", "grandparent", "grandparent + sibling")
+        )])
+    head = ("treebank", "dev sentences", "first-order", "grandparent", "grandparent + sibling")
+    lines += ["", f"## Dev UAS (no punctuation; sentences of at most {result['uas_max_n']} tokens)", "",
+              "First-order: Chu-Liu-Edmonds; grandparent and grandparent + sibling: PPC, a fractional optimum "
+              "rounded to a tree.", "", markdown_table(head, uas_rows)]
+    if result["throughput"]:
+        keys = ("model", "parts", "sentences", "tokens", "seconds", "tokens/s", "certified")
+        lines += ["", "## Throughput (one core, whole dev set, feature extraction included)", "",
+                  markdown_table(keys, [[row[k] for k in keys] for row in result["throughput"]])]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = treebank_parser(__doc__.split("\n\n")[0], "siblings")
+    parser.add_argument("--per-bucket", type=int, default=5, help="sentences per length bucket")
+    parser.add_argument("--bf-max-n", type=int, default=30, help="longest sentence solved by BF")
+    parser.add_argument("--ppc-max-n", type=int, default=60, help="longest sentence sampled")
+    parser.add_argument("--uas-max-n", type=int, default=40, help="longest dev sentence in the UAS table")
+    parser.add_argument("--uas-limit", type=int, default=None, help="first UAS_LIMIT such dev sentences")
+    parser.add_argument("--throughput", type=Path, nargs="*", default=[], help="dev files to parse whole")
+    args = parser.parse_args()
+    treebanks = [t for t in (run_treebank(p, args) for p in dev_files(args)) if t is not None]
+    result: dict[str, Any] = {
+        **run_header("siblings.py"),
+        "bf_max_n": args.bf_max_n,
+        "uas_max_n": args.uas_max_n,
+        "treebanks": treebanks,
+        "throughput": [row for p in args.throughput for row in throughput(p, args.models)],
+    }
+    write_results(result, args.out, markdown(result))
+
+
+if __name__ == "__main__":
+    main()
