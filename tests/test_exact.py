@@ -274,6 +274,9 @@ def test_exact_decoder_and_the_lp_summaries() -> None:
     sibs = np.random.default_rng(0).normal(size=t.shape)
     with_sibs = decode("exact", s, DenseTripleScorer(t), single_root, DenseSiblingScorer(sibs))
     assert with_sibs.objective == pytest.approx(brute_force(s, single_root, gp_scores=t, sib_scores=sibs)[1])
+    total = with_sibs.stats["sibs_total"]
+    assert f"and {total} of {total} sibling parts (100.0%)" in str(lp_summary([with_sibs]))  # all, once
+    assert "candidate triples" in str(lp_summary([ppc])) and "sibling parts" not in str(lp_summary([ppc]))
 
 
 def test_no_tree_and_nan_are_errors() -> None:

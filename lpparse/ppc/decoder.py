@@ -166,8 +166,9 @@ def lp_summary(results: Sequence[DecodeResult]) -> str | None:
 
 
 def _parts_scored(results: Sequence[DecodeResult]) -> str:
-    """"; scored a of b candidate triples (x%) and c of d sibling parts (y%)": the parts of each family
-    that the run scored, summed over its sentences (sibling parts when every sentence has them)."""
+    """The summary's clause on the parts of each family that the run scored, summed over its sentences
+    ("; scored a of b candidate triples (x%) and c of d sibling parts (y%)"; sibling parts when every
+    sentence has them)."""
     counts = []
     for key, name in (("triples", "candidate triples"), ("sibs", "sibling parts")):
         if all(f"{key}_total" in r.stats for r in results):
