@@ -313,7 +313,9 @@ def run_ppc(
     if sibling_scorer is not None:
         sib = SiblingFamily(prog, sibling_scorer, tree, options, warm)
         parts.append(sib)
-        options = replace(options, stall_rows=options.sibling_stall_rows)
+        options = replace(
+            options, stall_rows=options.sibling_stall_rows, highs_options=options.sibling_highs_options
+        )
     run = Engine(prog.lp, parts, options, start).run()
     stats = PPCStats(prog.n, "ppc", families, gp.candidates if gp is not None else 0)
     stats.iterations, stats.simplex_iterations = run.iterations, run.simplex_iterations
