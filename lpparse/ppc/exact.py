@@ -36,8 +36,8 @@ node:
 sibling part is scored once at the start into a dense table (:class:`lpparse.triples.DenseSiblingScorer`,
 whose bound is exact), which parse-price-cut's sibling family prices from at every node through one shared
 cache (the bound computed once), starting from its parent's sibling parts as from its triples (CPU time
-against fresh caches and the first-order tree's parts alone: -12% to -23%). Pricing from the scorer's own
-bounds instead, through the shared cache, scores 10-21% fewer sibling parts but takes 10-13% more CPU time
+against fresh caches and the first-order tree's parts alone: -12% to -32%). Pricing from the scorer's own
+bounds instead, through the shared cache, scores 10-21% fewer sibling parts but takes 8-25% more CPU time
 (both measured with trained grandparent + sibling models on 17-25 dev sentences each: Italian of 15-40
 tokens, Danish of 15-40 and of 30-60). ε counts the n(n-1)/2 sibling parts a tree can have besides its n
 triples, and hill climbing is left out (its move gains count triples only).
