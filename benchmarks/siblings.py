@@ -214,6 +214,7 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         "Commands: " + ", ".join(f"`{c}`" for c in result["commands"]),
         "",
+        *([result["note"], ""] if result.get("note") else []),
         "PPC and BF solve the grandparent (`all`) + sibling (`martins`) LP; BF only up to "
         f"{result['bf_max_n']} tokens (it instantiates every part: O(n³) columns). Times include scoring "
         "parts and building the LPs, not feature extraction.",
@@ -227,13 +228,14 @@ def markdown(result: dict[str, Any]) -> str:
             f"{100 * u[k]:.2f}" if k in u else "-" for k in ("first-order", "grandparent", "grandparent + sibling")
         )])
     head = ("treebank", "dev sentences", "first-order", "grandparent", "grandparent + sibling")
-    lines += ["", f"## Dev UAS (no punctuation; sentences of at most {result['uas_max_n']} tokens)", "",
-              "First-order: Chu-Liu-Edmonds; grandparent and grandparent + sibling: PPC, a fractional optimum "
-              "rounded to a tree.", "", markdown_table(head, uas_rows)]
+    if uas_rows:
+        lines += ["", f"## Dev UAS (no punctuation; sentences of at most {result['uas_max_n']} tokens)", "",
+                  "First-order: Chu-Liu-Edmonds; grandparent and grandparent + sibling: PPC, a fractional "
+                  "optimum rounded to a tree.", "", markdown_table(head, uas_rows)]
     if result.get("throughput"):
         keys = ("model", "parts", "sentences", "tokens", "seconds", "tokens/s", "certified")
         lines += ["", "## Throughput (one core, whole dev set, feature extraction included)", "",
-                  markdown_table(keys, [[row[k] for k in keys] for row in result["throughput"]])]
+                  markdown_table(keys, [[str(row[k]) for k in keys] for row in result["throughput"]])]
     return "\n".join(lines) + "\n"
 
 
@@ -249,6 +251,7 @@ def main() -> None:
         "--combine", type=Path, nargs="+", default=None, metavar="JSON",
         help="write --out from the JSON results of parts run separately (no run)",
     )
+    parser.add_argument("--note", default="", help="a sentence on the runs' conditions, printed under the commands")
     args = parser.parse_args()
     result: dict[str, Any]
     if args.combine:
@@ -263,6 +266,8 @@ def main() -> None:
             "throughput": [row for p in args.throughput for row in throughput(p, args.models)],
         }
         result["commands"] = [result.pop("command")]
+    if args.note:
+        result["note"] = args.note
     write_results(result, args.out, markdown(result))
 
 
