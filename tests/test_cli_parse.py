@@ -98,6 +98,8 @@ def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.
         assert float(text.split("mean objective ")[1].split()[0]) >= objectives[0] - 1e-3  # never below rounding
         assert main(base + ["--decoder", "bf", "--lazy-arcgp"]) == 2
         assert "apply to the ppc and auto decoders only" in capsys.readouterr().err
+        assert main(base + ["--decoder", "ppc", "--no-siblings"]) == 2
+        assert "has no sibling parts" in capsys.readouterr().err
         assert main(base + ["--decoder", "cle", "--bp-iters", "2"]) == 2
         assert "--bp-iters applies to the bp decoder only" in capsys.readouterr().err
         assert main(base + ["--decoder", "nope"]) == 2

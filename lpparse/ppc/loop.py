@@ -283,8 +283,9 @@ def parse_price_cut(
 
     ``preset``: ``martins``, ``onegp``, ``all`` or an iterable of grandparent families; ``triple_scorer``
     may be None when ``sibling_scorer`` is given (arcs and siblings only), ``sibling_preset`` the sibling
-    polytope's families (:mod:`lpparse.formulations.sibling`); ``warm``: the score cache and triples of an
-    earlier run on the same sentence (:class:`WarmStart`). Raises ValueError (NaN scores) or NoTreeError.
+    polytope's families (:mod:`lpparse.formulations.sibling`); ``warm``: the score caches, triples and
+    sibling parts of an earlier run on the same sentence (:class:`WarmStart`). Raises ValueError (NaN
+    scores) or NoTreeError.
     """
     options = ColgenOptions(
         tol=tol,
@@ -332,7 +333,7 @@ def run_ppc(
         gp = GrandparentFamily(prog, triple_scorer, s, tree, options, warm)
         parts.append(gp)
     if sibling_scorer is not None:
-        sib = SiblingFamily(prog, sibling_scorer, tree, options)
+        sib = SiblingFamily(prog, sibling_scorer, tree, options, warm)
         parts.append(sib)
         options = replace(
             options, stall_rows=options.sibling_stall_rows, highs_options=options.sibling_highs_options
