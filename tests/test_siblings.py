@@ -392,7 +392,7 @@ def test_cli_trains_and_parses_with_siblings(tmp_path: Path, capsys: pytest.Capt
     assert objective["ppc"] == objective["bf"] != objective["ppc --no-siblings"]
     assert "sibling parts" in out["ppc"] and "sibling parts" not in out["ppc --no-siblings"]
     assert main([*parse, "cle", "--sibling-preset", "all"]) == 2
-    assert "applies to the ppc, bf and exact decoders" in capsys.readouterr().err
+    assert "applies to the ppc, bf, auto and exact decoders" in capsys.readouterr().err
     assert main(["train", "--treebank", sample, "--siblings", "--out", str(model)]) != 0
     assert "--siblings needs --order 2" in capsys.readouterr().err
     sentences = read_treebank(sample)[:8]
