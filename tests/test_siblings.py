@@ -386,3 +386,52 @@ def test_cli_trains_and_parses_with_siblings(tmp_path: Path, capsys: pytest.Capt
         assert f"decoder {decoder}" in capsys.readouterr().out
     assert main(["train", "--treebank", sample, "--siblings", "--out", str(model)]) != 0
     assert "--siblings needs --order 2" in capsys.readouterr().err
+
+
+def test_bp_dev_decoding_uses_the_tree_factor_and_iterations_of_training(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sibling models are decoded by ``bp`` during training (dev UAS, early stopping) and by ``lpparse parse``
+    with the TREE factor and the BP iterations and damping their CLL marginals used; the decoder's own
+    default (PTREE) lost 2 points of dev UAS on hu_szeged (77.53 against 79.59 with TREE)."""
+    import lpparse.models.train as train_module
+    from lpparse.models.parsing import default_decoder_options, trained_projective
+
+    seen: list[dict[str, object]] = []
+    real = train_module.evaluate
+
+    def spy(model, sentences, decoder=None, progress=False, **options):  # type: ignore[no-untyped-def]
+        seen.append({"decoder": decoder, **options})
+        return real(model, sentences, decoder, progress, **options)
+
+    monkeypatch.setattr(train_module, "evaluate", spy)
+    model = _sibling_model(bits=16)
+    config = TrainConfig(epochs=1, progress=False, projective=True, bp_iterations=6, bp_damping=0.25)
+    train(model, SHORT[:5], SHORT[:3], config)
+    expected = {"projective": False, "iterations": 6, "damping": 0.25}
+    assert seen == [{"decoder": "bp", **expected}]
+    assert model.training["decoder_options"] == expected
+    assert trained_projective(model) is False
+    assert default_decoder_options(model, "bp") == {"projective": False}
+    assert default_decoder_options(model, "gp-eisner") == {}
+    assert default_decoder_options(model, "bp", projective=True) == {"projective": True}
+    # a model with a config but no recorded decoder options (trained before they were recorded)
+    model.training = {"config": {"trainer": "cll", "projective": True}}
+    assert trained_projective(model) is False
+    assert default_decoder_options(Model(VOCAB, order=2, bits=12), "bp") == {}
+
+
+def test_bp_training_iterations_and_damping_reach_the_marginals(monkeypatch: pytest.MonkeyPatch) -> None:
+    import lpparse.models.train as train_module
+
+    calls: list[tuple[int, float]] = []
+    real = train_module.bp_marginals
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append((kwargs["iterations"], kwargs["damping"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "bp_marginals", spy)
+    train(_sibling_model(bits=16), SHORT[:3], [], TrainConfig(epochs=1, progress=False, bp_iterations=7, bp_damping=0.5))
+    assert calls == [(7, 0.5)] * 3
+    calls.clear()
+    train(_sibling_model(bits=16), SHORT[:2], [], TrainConfig(epochs=1, progress=False))
+    assert calls == [(4, 0.0)] * 2

@@ -70,6 +70,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="grandparent CLL marginals (default bp)",
     )
     parser.add_argument(
+        "--bp-iters",
+        type=positive_int,
+        default=None,
+        help="BP iterations of the training marginals and of the bp dev decoder (default 4)",
+    )
+    parser.add_argument(
+        "--bp-damping",
+        type=ranged(float, 0.0, high=0.99),
+        default=0.0,
+        help="BP message damping in [0, 1) for training marginals and the bp dev decoder (default 0)",
+    )
+    parser.add_argument(
         "--learning-rate", type=positive_float, default=0.1, help="AdaGrad step size (default 0.1)"
     )
     parser.add_argument(
@@ -131,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
         l2=args.l2,
         projective=args.projective,
         gp_marginals=args.gp_marginals,
+        bp_iterations=args.bp_iters,
+        bp_damping=args.bp_damping,
         max_length=args.max_length,
         seed=args.seed,
         progress=not args.no_progress,
