@@ -410,12 +410,13 @@ def test_bp_dev_decoding_uses_the_tree_factor_and_iterations_of_training(monkeyp
     assert seen == [{"decoder": "bp", **expected}]
     assert model.training["decoder_options"] == expected
     assert trained_projective(model) is False
-    assert default_decoder_options(model, "bp") == {"projective": False}
+    assert default_decoder_options(model, "bp") == expected
     assert default_decoder_options(model, "gp-eisner") == {}
-    assert default_decoder_options(model, "bp", projective=True) == {"projective": True}
+    assert default_decoder_options(model, "bp", projective=True) == {**expected, "projective": True}
     # a model with a config but no recorded decoder options (trained before they were recorded)
     model.training = {"config": {"trainer": "cll", "projective": True}}
     assert trained_projective(model) is False
+    assert default_decoder_options(model, "bp") == {"projective": False}
     assert default_decoder_options(Model(VOCAB, order=2, bits=12), "bp") == {}
 
 

@@ -71,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=positive_int,
         default=None,
         metavar="K",
-        help="bp decoder: BP iterations (default 4)",
+        help="bp decoder: BP iterations (default: those the model was trained with, else 4)",
     )
     parser.add_argument(
         "--preset",

@@ -79,17 +79,28 @@ def trained_projective(model: Model | ScoreFile) -> bool | None:
 def default_decoder_options(
     model: Model | ScoreFile, decoder: str, projective: bool | None = None
 ) -> dict[str, Any]:
-    """Options that make ``decoder`` decode as ``model`` was trained: for ``bp``, the tree factor of training
-    (``projective``, else the model's training record; with neither, the decoder's own default). Loopy-BP-trained weights are fitted to the beliefs of the factor graph they were trained on
-    (Wainwright 2006, "Estimating the "wrong" graphical model: benefits in the computation-limited setting",
-    JMLR 7); decoding a TREE-trained grandparent + sibling model with the PTREE factor, as the ``bp``
-    decoder's own default (``projective=True``, Gormley, Dredze & Eisner 2015) did, cost 2 points of dev UAS
-    on hu_szeged (77.53 -> 79.59 no punct when decoded with TREE)."""
+    """Options that make ``decoder`` decode as ``model`` was trained. For ``bp``: the tree factor of training
+    (``projective``, else the model's training record; with neither, the decoder's own default), and the BP
+    iterations and damping recorded with the dev decoder of training (``decoder_options``).
+
+    Loopy-BP-trained weights are fitted to the beliefs of the factor graph and message schedule they were
+    trained with (Wainwright 2006, "Estimating the 'wrong' graphical model: benefits in the
+    computation-limited setting", JMLR 7). Decoding a TREE-trained grandparent + sibling model with the PTREE
+    factor, the ``bp`` decoder's own default (``projective=True``, after Gormley, Dredze & Eisner 2015), cost
+    2 points of dev UAS on hu_szeged (77.53 against 79.59 no punct with TREE)."""
     if decoder != "bp":
         return {}
+    training = getattr(model, "training", None) or {}
+    options: dict[str, Any] = {}
+    if training.get("decoder") == decoder:
+        options.update(
+            (k, v) for k, v in (training.get("decoder_options") or {}).items() if k in ("iterations", "damping")
+        )
     if projective is None:
         projective = trained_projective(model)
-    return {} if projective is None else {"projective": projective}
+    if projective is not None:
+        options["projective"] = projective
+    return options
 
 
 def parse(
