@@ -436,3 +436,18 @@ def test_bp_training_iterations_and_damping_reach_the_marginals(monkeypatch: pyt
     calls.clear()
     train(_sibling_model(bits=16), SHORT[:2], [], TrainConfig(epochs=1, progress=False))
     assert calls == [(4, 0.0)] * 2
+
+
+@pytest.mark.parametrize("single_root", [False, True])
+def test_ppc_decoder_prices_sibling_parts(single_root: bool) -> None:
+    """The ``ppc`` decoder takes the sibling scorer (it used to decode sibling models grandparent-only): its LP
+    optimum is the ``bf`` decoder's."""
+    n = 5
+    rng = np.random.default_rng(11)
+    s, triples, sibs = random_scores(n, rng), synthetic_triple_scorer(n, rng), synthetic_sibling_scorer(n, rng, scale=2.0)
+    bf = decode("bf", s, triples, single_root, sibling_scorer=sibs)
+    scored = sibs.scored
+    ppc = decode("ppc", s, triples, single_root, sibling_scorer=sibs)
+    assert sibs.scored > scored and ppc.stats["sibs_total"] > 0
+    assert ppc.stats["lp_objective"] == pytest.approx(bf.stats["lp_objective"], abs=1e-6)
+    assert ppc.objective == pytest.approx(second_order_tree_scores(ppc.heads[None], s, triples.scores, sibs.scores)[0])

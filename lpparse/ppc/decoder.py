@@ -104,7 +104,13 @@ def exact_decode(
         stats["gap"] = result.gap
     return DecodeResult(result.heads, result.objective, stats)
 
-register_decoder("ppc", ppc_decode, 2, "grandparent LP by parse-price-cut (option preset=all|martins|onegp)")
+register_decoder(
+    "ppc",
+    ppc_decode,
+    2,
+    "grandparent (and sibling) LP by parse-price-cut (options preset=all|martins|onegp, sibling_preset)",
+    siblings=True,
+)
 register_decoder(
     "exact",
     exact_decode,
