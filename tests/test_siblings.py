@@ -451,3 +451,17 @@ def test_ppc_decoder_prices_sibling_parts(single_root: bool) -> None:
     assert sibs.scored > scored and ppc.stats["sibs_total"] > 0
     assert ppc.stats["lp_objective"] == pytest.approx(bf.stats["lp_objective"], abs=1e-6)
     assert ppc.objective == pytest.approx(second_order_tree_scores(ppc.heads[None], s, triples.scores, sibs.scores)[0])
+
+
+def test_cli_trains_a_sibling_model_from_a_grandparent_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sample = str(sample_treebank_path())
+    gp, sib = tmp_path / "gp.npz", tmp_path / "sib.npz"
+    common = ["train", "--treebank", sample, "--order", "2", "--epochs", "1", "--limit", "10", "--max-length", "10", "--no-progress"]
+    assert main([*common, "--bits", "14", "--out", str(gp)]) == 0
+    assert main([*common, "--siblings", "--init", str(gp), "--out", str(sib)]) == 0
+    start, model = Model.load(gp), Model.load(sib)
+    assert model.bits == 14 and model.vocab == start.vocab and model.siblings == SIBLING_TEMPLATES
+    assert model.training["init"] == str(gp) and not np.array_equal(model.weights, start.weights)
+    capsys.readouterr()
+    assert main(["train", "--treebank", sample, "--order", "1", "--init", str(gp), "--out", str(sib)]) != 0
+    assert "order-2 model, not order 1" in capsys.readouterr().err

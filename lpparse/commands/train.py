@@ -53,6 +53,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--out", type=Path, required=True, help="model file to write (.npz)")
     parser.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        metavar="MODEL",
+        help="start from this trained model's weights, vocabulary, bits and root rule (same --order); with "
+        "--siblings, e.g. a grandparent model (sibling features start from their hashed slots' weights: 0 "
+        "unless they collide)",
+    )
+    parser.add_argument(
         "--trainer", choices=("cll", "perceptron"), default="cll", help="objective (default cll)"
     )
     parser.add_argument("--epochs", type=positive_int, default=10, help="maximum epochs (default 10)")
@@ -122,18 +131,39 @@ def run(args: argparse.Namespace) -> int:
     single_root = resolve_single_root(args.single_root, sentences)
     if not usable(sentences, single_root):
         raise DataError(f"{treebank}: no sentence has a single root child, as --single-root needs")
-    model = Model(
-        Vocabulary.build(sentences, gwords=args.gwords),
-        order=args.order,
-        bits=args.bits,
-        single_root=single_root,
-        siblings=SIBLING_TEMPLATES if args.siblings else (),
-    )
+    siblings = SIBLING_TEMPLATES if args.siblings else ()
+    if args.init is not None:
+        start = Model.load(readable_file(args.init, "--init model"))
+        if start.order != args.order:
+            raise UsageError(f"--init: {args.init} is an order-{start.order} model, not order {args.order}")
+        if start.single_root != single_root:
+            raise UsageError(f"--init: {args.init} has the other root rule")
+        if start.siblings and start.siblings != siblings:
+            raise UsageError(f"--init: {args.init} has other sibling templates")
+        model = Model(
+            start.vocab,
+            order=args.order,
+            bits=start.bits,
+            single_root=single_root,
+            first_order=start.first_order,
+            grandparent=start.grandparent,
+            siblings=siblings,
+        )
+        model.weights = start.weights.copy()
+    else:
+        model = Model(
+            Vocabulary.build(sentences, gwords=args.gwords),
+            order=args.order,
+            bits=args.bits,
+            single_root=single_root,
+            siblings=siblings,
+        )
     model.training = {
         "command": shlex.join(["lpparse", *sys.argv[1:]]),
         "treebank": str(args.treebank),
         "dev": str(args.dev) if args.dev else None,
         "limit": args.limit,
+        "init": str(args.init) if args.init else None,
     }
     config = TrainConfig(
         trainer=args.trainer,
