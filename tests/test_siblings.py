@@ -462,6 +462,10 @@ def test_cli_trains_a_sibling_model_from_a_grandparent_model(tmp_path: Path, cap
     start, model = Model.load(gp), Model.load(sib)
     assert model.bits == 14 and model.vocab == start.vocab and model.siblings == SIBLING_TEMPLATES
     assert model.training["init"] == str(gp) and not np.array_equal(model.weights, start.weights)
+    # --siblings trains (and dev-decodes) with 10 BP iterations damped by 0.5; grandparent models with 4, undamped
+    assert (model.training["config"]["bp_iterations"], model.training["config"]["bp_damping"]) == (10, 0.5)
+    assert model.training["decoder_options"] == {"projective": False, "iterations": 10, "damping": 0.5}
+    assert (start.training["config"]["bp_iterations"], start.training["config"]["bp_damping"]) == (None, 0.0)
     capsys.readouterr()
     assert main(["train", "--treebank", sample, "--order", "1", "--init", str(gp), "--out", str(sib)]) != 0
     assert "order-2 model, not order 1" in capsys.readouterr().err
