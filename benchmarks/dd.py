@@ -128,7 +128,7 @@ def main() -> None:
         md.append(f"| {name} | " + " | ".join(f"{v:.1f}" for _, v in res["summary"]["table1"]) + " |")
     md += [
         "",
-        "R10 Table 1 (Dep row, lexicalized CFG + 2nd-order parser, K = 50): 43.5 / 20.1 / 10.2 / 4.9 / 14.0 / 5.7 / 1.4 / ** 0.4.",
+        "Rush et al. (2010) Table 1 (Dep row, lexicalized CFG + 2nd-order parser, K = 50): 43.5 / 20.1 / 10.2 / 4.9 / 14.0 / 5.7 / 1.4 / ** 0.4.",
         "",
         "## Certificates, LP tightness, time",
         "",

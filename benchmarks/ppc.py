@@ -179,7 +179,7 @@ def paper_rows(language: str) -> list[str]:
 
 def markdown(result: dict[str, Any]) -> str:
     lines = [
-        "# Parse, Price and Cut vs brute force (RSM 2012 Tables 1-2)",
+        "# Parse, Price and Cut vs brute force (Riedel, Smith & McCallum 2012, Tables 1-2)",
         "",
         __doc__.split("\n\n")[1],
         "",

@@ -110,6 +110,6 @@ def test_report_dd_and_bp_sweep(tmp_path: Path) -> None:
     report = tmp_path / "report" / "r.md"
     assert main(["report", str(dd), str(sweep), "--out", str(report)]) == 0
     text = report.read_text()
-    assert "R10 Table 1" in text and "5-10" in text and "l2 exact" in text
+    assert "Rush et al. 2010, Table 1" in text and "5-10" in text and "l2 exact" in text
     images = re.findall(r"\]\(([^()]+\.png)\)", text)
     assert len(images) == 2 and all((report.parent / name).stat().st_size > 5000 for name in images)

@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         ),
         f"results: {out}",
         "",
-        "% of sentences certified at an iteration in each bucket (** = not by K; R10 Table 1):",
+        "% of sentences certified at an iteration in each bucket (** = not by K; Rush et al. 2010, Table 1):",
         "",
         table,
         "",

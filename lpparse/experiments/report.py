@@ -178,7 +178,7 @@ def _summary(kind: str, records: Sequence[Record]) -> tuple[str, list[str], list
     """Section title, table headers and rows of one results file."""
     if kind == "dd":
         buckets = bucket_table([from_dict(r) for r in records], max(r["iterations"] for r in records))
-        title = "Dependency DD, % certified per iteration bucket (R10 Table 1)"
+        title = "Dependency DD, % certified per iteration bucket (Rush et al. 2010, Table 1)"
         return title, [b for b, _ in buckets], [[p for _, p in buckets]]
     if kind == "bp-sweep":
         objectives = list(dict.fromkeys(r["objective"] for r in records))

@@ -123,7 +123,7 @@ def r10_trigram_polytope(
     theta = np.asarray(theta, dtype=np.float64)
     n, k = theta.shape[0] - 1, theta.shape[1]
     if n < 3:
-        raise ValueError(f"R10's trigram variables need n >= 3, got n={n}")
+        raise ValueError(f"the trigram variables of Rush et al. (2010) need n >= 3, got n={n}")
     lp = lp if lp is not None else LinearProgram("r10-trigram-printed" if printed else "r10-trigram")
     i, a, b, c = (x.ravel() for x in np.meshgrid(np.arange(3, n + 1), *(np.arange(k),) * 3, indexing="ij"))
     tri = lp.add_variables(prefix + "trigram", np.column_stack([i, a, b, c]), theta[i, a, b, c])

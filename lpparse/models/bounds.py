@@ -93,7 +93,7 @@ def _maxima(
         w = weights[hash_columns(GP_SEED + t, [*cols, rel[None, None, None, :]], bits)]
         w = np.broadcast_to(w, (g.size, vp.size, vc.size, rel.size))
         for bit in (0, 1):
-            # max over v_g of the relations with I[p>c] = bit
+            # eq. 13: max over v_g of the relations with I[p>c] = bit
             sel = w[g_ok[start : start + step]][..., (rel & 1) == bit]
             if sel.shape[0]:
                 pc[:, :, bit] = np.maximum(pc[:, :, bit], sel.max(axis=(0, 3)))

@@ -351,7 +351,7 @@ VALID_RELATIONS = np.array([0, 1, 3, 4, 6, 7])
 
 def relation(g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]) -> NDArray[np.int64]:
     """d_{g,p,c} of eq. 6 as the code 4·I[g>p] + 2·I[g>c] + I[p>c]."""
-    return 4 * (g > p) + 2 * (g > c) + (p > c)
+    return 4 * (g > p) + 2 * (g > c) + (p > c)  # eq. 6
 
 
 #: Batches up to this size hash the templates that use the same tokens in one pass (a call of 10 triples:

@@ -299,7 +299,7 @@ class _PartScorer:
         """Σ_t w_t · f_t (Riedel, Smith & McCallum 2012 eq. 4) for a batch of parts; counts them."""
         slots = self.slots(i, j, k)
         self._scored += slots.shape[1]
-        return self.model.weights[slots].sum(axis=0)
+        return self.model.weights[slots].sum(axis=0)  # eq. 4
 
 
 @dataclass

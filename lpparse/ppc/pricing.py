@@ -208,7 +208,7 @@ def price(
     words[0, :] = False
     top_gp = np.where(arc, bound_gp, -np.inf).max(axis=0)  # max_g s̄(g, p, ·), per p
     slack_nogp = np.minimum(mu_nogp, 0.0).min(axis=0)  # min(0, min_g μ_NoGP(g, p)), per p
-    pair_bound = np.minimum(top_gp[:, None], bound_pc) - mu_onegp - slack_nogp[:, None]
+    pair_bound = np.minimum(top_gp[:, None], bound_pc) - mu_onegp - slack_nogp[:, None]  # eqs. 9-10
     alpha = np.zeros((size, size))
     if "OneGP" in prog.families:
         alpha[words] = np.minimum(slack[words], np.maximum(pair_bound[words], 0.0))
@@ -220,7 +220,7 @@ def price(
     pp, cc = np.nonzero(pair_ok)
     g_all = np.arange(size)[:, None]
     absent = arc[:, pp] & (g_all != cc[None, :]) & ~prog.present[:, pp, cc]
-    bound = np.minimum(bound_gp[:, pp], bound_pc[pp, cc][None, :]) - mu[pp, cc][None, :] - mu_nogp[:, pp]
+    bound = np.minimum(bound_gp[:, pp], bound_pc[pp, cc][None, :]) - mu[pp, cc][None, :] - mu_nogp[:, pp]  # eq. 11
     cand = absent & (bound > tol)
     max_bound = max(max_bound, float(bound[absent & ~cand].max(initial=-np.inf)))
     gi, ki = np.nonzero(cand)
@@ -245,7 +245,7 @@ def price(
     while True:
         gs, ps, cs = g_s[sel], p_s[sel], c_s[sel]
         s = cache.get(gs, ps, cs)
-        r = s - mu[ps, cs] - mu_nogp[gs, ps]
+        r = s - mu[ps, cs] - mu_nogp[gs, ps]  # eq. 8
         keep = r > tol
         residual = r.copy()  # reduced cost after λ
         lam_round = lam.copy()
