@@ -23,7 +23,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from ppc import MULTI_ROOT, LANGUAGE, dev_files, run_header, score_source, treebank_parser, write_results
+from ppc import (
+    LANGUAGE,
+    MULTI_ROOT,
+    combine,
+    dev_files,
+    run_header,
+    score_source,
+    treebank_parser,
+    write_results,
+)
 
 from lpparse.corpus import corpus_uas, read_treebank
 from lpparse.decoding import decode
@@ -207,23 +216,6 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def combine(paths: list[Path]) -> dict[str, Any]:
-    """One result from the results of parts run separately (treebanks one by one, random scores): the
-    treebanks of all files in order (a later file's run of a treebank replaces an earlier one), the last
-    file's random-score runs, and every file's command."""
-    result: dict[str, Any] = {"commands": [], "treebanks": []}
-    for path in paths:
-        part = json.loads(path.read_text())
-        result["commands"] += part.get("commands", [part.get("command")])
-        for key in ("machine", "python", "limit", "gaussian"):
-            if key in part:
-                result[key] = part[key]
-        names = {t["treebank"] for t in part.get("treebanks", [])}
-        result["treebanks"] = [t for t in result["treebanks"] if t["treebank"] not in names]
-        result["treebanks"] += part.get("treebanks", [])
-    return result
-
-
 def main() -> None:
     parser = treebank_parser(__doc__.split("\n\n")[0], "exact")
     parser.add_argument("--part", choices=("treebanks", "gaussian", "all"), default="all")
@@ -235,7 +227,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.combine:
-        result = combine(args.combine)
+        result = combine(args.combine, ("machine", "python", "limit", "gaussian"))
     else:
         result = {**run_header("exact.py"), "limit": args.limit}
         result["commands"] = [result.pop("command")]

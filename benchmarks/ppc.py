@@ -249,6 +249,21 @@ def run_header(script: str) -> dict[str, Any]:
     }
 
 
+def combine(paths: list[Path], keys: tuple[str, ...]) -> dict[str, Any]:
+    """One result from the results of parts run separately: the treebanks of all files in order (a later
+    file's run of a treebank replaces an earlier one), the last non-empty value of each of ``keys``, and
+    every file's command."""
+    result: dict[str, Any] = {"commands": [], "treebanks": []}
+    for path in paths:
+        part = json.loads(path.read_text())
+        result["commands"] += part.get("commands", [part.get("command")])
+        result.update({key: part[key] for key in keys if part.get(key)})
+        names = {t["treebank"] for t in part.get("treebanks", [])}
+        result["treebanks"] = [t for t in result["treebanks"] if t["treebank"] not in names]
+        result["treebanks"] += part.get("treebanks", [])
+    return result
+
+
 def write_results(result: dict[str, Any], out: str, text: str) -> None:
     """``benchmarks/results/<out>.json`` and ``.md``; prints the Markdown."""
     RESULTS.mkdir(exist_ok=True)

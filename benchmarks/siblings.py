@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from ppc import LANGUAGE, MULTI_ROOT, dev_files, run_header, sample, treebank_parser, write_results
+from ppc import LANGUAGE, MULTI_ROOT, combine, dev_files, run_header, sample, treebank_parser, write_results
 
 from lpparse.corpus import Sentence, read_treebank, sentence_uas
 from lpparse.experiments.grandparent_tables import BUCKETS
@@ -109,7 +109,7 @@ def _row(label: str, records: list[dict[str, Any]]) -> dict[str, Any]:
             if with_bf else "-"
         ),
         "median speed-up": f"{statistics.median(speed):.2f}x" if speed else "-",
-        "PPC sent/s": f"{len(records) / ppc_seconds:.1f}" if ppc_seconds else "-",
+        "PPC sent/s": f"{len(records) / ppc_seconds:.2f}" if ppc_seconds else "-",
         "sibs scored rel. BF": rel("sibs", "scored"),
         "sibs added rel. BF": rel("sibs", "added"),
         "GPs scored rel. BF": rel("gps", "scored"),
@@ -212,8 +212,9 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [
         "# Grandparent + sibling parse-price-cut (arbitrary siblings of Martins, Smith & Xing 2009)",
         "",
-        f"Command: `{result['command']}`",
+        "Commands: " + ", ".join(f"`{c}`" for c in result["commands"]),
         "",
+        *([result["note"], ""] if result.get("note") else []),
         "PPC and BF solve the grandparent (`all`) + sibling (`martins`) LP; BF only up to "
         f"{result['bf_max_n']} tokens (it instantiates every part: O(n³) columns). Times include scoring "
         "parts and building the LPs, not feature extraction.",
@@ -227,13 +228,14 @@ def markdown(result: dict[str, Any]) -> str:
             f"{100 * u[k]:.2f}" if k in u else "-" for k in ("first-order", "grandparent", "grandparent + sibling")
         )])
     head = ("treebank", "dev sentences", "first-order", "grandparent", "grandparent + sibling")
-    lines += ["", f"## Dev UAS (no punctuation; sentences of at most {result['uas_max_n']} tokens)", "",
-              "First-order: Chu-Liu-Edmonds; grandparent and grandparent + sibling: PPC, a fractional optimum "
-              "rounded to a tree.", "", markdown_table(head, uas_rows)]
-    if result["throughput"]:
+    if uas_rows:
+        lines += ["", f"## Dev UAS (no punctuation; sentences of at most {result['uas_max_n']} tokens)", "",
+                  "First-order: Chu-Liu-Edmonds; grandparent and grandparent + sibling: PPC, a fractional "
+                  "optimum rounded to a tree.", "", markdown_table(head, uas_rows)]
+    if result.get("throughput"):
         keys = ("model", "parts", "sentences", "tokens", "seconds", "tokens/s", "certified")
         lines += ["", "## Throughput (one core, whole dev set, feature extraction included)", "",
-                  markdown_table(keys, [[row[k] for k in keys] for row in result["throughput"]])]
+                  markdown_table(keys, [[str(row[k]) for k in keys] for row in result["throughput"]])]
     return "\n".join(lines) + "\n"
 
 
@@ -245,15 +247,27 @@ def main() -> None:
     parser.add_argument("--uas-max-n", type=int, default=40, help="longest dev sentence in the UAS table")
     parser.add_argument("--uas-limit", type=int, default=None, help="first UAS_LIMIT such dev sentences")
     parser.add_argument("--throughput", type=Path, nargs="*", default=[], help="dev files to parse whole")
+    parser.add_argument(
+        "--combine", type=Path, nargs="+", default=None, metavar="JSON",
+        help="write --out from the JSON results of parts run separately (no run)",
+    )
+    parser.add_argument("--note", default="", help="a sentence on the runs' conditions, printed under the commands")
     args = parser.parse_args()
-    treebanks = [t for t in (run_treebank(p, args) for p in dev_files(args)) if t is not None]
-    result: dict[str, Any] = {
-        **run_header("siblings.py"),
-        "bf_max_n": args.bf_max_n,
-        "uas_max_n": args.uas_max_n,
-        "treebanks": treebanks,
-        "throughput": [row for p in args.throughput for row in throughput(p, args.models)],
-    }
+    result: dict[str, Any]
+    if args.combine:
+        result = combine(args.combine, ("machine", "python", "bf_max_n", "uas_max_n", "throughput"))
+    else:
+        treebanks = [t for t in (run_treebank(p, args) for p in dev_files(args)) if t is not None]
+        result = {
+            **run_header("siblings.py"),
+            "bf_max_n": args.bf_max_n,
+            "uas_max_n": args.uas_max_n,
+            "treebanks": treebanks,
+            "throughput": [row for p in args.throughput for row in throughput(p, args.models)],
+        }
+        result["commands"] = [result.pop("command")]
+    if args.note:
+        result["note"] = args.note
     write_results(result, args.out, markdown(result))
 
 

@@ -5,6 +5,9 @@ score of h -> m, ``-inf`` on the diagonal and in column 0.
 
 A score file (:func:`save_scores`, :func:`load_scores`; the README's "Bring your own scores" gives the
 format) holds per sentence its arc scores and optionally grandparent and sibling scores, dense or sparse.
+Scores are finite or -inf: -inf on an arc prunes the arc, on a grandparent triple or a sibling part prunes
+that part alone (no tree may hold it; its arcs stay allowed, and the LPs forbid them together:
+:mod:`lpparse.formulations.grandparent`, :mod:`lpparse.formulations.sibling`); NaN and +inf are refused.
 It is an uncompressed ``.npz``, so each array is memory-mapped at its offset in the file and only the
 sentence in use is read.
 """
@@ -23,14 +26,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.io import DataError, atomic_path, readable_file
-from lpparse.trees import allowed_arcs, allowed_mask_shape, check_tree, validate_scores
+from lpparse.trees import allowed_mask_shape, check_tree, validate_scores
 from lpparse.triples import (
     DenseSiblingScorer,
     DenseTripleScorer,
     _check_batch,
     check_sibling_batch,
-    sibling_mask,
-    triple_mask,
 )
 
 if TYPE_CHECKING:
@@ -164,25 +165,17 @@ def _check_sparse(parts: SparseParts, n: int, kind: str, check_batch: Callable[.
 
 def check_sentence_scores(entry: SentenceScores) -> None:
     """ValueError unless ``entry`` is well formed: square arc scores, cubes of the same size, no NaN or
-    +inf where a part can be, sparse parts valid and listed once, and -inf (a pruned part) only on parts
-    that a pruned arc already rules out: the LP decoders take pruned arcs, not pruned second-order parts."""
-    arcs = validate_scores(entry.arcs, "arc scores")
-    candidates = allowed_arcs(arcs)
-    for parts, scorer, mask, check_batch, kind in (
-        (entry.gp, entry.triples, triple_mask, _check_batch, "grandparent"),
-        (entry.sib, entry.siblings, sibling_mask, check_sibling_batch, "sibling"),
+    +inf where a part can be (-inf prunes an arc or a part), sparse parts valid and listed once."""
+    validate_scores(entry.arcs, "arc scores")
+    for parts, scorer, check_batch, kind in (
+        (entry.gp, entry.triples, _check_batch, "grandparent"),
+        (entry.sib, entry.siblings, check_sibling_batch, "sibling"),
     ):
         if parts is None:
             continue
         if isinstance(parts, SparseParts):
             _check_sparse(parts, entry.n, kind, check_batch)
-        pruned = mask(candidates) & np.isneginf(scorer().scores)
-        if pruned.any():
-            part = ", ".join(map(str, np.argwhere(pruned)[0]))
-            raise ValueError(
-                f"{kind} score of ⟨{part}⟩ is -inf but both its arcs are candidates; prune an arc "
-                "instead (-inf in the arc scores): the decoders take no pruned second-order part"
-            )
+        scorer()  # checks the cube: shape, no NaN or +inf
 
 
 def save_scores(

@@ -37,6 +37,7 @@ __all__ = [
     "TripleScorer",
     "candidate_siblings",
     "candidate_triples",
+    "check_part_scores",
     "check_sibling_batch",
     "noisy_gold_triple_scorer",
     "sibling_mask",
@@ -163,6 +164,13 @@ def check_sibling_batch(n: int, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> Tr
     return h, m, m2
 
 
+def check_part_scores(values: ArrayLike, kind: str) -> None:
+    """ValueError if a batch of part scores holds NaN or +inf (-inf prunes a part)."""
+    v = np.asarray(values, dtype=np.float64)
+    if (np.isnan(v) | np.isposinf(v)).any():
+        raise ValueError(f"the {kind} scores hold NaN or +inf (finite scores, or -inf for a pruned part)")
+
+
 def _dense_cube(scores: ArrayLike, valid: Callable[[int], NDArray[np.bool_]], kind: str) -> NDArray[np.float64]:
     """``scores`` as a float64 (n+1,)*3 array, checked for NaN and +inf where ``valid(n+1)`` is True."""
     s = np.asarray(scores, dtype=np.float64)
@@ -209,7 +217,8 @@ class _DenseScorer:
 
 @dataclass
 class DenseTripleScorer(_DenseScorer):
-    """A scorer over an explicit (n+1, n+1, n+1) array ``scores[g, p, c]``, counting the triples it scores.
+    """A scorer over an explicit (n+1, n+1, n+1) array ``scores[g, p, c]``, counting the triples it scores;
+    ``-inf`` prunes a triple (no tree may hold it: :mod:`lpparse.formulations.grandparent`).
 
     ``slack_gp`` and ``slack_pc`` (non-negative, default 0) loosen the otherwise exact bounds.
     """
@@ -246,8 +255,9 @@ def _all_siblings(size: int) -> NDArray[np.bool_]:
 @dataclass
 class DenseSiblingScorer(_DenseScorer):
     """A :class:`SiblingScorer` over an explicit (n+1, n+1, n+1) array ``scores[h, m, m']`` read where m < m'
-    (other entries are ignored), counting the parts it scores. Its bound is exact, plus ``slack[h, m]``
-    (non-negative, default 0)."""
+    (other entries are ignored), counting the parts it scores; ``-inf`` prunes a part
+    (:mod:`lpparse.formulations.sibling`). Its bound is exact, plus ``slack[h, m]`` (non-negative, default
+    0)."""
 
     slack: NDArray[np.float64] | None = None
     _check = staticmethod(check_sibling_batch)

@@ -84,7 +84,8 @@ def test_arcs_only_file_and_its_scorers(tmp_path: Path) -> None:
         (lambda e: SentenceScores("x", e.arcs, None, e.sib), "same kinds of parts"),
         (lambda e: SentenceScores("x", e.arcs, e.gp[:, :, :-1], e.sib), "shape"),
         (lambda e: SentenceScores("x", np.where(np.eye(e.n + 1, k=1) > 0, np.nan, e.arcs), e.gp, e.sib), "NaN"),
-        (lambda e: SentenceScores("x", e.arcs, np.full_like(e.gp, -np.inf), e.sib), "prune an arc instead"),
+        (lambda e: SentenceScores("x", e.arcs, np.full_like(e.gp, np.inf), e.sib), r"\+inf"),
+        (lambda e: SentenceScores("x", e.arcs, e.gp, np.full_like(e.sib, np.nan)), "NaN"),
         (lambda e: SentenceScores("x", e.arcs, e.gp, SparseParts(np.array([[0, 2, 1]]), np.ones(1))), "0 < m < m'"),
         (lambda e: SentenceScores("x", e.arcs, e.gp, SparseParts(np.zeros((2, 3), int) + [0, 1, 2], np.ones(2))), "twice"),
     ],
@@ -97,15 +98,28 @@ def test_save_refuses_malformed_sentences(tmp_path: Path, change, message: str) 
     assert not (tmp_path / "bad.npz").exists()
 
 
-def test_pruned_parts_need_a_pruned_arc(tmp_path: Path) -> None:
-    """-inf on a part is fine where one of its arcs is pruned (and on entries no part uses)."""
+@pytest.mark.parametrize("sparse", [False, True])
+def test_pruned_parts_round_trip(tmp_path: Path, sparse: bool) -> None:
+    """-inf prunes single triples and sibling parts whose arcs are both candidates (dense, sparse values or a
+    sparse default); NaN where no part can be is ignored, as on the arcs' diagonal."""
     (entry,) = _entries(np.random.default_rng(2), [4])
-    gp = entry.gp.copy()
-    gp[:, 0, :] = -np.inf  # no triple has p = 0
-    gp[1, 0, 4] = np.nan  # nor this one: NaN where no part can be is ignored, as arcs' diagonal
-    gp[0, 4, 2] = -np.inf  # arc 0 -> 4 is pruned in _entries
-    save_scores(tmp_path / "ok.npz", [SentenceScores("p", entry.arcs, gp, entry.sib)])
-    assert load_scores(tmp_path / "ok.npz")[0].triples().score([0], [4], [2])[0] == -np.inf
+    gp, sib = entry.gp.copy(), entry.sib.copy()
+    gp[1, 0, 4] = np.nan  # p = 0: no triple
+    gp[[0, 2, 3], [1, 1, 2], [2, 3, 1]] = -np.inf
+    sib[[1, 2], [2, 1], [3, 4]] = -np.inf
+    if sparse:
+        gp = SparseParts(np.array([[0, 1, 2], [2, 1, 3], [3, 2, 1]]), np.array([-np.inf, 1.0, -np.inf]), 0.5)
+        sib = SparseParts(np.array([[1, 2, 3]]), np.array([2.0]), -np.inf)
+    save_scores(tmp_path / "p.npz", [SentenceScores("p", entry.arcs, gp, sib)])
+    loaded = load_scores(tmp_path / "p.npz")[0]
+    triples, siblings = loaded.triples(), loaded.siblings()
+    kept = 1.0 if sparse else gp[2, 1, 3]
+    assert np.array_equal(triples.score([0, 2, 3], [1, 1, 2], [2, 3, 1]), [-np.inf, kept, -np.inf])
+    assert siblings.score([2], [1], [4])[0] == -np.inf
+    assert np.isfinite(siblings.score([1], [2], [3])[0]) == sparse
+    g, p, c = np.nonzero(triple_mask(allowed_mask_shape(5)))
+    scores = triples.score(g, p, c)  # the factorized bounds stay valid over pruned parts
+    assert (scores <= triples.bound_gp()[g, p]).all() and (scores <= triples.bound_pc()[p, c]).all()
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -236,6 +250,41 @@ def test_solve_reads_arc_scores(tmp_path: Path) -> None:
     assert done.returncode == 0 and "certified 5/5" in done.stdout and "score file" in done.stdout, done.stderr
     fails(lpparse("experiment", "ppc", "--scores", path, "--out", tmp_path / "r.jsonl"), 1, "needs grandparent scores")
     fails(lpparse("parse", "--scores", path, "--treebank", SAMPLE, "--decoder", "ppc"), 2, "needs grandparent scores")
+
+
+def test_commands_decode_files_with_pruned_parts(tmp_path: Path) -> None:
+    """A score file with a tenth of the triples and sibling parts at -inf: every second-order decoder parses
+    with it, ``solve`` reads its arcs, and the experiment's BF, PPC and exact agree on it. A sentence whose
+    every tree holds a pruned part is not parsed, with a warning."""
+    sentences = read_treebank(SAMPLE)
+    rng = np.random.default_rng(5)
+    path = tmp_path / "pruned.npz"
+    entries = []
+    for s in sentences:
+        gp, sib = rng.normal(size=(2,) + (s.n + 1,) * 3)
+        gp[rng.random(gp.shape) < 0.1] = -np.inf
+        sib[rng.random(sib.shape) < 0.1] = -np.inf
+        entries.append(SentenceScores(s.sent_id, random_scores(s.n, rng), gp, sib))
+    save_scores(path, entries)
+    common = ["--treebank", SAMPLE, "--max-length", "8", "--limit", "5", "--no-progress"]
+    for decoder in ("ppc", "bf", "exact", "gp-eisner", "bp"):
+        done = lpparse("parse", "--scores", path, "--decoder", decoder, *common)
+        assert done.returncode == 0 and "mean objective" in done.stdout, (decoder, done.stderr)
+    done = lpparse("solve", "--scores", path, "--limit", "3", "--quiet")
+    assert done.returncode == 0 and "certified 3/3" in done.stdout, done.stderr
+    done = lpparse("experiment", "ppc", "--scores", path, *common, "--out", tmp_path / "r.jsonl")
+    assert done.returncode == 0, done.stderr
+    for record in read_results(tmp_path / "r.jsonl"):
+        assert record["ppc"]["objective"] == pytest.approx(record["bf"]["objective"], abs=1e-6)
+        assert record["exact"]["objective"] <= record["bf"]["objective"] + 1e-6
+    first = next(i for i, s in enumerate(sentences) if 2 <= s.n <= 8)  # every single-root tree has a triple
+    cube = np.full((sentences[first].n + 1,) * 3, -np.inf)
+    entries[first] = SentenceScores(entries[first].sent_id, entries[first].arcs, cube)
+    save_scores(path, (SentenceScores(e.sent_id, e.arcs, e.gp) for e in entries))
+    for decoder in ("exact", "ppc", "bf"):
+        done = lpparse("parse", "--scores", path, "--decoder", decoder, "--single-root", *common)
+        assert done.returncode == 1 and "4 sentences (1 not parsed)" in done.stdout, (decoder, done.stdout)
+        assert f"sentence {sentences[first].sent_id}" in done.stderr and "pruned part" in done.stderr
 
 
 def _mismatched(tmp_path: Path, kind: str) -> Path:

@@ -74,12 +74,18 @@ def test_bad_batches_and_arrays() -> None:
         synthetic_triple_scorer(3, distribution="uniform")
 
 
-def test_bf_refuses_infinite_triple_scores() -> None:
-    """-inf or NaN triple scores would give HiGHS infinite costs (status optimal, objective NaN): refused,
-    as PPC's pricing does."""
-    from lpparse.ppc.loop import solve_bf
+def test_bf_and_ppc_refuse_nan_and_plus_inf_triple_scores_but_prune_at_minus_inf() -> None:
+    """NaN or +inf triple scores would give HiGHS infinite costs: refused by BF and by PPC's pricing; -inf
+    prunes the triple (no column, its PrunedGP row: tests/test_pruned_parts.py)."""
+    from lpparse.ppc.loop import parse_price_cut, solve_bf
 
     scores = np.random.default_rng(0).normal(size=(5, 5, 5))
     scores[1, 2, 3] = -np.inf
-    with pytest.raises(ValueError, match="infinite"):
-        solve_bf(random_scores(4, 0), DenseTripleScorer(scores))
+    bf = solve_bf(random_scores(4, 0), DenseTripleScorer(scores))
+    assert bf.certified and bf.program.pruned[1, 2, 3] and bf.program.zgp_col[1, 2, 3] == -1
+    for bad, solvers in ((np.nan, [solve_bf]), (np.inf, [solve_bf, parse_price_cut])):
+        for solve in solvers:
+            scorer = DenseTripleScorer(np.where(np.isinf(scores), 0.0, scores))
+            scorer.scores[1, 2, 3] = bad  # past the scorer's own check (PPC never scores a NaN bound's triple)
+            with pytest.raises(ValueError, match=r"NaN or \+inf"), np.errstate(invalid="ignore"):  # +inf bounds
+                solve(random_scores(4, 0), scorer)

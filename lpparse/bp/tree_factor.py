@@ -12,9 +12,10 @@ tangent of μ in the direction ðμ. :func:`tree_marginals_jvp` computes it exac
 * matrix-tree: μ_a = w_a tr(M E_a) with M = L̂⁻¹ and L̂ = Σ_a w_a E_a linear in the weights, so
   dμ_a = dw_a tr(M E_a) − w_a tr(M dL̂ M E_a) (Koo et al. 2007; ðL̂ = −Mᵀ ðM Mᵀ in BP reading note §2.9);
   where L̂ is numerically singular this is replaced by a central difference of the oracle's stable marginals;
-* inside-outside: forward-over-reverse differentiation of Eisner's chart (the dual-number version of
-  :mod:`lpparse.oracles._chart`): tangents of every item's log inside value, then of every outside
-  gradient through the softmax weights of each split.
+* inside-outside: forward-over-reverse differentiation of Eisner's chart, i.e. the chart of
+  :mod:`lpparse.dp.eisner` under the dual-number semiring :data:`lpparse.dp.semiring.DUAL_LOG` (Li & Eisner
+  2009): tangents of every item's log inside value, then of every outside gradient through the softmax
+  weights of each split.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from lpparse.dp.eisner import eisner_chart
+from lpparse.dp.semiring import DUAL_LOG
 from lpparse.oracles import matrix_tree, projective_inside_outside
-from lpparse.oracles._chart import logsumexp_reduce
-from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, validate_scores
+from lpparse.trees import allowed_arcs, check_tree_exists, validate_scores
 
 __all__ = ["FD_STEP", "LAPLACIAN_ATOL", "tree_marginals", "tree_marginals_jvp"]
 
@@ -118,111 +120,9 @@ def _matrix_tree_jvp(
     return mu_ref, (plus - minus) / (2 * h)
 
 
-def _lse_dual(
-    x: NDArray[np.float64], dx: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Log-sum-exp over the last axis with its softmax weights, and both their tangents."""
-    out, g = logsumexp_reduce(x)
-    dx = np.where(g > 0, dx, 0.0)
-    dout = (g * dx).sum(axis=-1)
-    return out, dout, g, g * (dx - dout[..., None])
-
-
 def _projective_jvp(
     s: NDArray[np.float64], v: NDArray[np.float64], single_root: bool
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Forward-over-reverse on Eisner's chart, with the table layout of :func:`lpparse.oracles._chart.eisner_chart`."""
-    size = s.shape[0]
-    n = size - 1
-    s = s.copy()
-    s[:, 0] = -np.inf
-    neg = np.full((size, size), -np.inf)
-    cr_s, cr_e, cl_s, cl_e, ir_s, il_e = (neg.copy() for _ in range(6))
-    for table in (cr_s, cr_e, cl_s, cl_e):
-        table[:, 0] = 0.0
-    dcr_s, dcr_e, dcl_s, dcl_e, dir_s, dil_e = (np.zeros((size, size)) for _ in range(6))
-    saved = []
-    for w in range(1, size):
-        ns = size - w
-        inner, dinner, g1, dg1 = _lse_dual(
-            cr_s[:ns, :w] + cl_e[w:, :w][:, ::-1], dcr_s[:ns, :w] + dcl_e[w:, :w][:, ::-1]
-        )
-        ir_s[:ns, w] = inner + np.diagonal(s, w)
-        il_e[w:, w] = inner + np.diagonal(s, -w)
-        dir_s[:ns, w] = dinner + np.diagonal(v, w)
-        dil_e[w:, w] = dinner + np.diagonal(v, -w)
-        cr, dcr, g2, dg2 = _lse_dual(
-            ir_s[:ns, 1 : w + 1] + cr_e[w:, :w][:, ::-1], dir_s[:ns, 1 : w + 1] + dcr_e[w:, :w][:, ::-1]
-        )
-        cl, dcl, g3, dg3 = _lse_dual(
-            cl_s[:ns, :w] + il_e[w:, 1 : w + 1][:, ::-1], dcl_s[:ns, :w] + dil_e[w:, 1 : w + 1][:, ::-1]
-        )
-        cr_s[:ns, w] = cr_e[w:, w] = cr
-        cl_s[:ns, w] = cl_e[w:, w] = cl
-        dcr_s[:ns, w] = dcr_e[w:, w] = dcr
-        dcl_s[:ns, w] = dcl_e[w:, w] = dcl
-        saved.append((g1, dg1, g2, dg2, g3, dg3))
-
-    # gradients d log Z / d item (outside weights) and their tangents
-    gcr_s, gcr_e, gcl_s, gcl_e, gir_s, gil_e = (np.zeros((size, size)) for _ in range(6))
-    dgcr_s, dgcr_e, dgcl_s, dgcl_e, dgir_s, dgil_e = (np.zeros((size, size)) for _ in range(6))
-    mu = np.zeros((size, size))
-    dmu = np.zeros((size, size))
-    if single_root:
-        m = np.arange(1, size)
-        x = s[0, 1:] + cl_e[m, m - 1] + cr_s[m, n - m]
-        dx = v[0, 1:] + dcl_e[m, m - 1] + dcr_s[m, n - m]
-        value, _, g_goal, dg_goal = _lse_dual(x[None, :], dx[None, :])
-        value, g_goal, dg_goal = value[0], g_goal[0], dg_goal[0]
-        mu[0, 1:], dmu[0, 1:] = g_goal, dg_goal
-        gcl_e[m, m - 1] += g_goal
-        gcr_s[m, n - m] += g_goal
-        dgcl_e[m, m - 1] += dg_goal
-        dgcr_s[m, n - m] += dg_goal
-    else:
-        value = cr_s[0, n]
-        gcr_s[0, n] = 1.0
-    if value == -np.inf:
-        raise NoTreeError("no projective dependency tree exists over the allowed arcs")
-    for w in range(size - 1, 0, -1):
-        ns = size - w
-        g1, dg1, g2, dg2, g3, dg3 = saved[w - 1]
-        for (p_s, p_e, dp_s, dp_e), g, dg, (a, da), (b, db) in (
-            (
-                (gcl_s, gcl_e, dgcl_s, dgcl_e),
-                g3,
-                dg3,
-                (gcl_s[:ns, :w], dgcl_s[:ns, :w]),
-                (gil_e[w:, 1 : w + 1][:, ::-1], dgil_e[w:, 1 : w + 1][:, ::-1]),
-            ),
-            (
-                (gcr_s, gcr_e, dgcr_s, dgcr_e),
-                g2,
-                dg2,
-                (gir_s[:ns, 1 : w + 1], dgir_s[:ns, 1 : w + 1]),
-                (gcr_e[w:, :w][:, ::-1], dgcr_e[w:, :w][:, ::-1]),
-            ),
-            (
-                (gir_s, gil_e, dgir_s, dgil_e),
-                g1,
-                dg1,
-                (gcr_s[:ns, :w], dgcr_s[:ns, :w]),
-                (gcl_e[w:, :w][:, ::-1], dgcl_e[w:, :w][:, ::-1]),
-            ),
-        ):
-            parent = (p_s[:ns, w] + p_e[w:, w])[:, None]
-            dparent = (dp_s[:ns, w] + dp_e[w:, w])[:, None]
-            contrib, dcontrib = parent * g, dparent * g + parent * dg
-            a += contrib
-            b += contrib
-            da += dcontrib
-            db += dcontrib
-    start, width = np.triu_indices(size, 1)
-    width = width - start
-    mu[start, start + width] += gir_s[start, width]
-    mu[start + width, start] += gil_e[start + width, width]
-    dmu[start, start + width] += dgir_s[start, width]
-    dmu[start + width, start] += dgil_e[start + width, width]
-    mu[:, 0] = 0.0
-    dmu[:, 0] = 0.0
-    return mu, dmu
+    """Forward-over-reverse on Eisner's chart: its backward pass under the dual-number semiring ``DUAL_LOG``."""
+    adjoints = eisner_chart(s, single_root, DUAL_LOG, v).adjoints
+    return adjoints[0], adjoints[1]

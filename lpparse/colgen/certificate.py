@@ -32,11 +32,11 @@ def ppc_certificate(
 ) -> Certificate:
     """Certificate (kind ``"ppc"``) of the extension by zeros of a restricted solution to the full LP.
 
-    Primal infeasibility also counts the absent parts' rows (ArcGP, ArcSib: rhs 1), dual infeasibility the
-    absent parts' reduced costs (bounded by eq. 11 or exact, after tightening); the objectives are those of
-    the restricted LP, which the extension by zeros leaves unchanged. ``outside``: Aᵀy, on the restricted
-    columns, of the absent rows given nonzero duals (tight GPArc/SibArc rows of absent parts;
-    :func:`lpparse.lp.certify_lp`).
+    Primal infeasibility also counts the absent parts' rows (ArcGP, ArcSib, and PrunedGP, PrunedSib of pruned
+    parts, which have no column: rhs 1), dual infeasibility the absent parts' reduced costs (bounded by eq. 11
+    or exact, after tightening); the objectives are those of the restricted LP, which the extension by zeros
+    leaves unchanged. ``outside``: Aᵀy, on the restricted columns, of the absent rows given nonzero duals
+    (tight GPArc/SibArc rows of absent parts; :func:`lpparse.lp.certify_lp`).
     """
     base = certify_lp(restricted, x, row_dual, tol, outside)
     scale = 1.0 + float(np.abs(restricted.cost).max(initial=0.0))

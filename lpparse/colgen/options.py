@@ -13,6 +13,7 @@ __all__ = [
     "INITS",
     "PER_PAIR",
     "SEED_HEADS",
+    "SIBLING_HIGHS_OPTIONS",
     "SIBLING_STALL_ROWS",
     "STALL_ROWS",
     "ColgenOptions",
@@ -31,6 +32,10 @@ STALL_ROWS = 1.0
 #: grandparent + sibling model, 100 sentences took 47 s against 187 s with :data:`STALL_ROWS` (a 58-token
 #: sentence: 89k simplex iterations against 448k, 34 s against 165 s)
 SIBLING_STALL_ROWS: float | None = None
+#: ... and with HiGHS's default options, scaling on (Danish dev, grandparent + sibling model: a 53-token
+#: sentence 174 s -> 97 s, the first 100 sentences 142k -> 104k simplex iterations, 168 s -> 142 s; devex
+#: with scaling: 109 s on that sentence; an interior-point master was slower than all of these)
+SIBLING_HIGHS_OPTIONS: dict[str, object] = {}
 #: Initial ⟨·,h,m⟩ triples for none of the arcs: T's triples alone. With dead arcs out of the master, a small
 #: start wins (CPU time vs 2 seed heads, the best before: English dev sentences of 21-30 / 31-40 / 41+ tokens
 #: -17% / -15% / -9%, Hungarian 21-30 / 31-40 -16% / -14%, Italian 21-40 -10%, Danish 21-40 +2%; fewer GPs
@@ -59,7 +64,9 @@ class ColgenOptions:
     certificate's tolerance (and HiGHS's); ``time_limit``: seconds for the whole run (status TIME_LIMIT);
     ``max_iterations``: master solves; ``stall_rows``: a warm re-solve without bound perturbation stops after
     ``stall_rows`` x rows simplex iterations and goes on with it (:data:`STALL_ROWS`; None: HiGHS's defaults,
-    perturbation on); ``sibling_stall_rows``: the same with a sibling family (:data:`SIBLING_STALL_ROWS`); ``highs_options``: of the HiGHS master the engine builds.
+    perturbation on); ``highs_options``: of the HiGHS master the engine builds; ``sibling_stall_rows``,
+    ``sibling_highs_options``: the two with a sibling family (:data:`SIBLING_STALL_ROWS`,
+    :data:`SIBLING_HIGHS_OPTIONS`).
 
     Parts: ``tighten``: dual tightening (§4.3.3, and the GPArc/SibArc duals of absent parts); ``init``,
     ``seed_heads``: initial triples (:data:`INITS`, :data:`SEED_HEADS`); ``per_pair``: partial pricing, at
@@ -76,6 +83,7 @@ class ColgenOptions:
     stall_rows: float | None = STALL_ROWS
     sibling_stall_rows: float | None = SIBLING_STALL_ROWS
     highs_options: dict[str, object] = field(default_factory=lambda: dict(HIGHS_OPTIONS))
+    sibling_highs_options: dict[str, object] = field(default_factory=lambda: dict(SIBLING_HIGHS_OPTIONS))
     tighten: bool = True
     init: str = "root"
     seed_heads: int | None = SEED_HEADS

@@ -34,6 +34,7 @@ from lpparse.models.parsing import (
 )
 from lpparse.ppc.decoder import lp_summary
 from lpparse.scores import ScoreFile
+from lpparse.trees import NoTreeError
 
 
 #: Decoders that stop at a time limit of their own and return the best tree found: a sentence's --time-limit
@@ -179,8 +180,8 @@ def _decoded(
             with time_limit(limit):
                 results.append(_decode(source, position, sentence, decoder, single_root, **options))
             kept.append(sentence)
-        except (TimeLimitExceeded, MemoryError) as err:
-            reason = str(err) if isinstance(err, TimeLimitExceeded) else "out of memory"
+        except (TimeLimitExceeded, MemoryError, NoTreeError) as err:  # no tree: pruned parts leave none
+            reason = "out of memory" if isinstance(err, MemoryError) else str(err)
             where = f"{sentence.source}:{sentence.line}: sentence {sentence.sent_id} ({sentence.n} tokens)"
             warnings.warn(f"{where} not parsed: {reason}")
     return kept, results

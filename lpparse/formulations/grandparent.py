@@ -29,6 +29,14 @@ of the absent triples (for which zgp = 0 leaves GPArc trivially satisfied and Ar
 ``add_triples(..., arcgp=False)`` holds a triple's ArcGP row back until
 :meth:`GrandparentProgram.add_arcgp_rows` adds it (parse-price-cut's lazy rows): the program is then also
 missing those rows, each a valid inequality to separate.
+
+**Pruned triples.** A candidate triple scored -inf may be in no tree: its zgp is fixed at 0, so it has no
+column, and ``PrunedGP[g,p,c]``: z[g,p] + z[p,c] <= 1 (its ArcGP row at zgp = 0) forbids its two arcs
+together, under every preset (with OneGP, GPArc and OneHead it is implied, as ArcGP is; without ArcGP it is
+not: ``onegp`` lets z[p,c] = Σ_{g'≠g} zgp[g',p,c] with NoGP loose). OneGP and NoGP simply lack its term:
+OneGP[p,c] then says that p→c has some other grandparent. ``add_triples`` gives a triple scored -inf this row
+instead of a column; a program that lacks some PrunedGP rows (parse-price-cut adds them once violated) is
+again the full program less some rows.
 """
 
 from __future__ import annotations
@@ -45,7 +53,7 @@ from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import TOL, Solution
 from lpparse.lp.views import make_model
 from lpparse.trees import allowed_arcs, validate_scores
-from lpparse.triples import TripleScorer, candidate_triples
+from lpparse.triples import TripleScorer, candidate_triples, check_part_scores
 
 __all__ = [
     "BASES",
@@ -96,7 +104,8 @@ class GrandparentProgram:
 
     ``z_col[h, m]``: column of z[h,m]; ``onegp_row[p, c]``, ``nogp_row[g, p]``: rows of OneGP/NoGP (when
     those families are on); ``present[g, p, c]``: the triple has a zgp column, ``zgp_col[g, p, c]`` (-1 =
-    absent); ``arcgp[g, p, c]``: its ArcGP row is in the program.
+    absent); ``arcgp[g, p, c]``: its ArcGP row is in the program; ``pruned[g, p, c]``: the triple scored -inf
+    and its PrunedGP row is in the program (module docstring).
     """
 
     lp: LinearProgram
@@ -108,6 +117,7 @@ class GrandparentProgram:
     present: NDArray[np.bool_]
     zgp_col: NDArray[np.int64]
     arcgp: NDArray[np.bool_]
+    pruned: NDArray[np.bool_]
 
     @property
     def n(self) -> int:
@@ -122,18 +132,29 @@ class GrandparentProgram:
     ) -> NDArray[np.int64]:
         """Append zgp columns for new candidate triples with costs ``scores``, their coefficients in the OneGP
         and NoGP rows and their own ArcGP (unless ``arcgp=False``: see :meth:`add_arcgp_rows`) and GPArc rows,
-        in one batch; return the new columns."""
+        in one batch; return the new columns. A triple scored -inf gets its PrunedGP row instead of a
+        column."""
         g, p, c = (np.asarray(a, dtype=np.int64).ravel() for a in (g, p, c))
+        scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), g.shape)
         k = g.shape[0]
         if k == 0:
             return np.empty(0, np.int64)
         if not (self.arc_mask[g, p] & self.arc_mask[p, c] & (g != c)).all():
             raise ValueError("every triple needs candidate arcs g→p and p→c and g != c")
         if (
-            self.present[g, p, c].any()
+            (self.present | self.pruned)[g, p, c].any()
             or np.unique(np.ravel_multi_index((g, p, c), self.present.shape)).size < k
         ):
             raise ValueError("triple added twice")
+        cut = np.isneginf(scores)
+        if cut.any():
+            index = np.column_stack([g[cut], p[cut], c[cut]])
+            add_and_rows(self.lp, "PrunedGP", index, self.z_col[g, p][cut], self.z_col[p, c][cut], None)
+            self.pruned[g[cut], p[cut], c[cut]] = True
+            g, p, c, scores = g[~cut], p[~cut], c[~cut], scores[~cut]
+            k = g.shape[0]
+            if k == 0:
+                return np.empty(0, np.int64)
         lp = self.lp
         cols = lp.add_variables("zgp", np.column_stack([g, p, c]), cost=scores, integer=True)
         self.present[g, p, c] = True
@@ -229,7 +250,8 @@ def grandparent_program(
     lp.add_variables("zgp", np.empty((0, 3), np.int64), integer=True)
     cube = (size, size, size)
     return GrandparentProgram(
-        lp, fams, arc_mask, z_col, onegp_row, nogp_row, np.zeros(cube, bool), np.full(cube, -1, np.int64), np.zeros(cube, bool)
+        lp, fams, arc_mask, z_col, onegp_row, nogp_row, np.zeros(cube, bool), np.full(cube, -1, np.int64),
+        np.zeros(cube, bool), np.zeros(cube, bool),
     )
 
 
@@ -247,10 +269,8 @@ def _dense_triple_costs(
     gp = np.asarray(triple_scores, dtype=np.float64)
     if gp.shape != (arc_mask.shape[0],) * 3:
         raise ValueError(f"triple scores must have shape {(arc_mask.shape[0],) * 3}, got {gp.shape}")
-    values = gp[g, p, c]
-    if not np.isfinite(values).all():
-        raise ValueError("triple scores must be finite on every candidate triple (NaN or inf found)")
-    return g, p, c, values
+    return g, p, c, gp[g, p, c]
+
 
 
 def full_grandparent_program(
@@ -261,9 +281,11 @@ def full_grandparent_program(
     base: str = "single-flow",
 ) -> GrandparentProgram:
     """The full grandparent program: every candidate triple scored (``triple_scores`` a TripleScorer or a
-    dense (n+1,)*3 array) and instantiated — the brute-force (BF) LP of §6."""
+    dense (n+1,)*3 array) and instantiated — the brute-force (BF) LP of §6 (a triple scored -inf as its
+    PrunedGP row)."""
     prog = grandparent_program(arc_scores, families, single_root, base)
     g, p, c, values = _dense_triple_costs(prog.arc_mask, triple_scores)
+    check_part_scores(values, "triple")
     prog.add_triples(g, p, c, values)
     return prog
 

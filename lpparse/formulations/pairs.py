@@ -1,5 +1,7 @@
 """Rows that linearize a part variable y = x₁ ∧ x₂ over two arc variables, shared by the grandparent and
-sibling polytopes: y >= x₁ + x₂ - 1 (ArcGP, ArcSib) and y <= x₁, y <= x₂ (GPArc, SibArc).
+sibling polytopes: y >= x₁ + x₂ - 1 (ArcGP, ArcSib) and y <= x₁, y <= x₂ (GPArc, SibArc). A pruned part
+(score -inf) has y fixed at 0 and no column: its first row alone, x₁ + x₂ <= 1 (PrunedGP, PrunedSib), keeps
+its two arcs out of the same tree.
 
 Martins, Smith & Xing 2009, "Concise Integer Linear Programming Formulations for Dependency Parsing",
 ACL-IJCNLP 2009 (the linearization of their second-order parts); Riedel, Smith & McCallum 2012
@@ -24,17 +26,22 @@ def add_and_rows(
     index: NDArray[np.int64],
     first: NDArray[np.int64],
     second: NDArray[np.int64],
-    part: NDArray[np.int64],
+    part: NDArray[np.int64] | None,
 ) -> NDArray[np.int64]:
-    """Append rows ``name[index]``: x[first] + x[second] - x[part] <= 1 (columns aligned); return them."""
-    k = part.shape[0]
+    """Append rows ``name[index]``: x[first] + x[second] - x[part] <= 1 (columns aligned; ``part`` None: a
+    pruned part, y = 0 without a column, x[first] + x[second] <= 1); return them."""
+    k = first.shape[0]
     ones = np.ones(k)
+    cols, values = [first, second], [ones, ones]
+    if part is not None:
+        cols.append(part)
+        values.append(-ones)
     return lp.add_constraints(
         name,
         index,
-        np.tile(np.arange(k), 3),
-        np.concatenate([first, second, part]),
-        np.concatenate([ones, ones, -ones]),
+        np.tile(np.arange(k), len(cols)),
+        np.concatenate(cols),
+        np.concatenate(values),
         upper=1.0,
     )
 

@@ -39,6 +39,11 @@ coefficients in SibClique enter with its column (:meth:`SiblingProgram.add_sibli
 some of the parts is the full program with the absent columns at 0, less the ArcSib/SibArc rows of absent
 parts (zsib = 0 satisfies SibArc; ArcSib becomes a cut z[h,m] + z[h,m'] <= 1 on the arcs). With SibClique
 and no part of h present, row α = 1 allows h one child: a restricted program needs the parts of some tree.
+
+**Pruned parts.** A candidate part scored -inf may be in no tree: zsib is fixed at 0, so it has no column,
+and ``PrunedSib[h,m,m']``: z[h,m] + z[h,m'] <= 1 (its ArcSib row at zsib = 0) keeps h from heading both,
+under every preset; SibClique lacks its term. :meth:`SiblingProgram.add_siblings` gives a part scored -inf
+this row instead of a column.
 """
 
 from __future__ import annotations
@@ -80,7 +85,8 @@ class SiblingProgram:
     """Sibling columns and rows on a LinearProgram with arc columns ``z``, and the dense maps that grow them.
 
     ``z_col[h, m]``: column of z[h,m] (-1 = no arc); ``clique_row[h, α]``: row of SibClique[h,α] (-1 =
-    none); ``present[h, m, m']``: the part has a column ``zsib_col[h, m, m']`` (-1 = absent).
+    none); ``present[h, m, m']``: the part has a column ``zsib_col[h, m, m']`` (-1 = absent); ``pruned[h, m,
+    m']``: the part scored -inf and its PrunedSib row is in the program (module docstring).
     """
 
     lp: LinearProgram
@@ -90,6 +96,7 @@ class SiblingProgram:
     clique_row: NDArray[np.int64]
     present: NDArray[np.bool_]
     zsib_col: NDArray[np.int64]
+    pruned: NDArray[np.bool_]
 
     @property
     def n(self) -> int:
@@ -109,15 +116,26 @@ class SiblingProgram:
 
     def add_siblings(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike, scores: ArrayLike) -> NDArray[np.int64]:
         """Append zsib columns for new candidate parts with costs ``scores``, their coefficients in the
-        SibClique rows and their own ArcSib and SibArc rows, in one batch; return the new columns."""
+        SibClique rows and their own ArcSib and SibArc rows, in one batch; return the new columns. A part
+        scored -inf gets its PrunedSib row instead of a column."""
         h, m, m2 = (np.asarray(a, dtype=np.int64).ravel() for a in (h, m, m2))
+        scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), h.shape)
         k = h.size
         if k == 0:
             return np.empty(0, np.int64)
         if not sibling_mask(self.arc_mask, self.single_root)[h, m, m2].all():
             raise ValueError("every part needs candidate arcs h→m and h→m', m < m' (and h > 0 with a single root)")
-        if self.present[h, m, m2].any() or np.unique(np.ravel_multi_index((h, m, m2), self.present.shape)).size < k:
+        taken = (self.present | self.pruned)[h, m, m2].any()
+        if taken or np.unique(np.ravel_multi_index((h, m, m2), self.present.shape)).size < k:
             raise ValueError("sibling part added twice")
+        cut = np.isneginf(scores)
+        if cut.any():
+            index = np.column_stack([h[cut], m[cut], m2[cut]])
+            add_and_rows(self.lp, "PrunedSib", index, self.z_col[h, m][cut], self.z_col[h, m2][cut], None)
+            self.pruned[h[cut], m[cut], m2[cut]] = True
+            h, m, m2, scores = h[~cut], m[~cut], m2[~cut], scores[~cut]
+            if h.size == 0:
+                return np.empty(0, np.int64)
         lp = self.lp
         index = np.column_stack([h, m, m2])
         cols = lp.add_variables("zsib", index, cost=scores, integer=True)
@@ -176,6 +194,7 @@ def sibling_program(lp: LinearProgram, families: str | Iterable[str] = "martins"
     lp.add_variables("zsib", np.empty((0, 3), np.int64), integer=True)
     cube = (size,) * 3
     return SiblingProgram(
-        lp, fams, single_root, z_col, clique_row, np.zeros(cube, bool), np.full(cube, -1, np.int64)
+        lp, fams, single_root, z_col, clique_row, np.zeros(cube, bool), np.full(cube, -1, np.int64),
+        np.zeros(cube, bool),
     )
 

@@ -1,4 +1,5 @@
-"""Acyclic hypergraphs of dynamic programs, with max (Viterbi) and log-sum (inside-outside) passes.
+"""Acyclic hypergraphs of dynamic programs, with inside and outside passes under the semirings of
+:mod:`lpparse.dp.semiring` (max: Viterbi; log: inside-outside; dual-log: their tangents).
 
 A dynamic program is a hypergraph (Klein & Manning 2001; Martin, Rardin & Campbell 1990): nodes are the
 items, a hyperedge e = (head(e), tails(e)) derives its head from its tails with weight θ_e, axioms are
@@ -12,8 +13,9 @@ reduction (``reduceat``) per level. The backward pass pushes a unit of flow down
 
     μ_e = μ(head(e)) · w_e,        μ(u) = Σ_{e: u ∈ tails(e)} μ_e,
 
-with w_e the one-hot best edge of its head (max: μ is the Viterbi derivation) or the edge's share
-exp(θ_e ⊗ tails − β(head)) (log: μ are the edge marginals, i.e. inside-outside). Both are flows that satisfy
+with w_e the semiring's local weight of the edge in its head's sum: the one-hot best edge of its head (max: μ
+is the Viterbi derivation) or the edge's share exp(θ_e ⊗ tails − β(head)) (log: μ are the edge marginals,
+i.e. inside-outside). Both are flows that satisfy
 the marginal-polytope rows of :mod:`lpparse.formulations.marginal` (Rush et al. 2010 §5.1 eq. 4; Rush &
 Collins 2012 §9.5).
 
@@ -32,9 +34,9 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["SEMIRINGS", "Derivation", "Hypergraph", "hypergraph", "inside", "marginals", "viterbi"]
+from lpparse.dp.semiring import LOG, MAX, SEMIRINGS, Semiring
 
-SEMIRINGS = ("max", "log")
+__all__ = ["Derivation", "Hypergraph", "hypergraph", "inside", "marginals", "outside", "viterbi"]
 
 
 @dataclass(frozen=True)
@@ -188,38 +190,51 @@ def inside(
     hg: Hypergraph, theta: ArrayLike, semiring: str = "max"
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Inside values β (V,) and edge scores θ_e ⊗ tails (E,) under ``max`` or ``log`` (log-sum-exp)."""
-    if semiring not in SEMIRINGS:
-        raise ValueError(f"unknown semiring {semiring!r}; choose from {SEMIRINGS}")
-    theta = np.asarray(theta, dtype=np.float64)
-    beta = np.where(hg.axiom, 0.0, -np.inf)
-    score = np.empty(hg.num_edges)
+    if semiring not in ("max", "log"):
+        raise ValueError(f"unknown semiring {semiring!r}; choose from ('max', 'log')")
+    beta, score, _ = _inside(hg, np.asarray(theta, dtype=np.float64)[None], SEMIRINGS[semiring])
+    return beta[0], score[0]
+
+
+def _inside(
+    hg: Hypergraph, theta: NDArray[np.float64], semiring: Semiring
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Inside values (width, V), edge scores (width, E) and each edge's local weight in its head's sum."""
+    beta = semiring.zeros((hg.num_nodes,))
+    beta[:, hg.axiom] = 0.0
+    score = np.empty_like(theta)
+    share = np.empty_like(theta)
     for (lo, hi), (heads, starts) in zip(zip(hg.level_ptr[:-1], hg.level_ptr[1:]), hg._groups):
         t0, t1 = hg.tail_ptr[lo], hg.tail_ptr[hi]
-        s = theta[lo:hi] + np.bincount(
-            hg.tail_edge[t0:t1] - lo, weights=beta[hg.tail[t0:t1]], minlength=hi - lo
-        )
-        score[lo:hi] = s
-        best = np.maximum.reduceat(s, starts)
-        if semiring == "max":
-            beta[heads] = best
-        else:
-            shift = np.where(np.isfinite(best), best, 0.0)
-            total = np.add.reduceat(np.exp(s - np.repeat(shift, np.diff(np.append(starts, hi - lo)))), starts)
-            with np.errstate(divide="ignore"):
-                beta[heads] = np.log(total) + shift
-    return beta, score
+        for row in range(semiring.width):
+            score[row, lo:hi] = theta[row, lo:hi] + np.bincount(
+                hg.tail_edge[t0:t1] - lo, weights=beta[row, hg.tail[t0:t1]], minlength=hi - lo
+            )
+        beta[:, heads], share[:, lo:hi] = semiring.segment_reduce(score[:, lo:hi], starts)
+    return beta, score, share
 
 
-def _push(hg: Hypergraph, share: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Flow μ_e = μ(head) · share_e pushed down from a unit at the root, level by level (top first)."""
-    node = np.zeros(hg.num_nodes)
-    node[hg.root] = 1.0
-    mu = np.zeros(hg.num_edges)
+def outside(
+    hg: Hypergraph, theta: ArrayLike, semiring: Semiring
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Root value (width,) and edge adjoints μ_e = d β(root) / d θ_e (width, E), ``theta`` (width, E).
+
+    The adjoints flow down from a unit at the root, μ_e = μ(head(e)) · w_e and μ(u) = Σ_{e: u ∈ tails(e)} μ_e,
+    level by level (top first), with w_e the edge's local weight in its head's sum: the Viterbi derivation
+    under ``MAX``, the edge marginals under ``LOG``, and those with their tangents under ``DUAL_LOG``.
+    """
+    beta, _, share = _inside(hg, np.asarray(theta, dtype=np.float64), semiring)
+    node = np.zeros((semiring.width, hg.num_nodes))
+    node[:, hg.root] = semiring.unit()
+    mu = np.zeros_like(share)
     for lo, hi in zip(hg.level_ptr[-2::-1], hg.level_ptr[:0:-1]):
-        mu[lo:hi] = node[hg.head[lo:hi]] * share[lo:hi]
+        mu[:, lo:hi] = semiring.mul(node[:, hg.head[lo:hi]], share[:, lo:hi])
         t0, t1 = hg.tail_ptr[lo], hg.tail_ptr[hi]
-        node += np.bincount(hg.tail[t0:t1], weights=mu[hg.tail_edge[t0:t1]], minlength=hg.num_nodes)
-    return mu
+        for row in range(semiring.width):
+            node[row] += np.bincount(
+                hg.tail[t0:t1], weights=mu[row, hg.tail_edge[t0:t1]], minlength=hg.num_nodes
+            )
+    return beta[:, hg.root], mu
 
 
 @dataclass
@@ -236,25 +251,15 @@ def viterbi(hg: Hypergraph, theta: ArrayLike) -> Derivation:
 
     The value is -inf, with empty indicators, when the root is unreachable.
     """
-    beta, score = inside(hg, theta, "max")
-    value = float(beta[hg.root])
-    if value == -np.inf:
-        return Derivation(value, np.zeros(hg.num_edges), np.zeros(hg.num_parts))
-    is_best = score == beta[hg.head]
-    first = np.full(hg.num_nodes, hg.num_edges)
-    np.minimum.at(first, hg.head[is_best], np.flatnonzero(is_best))
-    share = (first[hg.head] == np.arange(hg.num_edges)).astype(np.float64)
-    mu = _push(hg, share)
-    return Derivation(value, mu, hg.parts @ mu)
+    value, mu = outside(hg, np.asarray(theta, dtype=np.float64)[None], MAX)
+    if value[0] == -np.inf:
+        return Derivation(-np.inf, np.zeros(hg.num_edges), np.zeros(hg.num_parts))
+    return Derivation(float(value[0]), mu[0], hg.parts @ mu[0])
 
 
 def marginals(hg: Hypergraph, theta: ArrayLike) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
     """``(log Z, edge marginals, part marginals)`` by inside-outside in log space."""
-    beta, score = inside(hg, theta, "log")
-    log_z = float(beta[hg.root])
-    if log_z == -np.inf:
-        return log_z, np.zeros(hg.num_edges), np.zeros(hg.num_parts)
-    with np.errstate(invalid="ignore"):
-        share = np.where(np.isfinite(score), np.exp(score - beta[hg.head]), 0.0)
-    mu = _push(hg, share)
-    return log_z, mu, hg.parts @ mu
+    log_z, mu = outside(hg, np.asarray(theta, dtype=np.float64)[None], LOG)
+    if log_z[0] == -np.inf:
+        return -np.inf, np.zeros(hg.num_edges), np.zeros(hg.num_parts)
+    return float(log_z[0]), mu[0], hg.parts @ mu[0]

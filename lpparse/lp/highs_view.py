@@ -427,6 +427,13 @@ class HighsModel:
             **kw,  # type: ignore[arg-type]
         )
 
+    def dual_ray(self) -> NDArray[np.float64] | None:
+        """After an infeasible solve, HiGHS's dual ray in program row order (0 on inactive rows; None when
+        HiGHS has none, e.g. presolve found the infeasibility: solve with ``presolve`` off). Check it with
+        :func:`lpparse.lp.solution.farkas_margin`."""
+        _, has_ray, values = self.highs.getDualRay()
+        return self._to_program(np.asarray(values), self._row_p, self.lp.num_rows) if has_ray else None
+
     @staticmethod
     def _to_program(values: NDArray[np.float64], at: NDArray[np.int64], size: int) -> NDArray[np.float64]:
         """A HiGHS vector in program order (0 for inactive entries; activated ones come after the others)."""

@@ -112,7 +112,9 @@ def _tree_scores(
     values = second_order_tree_scores(trees, s, gp, sib)
     if not np.isfinite(values).any():
         kind = ("single-root " if single_root else "multi-root ") + ("projective " if projective else "")
-        raise NoTreeError(f"no {kind}dependency tree has a finite score")
+        raise NoTreeError(
+            f"no {kind}dependency tree has a finite score: pruned arcs or parts (-inf) leave no tree"
+        )
     return trees, values
 
 
@@ -126,7 +128,8 @@ def brute_force(
     """``(heads, value)`` of a best tree by enumeration.
 
     ``gp_scores[g, p, c]`` (optional, shape (n+1,)*3) is added for every pair of arcs g->p, p->c with p > 0;
-    ``sib_scores[h, m, m']`` (optional, read where m < m') for every pair of arcs h->m, h->m'.
+    ``sib_scores[h, m, m']`` (optional, read where m < m') for every pair of arcs h->m, h->m'. A part at -inf
+    is pruned: a tree holding it scores -inf and is never the answer; NoTreeError when every tree scores -inf.
     """
     trees, values = _tree_scores(scores, single_root, projective, gp_scores, sib_scores)
     best = int(np.argmax(values))

@@ -26,8 +26,9 @@ from lpparse.lp.solution import TOL, Certificate, certify_lp
 __all__ = ["certify_full", "extend_solution", "ppc_certificate"]
 
 
-def _positions(full: Block, part: Block, what: str) -> NDArray[np.int64]:
-    """Positions in ``full`` of the index tuples of ``part`` (KeyError if one is missing)."""
+def _positions(full: Block, part: Block, what: str, missing_ok: bool = False) -> NDArray[np.int64]:
+    """Positions in ``full`` of the index tuples of ``part`` (KeyError if one is missing; with
+    ``missing_ok``, -1)."""
     if part.arity != full.arity:
         raise ValueError(
             f"block {part.name!r} has arity {part.arity} here and {full.arity} in the full program"
@@ -42,6 +43,8 @@ def _positions(full: Block, part: Block, what: str) -> NDArray[np.int64]:
     at = np.searchsorted(fk, pk, sorter=order)
     at = np.minimum(at, fk.size - 1)
     found = fk[order[at]] == pk
+    if missing_ok:
+        return np.where(found, full.positions[order[at]], -1)
     if not found.all():
         missing = tuple(pi[np.flatnonzero(~found)[0]].tolist())
         raise KeyError(f"{what} {part.name}{missing} of the restricted program is not in the full program")
@@ -61,7 +64,11 @@ def extend_solution(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(x, y) of ``part`` (a restriction of ``full`` to some columns and rows) extended to ``full`` by
     zeros, matched by block name and index tuple; ``outside`` sets the duals of some rows absent from
-    ``part`` (e.g. :meth:`lpparse.ppc.PPCResult.outside_duals`)."""
+    ``part`` (e.g. :meth:`lpparse.ppc.PPCResult.outside_duals`). An outside row that ``full`` lacks is
+    dropped: dual tightening may give a dual to the GPArc/SibArc row of an absent part that it never scored,
+    and a part scored -inf has no column and no such row in the full program (only its PrunedGP/PrunedSib
+    row). Dropping a dual -λ of a row z[h,m] - part >= 0 only lowers the reduced cost of z[h,m], which
+    tightening spent from that arc's slack; either way :func:`certify_full` checks the (x, y) it gets."""
     xf = np.zeros(full.num_cols)
     yf = np.zeros(full.num_rows)
     for name, block in part.var_blocks.items():
@@ -70,8 +77,11 @@ def extend_solution(
         yf[_positions(full.con_blocks[name], block, "row")] = row_dual[block.positions]
     for name, (index, values) in (outside or {}).items():
         index = np.asarray(index, np.int64)
+        if name not in full.con_blocks:
+            continue
         rows = Block(name, "con", index.shape[1], _index=[index], _pos=[np.arange(len(values))])
-        yf[_positions(full.con_blocks[name], rows, "row")] = values
+        at = _positions(full.con_blocks[name], rows, "row", missing_ok=True)
+        yf[at[at >= 0]] = np.asarray(values)[at >= 0]
     return xf, yf
 
 

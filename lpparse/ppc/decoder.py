@@ -18,7 +18,7 @@ from lpparse.colgen import ColgenOptions
 from lpparse.lp.solution import Status
 from lpparse.ppc.exact import ExactOptions, parse_exact
 from lpparse.ppc.loop import PPCResult, parse_price_cut, project_to_tree, solve_bf, tree_objective
-from lpparse.trees import validate_scores
+from lpparse.trees import NoTreeError, validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer, tree_siblings
 
 __all__ = ["bf_decode", "exact_decode", "ppc_decode"]
@@ -31,6 +31,8 @@ def _decoded(
     single_root: bool,
     sibling_scorer: SiblingScorer | None = None,
 ) -> DecodeResult:
+    if result.status is Status.INFEASIBLE:  # the LP relaxes the trees: none is left
+        raise NoTreeError("the LP has no point: no tree avoids the pruned parts (scored -inf)")
     if not result.certified:
         raise RuntimeError(f"grandparent LP not solved to certified optimality: status {result.status.value}")
     heads = project_to_tree(result, single_root)

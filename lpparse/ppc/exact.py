@@ -31,6 +31,16 @@ node:
   bounded by ``bound``; and ``bound - objective`` is within tolerance. Nothing is taken from a solver's
   status.
 
+**Pruned parts.** A triple or sibling part scored -inf is in no tree (a tree holding it scores -inf and
+is never offered). A node whose arcs still carry trees may then have an infeasible LP: parse-price-cut
+starts from a tree without pruned parts, so its restricted LP is infeasible only when it found none and
+started from every part (:func:`lpparse.ppc.families.clean_tree`), a relaxation of the node's full LP that
+lacks no column. Such a node is closed as ``infeasible`` with its program and a dual ray of it
+(``BranchNode.farkas``); :func:`check_exact` checks that the program holds every candidate part of the
+node's arcs (a column, or a pruned part's PrunedGP/PrunedSib row) and that the ray proves it infeasible
+(:func:`lpparse.lp.solution.farkas_margin`). When no tree avoids the pruned parts, :func:`parse_exact`
+raises NoTreeError.
+
 **Sibling parts.** With a ``sibling_scorer`` (arbitrary siblings ⟨h, m, m'⟩, Martins, Smith & Xing 2009,
 "Concise Integer Linear Programming Formulations for Dependency Parsing", ACL-IJCNLP 2009), every candidate
 sibling part is scored once at the start into a dense table, which parse-price-cut's sibling family prices
@@ -54,17 +64,20 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen import ColgenOptions
-from lpparse.lp.solution import TOL, Certificate, Status
+from lpparse.lp.highs_view import HighsModel
+from lpparse.lp.program import LinearProgram
+from lpparse.lp.solution import TOL, Certificate, Status, farkas_margin
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.heuristics import improve_tree, tree_value
 from lpparse.ppc.loop import PPCResult, WarmStart, _validated, run_ppc
 from lpparse.ppc.pricing import ScoreCache, Triples
-from lpparse.trees import allowed_arcs, check_tree_exists, tree_error, tree_problem
+from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_error, tree_problem
 from lpparse.triples import (
     DenseSiblingScorer,
     SiblingScorer,
     TripleScorer,
     candidate_siblings,
+    candidate_triples,
     tree_siblings,
 )
 
@@ -113,7 +126,9 @@ class BranchNode:
     ``bound``: the dual objective of the node's certified LP (the parent's bound while unsolved);
     ``certificate``: that LP's certificate; ``fixed``: arcs (h, m, d) this node drops from its children by
     reduced costs (``fix_slack``: the ε used); ``closed``: one of :data:`CLOSED`; ``tree``: the tree of an
-    integral node; ``rounds`` and ``gps_added``: its parse-price-cut rounds and triple columns.
+    integral node; ``rounds`` and ``gps_added``: its parse-price-cut rounds and triple columns; ``farkas``:
+    the program and a dual ray proving it infeasible, for a node closed as infeasible by its LP (pruned
+    parts: module docstring).
     """
 
     id: int
@@ -131,6 +146,7 @@ class BranchNode:
     tree: NDArray[np.int64] | None = None
     rounds: int = 0
     gps_added: int = 0
+    farkas: tuple[LinearProgram, NDArray[np.float64]] | None = None
 
     def base_mask(self) -> NDArray[np.bool_]:
         """The arcs its children split: its own less its reduced-cost fixings."""
@@ -399,7 +415,8 @@ class _Search:
         else:
             rounded = _rounded(result, node.mask, self.single_root)
             self.offer(rounded)
-            if node.id == 0 and self.options.local_search and self.parts.siblings is None:
+            climb = node.id == 0 and self.options.local_search and self.parts.siblings is None
+            if climb and self.parts.value(rounded) > -np.inf:  # move gains need a tree without pruned parts
                 assert self.parts.cache is not None
                 improved, moves = improve_tree(self.s, self.parts.cache, rounded, self.single_root)
                 self.stats.heuristic_moves += moves
@@ -420,6 +437,19 @@ class _Search:
         if self.unsolved_children[node.id] == 0:
             del self.triples[node.id]
 
+    def close_infeasible(self, node: BranchNode, result: PPCResult) -> bool:
+        """Close a node whose LP is infeasible (pruned parts) by a dual ray of its program that proves it
+        (module docstring); False when HiGHS gives none that does."""
+        lp = result.program.lp
+        model = HighsModel(lp, tol=self.options.ppc.certificate_tol, options={"presolve": "off"})
+        if model.solve(certify=False).status is not Status.INFEASIBLE:
+            return False
+        ray = model.dual_ray()
+        if ray is None or not farkas_margin(lp, ray) > 0:
+            return False
+        node.closed, node.bound, node.farkas = "infeasible", -np.inf, (lp, ray)
+        return True
+
     def run(self) -> Status:
         """Best-bound search until the bound meets the incumbent; the status says why it stopped."""
         while self.heap:
@@ -436,6 +466,8 @@ class _Search:
                 heapq.heappush(self.heap, (neg, i))
                 return Status.TIME_LIMIT
             result = self.solve(node)
+            if result.status is Status.INFEASIBLE and self.close_infeasible(node, result):
+                continue
             if not result.certified:
                 heapq.heappush(self.heap, (neg, i))
                 status = result.status
@@ -488,6 +520,10 @@ def parse_exact(
     if root is not None and root.certificate is not None:
         stats.root_integral = root.heads is not None
         stats.root_bound = root.certificate.dual_objective
+    if search.best is None and status is Status.OPTIMAL:
+        raise NoTreeError(
+            "every tree over the candidate arcs holds a pruned part (a triple or sibling part scored -inf)"
+        )
     if search.best is None:  # stopped before the root LP was solved: the first-order best tree
         search.offer(chu_liu_edmonds(s, single_root=single_root))
     stats.root_objective = search.lower
@@ -542,16 +578,59 @@ def check_exact(
     if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
         return "the root node does not hold every candidate arc"
     for node in nodes:
-        problem = _node_problem(node, nodes, value, result)
+        problem = _node_problem(node, nodes, value, result, triple_scorer, sibling_scorer)
         if problem is not None:
             return f"node {node.id}: {problem}"
     return None
 
 
-def _node_problem(node: BranchNode, nodes: list[BranchNode], value: float, result: ExactResult) -> str | None:
-    """Why one node's record does not hold (None when it does)."""
+def _farkas_problem(
+    node: BranchNode, single_root: bool, triples: TripleScorer | None, siblings: SiblingScorer | None
+) -> str | None:
+    """Why a node closed as infeasible with trees over its arcs is not proved so by its ``farkas`` record:
+    a program over its arcs with every candidate part of the scorers (a column, or the row of a part they
+    score -inf) and a dual ray that proves the program infeasible (None when it is). Scores the pruned
+    parts."""
+    if node.farkas is None:
+        return "a tree exists over its arcs"
+    lp, ray = node.farkas
+    size = node.mask.shape[0]
+    arcs = np.zeros_like(node.mask)
+    arcs[tuple(lp.var_blocks["z"].index.T)] = True
+    if not np.array_equal(arcs, node.mask):
+        return "its infeasible program is not over its arcs"
+    kinds = (
+        ("zgp", "PrunedGP", triples, candidate_triples(node.mask)),
+        ("zsib", "PrunedSib", siblings, candidate_siblings(node.mask, single_root)),
+    )
+    for column, pruned, scorer, candidates in kinds:
+        if scorer is None:
+            continue
+        rows = lp.con_blocks[pruned].index if pruned in lp.con_blocks else np.empty((0, 3), np.int64)
+        held = np.concatenate([lp.var_blocks[column].index, rows])
+        keys = np.sort(np.ravel_multi_index(tuple(held.T), (size,) * 3))
+        if not np.array_equal(keys, np.ravel_multi_index(candidates, (size,) * 3)):
+            return f"its infeasible program lacks some {column} parts"
+        if rows.size and not np.isneginf(scorer.score(*rows.T)).all():
+            return f"its {pruned} rows cut parts that are not pruned"
+    if not farkas_margin(lp, ray) > 0:
+        return "its dual ray does not prove its program infeasible"
+    return None
+
+
+def _node_problem(
+    node: BranchNode,
+    nodes: list[BranchNode],
+    value: float,
+    result: ExactResult,
+    triples: TripleScorer | None,
+    siblings: SiblingScorer | None,
+) -> str | None:
+    """Why one node's record does not hold (None when it does); ``triples``, ``siblings``: the scorers."""
     if node.closed == "infeasible":
-        return None if tree_problem(node.mask, result.single_root) is not None else "a tree exists over its arcs"
+        if tree_problem(node.mask, result.single_root) is not None:
+            return None
+        return _farkas_problem(node, result.single_root, triples, siblings)
     if node.closed == "open":
         return "left open"
     if node.closed == "bound" and node.certificate is None:  # closed unsolved: its parent's bound

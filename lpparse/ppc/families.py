@@ -22,10 +22,19 @@ summed within its β the extended duals stay feasible and complementary. Parts a
 cheapest first, on their bounds (never scored), then on their exact reduced costs. Separation: an absent
 part has zsib = 0, so its ArcSib row reads z[h,m] + z[h,m'] <= 1; the violated ones enter as columns. The
 start: the sibling parts of the first-order best tree.
+
+**Pruned parts** (scored -inf; :mod:`lpparse.formulations.grandparent`, :mod:`lpparse.formulations.sibling`)
+have no column in the full LP but their PrunedGP/PrunedSib row z + z' <= 1, under every preset. Pricing never
+adds one (its reduced cost is -inf; the factorized bounds stay valid); separation scores the absent parts
+whose ArcGP/ArcSib row is violated and adds a pruned one's row alone (without the ArcGP/ArcSib family it keeps
+only those). Both families start from a tree T with no pruned part (:func:`clean_tree`), so the restricted LP
+stays feasible (T satisfies every row that enters); if none is found, every part enters at the start (the
+restricted LP is then the full LP).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,12 +47,21 @@ from lpparse.formulations.grandparent import GrandparentProgram
 from lpparse.formulations.sibling import SiblingProgram, sibling_program
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
+from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.dead_arcs import DeadArcs
 from lpparse.ppc.pricing import PriceResult, ScoreCache, Triples, _spend, arc_slack, gp_duals, price
 from lpparse.ppc.separation import CutResult, separate_arcgp
-from lpparse.triples import SiblingScorer, TripleScorer, sibling_mask, tree_siblings, triple_mask
+from lpparse.trees import NoTreeError
+from lpparse.triples import (
+    SiblingScorer,
+    TripleScorer,
+    candidate_triples,
+    sibling_mask,
+    tree_siblings,
+    triple_mask,
+)
 
-__all__ = ["GPArcDuals", "GrandparentFamily", "SiblingFamily", "WarmStart", "initial_triples"]
+__all__ = ["GPArcDuals", "GrandparentFamily", "SiblingFamily", "WarmStart", "clean_tree", "initial_triples"]
 
 #: (g, p, c, λ): absent triples whose GPArc row z[g,p] - zgp[g,p,c] >= 0 carries dual -λ (pricing module)
 GPArcDuals = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]
@@ -128,6 +146,31 @@ def initial_triples(
     return g.astype(np.int64), h.astype(np.int64), m.astype(np.int64)
 
 
+def clean_tree(
+    arc_scores: NDArray[np.float64],
+    single_root: bool,
+    tree: NDArray[np.int64],
+    families: Sequence[GrandparentFamily | SiblingFamily],
+) -> NDArray[np.int64] | None:
+    """A tree without pruned parts (scored -inf), to start the restricted LP from (module docstring):
+    ``tree`` (the first-order best tree) while it holds one, parsed again (Chu-Liu-Edmonds) without the arcs
+    that the families' ``pruned_arcs`` name, at most n + 1 times. None when that leaves no tree or no try
+    succeeds (a tree without pruned parts may still exist: it avoids forbidden pairs of arcs, which no greedy
+    search guarantees). Scores the parts of every tree it tries."""
+    s = arc_scores.copy()
+    for _ in range(s.shape[0]):
+        arcs = [family.pruned_arcs(tree) for family in families]
+        h = np.concatenate([a[0] for a in arcs])
+        if h.size == 0:
+            return tree
+        s[h, np.concatenate([a[1] for a in arcs])] = -np.inf
+        try:
+            tree = chu_liu_edmonds(s, single_root=single_root)
+        except NoTreeError:
+            return None
+    return None
+
+
 class _Counted:
     """What a part family counts: its ``candidates``, the parts its scorer scored in this run (``scored``) and
     the time its cache spent scoring (``scoring_seconds``)."""
@@ -151,7 +194,8 @@ class _Counted:
 
 class GrandparentFamily(_Counted):
     """Grandparent triples on a :class:`GrandparentProgram` (module docstring): a
-    :class:`lpparse.colgen.family.PartFamily`. ``tree``: the first-order best tree (the start)."""
+    :class:`lpparse.colgen.family.PartFamily`. ``tree``: the start, a tree with no pruned triple
+    (:func:`clean_tree`; None: start from every candidate triple)."""
 
     name = "grandparent"
 
@@ -160,19 +204,20 @@ class GrandparentFamily(_Counted):
         prog: GrandparentProgram,
         scorer: TripleScorer,
         arc_scores: NDArray[np.float64],
-        tree: NDArray[np.int64],
+        tree: NDArray[np.int64] | None,
         options: ColgenOptions,
         warm: WarmStart | None = None,
     ) -> None:
         cache = ScoreCache(scorer, prog.arc_mask.shape[0]) if warm is None else warm.cache
         super().__init__(scorer, cache, int(triple_mask(prog.arc_mask).sum()))
         self.prog, self.options, self.warm = prog, options, warm
-        self._arc_scores, self._tree = arc_scores, tree
+        self._arc_scores, self.tree = arc_scores, tree
         self.dead: DeadArcs | None = None
         self.gparc: GPArcDuals = NO_GPARC
         self._priced: PriceResult | None = None
         self._cuts: CutResult | None = None
         self._cut: Triples = _NONE
+        self._cut_scores = np.empty(0)
 
     @property
     def added(self) -> int:
@@ -182,11 +227,21 @@ class GrandparentFamily(_Counted):
     def held_out(self) -> int:
         return int(self.dead.out.sum()) if self.dead is not None else 0
 
+    def pruned_arcs(self, heads: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """The arcs p→c of the tree's triples ⟨heads[p], p, c⟩ scored -inf (scoring the tree's triples)."""
+        c = np.flatnonzero(heads > 0)
+        p = heads[c]
+        pruned = np.isneginf(self.cache.get(heads[p], p, c))
+        return p[pruned], c[pruned]
+
     def seed(self) -> None:
         opts, prog = self.options, self.prog
-        g, p, c = initial_triples(
-            self._arc_scores, prog.arc_mask, self._tree, opts.init, opts.seed_heads, self.warm
-        )
+        if self.tree is None:
+            g, p, c = candidate_triples(prog.arc_mask)
+        else:
+            g, p, c = initial_triples(
+                self._arc_scores, prog.arc_mask, self.tree, opts.init, opts.seed_heads, self.warm
+            )
         prog.add_triples(g, p, c, self.cache.get(g, p, c), arcgp=not opts.lazy_arcgp)
         self._bounds = self.cache.bounds()
         if opts.dead_arcs and DeadArcs.applies(prog):
@@ -231,9 +286,14 @@ class GrandparentFamily(_Counted):
             pkeys = np.ravel_multi_index((priced.g, priced.p, priced.c), prog.present.shape)
             ckeys = np.setdiff1d(ckeys, pkeys)
         cg, cp, cc = np.unravel_index(ckeys, prog.present.shape)
-        self._cuts, self._cut = cuts, (cg, cp, cc)
-        infeasible = bool(cuts.g.size or cuts.rows[0].size)
-        return Separated(ckeys.size, cuts.rows[0].size, cuts.max_violation, infeasible)
+        scores = self.cache.get(cg, cp, cc)
+        pruned = np.isneginf(scores)
+        if "ArcGP" not in prog.families:  # in the full LP only a pruned triple has this row (PrunedGP)
+            cg, cp, cc, scores, pruned = cg[pruned], cp[pruned], cc[pruned], scores[pruned], pruned[pruned]
+        self._cuts, self._cut, self._cut_scores = cuts, (cg, cp, cc), scores
+        infeasible = bool(cg.size or cuts.rows[0].size or (cuts.g.size and "ArcGP" in prog.families))
+        rows = cuts.rows[0].size + int(pruned.sum())
+        return Separated(cg.size - int(pruned.sum()), rows, cuts.max_violation, infeasible)
 
     def commit(self, model: HighsModel) -> None:
         prog, priced, cuts = self.prog, self._priced, self._cuts
@@ -241,7 +301,7 @@ class GrandparentFamily(_Counted):
         prog.add_arcgp_rows(*cuts.rows)
         prog.add_triples(priced.g, priced.p, priced.c, priced.scores, arcgp=not self.options.lazy_arcgp)
         cg, cp, cc = self._cut
-        prog.add_triples(cg, cp, cc, self.cache.get(cg, cp, cc))  # cut: their ArcGP rows are violated now
+        prog.add_triples(cg, cp, cc, self._cut_scores)  # cut: their ArcGP (PrunedGP) rows are violated now
         if self.dead is not None:
             self.dead.update(model)
 
@@ -258,16 +318,20 @@ class GrandparentFamily(_Counted):
 
 class SiblingFamily(_Counted):
     """Arbitrary-sibling parts attached to an arborescence or grandparent program ``lp`` (module
-    docstring): a :class:`lpparse.colgen.family.PartFamily`. ``tree``: the first-order best tree (its parts
-    are the start)."""
+    docstring): a :class:`lpparse.colgen.family.PartFamily`. ``tree``: a tree with no pruned part (its parts
+    are the start; None: start from every candidate part, :func:`clean_tree`)."""
 
     name = "sibling"
 
     def __init__(
-        self, prog: GrandparentProgram, scorer: SiblingScorer, tree: NDArray[np.int64], options: ColgenOptions
+        self,
+        prog: GrandparentProgram,
+        scorer: SiblingScorer,
+        tree: NDArray[np.int64] | None,
+        options: ColgenOptions,
     ) -> None:
         self.sibs = sibling_program(prog.lp, options.sibling_preset)
-        self.options, self._tree = options, tree
+        self.options, self.tree = options, tree
         self._mask = sibling_mask(self.sibs.arc_mask, self.sibs.single_root)
         cache = ScoreCache(scorer, self.sibs.z_col.shape[0], "sibling", ("bound_hm",))
         super().__init__(scorer, cache, int(self._mask.sum()))
@@ -275,6 +339,8 @@ class SiblingFamily(_Counted):
         self.sibarc: tuple[NDArray[np.int64], ...] = (_EMPTY,) * 4 + (np.empty(0),)
         self._new: Triples = _NONE
         self._new_scores = np.empty(0)
+        self._cut: Triples = _NONE
+        self._cut_scores = np.empty(0)
 
     @property
     def added(self) -> int:
@@ -284,10 +350,20 @@ class SiblingFamily(_Counted):
     def held_out(self) -> int:
         return 0
 
-    def seed(self) -> None:
-        h, m, m2 = tree_siblings(self._tree)
+    def _tree_parts(self, heads: NDArray[np.int64]) -> Triples:
+        """The candidate sibling parts of a tree."""
+        h, m, m2 = tree_siblings(heads)
         ok = self._mask[h, m, m2]
-        h, m, m2 = h[ok], m[ok], m2[ok]
+        return h[ok], m[ok], m2[ok]
+
+    def pruned_arcs(self, heads: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """The arcs h→m' of the tree's parts ⟨h, m, m'⟩ scored -inf (scoring the tree's parts)."""
+        h, m, m2 = self._tree_parts(heads)
+        pruned = np.isneginf(self.cache.get(h, m, m2))
+        return h[pruned], m2[pruned]
+
+    def seed(self) -> None:
+        h, m, m2 = self.sibs.candidates() if self.tree is None else self._tree_parts(self.tree)
         self.sibs.add_siblings(h, m, m2, self.cache.get(h, m, m2))
         (self._bound_hm,) = self.cache.bounds()
 
@@ -394,25 +470,29 @@ class SiblingFamily(_Counted):
 
     def separate(self, state: DualState) -> Separated:
         sibs, tol = self.sibs, state.tol
-        if "ArcSib" not in sibs.families:
-            self._cut = _NONE
-            return Separated(0, 0, -np.inf, False)
         z = _arc_values(state, sibs)
         active = z > tol
-        absent = self._mask & ~sibs.present & active[:, :, None] & active[:, None, :]
+        absent = self._mask & ~sibs.present & ~sibs.pruned & active[:, :, None] & active[:, None, :]
         excess = z[:, :, None] + z[:, None, :] - 1.0
         violated = absent & (excess > tol)
         max_violation = float(excess[absent & ~violated].max(initial=-np.inf))
         priced = np.zeros(violated.shape, bool)
         priced[self._new] = True
-        cut = violated & ~priced
-        self._cut = tuple(a.astype(np.int64) for a in np.nonzero(cut))  # type: ignore[assignment]
-        return Separated(int(cut.sum()), 0, max_violation, bool(violated.any()))
+        ch, cm, cm2 = (a.astype(np.int64) for a in np.nonzero(violated & ~priced))
+        scores = self.cache.get(ch, cm, cm2)
+        pruned = np.isneginf(scores)
+        arcsib = "ArcSib" in sibs.families
+        if not arcsib:  # in the full LP only a pruned part has this row (PrunedSib)
+            ch, cm, cm2, scores, pruned = ch[pruned], cm[pruned], cm2[pruned], scores[pruned], pruned[pruned]
+        self._cut, self._cut_scores = (ch, cm, cm2), scores
+        rows = int(pruned.sum())
+        infeasible = bool(violated.any()) if arcsib else bool(rows)
+        return Separated(ch.size - rows, rows, max_violation, infeasible)
 
     def commit(self, model: HighsModel) -> None:
         h, m, m2 = self._new
         ch, cm, cm2 = self._cut
-        scores = np.concatenate([self._new_scores, self.cache.get(ch, cm, cm2)])
+        scores = np.concatenate([self._new_scores, self._cut_scores])
         self.sibs.add_siblings(np.r_[h, ch], np.r_[m, cm], np.r_[m2, cm2], scores)
 
     def outside_duals(self) -> dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]:

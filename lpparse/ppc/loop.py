@@ -9,7 +9,8 @@ absent (not both). :func:`parse_price_cut` is a thin wrapper that builds the pro
 options (:class:`lpparse.colgen.ColgenOptions`), and turns the engine's result into a :class:`PPCResult`.
 
 The grandparent family starts from every candidate arc and the triples of the first-order best tree T
-(Chu-Liu-Edmonds), so the restricted LP is feasible, optionally plus one triple per arc h→m with h > 0 among
+(Chu-Liu-Edmonds; with parts scored -inf, a tree without them: :func:`lpparse.ppc.families.clean_tree`), so
+the restricted LP is feasible, optionally plus one triple per arc h→m with h > 0 among
 the ``seed_heads`` best-scoring heads of m (⟨0,h,m⟩ as in §4.2, or ⟨head_T(h),h,m⟩ with ``init="tree"``;
 ``seed_heads=None`` seeds every arc, as the paper). An arc without a triple is held at 0 by its OneGP row
 until pricing brings one in, and stays out of the HiGHS master until then (:mod:`lpparse.ppc.dead_arcs`).
@@ -54,9 +55,9 @@ from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import TOL, Certificate, Solution, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals
-from lpparse.ppc.families import GPArcDuals, GrandparentFamily, SiblingFamily, WarmStart
+from lpparse.ppc.families import GPArcDuals, GrandparentFamily, SiblingFamily, WarmStart, clean_tree
 from lpparse.trees import allowed_arcs, validate_scores
-from lpparse.triples import SiblingScorer, TripleScorer, candidate_triples
+from lpparse.triples import SiblingScorer, TripleScorer, candidate_triples, check_part_scores
 
 __all__ = [
     "GPArcDuals",
@@ -88,7 +89,7 @@ class PPCStats:
     simplex_iterations: int = 0
     priced: int = 0
     cut: int = 0
-    rows_cut: int = 0  # held-back ArcGP rows added (lazy_arcgp)
+    rows_cut: int = 0  # held-back ArcGP rows added (lazy_arcgp) and PrunedGP rows of pruned triples
     duals_tightened: int = 0
     time_scoring: float = 0.0
     time_pricing: float = 0.0
@@ -110,10 +111,10 @@ class PPCRound:
     ``gps_scored`` counts the triples scored so far, this round's pricing included; ``gps_added``, ``rows``
     and ``cols`` describe the LP solved this round, ``arcs_out`` how many of its arcs were dead and left out
     of the HiGHS master (:mod:`lpparse.ppc.dead_arcs`); ``priced``, ``cut`` (columns) and ``rows_cut``
-    (held-back ArcGP rows) are what enters for the next round; ``max_reduced_cost`` and ``max_violation``
-    bound what stays out (both <= tol in the last round), over every part family. ``gps_*``, ``arcs_out``,
-    ``priced``, ``cut`` and ``rows_cut`` are the grandparent family's; ``sibs_*`` the sibling family's (0
-    without it).
+    (held-back ArcGP rows, PrunedGP rows of pruned triples) are what enters for the next round;
+    ``max_reduced_cost`` and ``max_violation`` bound what stays out (both <= tol in the last round), over
+    every part family. ``gps_*``, ``arcs_out``, ``priced``, ``cut`` and ``rows_cut`` are the grandparent
+    family's; ``sibs_*`` the sibling family's (0 without it).
     """
 
     round: int
@@ -312,7 +313,12 @@ def run_ppc(
     if sibling_scorer is not None:
         sib = SiblingFamily(prog, sibling_scorer, tree, options)
         parts.append(sib)
-        options = replace(options, stall_rows=options.sibling_stall_rows)
+        options = replace(
+            options, stall_rows=options.sibling_stall_rows, highs_options=options.sibling_highs_options
+        )
+    start_tree = clean_tree(s, single_root, tree, parts)  # None: every part enters at the start
+    for part in parts:
+        part.tree = start_tree
     run = Engine(prog.lp, parts, options, start).run()
     stats = PPCStats(prog.n, "ppc", families, gp.candidates if gp is not None else 0)
     stats.iterations, stats.simplex_iterations = run.iterations, run.simplex_iterations
@@ -418,10 +424,9 @@ def solve_bf(
         t0 = time.perf_counter()
         values = triple_scorer.score(g, p, c)
         stats.time_scoring += time.perf_counter() - t0
-        if not np.isfinite(values).all():  # HiGHS takes no infinite cost; PPC's pricing refuses them too
-            raise ValueError("the triple scorer returned NaN or an infinite score")
-        prog.add_triples(g, p, c, values)
-        stats.gps_total, stats.gps_scored = prog.num_triples, triple_scorer.scored - scored0
+        check_part_scores(values, "triple")
+        prog.add_triples(g, p, c, values)  # a pruned triple (-inf) as its PrunedGP row
+        stats.gps_total, stats.gps_scored = g.size, triple_scorer.scored - scored0
     if sibling_scorer is not None:
         sibs = sibling_program(prog.lp, sibling_preset)
         scored0 = sibling_scorer.scored
@@ -429,8 +434,9 @@ def solve_bf(
         t0 = time.perf_counter()
         values = sibling_scorer.score(h, m, m2)
         stats.time_scoring += time.perf_counter() - t0
-        sibs.add_siblings(h, m, m2, values)
-        info.update(siblings=sibs, sibs_total=sibs.num_siblings, sibs_scored=sibling_scorer.scored - scored0)
+        check_part_scores(values, "sibling")
+        sibs.add_siblings(h, m, m2, values)  # a pruned part (-inf) as its PrunedSib row
+        info.update(siblings=sibs, sibs_total=h.size, sibs_scored=sibling_scorer.scored - scored0)
     model = HighsModel(prog.lp, time_limit=time_limit, tol=certificate_tol, options=HIGHS_OPTIONS)
     sol = model.solve()
     stats.time_solving = sol.time

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.formulations.grandparent import GrandparentProgram
-from lpparse.triples import SiblingScorer, TripleScorer
+from lpparse.triples import SiblingScorer, TripleScorer, check_part_scores
 
 __all__ = ["PriceResult", "ScoreCache", "arc_slack", "gp_duals", "price"]
 
@@ -79,8 +79,7 @@ class ScoreCache:
             start = time.perf_counter()
             fresh = np.asarray(self.scorer.score(g[new], p[new], c[new]), dtype=np.float64)
             self.seconds += time.perf_counter() - start
-            if not np.isfinite(fresh).all():
-                raise ValueError(f"the {self.kind} scorer returned NaN or an infinite score")
+            check_part_scores(fresh, self.kind)
             values[new] = fresh
             self.values[g[new], p[new], c[new]] = fresh
         return values

@@ -5,6 +5,10 @@ ArcGP row reads z[g,p] + z[p,c] <= 1. Only arcs with z > 0 can violate it; for e
 p→c are checked at once, and every violated triple is returned so its column (with its rows) enters at
 once instead of the cut. With lazy rows (``parse_price_cut(..., lazy_arcgp=True)``), present triples whose
 ArcGP row z[g,p] + z[p,c] - zgp[g,p,c] <= 1 was held back are checked too, and the violated rows enter.
+
+A triple scored -inf has the same row, PrunedGP, under every preset (:mod:`lpparse.formulations.grandparent`),
+so absent triples are checked without the ArcGP family too: the caller scores the violated ones and keeps
+those scored -inf, whose rows enter (without a column).
 """
 
 from __future__ import annotations
@@ -39,16 +43,15 @@ def separate_arcgp(
     prog: GrandparentProgram, zm: NDArray[np.float64], tol: float, x: NDArray[np.float64] | None = None
 ) -> CutResult:
     """ArcGP violations z[g,p] + z[p,c] - zgp - 1 > tol (arc values ``zm``): over the absent triples
-    (zgp = 0), and, given the primal vector ``x``, over the present triples without their ArcGP row."""
-    empty = np.empty(0, np.int64)
-    if "ArcGP" not in prog.families:
-        return CutResult(empty, empty, empty, -np.inf)
+    (zgp = 0, neither a column nor a PrunedGP row; with or without the ArcGP family: module docstring), and,
+    given the primal vector ``x``, over the present triples without their ArcGP row."""
     active = zm > tol
     active[:, 0] = False
     gg, pp = np.nonzero(active)
     size = zm.shape[0]
     excess = zm[gg, pp][:, None] + zm[pp, :] - 1.0
-    absent = active[pp, :] & (np.arange(size)[None, :] != gg[:, None]) & ~prog.present[gg, pp, :]
+    absent = active[pp, :] & (np.arange(size)[None, :] != gg[:, None])
+    absent &= ~prog.present[gg, pp, :] & ~prog.pruned[gg, pp, :]
     violated = absent & (excess > tol)
     max_violation = float(excess[absent & ~violated].max(initial=-np.inf))
     k, c = np.nonzero(violated)
