@@ -87,17 +87,19 @@ def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.
         objectives = []
         runs = [["--decoder", "ppc", "--preset", "all"], ["--decoder", "bf", "--preset", "all"]]
         runs += [["--decoder", "ppc", "--bounds", "offline", "--lazy-arcgp"]]
+        runs += [["--decoder", "auto", "--preset", "all", "--lazy-arcgp", "--time-limit", "60"]]
         for extra in runs:
             assert main(base + extra) == 0
             objectives.append(float(capsys.readouterr().out.split("mean objective ")[1].split()[0]))
-        assert objectives[0] == pytest.approx(objectives[1], abs=1e-3)
-        assert objectives[2] == pytest.approx(objectives[1], abs=1e-3)
+        assert objectives[1:] == pytest.approx(objectives[:1] * 3, abs=1e-3)
         assert main(base + ["--decoder", "exact", "--preset", "martins"]) == 0
         text = capsys.readouterr().out
         assert "8 of 8 certified optimal" in text and "LP optimum fractional on" in text
         assert float(text.split("mean objective ")[1].split()[0]) >= objectives[0] - 1e-3  # never below rounding
         assert main(base + ["--decoder", "bf", "--lazy-arcgp"]) == 2
-        assert "apply to the ppc decoder only" in capsys.readouterr().err
+        assert "apply to the ppc and auto decoders only" in capsys.readouterr().err
+        assert main(base + ["--decoder", "ppc", "--no-siblings"]) == 2
+        assert "has no sibling parts" in capsys.readouterr().err
         assert main(base + ["--decoder", "cle", "--bp-iters", "2"]) == 2
         assert "--bp-iters applies to the bp decoder only" in capsys.readouterr().err
         assert main(base + ["--decoder", "nope"]) == 2

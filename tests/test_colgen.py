@@ -232,15 +232,23 @@ def test_engine_api_options_trace_and_errors() -> None:
         Engine(prog.lp, [family, family])
 
 
-@pytest.mark.parametrize(("limit", "siblings"), [(0.3, False), (0.6, True)])
-def test_time_limit_is_honoured_within_ten_percent(limit: float, siblings: bool) -> None:
+@pytest.mark.parametrize(
+    ("n", "limit", "siblings", "preset", "base"),
+    [
+        (40, 0.3, False, "all", "single-flow"),
+        (40, 0.6, True, "all", "single-flow"),
+        (20, 1.0, False, "martins", "multi-flow"),
+    ],
+)
+def test_time_limit_is_honoured_within_ten_percent(
+    n: int, limit: float, siblings: bool, preset: str, base: str
+) -> None:
     """A run that cannot finish in time stops at the limit: within 10% of it (plus 0.05 s), not earlier
     than 90% of it (HiGHS's time limit is cumulative over the model's solves: HighsModel.set_deadline)."""
-    n = 40
     s, gp = random_scores(n, 1), synthetic_triple_scorer(n, 1)
     sib = synthetic_sibling_scorer(n, 2) if siblings else None
     start = time.perf_counter()
-    result = parse_price_cut(s, gp, "all", time_limit=limit, sibling_scorer=sib)
+    result = parse_price_cut(s, gp, preset, base=base, time_limit=limit, sibling_scorer=sib)
     elapsed = time.perf_counter() - start
     assert result.status is Status.TIME_LIMIT and not result.certified
     assert 0.9 * limit - 0.05 <= elapsed <= 1.1 * limit + 0.05, elapsed

@@ -5,6 +5,7 @@ tree scores."""
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import numpy as np
 import pytest
@@ -23,8 +24,8 @@ from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, parse_exac
 from lpparse.ppc.heuristics import improve_tree, move_gains, tree_value
 from lpparse.ppc.loop import WarmStart
 from lpparse.ppc.pricing import ScoreCache
-from lpparse.trees import NoTreeError, check_tree_exists, is_tree
-from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
+from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, is_tree
+from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, sibling_mask
 
 SETTINGS = settings(deadline=None, max_examples=120, suppress_health_check=[HealthCheck.too_slow])
 
@@ -83,6 +84,7 @@ def test_exact_with_sibling_parts_equals_brute_force(
     heads, value = brute_force(s, single_root, gp_scores=t if with_triples else None, sib_scores=sibs)
     assert result.certified and result.objective == pytest.approx(value, abs=1e-7)
     np.testing.assert_array_equal(result.heads, heads)
+    assert result.stats.sibs_scored == sibling_mask(allowed_arcs(s), single_root).sum()  # each part once
     zero = parse_exact(s, DenseTripleScorer(t), "all", single_root, sibling_scorer=DenseSiblingScorer(0 * sibs))
     alone = parse_exact(s, DenseTripleScorer(t), "all", single_root)
     assert zero.objective == pytest.approx(alone.objective, abs=1e-7)  # zero sibling scores change nothing
@@ -182,6 +184,22 @@ def test_limits_give_an_honest_status_with_the_best_tree_and_bound() -> None:
         assert check_exact(s, DenseTripleScorer(t), cut) is not None  # open nodes: no proof
 
 
+@pytest.mark.parametrize("limit", [0.3, 1.5])
+def test_time_limit_is_honoured_within_ten_percent(limit: float) -> None:
+    """A search that needs about 10 s stops within 10% of its limit (plus 0.05 s), inside the root LP (0.3 s)
+    or in the branch and bound (1.5 s), with the best tree so far, an honest bound and no proof."""
+    rng = np.random.default_rng(1)
+    n = 16
+    s, t = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
+    start = time.perf_counter()
+    result = parse_exact(s, DenseTripleScorer(t), "all", False, time_limit=limit)
+    elapsed = time.perf_counter() - start
+    assert result.status is Status.TIME_LIMIT and not result.certified
+    assert 0.9 * limit - 0.05 <= elapsed <= 1.1 * limit + 0.05, elapsed
+    assert result.heads is not None and is_tree(result.heads) and result.objective <= result.bound
+    assert check_exact(s, DenseTripleScorer(t), result) is not None
+
+
 def test_node_programs_load_in_pyomo_with_the_same_value() -> None:
     s, t, single_root = _fractional_instance()
     result = parse_exact(s, DenseTripleScorer(t), "all", single_root, options=ExactOptions(keep_results=True))
@@ -202,6 +220,34 @@ def test_warm_start_keeps_the_optimum_and_scores_nothing_twice() -> None:
     assert again.certified and again.objective == pytest.approx(cold.objective, abs=1e-9)
     assert again.stats.iterations <= first.stats.iterations
     assert scorer.scored == np.count_nonzero(~np.isnan(cache.values))  # no triple scored twice
+
+
+def test_warm_started_sibling_parts_keep_the_optimum_and_score_nothing_twice() -> None:
+    s, t, single_root = _fractional_instance()
+    sibs = np.random.default_rng(0).normal(size=t.shape)
+    triples, siblings = DenseTripleScorer(t), DenseSiblingScorer(sibs)
+    size = s.shape[0]
+    warm = WarmStart(ScoreCache(triples, size), sibling_cache=ScoreCache(siblings, size, "sibling", ("bound_hm",)))
+    first = parse_price_cut(s, triples, "all", single_root, warm=warm, sibling_scorer=siblings)
+    warm.triples, warm.siblings = first.program.triples(), first.info["siblings"].siblings()
+    again = parse_price_cut(s, triples, "all", single_root, warm=warm, sibling_scorer=siblings)
+    cold = parse_price_cut(s, DenseTripleScorer(t), "all", single_root, sibling_scorer=DenseSiblingScorer(sibs))
+    assert again.certified and again.objective == pytest.approx(cold.objective, abs=1e-9)
+    assert again.stats.iterations <= first.stats.iterations
+    assert again.info["sibs_added"] >= first.info["sibs_added"]  # it starts from the first run's parts
+    # a node without the arc of a started part: that part is left out, the optimum is the node's own
+    h, m, m2 = (int(a[0]) for a in first.info["siblings"].siblings())
+    node = s.copy()
+    node[h, m] = -np.inf
+    check_tree_exists(node, single_root)
+    child = parse_price_cut(node, triples, "all", single_root, warm=warm, sibling_scorer=siblings)
+    alone = parse_price_cut(node, DenseTripleScorer(t), "all", single_root, sibling_scorer=DenseSiblingScorer(sibs))
+    assert child.certified and child.objective == pytest.approx(alone.objective, abs=1e-9)
+    assert not child.info["siblings"].present[h, m, m2]
+    for scorer, cache in ((triples, warm.cache), (siblings, warm.sibling_cache)):
+        assert cache is not None and scorer.scored == np.count_nonzero(~np.isnan(cache.values))  # once each
+    with pytest.raises(ValueError, match="another scorer"):
+        parse_price_cut(s, triples, "all", single_root, warm=warm, sibling_scorer=DenseSiblingScorer(sibs))
 
 
 @settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
@@ -245,6 +291,9 @@ def test_exact_decoder_and_the_lp_summaries() -> None:
     sibs = np.random.default_rng(0).normal(size=t.shape)
     with_sibs = decode("exact", s, DenseTripleScorer(t), single_root, DenseSiblingScorer(sibs))
     assert with_sibs.objective == pytest.approx(brute_force(s, single_root, gp_scores=t, sib_scores=sibs)[1])
+    total = with_sibs.stats["sibs_total"]
+    assert f"and {total} of {total} sibling parts (100.0%)" in str(lp_summary([with_sibs]))  # all, once
+    assert "candidate triples" in str(lp_summary([ppc])) and "sibling parts" not in str(lp_summary([ppc]))
 
 
 def test_no_tree_and_nan_are_errors() -> None:

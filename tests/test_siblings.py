@@ -21,7 +21,7 @@ from lpparse.formulations.sibling import SIBLING_FAMILIES, SIBLING_PRESETS, sibl
 from lpparse.lp.pyomo_view import to_pyomo
 from lpparse.lp.views import make_model
 from lpparse.models import SIBLING_TEMPLATES, Model, Vocabulary
-from lpparse.models.parsing import evaluate
+from lpparse.models.parsing import evaluate, parse as parse_model
 from lpparse.models.train import SiblingTable, TrainConfig, TripleTable, bp_gp_marginals, exact_gp_marginals, train
 from lpparse.oracles import all_trees, brute_force
 from lpparse.oracles.brute_force import second_order_tree_scores
@@ -381,11 +381,27 @@ def test_cli_trains_and_parses_with_siblings(tmp_path: Path, capsys: pytest.Capt
     args = ["train", "--treebank", sample, "--order", "2", "--siblings", "--epochs", "1", "--bits", "16"]
     assert main([*args, "--limit", "20", "--max-length", "12", "--out", str(model), "--no-progress"]) == 0
     assert Model.load(model).siblings == SIBLING_TEMPLATES
-    for decoder in ("bf", "bp"):
-        assert main(["parse", "--model", str(model), "--treebank", sample, "--decoder", decoder, "--limit", "5", "--no-progress"]) == 0
-        assert f"decoder {decoder}" in capsys.readouterr().out
+    parse = ["parse", "--model", str(model), "--treebank", sample, "--limit", "8", "--no-progress"]
+    parse.append("--decoder")
+    out = {}
+    for decoder in ("bf", "bp", "ppc", "ppc --no-siblings"):
+        assert main([*parse, *decoder.split()]) == 0
+        out[decoder] = capsys.readouterr().out
+        assert f"decoder {decoder.split()[0]}" in out[decoder]
+    objective = {decoder: text.split("mean objective ")[1].split()[0] for decoder, text in out.items()}
+    assert objective["ppc"] == objective["bf"] != objective["ppc --no-siblings"]
+    assert "sibling parts" in out["ppc"] and "sibling parts" not in out["ppc --no-siblings"]
+    assert main([*parse, "cle", "--sibling-preset", "all"]) == 2
+    assert "applies to the ppc, bf, auto and exact decoders" in capsys.readouterr().err
     assert main(["train", "--treebank", sample, "--siblings", "--out", str(model)]) != 0
     assert "--siblings needs --order 2" in capsys.readouterr().err
+    sentences = read_treebank(sample)[:8]
+    ppc, bf = (parse_model(Model.load(model), sentences, decoder) for decoder in ("ppc", "bf"))
+    alone = parse_model(Model.load(model), sentences, "ppc", siblings=False)
+    for a, b, c in zip(ppc, bf, alone):
+        assert a.objective == pytest.approx(b.objective, abs=1e-7) and "sibs_scored" not in c.stats
+        assert a.stats["sibs_scored"] <= a.stats["sibs_total"] == b.stats["sibs_scored"]
+    assert any(abs(a.objective - c.objective) > 1e-6 for a, c in zip(ppc, alone))
 
 
 def test_bp_dev_decoding_uses_the_tree_factor_and_iterations_of_training(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,8 +4,8 @@ The restricted master is a :class:`~lpparse.lp.program.LinearProgram` (the base 
 present parts) and a live :class:`~lpparse.lp.highs_view.HighsModel`. :meth:`Engine.run` repeats
 
 1. **solve** the master (cold dual simplex first; warm primal simplex after new columns only, which keep the
-   basis primal feasible; warm dual simplex after cuts; a warm re-solve runs without bound perturbation and,
-   if it stalls, goes on with it: :meth:`HighsModel.set_perturbation`);
+   basis primal feasible; warm dual simplex after cuts; a warm primal re-solve runs without bound
+   perturbation and, once one stalls, the rest of the run re-solves with the dual simplex: below);
 2. **price**: every family, in order, reads the duals, tightens them (sharing arc slack through
    :class:`~lpparse.colgen.family.DualState`), rules parts out by its factorized bounds and scores the rest;
 3. **separate**: every family finds absent parts (and held-back rows) that the solution violates;
@@ -15,6 +15,19 @@ LP is then the full LP restricted to its columns (less the rows of absent parts)
 by zeros (and by the duals that tightening gave absent rows), is optimal for the full LP:
 :func:`lpparse.colgen.certificate.ppc_certificate`. ``time_limit`` is a deadline for the whole run, checked
 by HiGHS inside every solve (:meth:`HighsModel.set_deadline`) and by the loop between rounds.
+
+**Stalls.** A warm primal re-solve that passes ``stall_rows`` x rows iterations stops; it and every later
+re-solve of the run go on with the dual simplex, since on a degenerate master the primal simplex stalls
+round after round, with or without perturbation. Simplex iterations on random N(0,1) arc and triple scores,
+n = 20 (BF: the full LP solved once): ``martins`` on the multi-flow base, primal throughout 231k (166 s;
+with perturbation from the start 141k and unfinished at 120 s), dual after a stall 104k (38 s), dual
+throughout 85k, BF 24k (13 s in the same run); ``all`` on multi-flow 50k (17.5 s), dual after a stall 42k,
+dual throughout 22k, BF 7k; ``martins`` on single-flow 108k (81 s), dual after a stall 41k, BF 13k. With
+trained models no re-solve stalled (``all``: 24 dev sentences of 20-40 tokens; ``martins``: 3 of 21-25
+tokens), so nothing changes there. What stays is PPC's own cost on such random scores: ``martins`` prices
+with r = s (no OneGP duals), so every positive triple whose arcs carry weight enters, half of all of them
+in 14 rounds, each a re-solve of a master growing towards BF's: use BF there
+(:func:`lpparse.ppc.solve_bf`).
 
 The engine knows nothing of arcs, triples or siblings: those live in the families
 (:mod:`lpparse.ppc.families`). Parse-price-cut (:func:`lpparse.ppc.parse_price_cut`) is this engine with the
@@ -159,6 +172,8 @@ class Engine:
         self.options = options or ColgenOptions()
         self.start = time.perf_counter() if start is None else start
         self.master = master
+        #: a warm primal re-solve stalled: dual simplex for the rest of the run
+        self.stalled = False
 
     def _master(self) -> Master:
         """Seed every family and build the HiGHS master without what they keep out."""
@@ -181,26 +196,29 @@ class Engine:
         )
 
     def _solve(self, model: Master, deadline: float | None, warm: bool) -> tuple[Solution, int, float]:
-        """One master solve (solution, simplex iterations, seconds); a stalled warm re-solve goes on with
-        bound perturbation. An LP's final answer gets the engine's certificate, a MIP's its own."""
+        """One master solve (solution, simplex iterations, seconds); a stalled warm primal re-solve goes on
+        with the dual simplex, as every later one (module docstring). An LP's final answer gets the engine's
+        certificate, a MIP's its own."""
         model.set_deadline(deadline)
         sol = model.solve(certify=model.mip)
         iterations, seconds = sol.iterations, sol.time
         if sol.status is Status.ITERATION_LIMIT and warm and self.options.stall_rows is not None:
-            model.set_perturbation(True)  # stalled: perturb and go on
+            self.stalled = True
+            model.set_strategy(DUAL)
+            self._stall_limit(model, primal=False)
             model.set_deadline(deadline)
             sol = model.solve(certify=model.mip)
             iterations, seconds = iterations + sol.iterations, seconds + sol.time
-            self._stall_limit(model)
         for family in self.families:
             sol = family.repair(sol)
         return sol, iterations, seconds
 
-    def _stall_limit(self, model: Master) -> None:
-        """Perturbation off, with a stall limit that follows the program's size (``stall_rows`` None: HiGHS's
-        defaults throughout)."""
+    def _stall_limit(self, model: Master, primal: bool) -> None:
+        """Perturbation off, with a stall limit on primal re-solves that follows the program's size
+        (``stall_rows`` None: HiGHS's defaults throughout)."""
         if self.options.stall_rows is not None:
-            model.set_perturbation(False, int(self.options.stall_rows * self.lp.num_rows) + 1)
+            limit = int(self.options.stall_rows * self.lp.num_rows) + 1 if primal else None
+            model.set_perturbation(False, limit)
 
     def run(self) -> EngineResult:
         opts = self.options
@@ -248,11 +266,13 @@ class Engine:
                 totals[family.name].cut += c.columns
                 totals[family.name].rows_cut += c.rows
             # primal after new columns only (measured on 15 Danish sentences of 20-40 tokens: half the simplex
-            # iterations of dual), dual after cuts (primal infeasible)
-            model.set_strategy(DUAL if any(c.infeasible for c in cuts) else PRIMAL)
+            # iterations of dual), dual after cuts (primal infeasible) or once the primal simplex stalled
+            primal = not self.stalled and not any(c.infeasible for c in cuts)
+            model.set_strategy(PRIMAL if primal else DUAL)
             for family in self.families:
                 family.commit(model)
-            self._stall_limit(model)
+            self._stall_limit(model, primal)
+        result.info["stalled"] = self.stalled
         self._certify(result)
         return result
 

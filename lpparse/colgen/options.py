@@ -25,7 +25,8 @@ __all__ = [
 HIGHS_OPTIONS: dict[str, object] = {"simplex_dual_edge_weight_strategy": 1, "simplex_scale_strategy": 0}
 #: PPC's warm primal re-solves run without bound perturbation (CPU time on sentences of 20-40 tokens: Danish
 #: -15%, Hungarian -30%, hard English sentences -45%) but may stall on degenerate programs without it: after
-#: ``STALL_ROWS`` x rows iterations a re-solve continues from where it stopped with HiGHS's default perturbation
+#: ``STALL_ROWS`` x rows iterations a re-solve continues from where it stopped with the dual simplex, as do
+#: the run's later re-solves (measured in :mod:`lpparse.colgen.engine`)
 STALL_ROWS = 1.0
 #: With a sibling family the master is far more degenerate (thousands of parts with both arcs at 0) and
 #: its re-solves run with HiGHS's bound perturbation from the start: on Danish dev sentences with a
@@ -62,11 +63,11 @@ class ColgenOptions:
 
     Engine: ``tol``: reduced costs and violations above it are priced/cut; ``certificate_tol``: the
     certificate's tolerance (and HiGHS's); ``time_limit``: seconds for the whole run (status TIME_LIMIT);
-    ``max_iterations``: master solves; ``stall_rows``: a warm re-solve without bound perturbation stops after
-    ``stall_rows`` x rows simplex iterations and goes on with it (:data:`STALL_ROWS`; None: HiGHS's defaults,
-    perturbation on); ``highs_options``: of the HiGHS master the engine builds; ``sibling_stall_rows``,
-    ``sibling_highs_options``: the two with a sibling family (:data:`SIBLING_STALL_ROWS`,
-    :data:`SIBLING_HIGHS_OPTIONS`).
+    ``max_iterations``: master solves; ``stall_rows``: a warm primal re-solve without bound perturbation
+    stops after ``stall_rows`` x rows simplex iterations and goes on with the dual simplex, as the run's
+    later re-solves (:data:`STALL_ROWS`; None: HiGHS's defaults, perturbation on); ``highs_options``: of the
+    HiGHS master the engine builds; ``sibling_stall_rows``, ``sibling_highs_options``: the two with a
+    sibling family (:data:`SIBLING_STALL_ROWS`, :data:`SIBLING_HIGHS_OPTIONS`).
 
     Parts: ``tighten``: dual tightening (§4.3.3, and the GPArc/SibArc duals of absent parts); ``init``,
     ``seed_heads``: initial triples (:data:`INITS`, :data:`SEED_HEADS`); ``per_pair``: partial pricing, at

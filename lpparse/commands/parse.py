@@ -51,8 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "registered decoder. Writes the treebank back with predicted heads (every other column kept) and "
             "prints UAS against the input's "
             f"heads. Decoders: {', '.join(decoder_names())} (second-order decoders need a grandparent model "
-            "or grandparent scores; bf, bp and exact also use sibling parts: of a model trained with "
-            "--siblings, or of the score file)."
+            "or grandparent scores; bf, auto, bp, ppc and exact also use sibling parts: of a model trained with "
+            "--siblings, or of the score file, unless --no-siblings)."
         ),
         epilog="Example: lpparse parse --model gp.npz --treebank dev.conllu --out pred.conllu --decoder gp-eisner",
     )
@@ -78,26 +78,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--preset",
         choices=("martins", "onegp", "all"),
         default=None,
-        help="ppc, bf and exact decoders: grandparent constraint families (default all)",
+        help="ppc, bf, auto and exact decoders: grandparent constraint families (default all)",
     )
     parser.add_argument(
         "--sibling-preset",
         choices=("martins", "all"),
         default=None,
-        help="bf decoder on a model with siblings: sibling constraint families (default martins: ArcSib, "
-        "SibArc; all adds SibClique)",
+        help="ppc, bf, auto and exact decoders on a model with siblings: sibling constraint families (default "
+        "martins: ArcSib, SibArc; all adds SibClique)",
+    )
+    parser.add_argument(
+        "--no-siblings",
+        action="store_true",
+        help="decode without the sibling parts of a model or score file that has them (grandparent and arc "
+        "parts only)",
     )
     parser.add_argument(
         "--bounds",
         choices=BOUNDS,
         default=None,
-        help="ppc decoder: factorized triple bounds from the sentence's own values (default) or the model's "
+        help="ppc and auto decoders: factorized triple bounds from the sentence's own values (default) or the "
+        "model's "
         "offline tables (Riedel, Smith & McCallum 2012 eq. 13)",
     )
     parser.add_argument(
         "--lazy-arcgp",
         action="store_true",
-        help="ppc decoder: add a triple's ArcGP row only once the LP violates it (row generation)",
+        help="ppc and auto decoders: add a triple's ArcGP row only once the LP violates it (row generation)",
     )
     add_selection_options(parser)
     add_root_options(parser)
@@ -127,22 +134,26 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
             raise UsageError("--bp-iters applies to the bp decoder only")
         options["iterations"] = args.bp_iters
     if args.preset is not None:
-        if decoder not in ("ppc", "bf", "exact"):
-            raise UsageError("--preset applies to the ppc, bf and exact decoders only")
+        if decoder not in ("ppc", "bf", "auto", "exact"):
+            raise UsageError("--preset applies to the ppc, bf, auto and exact decoders only")
         options["preset"] = args.preset
+    if args.no_siblings and not model.siblings:
+        raise UsageError(f"--no-siblings: {args.model or args.scores} has no sibling parts")
     if args.sibling_preset is not None:
-        if decoder != "bf" or not model.siblings:
-            raise UsageError("--sibling-preset applies to the bf decoder with sibling parts only")
+        if decoder not in ("ppc", "bf", "auto", "exact") or not model.siblings or args.no_siblings:
+            raise UsageError(
+                "--sibling-preset applies to the ppc, bf, auto and exact decoders with sibling parts only"
+            )
         options["sibling_preset"] = args.sibling_preset
-    if (args.bounds is not None or args.lazy_arcgp) and decoder != "ppc":
-        raise UsageError("--bounds and --lazy-arcgp apply to the ppc decoder only")
+    if (args.bounds is not None or args.lazy_arcgp) and decoder not in ("ppc", "auto"):
+        raise UsageError("--bounds and --lazy-arcgp apply to the ppc and auto decoders only")
     if args.lazy_arcgp:
         options["lazy_arcgp"] = True
     if args.bounds is not None:
         if args.scores:
             raise UsageError("--bounds applies to --model only (a score file's bounds are exact)")
         options["bounds"] = args.bounds
-    if args.time_limit is not None and decoder in ("ppc", "bf", *ANYTIME):
+    if args.time_limit is not None and decoder in ("ppc", "bf", "auto", *ANYTIME):
         options["time_limit"] = args.time_limit  # HiGHS stops too, not only the Python code around it
     return decoder, options
 
@@ -153,13 +164,16 @@ def _decode(
     sentence: Sentence,
     decoder: str,
     single_root: bool,
+    siblings: bool,
     **options: object,
 ) -> DecodeResult:
-    """One sentence, scored by the model (under its root rule) or read from the score file."""
+    """One sentence, scored by the model (under its root rule) or read from the score file; ``siblings``:
+    with its sibling parts (if any)."""
     if isinstance(source, Model):
-        return decode_sentence(source, sentence, decoder, **options)
+        return decode_sentence(source, sentence, decoder, siblings=siblings, **options)
     entry = source[position]
-    return decode(decoder, entry.arc_scores(), entry.triples(), single_root, entry.siblings(), **options)
+    sibling_scorer = entry.siblings() if siblings else None
+    return decode(decoder, entry.arc_scores(), entry.triples(), single_root, sibling_scorer, **options)
 
 
 def _decoded(
@@ -178,7 +192,9 @@ def _decoded(
     for position, sentence in zip(positions, bar):
         try:
             with time_limit(limit):
-                results.append(_decode(source, position, sentence, decoder, single_root, **options))
+                results.append(
+                    _decode(source, position, sentence, decoder, single_root, not args.no_siblings, **options)
+                )
             kept.append(sentence)
         except (TimeLimitExceeded, MemoryError, NoTreeError) as err:  # no tree: pruned parts leave none
             reason = "out of memory" if isinstance(err, MemoryError) else str(err)

@@ -113,21 +113,27 @@ def parse(
 ) -> list[DecodeResult]:
     """Decode every sentence with ``decoder`` (default :func:`default_decoder`) under the model's root rule;
     ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.models.model.BOUNDS`). A model's
-    sibling parts go to the decoders that take them (:func:`lpparse.decoding.decode`)."""
+    sibling parts go to the decoders that take them (:func:`lpparse.decoding.decode`) unless ``options``
+    has ``siblings=False`` (:func:`decode_sentence`)."""
     name = decoder or default_decoder(model)
     bar = tqdm(sentences, desc=f"parsing ({name})", unit="sent", disable=not progress, leave=False)
     return [decode_sentence(model, s, name, bounds, **options) for s in bar]
 
 
 def decode_sentence(
-    model: Model, sentence: Sentence, decoder: str, bounds: str = "sentence", **options: Any
+    model: Model,
+    sentence: Sentence,
+    decoder: str,
+    bounds: str = "sentence",
+    siblings: bool = True,
+    **options: Any,
 ) -> DecodeResult:
     """Score one sentence with the model and decode it with ``decoder`` under the model's root rule (its
-    sibling parts go to the decoders that take them)."""
+    sibling parts go to the decoders that take them, unless ``siblings`` is False)."""
     scorer = model.scorer(sentence)
     triples = scorer.triples(bounds) if model.order == 2 else None
-    siblings = scorer.siblings() if model.siblings else None
-    return decode(decoder, scorer.arc_scores(), triples, model.single_root, siblings, **options)
+    sibling_scorer = scorer.siblings() if model.siblings and siblings else None
+    return decode(decoder, scorer.arc_scores(), triples, model.single_root, sibling_scorer, **options)
 
 
 def evaluate(

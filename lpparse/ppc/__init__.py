@@ -6,26 +6,33 @@ certificates, the brute-force baseline, and exact decoding with a proof on top o
 from lpparse.ppc.certificate import certify_full, extend_solution, ppc_certificate
 from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, parse_exact
 from lpparse.ppc.loop import (
+    BF_BELOW,
+    METHODS,
     PPCResult,
     PPCRound,
     PPCStats,
     WarmStart,
+    choose_method,
     parse_price_cut,
     project_to_tree,
     run_ppc,
     solve_bf,
+    solve_second_order,
     tree_objective,
 )
 
 __all__ = [
+    "BF_BELOW",
+    "METHODS",
     "ExactOptions",
     "ExactResult",
     "PPCResult",
     "PPCRound",
     "PPCStats",
     "WarmStart",
-    "check_exact",
     "certify_full",
+    "check_exact",
+    "choose_method",
     "extend_solution",
     "parse_exact",
     "parse_price_cut",
@@ -33,5 +40,6 @@ __all__ = [
     "project_to_tree",
     "run_ppc",
     "solve_bf",
+    "solve_second_order",
     "tree_objective",
 ]

@@ -1,13 +1,18 @@
-"""The ``ppc``, ``bf`` and ``exact`` decoders of :mod:`lpparse.decoding`: the grandparent LP solved by
-parse-price-cut or by brute force (Riedel, Smith & McCallum 2012, §4 and §6; ``bf`` adds the sibling parts
-of a model that has them), and exact decoding with a proof (:func:`lpparse.ppc.exact.parse_exact`). For
-``ppc`` and ``bf`` an integral LP optimum is the ILP-optimal tree; a fractional one is mapped to the
-maximum arborescence under its arc values (:func:`project_to_tree`), and the statistics keep the LP bound
-(``lp_objective``) so that the gap to the rounded tree shows."""
+"""The ``ppc``, ``bf``, ``auto`` and ``exact`` decoders of :mod:`lpparse.decoding`: the grandparent LP
+solved by parse-price-cut, by brute force or by the cheaper of the two for the sentence's length
+(:func:`lpparse.ppc.solve_second_order`; Riedel, Smith & McCallum 2012, "Parse, Price and Cut—Delayed
+Column and Row Generation for Graph Based Parsers", EMNLP-CoNLL 2012, §4 and §6), and exact decoding with a
+proof (:func:`lpparse.ppc.exact.parse_exact`). All four add the arbitrary-sibling parts (Martins, Smith &
+Xing 2009, "Concise Integer Linear Programming Formulations for Dependency Parsing", ACL-IJCNLP 2009) of a
+model that has them (the ``sibling_scorer`` option). For ``ppc``, ``bf`` and ``auto`` an integral LP optimum
+is the ILP-optimal tree; a fractional one is mapped to the maximum arborescence under its arc values
+(:func:`project_to_tree`), and the statistics keep the LP bound (``lp_objective``) so that the gap to the
+rounded tree shows. Every decoder's statistics count the parts scored of each family and its candidates
+(``triples_scored``/``triples_total``, and with siblings ``sibs_scored``/``sibs_total``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,11 +22,11 @@ from lpparse.decoding import DecodeResult, DecoderFunc, register_decoder
 from lpparse.colgen import ColgenOptions
 from lpparse.lp.solution import Status
 from lpparse.ppc.exact import ExactOptions, parse_exact
-from lpparse.ppc.loop import PPCResult, parse_price_cut, project_to_tree, solve_bf, tree_objective
-from lpparse.trees import NoTreeError, validate_scores
-from lpparse.triples import SiblingScorer, TripleScorer, tree_siblings
+from lpparse.ppc.loop import BF_BELOW, PPCResult, project_to_tree, solve_second_order, tree_objective
+from lpparse.trees import NoTreeError, allowed_arcs, validate_scores
+from lpparse.triples import SiblingScorer, TripleScorer, sibling_mask, tree_siblings, triple_mask
 
-__all__ = ["bf_decode", "exact_decode", "ppc_decode"]
+__all__ = ["auto_decode", "bf_decode", "exact_decode", "ppc_decode"]
 
 
 def _decoded(
@@ -43,34 +48,44 @@ def _decoded(
         if sibling_scorer is not None:
             objective += float(sibling_scorer.score(*tree_siblings(heads)).sum())
     stats = result.stats.as_dict()
-    stats.update(lp_objective=result.objective, certified=True, triples_scored=stats["gps_scored"])
+    stats.update(
+        lp_objective=result.objective,
+        certified=True,
+        triples_scored=stats["gps_scored"],
+        triples_total=stats["gps_total"],
+    )
     stats["projection_scored"] = scorer.scored - before
     if sibling_scorer is not None:
         stats.update(sibs_total=result.info["sibs_total"], sibs_scored=result.info["sibs_scored"])
     return DecodeResult(heads, objective, stats)
 
 
-def _lp_decoder(solve: Callable[..., PPCResult]) -> DecoderFunc:
-    """A decoder running ``solve`` (:func:`parse_price_cut` or :func:`solve_bf`); options: ``preset``, the
-    keyword arguments of ``solve`` and, for a solver that takes it, ``sibling_scorer``."""
+def _lp_decoder(method: str) -> DecoderFunc:
+    """A decoder running :func:`solve_second_order` with ``method``; options: ``preset``, ``base``,
+    ``sibling_scorer`` and the fields of :class:`ColgenOptions` (BF uses ``certificate_tol``, ``time_limit``
+    and ``sibling_preset`` of them)."""
 
     def run(
         arc_scores: NDArray[np.float64],
         triple_scorer: TripleScorer | None,
         single_root: bool,
         preset: str = "all",
+        base: str = "single-flow",
+        sibling_scorer: SiblingScorer | None = None,
         **options: Any,
     ) -> DecodeResult:
         assert triple_scorer is not None
         s = validate_scores(arc_scores)
-        result = solve(s, triple_scorer, preset, single_root, **options)
-        return _decoded(s, triple_scorer, result, single_root, options.get("sibling_scorer"))
+        opts = ColgenOptions(**options)
+        result = solve_second_order(s, triple_scorer, preset, single_root, base, opts, sibling_scorer, method)
+        return _decoded(s, triple_scorer, result, single_root, sibling_scorer)
 
     return run
 
 
-ppc_decode = _lp_decoder(parse_price_cut)
-bf_decode = _lp_decoder(solve_bf)
+ppc_decode = _lp_decoder("ppc")
+bf_decode = _lp_decoder("bf")
+auto_decode = _lp_decoder("auto")
 
 
 def exact_decode(
@@ -94,6 +109,7 @@ def exact_decode(
     if result.heads is None:
         raise RuntimeError(f"exact decoding found no tree: status {result.status.value}")
     stats = result.stats.as_dict()
+    arc = allowed_arcs(s)
     stats.update(
         status=result.status.value,
         certified=result.certified,
@@ -101,7 +117,10 @@ def exact_decode(
         lp_objective=result.stats.root_bound,
         integral=result.stats.root_integral,
         triples_scored=result.stats.gps_scored,
+        triples_total=int(triple_mask(arc).sum()),
     )
+    if sibling_scorer is not None:
+        stats["sibs_total"] = int(sibling_mask(arc, single_root).sum())
     if result.status is not Status.OPTIMAL:
         stats["gap"] = result.gap
     return DecodeResult(result.heads, result.objective, stats)
@@ -111,6 +130,14 @@ register_decoder(
     ppc_decode,
     2,
     "grandparent (and sibling) LP by parse-price-cut (options preset=all|martins|onegp, sibling_preset)",
+    siblings=True,
+)
+register_decoder(
+    "auto",
+    auto_decode,
+    2,
+    f"grandparent (and sibling) LP by brute force below {BF_BELOW} tokens, else by parse-price-cut "
+    "(options as ppc and bf; stats method says which ran)",
     siblings=True,
 )
 register_decoder(
@@ -132,8 +159,9 @@ register_decoder(
 
 def lp_summary(results: Sequence[DecodeResult]) -> str | None:
     """One line on the LP side of a run of ``ppc``, ``bf`` or ``exact``: how many sentences had a fractional
-    LP optimum, the largest gap between the LP bound and the returned tree, and for ``exact`` how many are
-    certified optimal and what the branching cost (None for other decoders)."""
+    LP optimum, the largest gap between the LP bound and the returned tree, for ``exact`` how many are
+    certified optimal and what the branching cost, and how many parts of each family were scored (None for
+    other decoders)."""
     lp = [r for r in results if "lp_objective" in r.stats]
     if not lp:
         return None
@@ -143,11 +171,24 @@ def lp_summary(results: Sequence[DecodeResult]) -> str | None:
         certified = sum(bool(r.stats["certified"]) for r in lp)
         branch = sum(r.stats["time_branch"] + r.stats["time_heuristics"] for r in fractional)
         nodes = sum(r.stats["nodes"] - 1 for r in fractional)
-        return (
-            f"{line}, closed by branch and bound ({nodes} nodes, {branch:.1f} s); "
+        line += (
+            f", closed by branch and bound ({nodes} nodes, {branch:.1f} s); "
             f"{certified} of {len(lp)} certified optimal"
         )
-    if fractional:
+    elif fractional:
         gaps = [r.stats["lp_objective"] - r.objective for r in fractional]
         line += f"; rounded there, largest gap between LP bound and tree {max(gaps):.4g} (use --decoder exact)"
-    return line
+    return line + _parts_scored(lp)
+
+
+def _parts_scored(results: Sequence[DecodeResult]) -> str:
+    """The summary's clause on the parts of each family that the run scored, summed over its sentences
+    ("; scored a of b candidate triples (x%) and c of d sibling parts (y%)"; sibling parts when every
+    sentence has them)."""
+    counts = []
+    for key, name in (("triples", "candidate triples"), ("sibs", "sibling parts")):
+        if all(f"{key}_total" in r.stats for r in results):
+            scored = sum(r.stats[f"{key}_scored"] for r in results)
+            total = sum(r.stats[f"{key}_total"] for r in results)
+            counts.append(f"{scored} of {total} {name} ({100 * scored / max(total, 1):.1f}%)")
+    return f"; scored {' and '.join(counts)}" if counts else ""

@@ -21,7 +21,7 @@ absent part the dual -λ lowers the part's reduced cost by λ and raises d_z by 
 summed within its β the extended duals stay feasible and complementary. Parts are priced out greedily,
 cheapest first, on their bounds (never scored), then on their exact reduced costs. Separation: an absent
 part has zsib = 0, so its ArcSib row reads z[h,m] + z[h,m'] <= 1; the violated ones enter as columns. The
-start: the sibling parts of the first-order best tree.
+start: the sibling parts of the first-order best tree, and those of a warm start (:class:`WarmStart`).
 
 **Pruned parts** (scored -inf; :mod:`lpparse.formulations.grandparent`, :mod:`lpparse.formulations.sibling`)
 have no column in the full LP but their PrunedGP/PrunedSib row z + z' <= 1, under every preset. Pricing never
@@ -97,12 +97,29 @@ def _arc_shift(num_cols: int, z_col: NDArray[np.int64], h: NDArray[np.int64], m:
 @dataclass
 class WarmStart:
     """What a parse-price-cut run on a sentence may take from earlier runs on the same sentence (the nodes
-    of :func:`lpparse.ppc.exact.parse_exact`): the score cache, so that no triple is scored twice, and
-    triples to start from besides the first-order tree's (those whose arcs are no longer candidates are
-    dropped)."""
+    of :func:`lpparse.ppc.exact.parse_exact`), per part family: the score cache of the family's scorer, so
+    that no part is scored twice, and parts to start from besides the first-order tree's (those whose arcs
+    are no longer candidates are dropped). Grandparent triples: ``cache`` and ``triples``; sibling parts:
+    ``sibling_cache`` and ``siblings``. A family whose cache is None starts with a fresh one."""
 
-    cache: ScoreCache
+    cache: ScoreCache | None = None
     triples: Triples = _NONE
+    sibling_cache: ScoreCache | None = None
+    siblings: Triples = _NONE
+
+
+def _shared(cache: ScoreCache | None, scorer: TripleScorer | SiblingScorer) -> ScoreCache | None:
+    """A warm start's ``cache``, checked to be of ``scorer``."""
+    if cache is not None and cache.scorer is not scorer:
+        raise ValueError(f"the warm start's {cache.kind} cache is of another scorer")
+    return cache
+
+
+def _union(parts: list[Triples], size: int) -> Triples:
+    """The distinct parts of ``parts`` (index triples over 0..size-1), in lexicographic order."""
+    keys = np.concatenate([np.ravel_multi_index(part, (size,) * 3) for part in parts])
+    i, j, k = np.unravel_index(np.unique(keys), (size,) * 3)
+    return i.astype(np.int64), j.astype(np.int64), k.astype(np.int64)
 
 
 def initial_triples(
@@ -135,15 +152,12 @@ def initial_triples(
         g = np.where(g == m, 0, g)
     ok = arc[g, h] & (g != m)
     tm = np.flatnonzero(tree > 0)
-    size = s.shape[0]
     parts = [(g[ok], h[ok], m[ok]), (tree[tree[tm]], tree[tm], tm)]
     if warm is not None:
         wg, wp, wc = warm.triples
         keep = arc[wg, wp] & arc[wp, wc]
         parts.append((wg[keep], wp[keep], wc[keep]))
-    keys = np.concatenate([np.ravel_multi_index(t, (size,) * 3) for t in parts])
-    g, h, m = np.unravel_index(np.unique(keys), (size,) * 3)
-    return g.astype(np.int64), h.astype(np.int64), m.astype(np.int64)
+    return _union(parts, s.shape[0])
 
 
 def clean_tree(
@@ -208,7 +222,7 @@ class GrandparentFamily(_Counted):
         options: ColgenOptions,
         warm: WarmStart | None = None,
     ) -> None:
-        cache = ScoreCache(scorer, prog.arc_mask.shape[0]) if warm is None else warm.cache
+        cache = _shared(warm.cache if warm else None, scorer) or ScoreCache(scorer, prog.arc_mask.shape[0])
         super().__init__(scorer, cache, int(triple_mask(prog.arc_mask).sum()))
         self.prog, self.options, self.warm = prog, options, warm
         self._arc_scores, self.tree = arc_scores, tree
@@ -319,7 +333,8 @@ class GrandparentFamily(_Counted):
 class SiblingFamily(_Counted):
     """Arbitrary-sibling parts attached to an arborescence or grandparent program ``lp`` (module
     docstring): a :class:`lpparse.colgen.family.PartFamily`. ``tree``: a tree with no pruned part (its parts
-    are the start; None: start from every candidate part, :func:`clean_tree`)."""
+    are the start, with the candidate ones of ``warm``, whose score cache it shares; None: start from every
+    candidate part, :func:`clean_tree`)."""
 
     name = "sibling"
 
@@ -329,11 +344,14 @@ class SiblingFamily(_Counted):
         scorer: SiblingScorer,
         tree: NDArray[np.int64] | None,
         options: ColgenOptions,
+        warm: WarmStart | None = None,
     ) -> None:
         self.sibs = sibling_program(prog.lp, options.sibling_preset)
-        self.options, self.tree = options, tree
+        self.options, self.tree, self._warm = options, tree, warm
         self._mask = sibling_mask(self.sibs.arc_mask, self.sibs.single_root)
-        cache = ScoreCache(scorer, self.sibs.z_col.shape[0], "sibling", ("bound_hm",))
+        cache = _shared(warm.sibling_cache if warm else None, scorer) or ScoreCache(
+            scorer, self._mask.shape[0], "sibling", ("bound_hm",)
+        )
         super().__init__(scorer, cache, int(self._mask.sum()))
         #: (h, m, m', side, λ) of the absent parts whose SibArc row [h,m,m',side] carries dual -λ
         self.sibarc: tuple[NDArray[np.int64], ...] = (_EMPTY,) * 4 + (np.empty(0),)
@@ -350,20 +368,24 @@ class SiblingFamily(_Counted):
     def held_out(self) -> int:
         return 0
 
-    def _tree_parts(self, heads: NDArray[np.int64]) -> Triples:
-        """The candidate sibling parts of a tree."""
-        h, m, m2 = tree_siblings(heads)
+    def _candidate_parts(self, parts: Triples) -> Triples:
+        """Those of ``parts`` that are candidates."""
+        h, m, m2 = parts
         ok = self._mask[h, m, m2]
         return h[ok], m[ok], m2[ok]
 
     def pruned_arcs(self, heads: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """The arcs h→m' of the tree's parts ⟨h, m, m'⟩ scored -inf (scoring the tree's parts)."""
-        h, m, m2 = self._tree_parts(heads)
+        h, m, m2 = self._candidate_parts(tree_siblings(heads))
         pruned = np.isneginf(self.cache.get(h, m, m2))
         return h[pruned], m2[pruned]
 
     def seed(self) -> None:
-        h, m, m2 = self.sibs.candidates() if self.tree is None else self._tree_parts(self.tree)
+        if self.tree is None:
+            h, m, m2 = self.sibs.candidates()
+        else:
+            warm = [self._warm.siblings] if self._warm is not None else []
+            h, m, m2 = self._candidate_parts(_union([tree_siblings(self.tree), *warm], self._mask.shape[0]))
         self.sibs.add_siblings(h, m, m2, self.cache.get(h, m, m2))
         (self._bound_hm,) = self.cache.bounds()
 

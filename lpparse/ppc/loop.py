@@ -7,6 +7,8 @@ the loop: solve, price, cut, add in one batch, certify) with the part families o
 with ``sibling_scorer``, arbitrary siblings (:class:`~lpparse.ppc.families.SiblingFamily`); either may be
 absent (not both). :func:`parse_price_cut` is a thin wrapper that builds the program, the families and the
 options (:class:`lpparse.colgen.ColgenOptions`), and turns the engine's result into a :class:`PPCResult`.
+:func:`solve_second_order` runs BF instead on sentences shorter than :data:`BF_BELOW` tokens, where the
+full LP solves faster than PPC's rounds (measured there), and says which ran (:attr:`PPCResult.method`).
 
 The grandparent family starts from every candidate arc and the triples of the first-order best tree T
 (Chu-Liu-Edmonds; with parts scored -inf, a tree without them: :func:`lpparse.ppc.families.clean_tree`), so
@@ -60,17 +62,31 @@ from lpparse.trees import allowed_arcs, validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer, candidate_triples, check_part_scores
 
 __all__ = [
+    "BF_BELOW",
+    "METHODS",
     "GPArcDuals",
     "PPCResult",
     "PPCRound",
     "PPCStats",
     "WarmStart",
+    "choose_method",
     "parse_price_cut",
     "project_to_tree",
     "run_ppc",
     "solve_bf",
+    "solve_second_order",
     "tree_objective",
 ]
+
+#: :func:`solve_second_order`'s methods: ``ppc`` (:func:`run_ppc`), ``bf`` (:func:`solve_bf`) or ``auto``
+METHODS = ("auto", "ppc", "bf")
+#: ``auto`` runs BF on sentences of fewer tokens, PPC on the others. Measured by benchmarks/crossover.py
+#: (benchmarks/results/crossover.md: trained grandparent models, preset all, 282 dev sentences of 1-20 tokens
+#: of the four treebanks, best of 3 runs each, one core of a loaded machine), PPC / BF time by length, two
+#: runs: 11 tokens 1.17 / 1.13, 12 tokens 0.95 / 0.99, 13 tokens 0.94 / 1.00, 14 tokens 0.70 / 0.67 (1-10
+#: tokens 1.2-11); both runs' cheapest threshold is 12: 33.9 / 33.3 s in all, against 38.6 / 39.5 s for PPC
+#: alone and 64.7 / 60.0 s for BF alone
+BF_BELOW = 12
 
 
 @dataclass
@@ -146,10 +162,10 @@ class PPCResult:
     certificate of :func:`lpparse.ppc.certificate.ppc_certificate`, for BF the LP certificate. ``heads`` is
     the tree when the LP optimum is integral (then ILP-optimal), else None. ``gparc_duals``: (g, p, c, λ) of
     the absent triples whose GPArc rows carry dual -λ in the certificate (all other absent rows carry 0).
-    ``trace``: one :class:`PPCRound` per LP solve of a PPC run (empty for BF), ``rounds`` the engine's
-    per-family record of the same rounds (:class:`lpparse.colgen.Round`). ``outside``: the nonzero duals of
-    every absent row of the certificate (GPArc, and SibArc with siblings), ``outside_shift`` their Aᵀy on
-    the program's columns. With siblings, ``info["siblings"]`` is the
+    ``trace``: one :class:`PPCRound` per LP solve (BF: one round with every part in and nothing priced or
+    cut), ``rounds`` the engine's per-family record of the same rounds (:class:`lpparse.colgen.Round`).
+    ``outside``: the nonzero duals of every absent row of the certificate (GPArc, and SibArc with siblings),
+    ``outside_shift`` their Aᵀy on the program's columns. With siblings, ``info["siblings"]`` is the
     :class:`~lpparse.formulations.sibling.SiblingProgram` and ``info`` counts its parts (``sibs_total``,
     ``sibs_scored``, ``sibs_added``, ``sibs_priced``, ``sibs_cut``).
     """
@@ -167,6 +183,11 @@ class PPCResult:
     rounds: list[Round] = field(default_factory=list)
     outside: OutsideDuals = field(default_factory=dict)
     outside_shift: NDArray[np.float64] | None = None
+
+    @property
+    def method(self) -> str:
+        """``ppc`` or ``bf``: what produced this result."""
+        return self.stats.method
 
     @property
     def objective(self) -> float:
@@ -262,8 +283,9 @@ def parse_price_cut(
 
     ``preset``: ``martins``, ``onegp``, ``all`` or an iterable of grandparent families; ``triple_scorer``
     may be None when ``sibling_scorer`` is given (arcs and siblings only), ``sibling_preset`` the sibling
-    polytope's families (:mod:`lpparse.formulations.sibling`); ``warm``: the score cache and triples of an
-    earlier run on the same sentence (:class:`WarmStart`). Raises ValueError (NaN scores) or NoTreeError.
+    polytope's families (:mod:`lpparse.formulations.sibling`); ``warm``: the score caches, triples and
+    sibling parts of an earlier run on the same sentence (:class:`WarmStart`). Raises ValueError (NaN
+    scores) or NoTreeError.
     """
     options = ColgenOptions(
         tol=tol,
@@ -311,7 +333,7 @@ def run_ppc(
         gp = GrandparentFamily(prog, triple_scorer, s, tree, options, warm)
         parts.append(gp)
     if sibling_scorer is not None:
-        sib = SiblingFamily(prog, sibling_scorer, tree, options)
+        sib = SiblingFamily(prog, sibling_scorer, tree, options, warm)
         parts.append(sib)
         options = replace(
             options, stall_rows=options.sibling_stall_rows, highs_options=options.sibling_highs_options
@@ -328,6 +350,7 @@ def run_ppc(
     info: dict[str, Any] = {
         "max_reduced_cost": run.max_reduced_cost,
         "max_arcgp_violation": run.max_violation,
+        "stalled": run.info["stalled"],
     }
     if gp is not None:
         totals = run.totals[gp.name]
@@ -408,7 +431,10 @@ def solve_bf(
     Parts: grandparent triples of ``triple_scorer`` under ``preset``, and arbitrary siblings of
     ``sibling_scorer`` under ``sibling_preset`` (:mod:`lpparse.formulations.sibling`); either may be None
     (not both). With siblings, ``info`` holds the :class:`~lpparse.formulations.sibling.SiblingProgram`
-    (``siblings``) and the parts it scored (``sibs_scored``, all of them: ``sibs_total``)."""
+    (``siblings``) and the parts it scored (``sibs_scored``, all of them: ``sibs_total``). ``time_limit``:
+    seconds for the whole run, scoring and building included: HiGHS gets what is left, or does not run when
+    nothing is (status TIME_LIMIT either way). HiGHS checks its limit between simplex iterations, not in its
+    presolve and setup (0.6 s and 0 iterations on the 30,000-row full LP of n = 25, on a loaded machine)."""
     if triple_scorer is None and sibling_scorer is None:
         raise ValueError("solve_bf needs a triple scorer, a sibling scorer or both")
     start = time.perf_counter()
@@ -437,12 +463,82 @@ def solve_bf(
         check_part_scores(values, "sibling")
         sibs.add_siblings(h, m, m2, values)  # a pruned part (-inf) as its PrunedSib row
         info.update(siblings=sibs, sibs_total=h.size, sibs_scored=sibling_scorer.scored - scored0)
-    model = HighsModel(prog.lp, time_limit=time_limit, tol=certificate_tol, options=HIGHS_OPTIONS)
-    sol = model.solve()
+    deadline = None if time_limit is None else start + time_limit
+    sol = Solution.checked(prog.lp, Status.TIME_LIMIT, False)
+    if deadline is None or time.perf_counter() < deadline:  # else out of time before the solve
+        model = HighsModel(prog.lp, tol=certificate_tol, options=HIGHS_OPTIONS)
+        model.set_deadline(deadline)
+        sol = model.solve()
     stats.time_solving = sol.time
     stats.simplex_iterations = sol.iterations
     heads = _finish(prog, sol, stats, start, certificate_tol)
-    return PPCResult(sol.status, prog, sol, stats, sol.row_dual, sol.certificate, heads, info=info)
+    rounds: list[Round] = []
+    if sol.status is Status.OPTIMAL:  # one round that leaves nothing out, as the engine would record it
+        families: dict[str, FamilyRound] = {}
+        if triple_scorer is not None:
+            families[GrandparentFamily.name] = FamilyRound(
+                stats.gps_scored, stats.gps_added, 0, 0, 0, 0, -np.inf, -np.inf
+            )
+        if sibling_scorer is not None:
+            families[SiblingFamily.name] = FamilyRound(
+                info["sibs_scored"], info["sibs_total"], 0, 0, 0, 0, -np.inf, -np.inf
+            )
+        rounds.append(Round(1, sol.objective, sol.iterations, sol.time, stats.rows, stats.cols, families))
+        info.update(max_reduced_cost=-np.inf, max_arcgp_violation=-np.inf, stalled=False)
+    return PPCResult(
+        sol.status,
+        prog,
+        sol,
+        stats,
+        sol.row_dual,
+        sol.certificate,
+        heads,
+        info=info,
+        trace=[_ppc_round(r) for r in rounds],
+        rounds=rounds,
+    )
+
+
+def choose_method(n: int, method: str = "auto") -> str:
+    """``ppc`` or ``bf`` for a sentence of ``n`` tokens: ``method`` itself, or under ``auto`` BF below
+    :data:`BF_BELOW` tokens and PPC from there on."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose from {METHODS}")
+    if method != "auto":
+        return method
+    return "bf" if n < BF_BELOW else "ppc"
+
+
+def solve_second_order(
+    arc_scores: ArrayLike,
+    triple_scorer: TripleScorer | None,
+    preset: str | Iterable[str] = "all",
+    single_root: bool = False,
+    base: str = "single-flow",
+    options: ColgenOptions | None = None,
+    sibling_scorer: SiblingScorer | None = None,
+    method: str = "auto",
+) -> PPCResult:
+    """The second-order LP (grandparent triples under ``preset``, sibling parts under
+    ``options.sibling_preset``) by the cheaper of parse-price-cut and brute force (Riedel, Smith & McCallum
+    2012, §4 and §6; :func:`choose_method`). Either way the answer is certified on the full LP;
+    ``result.stats.method`` says which ran (BF takes ``certificate_tol``, ``time_limit`` and
+    ``sibling_preset`` of ``options``, and leaves the rest)."""
+    options = options or ColgenOptions()
+    n = np.shape(arc_scores)[0] - 1
+    if choose_method(n, method) == "ppc":
+        return run_ppc(arc_scores, triple_scorer, preset, single_root, base, options, None, sibling_scorer)
+    return solve_bf(
+        arc_scores,
+        triple_scorer,
+        preset,
+        single_root,
+        base,
+        options.certificate_tol,
+        options.time_limit,
+        sibling_scorer,
+        options.sibling_preset,
+    )
 
 
 def tree_objective(arc_scores: NDArray[np.float64], scorer: TripleScorer, heads: NDArray[np.int64]) -> float:
