@@ -25,7 +25,9 @@ run hu_szeged-2 "${HU[@]}" --order 2 --epochs 5 --patience 2 --max-length 50
 run it_partut-2 "${IT[@]}" "${GP[@]}"
 run da_ddt-2 "${DA[@]}" --order 2 --epochs 4 --patience 1 --max-length 50
 run en_ewt-2 "${EN[@]}" "${GP[@]}" --limit 4000 --dev-limit 500
-# grandparent + arbitrary-sibling models (*-2s), with the same arguments as their grandparent models
+# grandparent + arbitrary-sibling models (*-2s), with the same arguments as their grandparent models. --siblings
+# trains with 10 BP iterations damped by 0.5 and keeps the epoch whose dev UAS the bp decoder with the TREE
+# factor gives (since sib-train; models trained before were early-stopped on PTREE decoding: retrain them)
 run da_ddt-2s "${DA[@]}" --order 2 --siblings --epochs 4 --patience 1 --max-length 50
 run it_partut-2s "${IT[@]}" "${GP[@]}" --siblings
 run hu_szeged-2s "${HU[@]}" --order 2 --siblings --epochs 5 --patience 2 --max-length 50

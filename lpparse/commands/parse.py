@@ -25,7 +25,13 @@ from lpparse.decoding import DecodeResult, decode, decoder_names
 from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.models import Model
 from lpparse.models.model import BOUNDS
-from lpparse.models.parsing import TimeLimitExceeded, decode_sentence, default_decoder, time_limit
+from lpparse.models.parsing import (
+    TimeLimitExceeded,
+    decode_sentence,
+    default_decoder,
+    default_decoder_options,
+    time_limit,
+)
 from lpparse.ppc.decoder import lp_summary
 from lpparse.scores import ScoreFile
 from lpparse.trees import NoTreeError
@@ -66,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=positive_int,
         default=None,
         metavar="K",
-        help="bp decoder: BP iterations (default 4)",
+        help="bp decoder: BP iterations (default: those the model was trained with, else 4)",
     )
     parser.add_argument(
         "--preset",
@@ -122,7 +128,7 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         if args.model:
             raise UsageError(f"--decoder {decoder} needs a grandparent model; {args.model} is first-order")
         raise UsageError(f"--decoder {decoder} needs grandparent scores; {args.scores} has none")
-    options: dict[str, object] = {}
+    options: dict[str, object] = dict(default_decoder_options(model, decoder))  # bp: the training tree factor
     if args.bp_iters is not None:
         if decoder != "bp":
             raise UsageError("--bp-iters applies to the bp decoder only")

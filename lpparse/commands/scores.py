@@ -55,6 +55,8 @@ def run_export(args: argparse.Namespace) -> int:
     sentences = read_treebank(treebank)
     bar = tqdm(sentences, desc="scoring", unit="sent", disable=args.no_progress, leave=False)
     source = {"model": model_path.name, "model_sha256": file_digest(model_path), "treebank": treebank.name}
+    if model.training.get("decoder_options"):  # parse --scores decodes as parse --model does
+        source.update(decoder=model.training.get("decoder"), decoder_options=model.training["decoder_options"])
     save_scores(out, (model_scores(model, s) for s in bar), source)
     parts = ["arcs"] + ["grandparent"] * (model.order == 2) + ["sibling"] * bool(model.siblings)
     print(f"wrote {out}: {len(sentences)} sentences of {treebank.name}, {', '.join(parts)} scores")

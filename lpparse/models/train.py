@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import time
+from functools import partial
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Self
@@ -32,7 +33,7 @@ from lpparse.bp import bp_marginals
 from lpparse.corpus import Sentence
 from lpparse.decoding import dense_triple_scores
 from lpparse.models.model import Model, SentenceScorer
-from lpparse.models.parsing import default_decoder, evaluate
+from lpparse.models.parsing import default_decoder, default_decoder_options, evaluate
 from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_inside_outside
 from lpparse.oracles.brute_force import _tree_scores
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
@@ -106,12 +107,19 @@ def bp_gp_marginals(
     single_root: bool,
     sib_scores: NDArray[np.float64] | None = None,
     iterations: int = 4,
+    damping: float = 0.0,
 ) -> tuple[float, NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
     """Loopy BP beliefs with the non-projective TREE factor, grandparent factors and (with ``sib_scores``)
-    sibling factors, ``iterations`` iterations (4, as Gormley et al. 2015 Table 1); log Z is the Bethe
-    approximation."""
+    sibling factors, ``iterations`` iterations (4, as Gormley et al. 2015 Table 1) with message ``damping``;
+    log Z is the Bethe approximation."""
     result = bp_marginals(
-        arc_scores, gp_scores, sib_scores, single_root=single_root, projective=False, iterations=iterations
+        arc_scores,
+        gp_scores,
+        sib_scores,
+        single_root=single_root,
+        projective=False,
+        iterations=iterations,
+        damping=damping,
     )
     beliefs = result.gp_beliefs
     assert beliefs is not None
@@ -137,6 +145,10 @@ class TrainConfig:
     adagrad_delta: float = 1.0
     projective: bool = False
     gp_marginals: str = "bp"
+    #: BP iterations and damping of the training marginals (gp_marginals "bp"); the dev decoder (``bp`` for
+    #: sibling models) runs with the same ones. None: 4 iterations (Gormley et al. 2015).
+    bp_iterations: int | None = None
+    bp_damping: float = 0.0
     max_length: int | None = None
     seed: int = 0
     progress: bool = True
@@ -292,9 +304,10 @@ def _cll_step(
         return log_z - gold_score, idx, val
     table = TripleTable.of(scorer, arcs)
     sibs = SiblingTable.of(scorer, arcs) if model.siblings else None
-    log_z, mu, gmu, smu = GP_MARGINALS[config.gp_marginals](
-        arcs, table.scores, model.single_root, None if sibs is None else sibs.scores
-    )
+    marginals = GP_MARGINALS[config.gp_marginals]
+    if marginals is bp_gp_marginals:
+        marginals = partial(bp_gp_marginals, iterations=config.bp_iterations or 4, damping=config.bp_damping)
+    log_z, mu, gmu, smu = marginals(arcs, table.scores, model.single_root, None if sibs is None else sibs.scores)
     gg, gpp, gc = gold_triples(gold)
     gold_score = arcs[gold[1:], np.arange(1, s.n + 1)].sum() + table.scores[gg, gpp, gc].sum()
     gmu[gg, gpp, gc] -= 1.0
@@ -386,6 +399,10 @@ def train(
     averager = _Averager(size)
     step = _cll_step if cll else _perceptron_step
     decoder = default_decoder(model, config.projective)
+    # 2nd-order CLL marginals are non-projective (TREE) whatever config.projective says of the gold trees
+    decoder_options = default_decoder_options(model, decoder, config.projective and model.order == 1)
+    if decoder == "bp" and config.gp_marginals == "bp":
+        decoder_options.update(iterations=config.bp_iterations or 4, damping=config.bp_damping)
     history: list[EpochRecord] = []
     best: tuple[float, NDArray[np.float64]] | None = None
     stale = 0
@@ -417,7 +434,7 @@ def train(
             raw = model.weights
             model.weights = current
             model.invalidate_bounds()
-            score = evaluate(model, dev_sentences, decoder, progress=config.progress)
+            score = evaluate(model, dev_sentences, decoder, progress=config.progress, **decoder_options)
             model.weights = raw
             dev_uas, dev_np = score.uas, score.uas_no_punct
         record = EpochRecord(epoch, total / len(data), len(data), seconds, dev_uas, dev_np)
@@ -443,6 +460,7 @@ def train(
         **model.training,
         "config": asdict(copy.copy(config)),
         "decoder": decoder,
+        "decoder_options": decoder_options,
         "history": [{**asdict(r), "sentences_per_second": r.sentences_per_second} for r in history],
         "best_epoch": int(
             np.argmax([r.dev_uas_no_punct if r.dev_uas_no_punct is not None else r.epoch for r in history])
