@@ -25,14 +25,16 @@ from typing import Any
 import numpy as np
 from ppc import LANGUAGE, MULTI_ROOT, combine, dev_files, run_header, sample, treebank_parser, write_results
 
-from lpparse.corpus import Sentence, read_treebank, sentence_uas
+from lpparse.corpus import Sentence, corpus_uas, read_treebank
 from lpparse.experiments.grandparent_tables import BUCKETS
 from lpparse.models.model import Model
+from lpparse.models.parsing import decode_sentence, default_decoder_options
 from lpparse.oracles import chu_liu_edmonds
 from lpparse.ppc import PPCResult, parse_price_cut
 from lpparse.ppc.loop import project_to_tree, solve_bf
 from lpparse.table import markdown_table
 
+UAS = ("first-order", "grandparent", "grandparent + sibling", "grandparent + sibling (bp)")
 TABLE = (
     "sentences",
     "count",
@@ -131,24 +133,27 @@ def table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def uas(sentences: list[Sentence], models: dict[str, Model | None], single_root: bool) -> dict[str, Any]:
-    """Dev UAS (no punctuation) of each available model on ``sentences``."""
+    """Dev UAS (no punctuation) of each available model on ``sentences``; the grandparent + sibling model
+    also with the ``bp`` decoder as it was trained (:func:`lpparse.models.parsing.default_decoder_options`)."""
     out: dict[str, Any] = {"sentences": len(sentences), "tokens": sum(s.n for s in sentences)}
     for kind, model in models.items():
         if model is None:
             continue
-        hit = total = 0
+        heads = []
         for s in sentences:
             scorer = model.scorer(s)
             arcs = scorer.arc_scores()
             if kind == "first-order":
-                heads = chu_liu_edmonds(arcs, single_root=single_root)
+                heads.append(chu_liu_edmonds(arcs, single_root=single_root))
             else:
                 sib = scorer.siblings() if kind == "grandparent + sibling" else None
                 result = parse_price_cut(arcs, scorer.triples(), "all", single_root, sibling_scorer=sib)
-                heads = project_to_tree(result, single_root)
-            u = sentence_uas(s, heads)
-            hit, total = hit + u.correct_no_punct, total + u.total_no_punct
-        out[kind] = hit / total
+                heads.append(project_to_tree(result, single_root))
+        out[kind] = corpus_uas(sentences, heads).uas_no_punct
+        if kind == "grandparent + sibling":
+            options = default_decoder_options(model, "bp")
+            bp = [decode_sentence(model, s, "bp", **options).heads for s in sentences]
+            out[f"{kind} (bp)"] = corpus_uas(sentences, bp).uas_no_punct
     return out
 
 
@@ -200,12 +205,18 @@ def run_treebank(path: Path, args: Any) -> dict[str, Any] | None:
         r = records[-1]
         bf = f" BF {r['bf']['seconds']:.2f}s" if "bf" in r else ""
         print(f"{name} #{i} n={s.n}: PPC {r['ppc']['seconds']:.2f}s{bf}", flush=True)
-    chosen = [s for s in sentences if s.n <= args.uas_max_n][: args.uas_limit]
-    kinds = {"first-order": "1", "grandparent": "2", "grandparent + sibling": "2s"}
-    scores = uas(chosen, {k: _model(args.models, name, v) for k, v in kinds.items()}, single_root)
-    print(f"{name} UAS: {scores}", flush=True)
     return {"treebank": name, "language": LANGUAGE.get(name, name), "single_root": single_root,
-            "table": table(records), "records": records, "uas": scores}
+            "table": table(records), "records": records}
+
+
+def run_uas(path: Path, args: Any) -> dict[str, Any]:
+    """The dev UAS of the treebank's ``-1``, ``-2`` and ``-2s`` models (those that exist)."""
+    name = path.parent.name
+    chosen = [s for s in read_treebank(path) if s.n <= args.uas_max_n][: args.uas_limit]
+    kinds = {"first-order": "1", "grandparent": "2", "grandparent + sibling": "2s"}
+    scores = uas(chosen, {k: _model(args.models, name, v) for k, v in kinds.items()}, name not in MULTI_ROOT)
+    print(f"{name} UAS: {scores}", flush=True)
+    return {"treebank": name, **scores}
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -219,19 +230,19 @@ def markdown(result: dict[str, Any]) -> str:
         f"{result['bf_max_n']} tokens (it instantiates every part: O(n³) columns). Times include scoring "
         "parts and building the LPs, not feature extraction.",
     ]
-    uas_rows = []
     for tb in result["treebanks"]:
         lines += ["", f"## {tb['treebank']} ({tb['language']}; {'single' if tb['single_root'] else 'multi'}-root)",
                   "", markdown_table(TABLE, [[row[k] for k in TABLE] for row in tb["table"]])]
-        u = tb["uas"]
-        uas_rows.append([tb["treebank"], u["sentences"], *(
-            f"{100 * u[k]:.2f}" if k in u else "-" for k in ("first-order", "grandparent", "grandparent + sibling")
-        )])
-    head = ("treebank", "dev sentences", "first-order", "grandparent", "grandparent + sibling")
+    uas_rows = [
+        [u["treebank"], u["sentences"], *(f"{100 * u[k]:.2f}" if k in u else "-" for k in UAS)]
+        for u in result.get("uas", [])
+    ]
+    head = ("treebank", "dev sentences", *UAS)
     if uas_rows:
         lines += ["", f"## Dev UAS (no punctuation; sentences of at most {result['uas_max_n']} tokens)", "",
                   "First-order: Chu-Liu-Edmonds; grandparent and grandparent + sibling: PPC, a fractional "
-                  "optimum rounded to a tree.", "", markdown_table(head, uas_rows)]
+                  "optimum rounded to a tree; (bp): loopy BP's minimum-Bayes-risk tree, as the model was "
+                  "trained (Gormley, Dredze & Eisner 2015).", "", markdown_table(head, uas_rows)]
     if result.get("throughput"):
         keys = ("model", "parts", "sentences", "tokens", "seconds", "tokens/s", "certified")
         lines += ["", "## Throughput (one core, whole dev set, feature extraction included)", "",
@@ -241,11 +252,13 @@ def markdown(result: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = treebank_parser(__doc__.split("\n\n")[0], "siblings")
-    parser.add_argument("--per-bucket", type=int, default=5, help="sentences per length bucket")
+    parser.add_argument("--per-bucket", type=int, default=5, help="sentences per length bucket (0: no PPC/BF table)")
     parser.add_argument("--bf-max-n", type=int, default=30, help="longest sentence solved by BF")
     parser.add_argument("--ppc-max-n", type=int, default=60, help="longest sentence sampled")
     parser.add_argument("--uas-max-n", type=int, default=40, help="longest dev sentence in the UAS table")
-    parser.add_argument("--uas-limit", type=int, default=None, help="first UAS_LIMIT such dev sentences")
+    parser.add_argument(
+        "--uas-limit", type=int, default=None, help="first UAS_LIMIT such dev sentences (0: no UAS table)"
+    )
     parser.add_argument("--throughput", type=Path, nargs="*", default=[], help="dev files to parse whole")
     parser.add_argument(
         "--combine", type=Path, nargs="+", default=None, metavar="JSON",
@@ -255,14 +268,16 @@ def main() -> None:
     args = parser.parse_args()
     result: dict[str, Any]
     if args.combine:
-        result = combine(args.combine, ("machine", "python", "bf_max_n", "uas_max_n", "throughput"))
+        result = combine(args.combine, ("machine", "python", "bf_max_n", "uas_max_n", "uas", "throughput"))
     else:
-        treebanks = [t for t in (run_treebank(p, args) for p in dev_files(args)) if t is not None]
+        tables = [run_treebank(p, args) for p in dev_files(args)] if args.per_bucket > 0 else []
+        treebanks = [t for t in tables if t is not None]
         result = {
             **run_header("siblings.py"),
             "bf_max_n": args.bf_max_n,
             "uas_max_n": args.uas_max_n,
             "treebanks": treebanks,
+            "uas": [run_uas(p, args) for p in dev_files(args)] if args.uas_limit != 0 else [],
             "throughput": [row for p in args.throughput for row in throughput(p, args.models)],
         }
         result["commands"] = [result.pop("command")]
