@@ -343,3 +343,12 @@ def test_debug_shows_the_traceback(tmp_path: Path) -> None:
         done = lpparse(*argv, "--model", tmp_path / "none.npz", "--treebank", SAMPLE)
         assert done.returncode == 1 and "Traceback" in done.stderr
         assert "MissingFileError: model not found" in done.stderr
+
+
+def test_commands_print_no_solver_banner() -> None:
+    """HiGHS prints its banner on a process's first ``Highs()``, whatever ``output_flag`` says; the command's
+    output has the results only (:func:`lpparse.lp.highs_view._new_highs`)."""
+    done = lpparse("solve", "--treebank", SAMPLE, "--limit", "2")
+    assert done.returncode == 0, done.stderr
+    assert "sample.conllu: 2 sentences" in done.stdout
+    assert "HiGHS" not in done.stdout and "HiGHS" not in done.stderr

@@ -17,6 +17,8 @@ All sign conversion between HiGHS and lpparse happens in :func:`duals_from_highs
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from pathlib import Path
 
@@ -93,6 +95,31 @@ def _compressed(
     return starts, minor.astype(np.int32), values
 
 
+_banner_done = False
+
+
+def _new_highs() -> highspy.Highs:
+    """A ``highspy.Highs``. The first one a process makes prints HiGHS's banner to the C stdout before any
+    option can be set (highspy 1.16; ERGO-Code/HiGHS issue 2749), which would land in every command's
+    output: that construction runs with file descriptor 1 pointed at the null device."""
+    global _banner_done
+    if _banner_done:
+        return highspy.Highs()
+    _banner_done = True
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError):  # no file descriptor 1: nothing to protect
+        return highspy.Highs()
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            return highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 class HighsModel:
     """A live HiGHS model of a LinearProgram (maximize; dual simplex; quiet).
 
@@ -115,7 +142,7 @@ class HighsModel:
         self.lp = lp
         self.mip = mip
         self.tol = tol
-        self.highs = highspy.Highs()
+        self.highs = _new_highs()
         self._deadline: float | None = None
         # program index -> HiGHS index (-1: inactive) and back; new program columns and rows are active
         self._col_h = _positions(lp.num_cols, inactive_cols)
