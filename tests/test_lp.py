@@ -9,6 +9,7 @@ from lpparse.formulations.arborescence import (
     add_subtour_cuts,
     arc_matrix,
     cycle_cut_program,
+    heads_from_solution,
     multi_commodity_flow,
     separate_subtours,
     single_commodity_flow,
@@ -105,7 +106,7 @@ def test_certificate_rejects_tampered_primal_and_dual() -> None:
     tampered = Solution.checked(lp, Status.OPTIMAL, False, x=bad_x, row_dual=y, col_dual=sol.col_dual)
     assert not tampered.certified
     with pytest.raises(UncertifiedSolutionError):
-        tampered.heads()
+        heads_from_solution(tampered)
 
     bad_y = y.copy()
     bad_y[lp.row("OneHead", 2)] += 0.5  # feasible sign, but the gap opens
@@ -153,7 +154,7 @@ def test_fractional_solution_has_no_heads() -> None:
     sol = HighsModel(single_commodity_flow(fractional_instance())).solve()
     assert sol.certified and not sol.integral
     with pytest.raises(FractionalSolutionError):
-        sol.heads()
+        heads_from_solution(sol)
 
 
 def test_warm_resolve_after_rows_matches_cold_and_saves_iterations() -> None:

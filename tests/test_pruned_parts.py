@@ -194,7 +194,7 @@ def test_the_pruned_row_forbids_both_arcs_under_every_preset() -> None:
     assert value == 9.0 and not (heads[2] == 1 and heads[3] == 2)
     for preset in ("martins", "onegp", "all"):
         prog = full_grandparent_program(s, gp, preset)
-        assert prog.zgp_col[1, 2, 3] == -1 and prog.pruned[1, 2, 3]
+        assert prog.triple_cols(1, 2, 3)[0] == -1 and prog.pruned[1, 2, 3]
         sol = HighsModel(prog.lp).solve()
         z = prog.arc_values(sol.x)
         assert z[1, 2] + z[2, 3] <= 1.0 + 1e-9 and sol.objective >= value - 1e-9

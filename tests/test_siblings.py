@@ -135,7 +135,7 @@ def test_sibling_rows_hold_on_every_tree(n: int, single_root: bool) -> None:
     x = np.zeros((len(trees), lp.num_cols))
     heads = trees[:, 1:]
     x[np.arange(len(trees))[:, None], prog.z_col[heads, np.arange(1, n + 1)]] = 1.0
-    x[:, prog.zsib_col[h, m, m2]] = (trees[:, m] == h) & (trees[:, m2] == h)
+    x[:, prog.sibling_cols(h, m, m2)] = (trees[:, m] == h) & (trees[:, m2] == h)
     for block in SIBLING_FAMILIES:
         if block not in lp.con_blocks:
             continue

@@ -82,7 +82,7 @@ def test_bf_and_ppc_refuse_nan_and_plus_inf_triple_scores_but_prune_at_minus_inf
     scores = np.random.default_rng(0).normal(size=(5, 5, 5))
     scores[1, 2, 3] = -np.inf
     bf = solve_bf(random_scores(4, 0), DenseTripleScorer(scores))
-    assert bf.certified and bf.program.pruned[1, 2, 3] and bf.program.zgp_col[1, 2, 3] == -1
+    assert bf.certified and bf.program.pruned[1, 2, 3] and bf.program.triple_cols(1, 2, 3)[0] == -1
     for bad, solvers in ((np.nan, [solve_bf]), (np.inf, [solve_bf, parse_price_cut])):
         for solve in solvers:
             scorer = DenseTripleScorer(np.where(np.isinf(scores), 0.0, scores))

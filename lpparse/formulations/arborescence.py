@@ -38,16 +38,18 @@ from lpparse.colgen.engine import Engine, Master
 from lpparse.colgen.family import DualState, Priced, Separated
 from lpparse.colgen.options import ColgenOptions
 from lpparse.lp.program import LinearProgram
-from lpparse.lp.solution import TOL, Solution
+from lpparse.lp.solution import TOL, FractionalSolutionError, Solution
 from lpparse.lp.views import make_model
 from lpparse.trees import allowed_arcs, check_tree_exists, validate_scores
 
 __all__ = [
     "FORMULATIONS",
+    "ArborescenceLP",
     "CycleCutFamily",
     "add_subtour_cuts",
     "arc_matrix",
     "cycle_cut_program",
+    "heads_from_solution",
     "multi_commodity_flow",
     "separate_subtours",
     "single_commodity_flow",
@@ -58,101 +60,98 @@ __all__ = [
 _FLOW_SCALE = 1e8  # integer capacities for scipy's max-flow (int32): separation exact to ~n²·1e-8
 
 
+class ArborescenceLP(LinearProgram):
+    """An arborescence program (module docstring) with what its users read of it, typed: ``n`` tokens,
+    ``single_root``, ``formulation`` (a key of :data:`FORMULATIONS`), the flow blocks' ``flow_capacity``
+    (NoFlow: phi - capacity·z <= 0; None without flows) and ``commodities`` (flow columns per arc: 1, n or
+    0), and the token subsets of the ``NoCycle`` rows, ``cuts``, in row order."""
+
+    def __init__(self, formulation: str, n: int, single_root: bool) -> None:
+        super().__init__(formulation)
+        self.formulation = formulation
+        self.n = n
+        self.single_root = single_root
+        self.flow_capacity: float | None = None
+        self.commodities = 0
+        self.cuts: list[tuple[int, ...]] = []
+
+
 def _arc_program(
     scores: NDArray[np.float64], single_root: bool, name: str
-) -> tuple[LinearProgram, NDArray[np.int64], NDArray[np.int64]]:
-    """Validated scores -> program with z, OneHead (and OneRoot); returns (lp, arcs (K,2), z columns)."""
+) -> tuple[ArborescenceLP, NDArray[np.int64]]:
+    """Validated scores -> program with z, OneHead (and OneRoot); returns (lp, candidate arcs (K, 2))."""
     s = validate_scores(scores)
     check_tree_exists(s, single_root)
     n = s.shape[0] - 1
     arcs = np.argwhere(allowed_arcs(s)).astype(np.int64)
-    lp = LinearProgram(name)
-    lp.meta.update(n=n, single_root=single_root, formulation=name)
-    zc = lp.add_variables("z", arcs, cost=s[arcs[:, 0], arcs[:, 1]], integer=True)
-    lp.add_constraints("OneHead", np.arange(1, n + 1), arcs[:, 1] - 1, zc, np.ones(len(zc)), 1.0, 1.0)
+    lp = ArborescenceLP(name, n, single_root)
+    lp.add_variables("z", arcs, cost=s[arcs[:, 0], arcs[:, 1]], integer=True)
+    lp.constrain("OneHead", np.arange(1, n + 1), lp.var("z", arcs).at(arcs[:, 1]), 1.0, 1.0)
     if single_root:
-        out = arcs[:, 0] == 0
-        lp.add_constraints(
-            "OneRoot", [0], np.zeros(out.sum(), np.int64), zc[out], np.ones(out.sum()), 1.0, 1.0
-        )
-    return lp, arcs, zc
+        root = arcs[arcs[:, 0] == 0]
+        lp.constrain("OneRoot", [0], lp.var("z", root).at(np.zeros(len(root))), 1.0, 1.0)
+    return lp, arcs
 
 
-def _conservation(
-    arcs: NDArray[np.int64],
-    pc: NDArray[np.int64],
-    row_of_node: Callable[[NDArray[np.int64]], NDArray[np.int64]],
-) -> tuple[NDArray, NDArray, NDArray]:
-    """COO of inflow - outflow per word node: +1 at the modifier's row, -1 at the (word) head's row."""
-    word_head = arcs[:, 0] > 0
-    rows = np.concatenate([row_of_node(arcs[:, 1]), row_of_node(arcs[word_head, 0])])
-    cols = np.concatenate([pc, pc[word_head]])
-    vals = np.concatenate([np.ones(len(pc)), -np.ones(int(word_head.sum()))])
-    return rows, cols, vals
-
-
-def single_commodity_flow(scores: NDArray[np.float64], single_root: bool = False) -> LinearProgram:
+def single_commodity_flow(scores: NDArray[np.float64], single_root: bool = False) -> ArborescenceLP:
     """Single-commodity flow program (Riedel, Smith & McCallum 2012 §3.1: OneHead, Source, Consume, NoFlow).
     Raises NoTreeError."""
-    lp, arcs, zc = _arc_program(scores, single_root, "single-flow")
-    n, k = lp.meta["n"], len(zc)
-    pc = lp.add_variables("phi", arcs)
-    lp.meta["flow_capacity"] = float(n)  # NoFlow: phi - capacity·z <= 0
-    root = arcs[:, 0] == 0
-    lp.add_constraints("Source", [0], np.zeros(root.sum(), np.int64), pc[root], np.ones(root.sum()), n, n)
-    lp.add_constraints("Consume", np.arange(1, n + 1), *_conservation(arcs, pc, lambda v: v - 1), 1.0, 1.0)
-    local = np.arange(k)
-    lp.add_constraints(
-        "NoFlow",
-        arcs,
-        np.concatenate([local, local]),
-        np.concatenate([pc, zc]),
-        np.concatenate([np.ones(k), np.full(k, -float(n))]),
-        upper=0.0,
-    )
+    lp, arcs = _arc_program(scores, single_root, "single-flow")
+    n = lp.n
+    lp.add_variables("phi", arcs)
+    lp.flow_capacity, lp.commodities = float(n), 1
+    root, word = arcs[arcs[:, 0] == 0], arcs[arcs[:, 0] > 0]
+    lp.constrain("Source", [0], lp.var("phi", root).at(np.zeros(len(root))), n, n)
+    inflow, outflow = lp.var("phi", arcs).at(arcs[:, 1]), lp.var("phi", word).at(word[:, 0])
+    lp.constrain("Consume", np.arange(1, n + 1), inflow - outflow, 1.0, 1.0)
+    lp.constrain("NoFlow", arcs, lp.var("phi", arcs) - n * lp.var("z", arcs), upper=0.0)
     return lp
 
 
-def multi_commodity_flow(scores: NDArray[np.float64], single_root: bool = False) -> LinearProgram:
+def multi_commodity_flow(scores: NDArray[np.float64], single_root: bool = False) -> ArborescenceLP:
     """Multi-commodity flow program (one commodity per token; exact LP). Raises NoTreeError."""
-    lp, arcs, zc = _arc_program(scores, single_root, "multi-flow")
-    n, k = lp.meta["n"], len(zc)
-    com = np.repeat(np.arange(1, n + 1), k)  # commodity of each flow column, arcs tiled inside
-    flow_arcs = np.tile(arcs, (n, 1))
-    pc = lp.add_variables("phi", np.column_stack([com, flow_arcs]))
-    lp.meta["flow_capacity"] = 1.0  # NoFlow: phi - capacity·z <= 0
-    root = flow_arcs[:, 0] == 0
-    lp.add_constraints(
-        "Source", np.arange(1, n + 1), com[root] - 1, pc[root], np.ones(int(root.sum())), 1.0, 1.0
-    )
-    cons_index = np.column_stack([np.repeat(np.arange(1, n + 1), n), np.tile(np.arange(1, n + 1), n)])
-    rows, cols, vals = _conservation(flow_arcs, pc, lambda v: v - 1)
-    rows = rows + n * (com[cols - pc[0]] - 1)  # row of (commodity, node)
-    rhs = (cons_index[:, 0] == cons_index[:, 1]).astype(np.float64)
-    lp.add_constraints("Consume", cons_index, rows, cols, vals, rhs, rhs)
-    local = np.arange(n * k)
-    lp.add_constraints(
-        "NoFlow",
-        np.column_stack([com, flow_arcs]),
-        np.concatenate([local, local]),
-        np.concatenate([pc, np.tile(zc, n)]),
-        np.concatenate([np.ones(n * k), -np.ones(n * k)]),
-        upper=0.0,
-    )
+    lp, arcs = _arc_program(scores, single_root, "multi-flow")
+    n, k = lp.n, len(arcs)
+    tokens = np.arange(1, n + 1)
+    com = np.repeat(tokens, k)  # commodity of each flow column, arcs tiled inside
+    flows = np.column_stack([com, np.tile(arcs, (n, 1))])  # (commodity, h, m)
+    lp.add_variables("phi", flows)
+    lp.flow_capacity, lp.commodities = 1.0, n
+    root, word = flows[flows[:, 1] == 0], flows[flows[:, 1] > 0]
+    lp.constrain("Source", tokens, lp.var("phi", root).at(root[:, 0]), 1.0, 1.0)
+    nodes = np.column_stack([np.repeat(tokens, n), np.tile(tokens, n)])  # (commodity, node)
+    rhs = (nodes[:, 0] == nodes[:, 1]).astype(np.float64)
+    inflow, outflow = lp.var("phi", flows).at(flows[:, [0, 2]]), lp.var("phi", word).at(word[:, [0, 1]])
+    lp.constrain("Consume", nodes, inflow - outflow, rhs, rhs)
+    lp.constrain("NoFlow", flows, lp.var("phi", flows) - lp.var("z", flows[:, 1:]), upper=0.0)
     return lp
 
 
-def cycle_cut_program(scores: NDArray[np.float64], single_root: bool = False) -> LinearProgram:
+def cycle_cut_program(scores: NDArray[np.float64], single_root: bool = False) -> ArborescenceLP:
     """Riedel & Clarke (2006) master: z, OneHead (OneRoot); NoCycle rows come from
     :func:`add_subtour_cuts`."""
-    lp, _, _ = _arc_program(scores, single_root, "cycle-cuts")
-    lp.meta["cuts"] = []
-    return lp
+    return _arc_program(scores, single_root, "cycle-cuts")[0]
 
 
-def arc_matrix(lp: LinearProgram, x: NDArray[np.float64]) -> NDArray[np.float64]:
+def heads_from_solution(solution: Solution) -> NDArray[np.int64]:
+    """Heads array (heads[0] = -1) of a certified integral solution of an arborescence program (or of one
+    built on it: grandparent, sibling), from its arc variables ``z[h, m]``."""
+    lp = solution.lp
+    if not isinstance(lp, ArborescenceLP):
+        raise TypeError(f"heads come from an arborescence program, got {type(lp).__name__}")
+    solution.require_certified()
+    if not solution.integral:
+        raise FractionalSolutionError("solution is fractional: it is not a tree (no heads)")
+    idx = lp.var_blocks["z"].index
+    on = solution.values("z") > 0.5
+    heads = np.full(lp.n + 1, -1, dtype=np.int64)
+    heads[idx[on, 1]] = idx[on, 0]
+    return heads
+
+
+def arc_matrix(lp: ArborescenceLP, x: NDArray[np.float64]) -> NDArray[np.float64]:
     """(n+1, n+1) matrix of the z values in a primal vector x (0 for absent arcs)."""
-    n = int(lp.meta["n"])
+    n = lp.n
     idx = lp.var_blocks["z"].index
     zm = np.zeros((n + 1, n + 1))
     zm[idx[:, 0], idx[:, 1]] = x[lp.cols("z")]
@@ -203,28 +202,19 @@ def separate_subtours(zm: NDArray[np.float64], tol: float = TOL) -> list[tuple[i
     return list(found)
 
 
-def add_subtour_cuts(lp: LinearProgram, subsets: list[tuple[int, ...]]) -> NDArray[np.int64]:
+def add_subtour_cuts(lp: ArborescenceLP, subsets: list[tuple[int, ...]]) -> NDArray[np.int64]:
     """Append ``NoCycle`` rows Σ_{h,m in S} z[h,m] <= |S| - 1 (in one batch); return their rows."""
     if not subsets:
         return np.empty(0, np.int64)
-    n = int(lp.meta["n"])
-    idx, zc = lp.var_blocks["z"].index, lp.cols("z")
-    member = np.zeros((len(subsets), n + 1), dtype=bool)
+    arcs = lp.var_blocks["z"].index
+    member = np.zeros((len(subsets), lp.n + 1), dtype=bool)
     for t, subset in enumerate(subsets):
         member[t, list(subset)] = True
-    local, arc = np.nonzero(member[:, idx[:, 0]] & member[:, idx[:, 1]])
-    cuts: list[tuple[int, ...]] = lp.meta["cuts"]  # type: ignore[assignment]
-    first = len(cuts)
-    cuts.extend(subsets)
-    sizes = member.sum(axis=1).astype(np.float64)
-    return lp.add_constraints(
-        "NoCycle",
-        np.arange(first, first + len(subsets)),
-        local,
-        zc[arc],
-        np.ones(len(arc)),
-        upper=sizes - 1.0,
-    )
+    cut, arc = np.nonzero(member[:, arcs[:, 0]] & member[:, arcs[:, 1]])
+    first = len(lp.cuts)
+    lp.cuts.extend(subsets)
+    inside = lp.var("z", arcs[arc]).at(first + cut)
+    return lp.constrain("NoCycle", np.arange(first, len(lp.cuts)), inside, upper=member.sum(axis=1) - 1.0)
 
 
 class CycleCutFamily:
@@ -236,14 +226,14 @@ class CycleCutFamily:
     candidates = scored = held_out = 0
     scoring_seconds = 0.0
 
-    def __init__(self, lp: LinearProgram) -> None:
+    def __init__(self, lp: ArborescenceLP) -> None:
         self.lp = lp
         self._cuts: list[tuple[int, ...]] = []
 
     @property
     def added(self) -> int:
         """NoCycle rows in the program."""
-        return len(self.lp.meta["cuts"])  # type: ignore[arg-type]
+        return len(self.lp.cuts)
 
     def seed(self) -> None:
         pass
@@ -302,12 +292,11 @@ def solve_cycle_cuts(
         time=run.time_solving,
         iterations=run.simplex_iterations,
     )
-    cuts: list[tuple[int, ...]] = lp.meta["cuts"]  # type: ignore[assignment]
-    sol.info.update(rounds=run.iterations - 1, cuts=len(cuts), total_time=time.perf_counter() - start)
+    sol.info.update(rounds=run.iterations - 1, cuts=len(lp.cuts), total_time=time.perf_counter() - start)
     return sol
 
 
-FORMULATIONS: dict[str, Callable[[NDArray[np.float64], bool], LinearProgram]] = {
+FORMULATIONS: dict[str, Callable[[NDArray[np.float64], bool], ArborescenceLP]] = {
     "single-flow": single_commodity_flow,
     "multi-flow": multi_commodity_flow,
     "cycle-cuts": cycle_cut_program,

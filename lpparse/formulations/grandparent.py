@@ -47,9 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.formulations.arborescence import FORMULATIONS, arc_matrix
+from lpparse.formulations.arborescence import FORMULATIONS, ArborescenceLP, arc_matrix
 from lpparse.formulations.pairs import add_and_rows, add_arc_rows
-from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import TOL, Solution
 from lpparse.lp.views import make_model
 from lpparse.trees import allowed_arcs, validate_scores
@@ -100,22 +99,20 @@ def resolve_families(
 
 @dataclass
 class GrandparentProgram:
-    """A grandparent LinearProgram and the dense maps that grow it (all (n+1, n+1) arrays, -1 = absent).
-
+    """A grandparent LinearProgram and the dense maps that grow it: (n+1, n+1) arrays, -1 = absent,
     ``z_col[h, m]``: column of z[h,m]; ``onegp_row[p, c]``, ``nogp_row[g, p]``: rows of OneGP/NoGP (when
-    those families are on); ``present[g, p, c]``: the triple has a zgp column, ``zgp_col[g, p, c]`` (-1 =
-    absent); ``arcgp[g, p, c]``: its ArcGP row is in the program; ``pruned[g, p, c]``: the triple scored -inf
-    and its PrunedGP row is in the program (module docstring).
+    those families are on); (n+1, n+1, n+1) masks ``present[g, p, c]``: the triple has a zgp column
+    (:meth:`triple_cols`); ``arcgp[g, p, c]``: its ArcGP row is in the program; ``pruned[g, p, c]``: the
+    triple scored -inf and its PrunedGP row is in the program (module docstring).
     """
 
-    lp: LinearProgram
+    lp: ArborescenceLP
     families: tuple[str, ...]
     arc_mask: NDArray[np.bool_]
     z_col: NDArray[np.int64]
     onegp_row: NDArray[np.int64]
     nogp_row: NDArray[np.int64]
     present: NDArray[np.bool_]
-    zgp_col: NDArray[np.int64]
     arcgp: NDArray[np.bool_]
     pruned: NDArray[np.bool_]
 
@@ -141,37 +138,34 @@ class GrandparentProgram:
             return np.empty(0, np.int64)
         if not (self.arc_mask[g, p] & self.arc_mask[p, c] & (g != c)).all():
             raise ValueError("every triple needs candidate arcs g→p and p→c and g != c")
-        if (
-            (self.present | self.pruned)[g, p, c].any()
-            or np.unique(np.ravel_multi_index((g, p, c), self.present.shape)).size < k
-        ):
+        if (self.present | self.pruned)[g, p, c].any() or np.unique(
+            np.ravel_multi_index((g, p, c), self.present.shape)
+        ).size < k:
             raise ValueError("triple added twice")
         cut = np.isneginf(scores)
         if cut.any():
-            index = np.column_stack([g[cut], p[cut], c[cut]])
-            add_and_rows(self.lp, "PrunedGP", index, self.z_col[g, p][cut], self.z_col[p, c][cut], None)
-            self.pruned[g[cut], p[cut], c[cut]] = True
+            gc, pc, cc = g[cut], p[cut], c[cut]
+            gp_, pc_ = np.column_stack([gc, pc]), np.column_stack([pc, cc])
+            add_and_rows(self.lp, "PrunedGP", None, np.column_stack([gc, pc, cc]), gp_, pc_)
+            self.pruned[gc, pc, cc] = True
             g, p, c, scores = g[~cut], p[~cut], c[~cut], scores[~cut]
             k = g.shape[0]
             if k == 0:
                 return np.empty(0, np.int64)
         lp = self.lp
-        cols = lp.add_variables("zgp", np.column_stack([g, p, c]), cost=scores, integer=True)
+        gpc, gp_, pc_ = np.column_stack([g, p, c]), np.column_stack([g, p]), np.column_stack([p, c])
+        cols = lp.add_variables("zgp", gpc, cost=scores, integer=True)
         self.present[g, p, c] = True
-        self.zgp_col[g, p, c] = cols
-        ones = np.ones(k)
         if "OneGP" in self.families:
-            lp.add_coefficients(self.onegp_row[p, c], cols, ones)
+            lp.add_terms("OneGP", lp.var("zgp", gpc).at(pc_))
         if "NoGP" in self.families:
-            lp.add_coefficients(self.nogp_row[g, p], cols, ones)
-        zgp_, zpc = self.z_col[g, p], self.z_col[p, c]
+            lp.add_terms("NoGP", lp.var("zgp", gpc).at(gp_))
         if arcgp:
             self.add_arcgp_rows(g, p, c)
         if "GPArc" in self.families:
             # with OneGP, zgp[g,p,c] <= Σ_g' zgp[g',p,c] = z[p,c]: the right-hand GPArc row is implied
             sides = [0] if "OneGP" in self.families else [0, 1]
-            arc = {0: zgp_, 1: zpc}
-            add_arc_rows(lp, "GPArc", np.column_stack([g, p, c]), [arc[i] for i in sides], sides, cols)
+            add_arc_rows(lp, "GPArc", "zgp", gpc, [(gp_, pc_)[i] for i in sides], sides)
         return cols
 
     @property
@@ -192,10 +186,13 @@ class GrandparentProgram:
             return
         if not self.present[g, p, c].all() or self.arcgp[g, p, c].any():
             raise ValueError("ArcGP rows are added once, for triples with a column")
-        add_and_rows(
-            self.lp, "ArcGP", np.column_stack([g, p, c]), self.z_col[g, p], self.z_col[p, c], self.zgp_col[g, p, c]
-        )
+        gpc, gp_, pc_ = np.column_stack([g, p, c]), np.column_stack([g, p]), np.column_stack([p, c])
+        add_and_rows(self.lp, "ArcGP", "zgp", gpc, gp_, pc_)
         self.arcgp[g, p, c] = True
+
+    def triple_cols(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:
+        """Columns of the triples (g, p, c) (-1: no column), through the zgp block's sparse index map."""
+        return self.lp.var_blocks["zgp"].find(np.column_stack([g, p, c]))
 
     def triples(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """(g, p, c) of the triples with a column, in column order."""
@@ -227,7 +224,6 @@ def grandparent_program(
     s = validate_scores(arc_scores)
     lp = FORMULATIONS[base](s, single_root)
     lp.name = f"grandparent/{base}"
-    lp.meta.update(families=fams)
     size = s.shape[0]
     n = size - 1
     arc_mask = allowed_arcs(s)
@@ -236,22 +232,25 @@ def grandparent_program(
     z_col[arcs[:, 0], arcs[:, 1]] = lp.cols("z")
     onegp_row = np.full((size, size), -1, np.int64)
     nogp_row = np.full((size, size), -1, np.int64)
-    if "OneGP" in fams:
+    if "OneGP" in fams:  # OneGP[p,c]: Σ_g zgp[g,p,c] - z[p,c] = 0, the zgp terms coming with the triples
         word = arcs[arcs[:, 0] > 0]
-        k = word.shape[0]
-        onegp_row[word[:, 0], word[:, 1]] = lp.add_constraints(
-            "OneGP", word, np.arange(k), z_col[word[:, 0], word[:, 1]], -np.ones(k), 0.0, 0.0
-        )
-    if "NoGP" in fams:
-        k = arcs.shape[0]
-        nogp_row[arcs[:, 0], arcs[:, 1]] = lp.add_constraints(
-            "NoGP", arcs, np.arange(k), z_col[arcs[:, 0], arcs[:, 1]], np.full(k, -float(n)), upper=0.0
+        onegp_row[word[:, 0], word[:, 1]] = lp.constrain("OneGP", word, -lp.var("z", word), 0.0, 0.0)
+    if "NoGP" in fams:  # NoGP[g,p]: Σ_c zgp[g,p,c] - n z[g,p] <= 0
+        nogp_row[arcs[:, 0], arcs[:, 1]] = lp.constrain(
+            "NoGP", arcs, -float(n) * lp.var("z", arcs), upper=0.0
         )
     lp.add_variables("zgp", np.empty((0, 3), np.int64), integer=True)
     cube = (size, size, size)
     return GrandparentProgram(
-        lp, fams, arc_mask, z_col, onegp_row, nogp_row, np.zeros(cube, bool), np.full(cube, -1, np.int64),
-        np.zeros(cube, bool), np.zeros(cube, bool),
+        lp,
+        fams,
+        arc_mask,
+        z_col,
+        onegp_row,
+        nogp_row,
+        np.zeros(cube, bool),
+        np.zeros(cube, bool),
+        np.zeros(cube, bool),
     )
 
 
@@ -270,7 +269,6 @@ def _dense_triple_costs(
     if gp.shape != (arc_mask.shape[0],) * 3:
         raise ValueError(f"triple scores must have shape {(arc_mask.shape[0],) * 3}, got {gp.shape}")
     return g, p, c, gp[g, p, c]
-
 
 
 def full_grandparent_program(
@@ -302,7 +300,8 @@ def solve_grandparent(
     tol: float = TOL,
 ) -> tuple[GrandparentProgram, Solution]:
     """Build the full program and solve it as LP (``mip=False``) or ILP in ``view``; the Solution carries
-    lpparse's certificate (``sol.heads()`` gives the tree of an integral solution)."""
+    lpparse's certificate (:func:`~lpparse.formulations.arborescence.heads_from_solution` gives the tree of an
+    integral solution)."""
     prog = full_grandparent_program(arc_scores, triple_scores, families, single_root, base)
     model = make_model(prog.lp, view=view, mip=mip, time_limit=time_limit, tol=tol)
     return prog, model.solve()

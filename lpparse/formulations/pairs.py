@@ -23,46 +23,29 @@ __all__ = ["add_and_rows", "add_arc_rows"]
 def add_and_rows(
     lp: LinearProgram,
     name: str,
+    part: str | None,
     index: NDArray[np.int64],
     first: NDArray[np.int64],
     second: NDArray[np.int64],
-    part: NDArray[np.int64] | None,
 ) -> NDArray[np.int64]:
-    """Append rows ``name[index]``: x[first] + x[second] - x[part] <= 1 (columns aligned; ``part`` None: a
-    pruned part, y = 0 without a column, x[first] + x[second] <= 1); return them."""
-    k = first.shape[0]
-    ones = np.ones(k)
-    cols, values = [first, second], [ones, ones]
-    if part is not None:
-        cols.append(part)
-        values.append(-ones)
-    return lp.add_constraints(
-        name,
-        index,
-        np.tile(np.arange(k), len(cols)),
-        np.concatenate(cols),
-        np.concatenate(values),
-        upper=1.0,
-    )
+    """Append rows ``name[t]``: z[first] + z[second] - part[t] <= 1 for the part tuples t of ``index`` and
+    their arcs ``first``, ``second`` ((k, 2) each; ``part`` None: a pruned part, y = 0 without a column,
+    z[first] + z[second] <= 1); return them."""
+    terms = lp.var("z", first) + lp.var("z", second)
+    return lp.constrain(name, index, terms if part is None else terms - lp.var(part, index), upper=1.0)
 
 
 def add_arc_rows(
     lp: LinearProgram,
     name: str,
+    part: str,
     index: NDArray[np.int64],
     arcs: Sequence[NDArray[np.int64]],
     sides: Sequence[int],
-    part: NDArray[np.int64],
 ) -> NDArray[np.int64]:
-    """Append rows ``name[(*index, side)]``: x[arcs[i]] - x[part] >= 0 for each ``side = sides[i]``, side
-    after side; return them."""
-    k, s = part.shape[0], len(sides)
-    ones = np.ones(k * s)
-    return lp.add_constraints(
-        name,
-        np.column_stack([np.tile(index, (s, 1)), np.repeat(np.asarray(sides, np.int64), k)]),
-        np.tile(np.arange(k * s), 2),
-        np.concatenate([*arcs, np.tile(part, s)]),
-        np.concatenate([ones, -ones]),
-        lower=0.0,
-    )
+    """Append rows ``name[(*t, side)]``: z[arcs[i]] - part[t] >= 0 for the part tuples t of ``index``, for
+    each ``side = sides[i]``, side after side; return them."""
+    s = len(sides)
+    parts = np.tile(index, (s, 1))
+    rows = np.column_stack([parts, np.repeat(np.asarray(sides, np.int64), index.shape[0])])
+    return lp.constrain(name, rows, lp.var("z", np.concatenate(arcs)) - lp.var(part, parts), lower=0.0)

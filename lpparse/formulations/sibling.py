@@ -54,9 +54,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse.formulations.arborescence import ArborescenceLP
 from lpparse.formulations.grandparent import resolve_families
 from lpparse.formulations.pairs import add_and_rows, add_arc_rows
-from lpparse.lp.program import LinearProgram
 from lpparse.triples import candidate_siblings, sibling_mask
 
 __all__ = [
@@ -82,20 +82,18 @@ def _ragged(counts: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.in
 
 @dataclass
 class SiblingProgram:
-    """Sibling columns and rows on a LinearProgram with arc columns ``z``, and the dense maps that grow them.
-
-    ``z_col[h, m]``: column of z[h,m] (-1 = no arc); ``clique_row[h, α]``: row of SibClique[h,α] (-1 =
-    none); ``present[h, m, m']``: the part has a column ``zsib_col[h, m, m']`` (-1 = absent); ``pruned[h, m,
-    m']``: the part scored -inf and its PrunedSib row is in the program (module docstring).
+    """Sibling columns and rows on an arborescence program (arc columns ``z``), and the dense maps that grow
+    them: ``z_col[h, m]``: column of z[h,m] (-1 = no arc); ``clique_row[h, α]``: row of SibClique[h,α] (-1 =
+    none); masks ``present[h, m, m']``: the part has a column (:meth:`sibling_cols`); ``pruned[h, m, m']``: the
+    part scored -inf and its PrunedSib row is in the program (module docstring).
     """
 
-    lp: LinearProgram
+    lp: ArborescenceLP
     families: tuple[str, ...]
     single_root: bool
     z_col: NDArray[np.int64]
     clique_row: NDArray[np.int64]
     present: NDArray[np.bool_]
-    zsib_col: NDArray[np.int64]
     pruned: NDArray[np.bool_]
 
     @property
@@ -124,15 +122,18 @@ class SiblingProgram:
         if k == 0:
             return np.empty(0, np.int64)
         if not sibling_mask(self.arc_mask, self.single_root)[h, m, m2].all():
-            raise ValueError("every part needs candidate arcs h→m and h→m', m < m' (and h > 0 with a single root)")
+            raise ValueError(
+                "every part needs candidate arcs h→m and h→m', m < m' (and h > 0 with a single root)"
+            )
         taken = (self.present | self.pruned)[h, m, m2].any()
         if taken or np.unique(np.ravel_multi_index((h, m, m2), self.present.shape)).size < k:
             raise ValueError("sibling part added twice")
         cut = np.isneginf(scores)
         if cut.any():
-            index = np.column_stack([h[cut], m[cut], m2[cut]])
-            add_and_rows(self.lp, "PrunedSib", index, self.z_col[h, m][cut], self.z_col[h, m2][cut], None)
-            self.pruned[h[cut], m[cut], m2[cut]] = True
+            hc, mc, m2c = h[cut], m[cut], m2[cut]
+            index = np.column_stack([hc, mc, m2c])
+            add_and_rows(self.lp, "PrunedSib", None, index, index[:, :2], index[:, [0, 2]])
+            self.pruned[hc, mc, m2c] = True
             h, m, m2, scores = h[~cut], m[~cut], m2[~cut], scores[~cut]
             if h.size == 0:
                 return np.empty(0, np.int64)
@@ -140,15 +141,16 @@ class SiblingProgram:
         index = np.column_stack([h, m, m2])
         cols = lp.add_variables("zsib", index, cost=scores, integer=True)
         self.present[h, m, m2] = True
-        self.zsib_col[h, m, m2] = cols
-        first, second = self.z_col[h, m], self.z_col[h, m2]
-        if "SibClique" in self.families:
+        first, second = index[:, :2], index[:, [0, 2]]
+        if "SibClique" in self.families:  # zsib[h,m,m'] in SibClique[h,α] for α = 1..N_h - 2
             owner, within = _ragged((self.clique_row[h] >= 0).sum(axis=1))
-            lp.add_coefficients(self.clique_row[h[owner], within + 1], cols[owner], -np.ones(owner.size))
+            lp.add_terms(
+                "SibClique", -lp.var("zsib", index[owner]).at(np.column_stack([h[owner], within + 1]))
+            )
         if "ArcSib" in self.families:
-            add_and_rows(lp, "ArcSib", index, first, second, cols)
+            add_and_rows(lp, "ArcSib", "zsib", index, first, second)
         if "SibArc" in self.families:
-            add_arc_rows(lp, "SibArc", index, [first, second], [0, 1], cols)
+            add_arc_rows(lp, "SibArc", "zsib", index, [first, second], [0, 1])
         return cols
 
     def siblings(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
@@ -156,20 +158,24 @@ class SiblingProgram:
         idx = self.lp.var_blocks["zsib"].index
         return idx[:, 0], idx[:, 1], idx[:, 2]
 
+    def sibling_cols(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.int64]:
+        """Columns of the parts (h, m, m') (-1: no column), through the zsib block's sparse index map."""
+        return self.lp.var_blocks["zsib"].find(np.column_stack([h, m, m2]))
+
     def sibling_values(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         """zsib values of a primal vector, aligned with :meth:`siblings`."""
         return x[self.lp.cols("zsib")]
 
 
-def sibling_program(lp: LinearProgram, families: str | Iterable[str] = "martins") -> SiblingProgram:
-    """Attach the sibling family to ``lp`` (an arborescence program, or a grandparent program's ``lp``: it
-    needs the ``z`` block and ``meta["single_root"]``) with the SibClique rows of ``families`` (a key of
-    :data:`SIBLING_PRESETS` or a subset of :data:`SIBLING_FAMILIES`) and no part yet."""
+def sibling_program(lp: ArborescenceLP, families: str | Iterable[str] = "martins") -> SiblingProgram:
+    """Attach the sibling family to ``lp`` (an arborescence program, or a grandparent program's ``lp``) with
+    the SibClique rows of ``families`` (a key of :data:`SIBLING_PRESETS` or a subset of
+    :data:`SIBLING_FAMILIES`) and no part yet."""
     fams = resolve_families(families, SIBLING_FAMILIES, SIBLING_PRESETS)
-    if "z" not in lp.var_blocks or "zsib" in lp.var_blocks:
-        raise ValueError("the sibling family needs a program with arc columns z and no zsib block yet")
-    size = int(lp.meta["n"]) + 1  # type: ignore[call-overload]
-    single_root = bool(lp.meta["single_root"])
+    if "zsib" in lp.var_blocks:
+        raise ValueError("the sibling family is attached to this program already")
+    size = lp.n + 1
+    single_root = lp.single_root
     arcs = lp.var_blocks["z"].index
     z_col = np.full((size, size), -1, np.int64)
     z_col[arcs[:, 0], arcs[:, 1]] = lp.cols("z")
@@ -182,19 +188,15 @@ def sibling_program(lp: LinearProgram, families: str | Iterable[str] = "martins"
         head, a = np.nonzero((alpha[None, :] >= 1) & (alpha[None, :] <= children[:, None] - 2))
         owner, within = _ragged(children[head])
         kids = np.argsort(z_col < 0, axis=1, kind="stable")  # each head's candidate children first
-        clique_row[head, a] = lp.add_constraints(
-            "SibClique",
-            np.column_stack([head, a]),
-            owner,
-            z_col[head[owner], kids[head[owner], within]],
-            a[owner].astype(np.float64),
-            upper=a * (a + 1) / 2.0,
-        )
+        rows = np.column_stack(
+            [head, a]
+        )  # SibClique[h,α]: α Σ_m z[h,m] (- Σ zsib, with the parts) <= α(α+1)/2
+        arcs_in = np.column_stack([head[owner], kids[head[owner], within]])
+        terms = a[owner] * lp.var("z", arcs_in).at(rows[owner])
+        clique_row[head, a] = lp.constrain("SibClique", rows, terms, upper=a * (a + 1) / 2.0)
     lp.name += "+sibling"
     lp.add_variables("zsib", np.empty((0, 3), np.int64), integer=True)
     cube = (size,) * 3
     return SiblingProgram(
-        lp, fams, single_root, z_col, clique_row, np.zeros(cube, bool), np.full(cube, -1, np.int64),
-        np.zeros(cube, bool),
+        lp, fams, single_root, z_col, clique_row, np.zeros(cube, bool), np.zeros(cube, bool)
     )
-

@@ -15,14 +15,15 @@ model can mirror the program by pushing what was appended since it last looked (
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["INF", "Block", "LinearProgram"]
+__all__ = ["INF", "Block", "IndexMap", "LinearProgram", "Terms"]
 
 INF = np.inf
 
@@ -67,6 +68,66 @@ class _Vec:
         return self._a[: self.n]
 
 
+class IndexMap:
+    """Index tuples -> positions, vectorized: :meth:`find` maps a (k, d) array of tuples at once.
+
+    Tuples are keyed by their raveled position in a bounding box fixed when the map is built. Arity <= 2
+    (arcs, tokens): a dense array over the box, one fancy index per look-up. Arity >= 3 (grandparent and
+    sibling parts, third-order parts): a sorted key array searched with ``np.searchsorted``, O(k) memory where
+    a dense box takes (n+1)^3, or (n+1)^4 for third-order parts.
+    """
+
+    #: arity from which the map is sparse
+    SPARSE_ARITY = 3
+
+    def __init__(self, index: NDArray[np.int64], pos: NDArray[np.int64]) -> None:
+        arity = index.shape[1]
+        self.sparse = arity >= self.SPARSE_ARITY
+        self.lo = index.min(axis=0) if index.size else np.zeros(arity, np.int64)
+        self.hi = index.max(axis=0) if index.size else np.zeros(arity, np.int64)
+        self.shape = tuple((self.hi - self.lo + 1).tolist())
+        self.keys = np.empty(0, np.int64)  # sparse: sorted keys, and their positions
+        self.values = np.empty(0, np.int64)
+        self.table = np.empty(0, np.int64) if self.sparse else np.full(int(np.prod(self.shape)), -1, np.int64)
+        self.add(index, pos)
+
+    def covers(self, index: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Which tuples lie in the map's bounding box (only those can be added)."""
+        return ((index >= self.lo) & (index <= self.hi)).all(axis=1)
+
+    def _keys(self, index: NDArray[np.int64]) -> NDArray[np.int64]:
+        return np.ravel_multi_index(tuple((index - self.lo).T), self.shape)
+
+    def _find_keys(self, keys: NDArray[np.int64]) -> NDArray[np.int64]:
+        if not self.sparse:
+            return self.table[keys]
+        if self.keys.size == 0:
+            return np.full(keys.shape, -1, np.int64)
+        at = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
+        return np.where(self.keys[at] == keys, self.values[at], -1)
+
+    def add(self, index: NDArray[np.int64], pos: NDArray[np.int64]) -> None:
+        """Map new tuples ``index`` (k, d), all :meth:`covers`ed, to ``pos``; ValueError if one is mapped."""
+        keys = self._keys(index)
+        order = np.argsort(keys, kind="stable")
+        keys, pos = keys[order], pos[order]
+        if (keys[1:] == keys[:-1]).any() or (self._find_keys(keys) >= 0).any():
+            raise ValueError("duplicate index tuple")
+        if self.sparse:
+            at = np.searchsorted(self.keys, keys)
+            self.keys = np.insert(self.keys, at, keys)
+            self.values = np.insert(self.values, at, pos)
+        else:
+            self.table[keys] = pos
+
+    def find(self, index: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Positions of the tuples ``index`` (k, d); -1 for a tuple not in the map."""
+        out = np.full(index.shape[0], -1, np.int64)
+        inside = self.covers(index)
+        out[inside] = self._find_keys(self._keys(index[inside]))
+        return out
+
+
 @dataclass
 class Block:
     """A named block of columns or rows: index tuples (k, d) and their global positions (k,).
@@ -80,7 +141,7 @@ class Block:
     integer: bool = False
     _index: list[NDArray[np.int64]] = field(default_factory=list, repr=False)
     _pos: list[NDArray[np.int64]] = field(default_factory=list, repr=False)
-    _lookup: dict[tuple[int, ...], int] | None = field(default=None, repr=False)
+    _map: IndexMap | None = field(default=None, repr=False)
 
     def _consolidate(self) -> None:
         if len(self._index) != 1:
@@ -109,22 +170,100 @@ class Block:
             raise ValueError(
                 f"block {self.name!r} has index tuples of length {self.arity}, got {index.shape[1]}"
             )
-        if self._lookup is not None:
-            for key, p in zip(map(tuple, index.tolist()), pos.tolist()):
-                if key in self._lookup:
-                    raise ValueError(f"duplicate index {key} in block {self.name!r}")
-                self._lookup[key] = p
+        if self._map is not None and index.shape[0]:
+            if self._map.covers(index).all():
+                try:
+                    self._map.add(index, pos)
+                except ValueError:
+                    raise ValueError(f"duplicate index in block {self.name!r}") from None
+            else:  # outside the map's box: rebuilt at the next look-up
+                self._map = None
         self._index.append(index)
         self._pos.append(pos)
 
-    def lookup(self) -> dict[tuple[int, ...], int]:
-        """Dict index tuple -> global position (built on first use, then kept up to date)."""
-        if self._lookup is None:
-            idx, pos = self.index, self.positions
-            self._lookup = dict(zip(map(tuple, idx.tolist()), pos.tolist()))
-            if len(self._lookup) != idx.shape[0]:
-                raise ValueError(f"block {self.name!r} has duplicate index tuples")
-        return self._lookup
+    def find(self, index: ArrayLike) -> NDArray[np.int64]:
+        """Global positions of the index tuples ``index`` ((k, d), or (k,) when d = 1); -1 for absent ones
+        (:class:`IndexMap`, built on first use, then kept up to date)."""
+        if self._map is None:
+            try:
+                self._map = IndexMap(self.index, self.positions)
+            except ValueError:
+                raise ValueError(f"block {self.name!r} has duplicate index tuples") from None
+        idx = _as_index(index)
+        if idx.shape[1] != self.arity:
+            raise ValueError(
+                f"block {self.name!r} has index tuples of length {self.arity}, got {idx.shape[1]}"
+            )
+        return self._map.find(idx)
+
+
+class _Part(NamedTuple):
+    cols: NDArray[np.int64]
+    coefs: NDArray[np.float64]
+    at: NDArray[np.int64] | None  # (k, d) row labels; None: the i-th entry in the i-th row
+
+
+class Terms:
+    """A batch of linear terms a·x[j] placed in rows: the row builder of :class:`LinearProgram`, after
+    linopy's labelled, vectorized constraints. :meth:`LinearProgram.var` makes one term per index tuple of a
+    variable block, the i-th in the i-th row of the batch; :meth:`at` sends them to the rows with the given
+    labels instead (a sum over the entries with the same label); ``+``, ``-`` and scaling by a number or an
+    array combine them. So a formulation writes its rows as the papers do, e.g. ``OneHead[m]``:
+    Σ_h z[h,m] = 1 is ``lp.constrain("OneHead", tokens, lp.var("z", arcs).at(arcs[:, 1]), 1, 1)``.
+    """
+
+    __array_ufunc__ = None  # numpy array * Terms: Terms.__rmul__, not an object array
+
+    def __init__(self, parts: tuple[_Part, ...]) -> None:
+        self.parts = parts
+
+    def at(self, rows: ArrayLike) -> Terms:
+        """The same terms, the i-th in the row labelled ``rows[i]`` ((k, d) labels, or (k,) when d = 1)."""
+        labels = _as_index(rows)
+        if len(self.parts) != 1 or labels.shape[0] != self.parts[0].cols.shape[0]:
+            raise ValueError("at() places the terms of one var() call, one row label per term")
+        return Terms((self.parts[0]._replace(at=labels),))
+
+    def __add__(self, other: Terms) -> Terms:
+        return Terms(self.parts + other.parts)
+
+    def __neg__(self) -> Terms:
+        return Terms(tuple(p._replace(coefs=-p.coefs) for p in self.parts))
+
+    def __sub__(self, other: Terms) -> Terms:
+        return self + -other
+
+    def __mul__(self, factor: ArrayLike) -> Terms:
+        """Coefficients times ``factor`` (a number, or one value per term of a single var() call)."""
+        a = np.asarray(factor, dtype=np.float64)
+        if a.ndim and len(self.parts) != 1:
+            raise ValueError("scale a sum of terms by a number only")
+        return Terms(tuple(p._replace(coefs=p.coefs * a) for p in self.parts))
+
+    __rmul__ = __mul__
+
+    def coo(
+        self, rows: Callable[[NDArray[np.int64]], NDArray[np.int64]], k: int | None
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+        """COO triplets (rows, cols, values): labelled terms through ``rows`` (labels -> row numbers, -1
+        for none), the others in rows 0..k-1 of the batch (k None: every term must be labelled)."""
+        out_rows = []
+        for part in self.parts:
+            if part.at is not None:
+                r = rows(part.at)
+                if (r < 0).any():
+                    raise ValueError(f"no row labelled {tuple(part.at[np.argmax(r < 0)].tolist())}")
+            elif k is None or part.cols.shape[0] != k:
+                raise ValueError(f"terms without at() need one term per row ({k}), got {part.cols.shape[0]}")
+            else:
+                r = np.arange(k, dtype=np.int64)
+            out_rows.append(r)
+        empty = np.empty(0, np.int64)
+        return (
+            np.concatenate([empty, *out_rows]),
+            np.concatenate([empty, *(p.cols for p in self.parts)]),
+            np.concatenate([np.empty(0), *(p.coefs for p in self.parts)]),
+        )
 
 
 class LinearProgram:
@@ -154,7 +293,6 @@ class LinearProgram:
         self._csr: sp.csr_matrix | None = None
         self._csr_nz = -1
         self._block_names: list[tuple[str, str]] = []  # (kind, name) by block number
-        self.meta: dict[str, object] = {}
 
     # ---- sizes and arrays -------------------------------------------------------------------------
     @property
@@ -316,16 +454,49 @@ class LinearProgram:
         self._coo_c.extend(c)
         self._coo_v.extend(v)
 
+    # ---- the row builder --------------------------------------------------------------------------
+    def var(self, name: str, index: ArrayLike) -> Terms:
+        """Terms 1·``name[t]`` for the index tuples t of ``index``, the i-th in the i-th row (see
+        :class:`Terms`); KeyError if a tuple has no column (e.g. a pruned arc)."""
+        idx = _as_index(index)
+        cols = self.var_blocks[name].find(idx)
+        if (cols < 0).any():
+            raise KeyError(f"{name}{tuple(idx[np.argmax(cols < 0)].tolist())} has no column")
+        return Terms((_Part(cols, np.ones(cols.shape[0]), None),))
+
+    def constrain(
+        self, name: str, index: ArrayLike, terms: Terms, lower: ArrayLike = -INF, upper: ArrayLike = INF
+    ) -> NDArray[np.int64]:
+        """Append rows ``lower <= terms <= upper`` to block ``name``, labelled by ``index`` (the labels that
+        :meth:`Terms.at` refers to); return their global positions (as :meth:`add_constraints`)."""
+        idx = _as_index(index)
+
+        def rows(labels: NDArray[np.int64]) -> NDArray[np.int64]:
+            return IndexMap(idx, np.arange(idx.shape[0])).find(labels)
+
+        return self.add_constraints(name, idx, *terms.coo(rows, idx.shape[0]), lower, upper)
+
+    def add_terms(self, name: str, terms: Terms) -> None:
+        """Add labelled ``terms`` (:meth:`Terms.at`) to the existing rows of block ``name``, e.g. the
+        coefficients of new columns in old rows."""
+        self.add_coefficients(*terms.coo(self.con_blocks[name].find, None))
+
     # ---- lookups ----------------------------------------------------------------------------------
+    @staticmethod
+    def _position(table: dict[str, Block], name: str, index: tuple[int, ...] | int) -> int:
+        key = index if isinstance(index, tuple) else (index,)
+        pos = int(table[name].find(np.array([key], dtype=np.int64))[0])
+        if pos < 0:
+            raise KeyError(f"{name}{key}")
+        return pos
+
     def col(self, name: str, index: tuple[int, ...] | int) -> int:
         """Global column of variable ``name[index]`` (KeyError if absent, e.g. a pruned arc)."""
-        key = index if isinstance(index, tuple) else (index,)
-        return self.var_blocks[name].lookup()[tuple(int(i) for i in key)]
+        return self._position(self.var_blocks, name, index)
 
     def row(self, name: str, index: tuple[int, ...] | int) -> int:
         """Global row of constraint ``name[index]``."""
-        key = index if isinstance(index, tuple) else (index,)
-        return self.con_blocks[name].lookup()[tuple(int(i) for i in key)]
+        return self._position(self.con_blocks, name, index)
 
     def cols(self, name: str) -> NDArray[np.int64]:
         """Global columns of block ``name``, aligned with ``var_blocks[name].index``."""

@@ -270,18 +270,6 @@ class Solution:
                 why = str(self.certificate)
             raise UncertifiedSolutionError(f"solution is not certified optimal: {why}")
 
-    def heads(self, block: str = "z") -> NDArray[np.int64]:
-        """Heads array (heads[0] = -1) of a certified integral solution over arc variables ``block[h, m]``."""
-        self.require_certified()
-        if not self.integral:
-            raise FractionalSolutionError("solution is fractional: it is not a tree (no heads)")
-        idx = self.lp.var_blocks[block].index
-        on = self.values(block) > 0.5
-        n = int(self.lp.meta.get("n", idx.max(initial=0)))
-        heads = np.full(n + 1, -1, dtype=np.int64)
-        heads[idx[on, 1]] = idx[on, 0]
-        return heads
-
     def __str__(self) -> str:
         kind = "MIP" if self.mip else "LP"
         if self.status is not Status.OPTIMAL:

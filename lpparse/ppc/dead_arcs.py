@@ -49,29 +49,29 @@ class DeadArcs:
     ``out`` is the (n+1, n+1) mask of the arcs left out."""
 
     def __init__(self, prog: GrandparentProgram) -> None:
-        if not self.applies(prog):
+        lp = prog.lp
+        if not self.applies(prog) or lp.flow_capacity is None:
             raise ValueError("dead arcs need the OneGP family and a flow base formulation")
         self.prog = prog
-        lp = prog.lp
         size = prog.z_col.shape[0]
         flows, rows = lp.var_blocks["phi"].index, lp.con_blocks["NoFlow"].index
         if not np.array_equal(flows, rows):
             raise ValueError("NoFlow rows must follow the phi columns")
         order = np.argsort(flows[:, -2] * size + flows[:, -1], kind="stable")
         arcs = flows[order][:, -2:]
-        per_arc = len(order) // max(int(np.count_nonzero(prog.z_col >= 0)), 1)  # commodities
+        per_arc = lp.commodities
         #: row of each candidate arc in the (arcs, commodities) tables below (-1: not a candidate)
         self._arc_row = np.full((size, size), -1, np.int64)
         self._arc_row[arcs[::per_arc, 0], arcs[::per_arc, 1]] = np.arange(len(order) // per_arc)
         self._phi = lp.cols("phi")[order].reshape(-1, per_arc)
         self._noflow = lp.rows("NoFlow")[order].reshape(-1, per_arc)
-        self._capacity = float(lp.meta["flow_capacity"])  # type: ignore[arg-type]
+        self._capacity = lp.flow_capacity
         self.out = self.dead()
 
     @staticmethod
     def applies(prog: GrandparentProgram) -> bool:
         lp = prog.lp
-        return "OneGP" in prog.families and "phi" in lp.var_blocks and "flow_capacity" in lp.meta
+        return "OneGP" in prog.families and lp.flow_capacity is not None
 
     def dead(self) -> NDArray[np.bool_]:
         """(n+1, n+1) mask of the word arcs with a OneGP row and no present triple ⟨·,p,c⟩."""

@@ -61,7 +61,7 @@ def separate_arcgp(
             raise ValueError("present triples without their ArcGP row: pass the primal vector x")
         k, c = np.nonzero(active[pp, :] & prog.present[gg, pp, :] & ~prog.arcgp[gg, pp, :])
         g, p = gg[k], pp[k]
-        row_excess = excess[k, c] - x[prog.zgp_col[g, p, c]]
+        row_excess = excess[k, c] - x[prog.triple_cols(g, p, c)]
         cut = row_excess > tol
         result.rows = (g[cut].astype(np.int64), p[cut].astype(np.int64), c[cut].astype(np.int64))
         result.max_violation = max(max_violation, float(row_excess[~cut].max(initial=-np.inf)))
