@@ -33,7 +33,7 @@ The engine knows nothing of arcs, triples or siblings: those live in the familie
 (:mod:`lpparse.ppc.families`). Parse-price-cut (:func:`lpparse.ppc.parse_price_cut`) is this engine with the
 grandparent and sibling families on an arborescence program; Riedel & Clarke's cycle cuts
 (:func:`lpparse.formulations.arborescence.solve_cycle_cuts`) are this engine with one family that only
-separates, on a master of either view (any :class:`Master`: a HighsModel or a Pyomo model). A master
+separates, on a master of either view (any :class:`~lpparse.lp.views.LPModel`: a HighsModel or a PyomoModel). A master
 without duals (a MIP: ``master.mip``) runs row generation only: families are separated, never priced, and
 the answer carries the solver's own certificate of the last solve.
 """
@@ -43,7 +43,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -54,24 +53,9 @@ from lpparse.colgen.options import ColgenOptions
 from lpparse.lp.highs_view import DUAL, PRIMAL, HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import Certificate, Solution, Status
+from lpparse.lp.views import LPModel
 
-__all__ = ["Engine", "EngineResult", "FamilyRound", "FamilyTotals", "Master", "Round"]
-
-
-class Master(Protocol):
-    """The live model of a restricted master that the engine drives (:class:`HighsModel`; the Pyomo view's
-    model too): it follows rows and columns appended to ``lp`` at the next solve."""
-
-    lp: LinearProgram
-    mip: bool
-
-    def solve(self, certify: bool = True) -> Solution: ...
-
-    def set_deadline(self, deadline: float | None) -> None: ...
-
-    def set_strategy(self, strategy: int) -> None: ...
-
-    def set_perturbation(self, on: bool, iteration_limit: int | None = None) -> None: ...
+__all__ = ["Engine", "EngineResult", "FamilyRound", "FamilyTotals", "Round"]
 
 
 @dataclass(frozen=True)
@@ -162,7 +146,7 @@ class Engine:
         families: Sequence[PartFamily],
         options: ColgenOptions | None = None,
         start: float | None = None,
-        master: Master | None = None,
+        master: LPModel | None = None,
     ) -> None:
         names = [f.name for f in families]
         if len(set(names)) < len(names):
@@ -175,7 +159,7 @@ class Engine:
         #: a warm primal re-solve stalled: dual simplex for the rest of the run
         self.stalled = False
 
-    def _master(self) -> Master:
+    def _master(self) -> LPModel:
         """Seed every family and build the HiGHS master without what they keep out."""
         for family in self.families:
             family.seed()
@@ -195,7 +179,7 @@ class Engine:
             inactive_rows=rows,
         )
 
-    def _solve(self, model: Master, deadline: float | None, warm: bool) -> tuple[Solution, int, float]:
+    def _solve(self, model: LPModel, deadline: float | None, warm: bool) -> tuple[Solution, int, float]:
         """One master solve (solution, simplex iterations, seconds); a stalled warm primal re-solve goes on
         with the dual simplex, as every later one (module docstring). An LP's final answer gets the engine's
         certificate, a MIP's its own."""
@@ -213,7 +197,7 @@ class Engine:
             sol = family.repair(sol)
         return sol, iterations, seconds
 
-    def _stall_limit(self, model: Master, primal: bool) -> None:
+    def _stall_limit(self, model: LPModel, primal: bool) -> None:
         """Perturbation off, with a stall limit on primal re-solves that follows the program's size
         (``stall_rows`` None: HiGHS's defaults throughout)."""
         if self.options.stall_rows is not None:

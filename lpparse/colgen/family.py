@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from lpparse.lp.solution import Solution
 
 if TYPE_CHECKING:
-    from lpparse.colgen.engine import Master
+    from lpparse.lp.views import LPModel
 
 __all__ = ["DualState", "PartFamily", "Priced", "Separated"]
 
@@ -124,7 +124,7 @@ class PartFamily(Protocol):
     def separate(self, state: DualState) -> Separated:
         """Absent parts (and held-back rows) whose rows ``state.x`` violates; held until :meth:`commit`."""
 
-    def commit(self, model: Master) -> None:
+    def commit(self, model: LPModel) -> None:
         """Add what :meth:`price` and :meth:`separate` found to the program (a column with its own rows),
         and bring into ``model`` (the live master) what it kept out and may now be used."""
 

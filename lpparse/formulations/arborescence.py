@@ -34,12 +34,12 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
 
-from lpparse.colgen.engine import Engine, Master
+from lpparse.colgen.engine import Engine
 from lpparse.colgen.family import DualState, Priced, Separated
 from lpparse.colgen.options import ColgenOptions
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import TOL, FractionalSolutionError, Solution
-from lpparse.lp.views import make_model
+from lpparse.lp.views import LPModel, make_model
 from lpparse.trees import allowed_arcs, check_tree_exists, validate_scores
 
 __all__ = [
@@ -251,7 +251,7 @@ class CycleCutFamily:
         self._cuts = separate_subtours(arc_matrix(self.lp, state.x), state.tol)
         return Separated(0, len(self._cuts), -np.inf, bool(self._cuts))
 
-    def commit(self, model: Master) -> None:
+    def commit(self, model: LPModel) -> None:
         add_subtour_cuts(self.lp, self._cuts)
 
     def outside_duals(self) -> dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]:

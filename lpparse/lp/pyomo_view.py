@@ -49,9 +49,8 @@ def _bound(v: float) -> float | None:
 
 
 class PyomoModel:
-    """A Pyomo ConcreteModel (``.model``) mirroring a LinearProgram; ``mip`` keeps integer domains.
-
-    ``solver`` and ``time_limit`` are the defaults of :meth:`solve`.
+    """A Pyomo ConcreteModel (``.model``) mirroring a LinearProgram (a :class:`lpparse.lp.views.LPModel`);
+    ``mip`` keeps integer domains; every solve goes through ``SolverFactory(solver)`` within ``time_limit``.
     """
 
     def __init__(
@@ -64,7 +63,7 @@ class PyomoModel:
     ) -> None:
         self.lp = lp
         self.mip = mip
-        self.default_solver = solver
+        self.solver = solver
         self.time_limit = time_limit
         self.tol = tol
         self.model = pyo.ConcreteModel(name=lp.name)
@@ -167,17 +166,17 @@ class PyomoModel:
         self._deadline = deadline
 
     def set_strategy(self, strategy: int) -> None:
-        """No-op: the Pyomo view leaves the simplex strategy to the solver (:class:`lpparse.colgen.Master`)."""
+        """No-op: the Pyomo view leaves the simplex strategy to the solver."""
 
     def set_perturbation(self, on: bool, iteration_limit: int | None = None) -> None:
-        """No-op (for :class:`lpparse.colgen.Master`)."""
+        """No-op: the Pyomo view leaves perturbation and iteration limits to the solver."""
 
-    def solve(self, solver: str | None = None, certify: bool = True) -> Solution:
+    def solve(self, certify: bool = True) -> Solution:
         """Solve through ``SolverFactory(solver)`` (kept between calls, so persistent solvers re-solve
         incrementally) and return a Solution certified by lpparse from the imported values and duals
         (``certify=False``: not checked, for a loop that certifies its final answer itself)."""
         self.sync()
-        solver = solver or self.default_solver
+        solver = self.solver
         time_limit, tol = self.time_limit, self.tol
         if self._deadline is not None:
             time_limit = max(self._deadline - time.perf_counter(), 1e-3)
