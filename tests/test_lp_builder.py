@@ -228,25 +228,29 @@ def test_terms_place_scale_and_refuse() -> None:
 
 
 @pytest.mark.parametrize("arity", [1, 2, 3, 4])
-def test_index_map_against_a_dict(arity: int) -> None:
-    """Dense (arity <= 2) and sparse (>= 3) maps, grown in batches, some outside the first box (the block
-    then rebuilds its map), against a dict; negative labels (marginal polytopes use -1) included."""
+@pytest.mark.parametrize("spread", [3, 12])
+def test_index_map_against_a_dict(arity: int, spread: int) -> None:
+    """Maps grown in batches, some outside the first box (the block then rebuilds its map), against a dict;
+    negative labels (marginal polytopes use -1) included; tuples over a small or a wide range."""
     rng = np.random.default_rng(arity)
-    tuples = np.unique(rng.integers(-1, 7, size=(300, arity)), axis=0)
+    tuples = np.unique(rng.integers(-1, spread, size=(40 * 4**arity, arity)), axis=0)
     tuples = tuples[rng.permutation(len(tuples))]
     lp = LinearProgram()
     reference: dict[tuple[int, ...], int] = {}
     for batch in np.array_split(tuples, 4):
         pos = lp.add_variables("x", batch)
-        reference.update(zip(map(tuple, batch.tolist()), pos.tolist()))
+        reference.update(zip(map(tuple, batch.tolist()), pos.tolist(), strict=True))
         block = lp.var_blocks["x"]
-        assert isinstance(block._map, IndexMap) or block._map is None
-        queries = rng.integers(-2, 9, size=(200, arity))
+        queries = rng.integers(-2, spread + 2, size=(200, arity))
         expected = [reference.get(tuple(q), -1) for q in queries.tolist()]
         np.testing.assert_array_equal(block.find(queries), expected)
-        assert block._map is not None and block._map.sparse == (arity >= IndexMap.SPARSE_ARITY)
     with pytest.raises(ValueError, match="duplicate"):
         lp.add_variables("x", tuples[:1])
+    # the map's form: dense when the tuples fill at least half of their box
+    index = np.argwhere(np.ones((spread + 1,) * arity, bool))
+    assert not IndexMap(index, np.arange(len(index))).sparse
+    few = index[np.r_[0, len(index) - 1, 1 : len(index) - 1 : 16]]  # the corners keep the box
+    assert IndexMap(few, np.arange(len(few))).sparse == (len(index) > 2 * len(few))
 
 
 def programs() -> list[tuple[str, LinearProgram]]:
