@@ -191,7 +191,8 @@ class GrandparentProgram:
         self.arcgp[g, p, c] = True
 
     def triple_cols(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:
-        """Columns of the triples (g, p, c) (-1: no column), through the zgp block's sparse index map."""
+        """Columns of the triples (g, p, c) (-1: no column), through the zgp block's index map (sparse for a
+        restricted master: :class:`~lpparse.lp.program.IndexMap`)."""
         return self.lp.var_blocks["zgp"].find(np.column_stack([g, p, c]))
 
     def triples(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:

@@ -159,7 +159,8 @@ class SiblingProgram:
         return idx[:, 0], idx[:, 1], idx[:, 2]
 
     def sibling_cols(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.int64]:
-        """Columns of the parts (h, m, m') (-1: no column), through the zsib block's sparse index map."""
+        """Columns of the parts (h, m, m') (-1: no column), through the zsib block's index map (sparse for a
+        restricted master: :class:`~lpparse.lp.program.IndexMap`)."""
         return self.lp.var_blocks["zsib"].find(np.column_stack([h, m, m2]))
 
     def sibling_values(self, x: NDArray[np.float64]) -> NDArray[np.float64]:

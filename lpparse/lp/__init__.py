@@ -1,7 +1,8 @@
-"""LP layer: named blocks (:class:`LinearProgram`), Pyomo and HiGHS views, solutions with certificates."""
+"""LP layer: named blocks (:class:`LinearProgram`) built row by row (:class:`Terms`), Pyomo and HiGHS views
+(:class:`LPModel`), solutions with certificates."""
 
 from lpparse.lp.highs_view import HighsModel, duals_from_highs, solve_highs
-from lpparse.lp.program import INF, Block, LinearProgram
+from lpparse.lp.program import INF, Block, IndexMap, LinearProgram, Terms
 from lpparse.lp.solution import (
     TOL,
     Certificate,
@@ -13,21 +14,27 @@ from lpparse.lp.solution import (
     certify_lp,
     certify_mip,
 )
+from lpparse.lp.views import VIEWS, LPModel, make_model
 
 __all__ = [
     "INF",
     "TOL",
+    "VIEWS",
     "Block",
     "Certificate",
     "FractionalSolutionError",
     "HighsModel",
+    "IndexMap",
+    "LPModel",
     "LinearProgram",
     "Solution",
     "SolutionError",
     "Status",
+    "Terms",
     "UncertifiedSolutionError",
     "certify_lp",
     "certify_mip",
     "duals_from_highs",
+    "make_model",
     "solve_highs",
 ]

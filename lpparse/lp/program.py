@@ -1,6 +1,8 @@
 """LinearProgram: named variable and constraint blocks over one global column/row numbering.
 
-A formulation emits its blocks once, as numpy arrays; the Pyomo view (:mod:`lpparse.lp.pyomo_view`) and the
+A formulation emits its blocks once, as numpy arrays, writing its rows as its equations with the row builder
+(:meth:`LinearProgram.var`, :class:`Terms`, :meth:`LinearProgram.constrain`): terms ``name[index]`` resolved
+through each block's vectorized :class:`IndexMap`. The Pyomo view (:mod:`lpparse.lp.pyomo_view`) and the
 HiGHS view (:mod:`lpparse.lp.highs_view`) are built from them. The sense is always *maximize*:
 
     maximize  c·x   subject to   row_lower <= A x <= row_upper,   col_lower <= x <= col_upper,
