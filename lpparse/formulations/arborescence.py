@@ -101,10 +101,12 @@ def single_commodity_flow(scores: NDArray[np.float64], single_root: bool = False
     lp.add_variables("phi", arcs)
     lp.flow_capacity, lp.commodities = float(n), 1
     root, word = arcs[arcs[:, 0] == 0], arcs[arcs[:, 0] > 0]
+    phi = lp.var("phi", arcs)
     lp.constrain("Source", [0], lp.var("phi", root).at(np.zeros(len(root))), n, n)
-    inflow, outflow = lp.var("phi", arcs).at(arcs[:, 1]), lp.var("phi", word).at(word[:, 0])
-    lp.constrain("Consume", np.arange(1, n + 1), inflow - outflow, 1.0, 1.0)
-    lp.constrain("NoFlow", arcs, lp.var("phi", arcs) - n * lp.var("z", arcs), upper=0.0)
+    lp.constrain(
+        "Consume", np.arange(1, n + 1), phi.at(arcs[:, 1]) - lp.var("phi", word).at(word[:, 0]), 1.0, 1.0
+    )
+    lp.constrain("NoFlow", arcs, phi - n * lp.var("z", arcs), upper=0.0)
     return lp
 
 
@@ -121,9 +123,11 @@ def multi_commodity_flow(scores: NDArray[np.float64], single_root: bool = False)
     lp.constrain("Source", tokens, lp.var("phi", root).at(root[:, 0]), 1.0, 1.0)
     nodes = np.column_stack([np.repeat(tokens, n), np.tile(tokens, n)])  # (commodity, node)
     rhs = (nodes[:, 0] == nodes[:, 1]).astype(np.float64)
-    inflow, outflow = lp.var("phi", flows).at(flows[:, [0, 2]]), lp.var("phi", word).at(word[:, [0, 1]])
-    lp.constrain("Consume", nodes, inflow - outflow, rhs, rhs)
-    lp.constrain("NoFlow", flows, lp.var("phi", flows) - lp.var("z", flows[:, 1:]), upper=0.0)
+    phi = lp.var("phi", flows)
+    lp.constrain(
+        "Consume", nodes, phi.at(flows[:, [0, 2]]) - lp.var("phi", word).at(word[:, [0, 1]]), rhs, rhs
+    )
+    lp.constrain("NoFlow", flows, phi - lp.var("z", flows[:, 1:]), upper=0.0)
     return lp
 
 

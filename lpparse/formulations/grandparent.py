@@ -145,8 +145,11 @@ class GrandparentProgram:
         cut = np.isneginf(scores)
         if cut.any():
             gc, pc, cc = g[cut], p[cut], c[cut]
-            gp_, pc_ = np.column_stack([gc, pc]), np.column_stack([pc, cc])
-            add_and_rows(self.lp, "PrunedGP", None, np.column_stack([gc, pc, cc]), gp_, pc_)
+            gp_, pc_ = (
+                self.lp.var("z", np.column_stack([gc, pc])),
+                self.lp.var("z", np.column_stack([pc, cc])),
+            )
+            add_and_rows(self.lp, "PrunedGP", np.column_stack([gc, pc, cc]), gp_, pc_, None)
             self.pruned[gc, pc, cc] = True
             g, p, c, scores = g[~cut], p[~cut], c[~cut], scores[~cut]
             k = g.shape[0]
@@ -156,16 +159,18 @@ class GrandparentProgram:
         gpc, gp_, pc_ = np.column_stack([g, p, c]), np.column_stack([g, p]), np.column_stack([p, c])
         cols = lp.add_variables("zgp", gpc, cost=scores, integer=True)
         self.present[g, p, c] = True
+        zgp = lp.var("zgp", gpc)
         if "OneGP" in self.families:
-            lp.add_terms("OneGP", lp.var("zgp", gpc).at(pc_))
+            lp.add_terms("OneGP", zgp.at(pc_))
         if "NoGP" in self.families:
-            lp.add_terms("NoGP", lp.var("zgp", gpc).at(gp_))
+            lp.add_terms("NoGP", zgp.at(gp_))
         if arcgp:
             self.add_arcgp_rows(g, p, c)
         if "GPArc" in self.families:
             # with OneGP, zgp[g,p,c] <= Σ_g' zgp[g',p,c] = z[p,c]: the right-hand GPArc row is implied
             sides = [0] if "OneGP" in self.families else [0, 1]
-            add_arc_rows(lp, "GPArc", "zgp", gpc, [(gp_, pc_)[i] for i in sides], sides)
+            arcs = [lp.var("z", (gp_, pc_)[i]) for i in sides]
+            add_arc_rows(lp, "GPArc", gpc, arcs, sides, zgp)
         return cols
 
     @property
@@ -186,8 +191,8 @@ class GrandparentProgram:
             return
         if not self.present[g, p, c].all() or self.arcgp[g, p, c].any():
             raise ValueError("ArcGP rows are added once, for triples with a column")
-        gpc, gp_, pc_ = np.column_stack([g, p, c]), np.column_stack([g, p]), np.column_stack([p, c])
-        add_and_rows(self.lp, "ArcGP", "zgp", gpc, gp_, pc_)
+        lp, gpc = self.lp, np.column_stack([g, p, c])
+        add_and_rows(lp, "ArcGP", gpc, lp.var("z", gpc[:, :2]), lp.var("z", gpc[:, 1:]), lp.var("zgp", gpc))
         self.arcgp[g, p, c] = True
 
     def triple_cols(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:

@@ -15,37 +15,32 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.lp.program import LinearProgram
+from lpparse.lp.program import LinearProgram, Terms
 
 __all__ = ["add_and_rows", "add_arc_rows"]
 
 
 def add_and_rows(
-    lp: LinearProgram,
-    name: str,
-    part: str | None,
-    index: NDArray[np.int64],
-    first: NDArray[np.int64],
-    second: NDArray[np.int64],
+    lp: LinearProgram, name: str, index: NDArray[np.int64], first: Terms, second: Terms, part: Terms | None
 ) -> NDArray[np.int64]:
-    """Append rows ``name[t]``: z[first] + z[second] - part[t] <= 1 for the part tuples t of ``index`` and
-    their arcs ``first``, ``second`` ((k, 2) each; ``part`` None: a pruned part, y = 0 without a column,
-    z[first] + z[second] <= 1); return them."""
-    terms = lp.var("z", first) + lp.var("z", second)
-    return lp.constrain(name, index, terms if part is None else terms - lp.var(part, index), upper=1.0)
+    """Append rows ``name[t]``: x₁ + x₂ - y <= 1 for the part tuples t of ``index``, with the terms of the
+    arcs x₁ (``first``), x₂ (``second``) and of the part y (``part``; None: a pruned part, y = 0 without a
+    column, x₁ + x₂ <= 1), one per row; return them."""
+    terms = first + second
+    return lp.constrain(name, index, terms if part is None else terms - part, upper=1.0)
 
 
 def add_arc_rows(
     lp: LinearProgram,
     name: str,
-    part: str,
     index: NDArray[np.int64],
-    arcs: Sequence[NDArray[np.int64]],
+    arcs: Sequence[Terms],
     sides: Sequence[int],
+    part: Terms,
 ) -> NDArray[np.int64]:
-    """Append rows ``name[(*t, side)]``: z[arcs[i]] - part[t] >= 0 for the part tuples t of ``index``, for
-    each ``side = sides[i]``, side after side; return them."""
-    s = len(sides)
-    parts = np.tile(index, (s, 1))
-    rows = np.column_stack([parts, np.repeat(np.asarray(sides, np.int64), index.shape[0])])
-    return lp.constrain(name, rows, lp.var("z", np.concatenate(arcs)) - lp.var(part, parts), lower=0.0)
+    """Append rows ``name[(*t, side)]``: x[arcs[i]] - y >= 0 for the part tuples t of ``index`` (``part``:
+    the terms of y, one per tuple) and each ``side = sides[i]``, side after side; return them."""
+    rows = np.column_stack(
+        [np.tile(index, (len(sides), 1)), np.repeat(np.asarray(sides, np.int64), len(index))]
+    )
+    return lp.constrain(name, rows, Terms.stack(*arcs) - Terms.stack(*[part] * len(sides)), lower=0.0)

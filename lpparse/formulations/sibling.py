@@ -132,7 +132,8 @@ class SiblingProgram:
         if cut.any():
             hc, mc, m2c = h[cut], m[cut], m2[cut]
             index = np.column_stack([hc, mc, m2c])
-            add_and_rows(self.lp, "PrunedSib", None, index, index[:, :2], index[:, [0, 2]])
+            first, second = self.lp.var("z", index[:, :2]), self.lp.var("z", index[:, [0, 2]])
+            add_and_rows(self.lp, "PrunedSib", index, first, second, None)
             self.pruned[hc, mc, m2c] = True
             h, m, m2, scores = h[~cut], m[~cut], m2[~cut], scores[~cut]
             if h.size == 0:
@@ -141,16 +142,16 @@ class SiblingProgram:
         index = np.column_stack([h, m, m2])
         cols = lp.add_variables("zsib", index, cost=scores, integer=True)
         self.present[h, m, m2] = True
-        first, second = index[:, :2], index[:, [0, 2]]
+        zsib, first, second = lp.var("zsib", index), lp.var("z", index[:, :2]), lp.var("z", index[:, [0, 2]])
         if "SibClique" in self.families:  # zsib[h,m,m'] in SibClique[h,α] for α = 1..N_h - 2
             owner, within = _ragged((self.clique_row[h] >= 0).sum(axis=1))
             lp.add_terms(
                 "SibClique", -lp.var("zsib", index[owner]).at(np.column_stack([h[owner], within + 1]))
             )
         if "ArcSib" in self.families:
-            add_and_rows(lp, "ArcSib", "zsib", index, first, second)
+            add_and_rows(lp, "ArcSib", index, first, second, zsib)
         if "SibArc" in self.families:
-            add_arc_rows(lp, "SibArc", "zsib", index, [first, second], [0, 1])
+            add_arc_rows(lp, "SibArc", index, [first, second], [0, 1], zsib)
         return cols
 
     def siblings(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:

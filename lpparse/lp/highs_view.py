@@ -87,7 +87,8 @@ def _compressed(
     key = major * (int(minor.max(initial=0)) + 1) + minor
     order = np.argsort(key, kind="stable")
     key, values = key[order], values[order]
-    first = np.r_[True, key[1:] != key[:-1]] if key.size else np.zeros(0, bool)
+    first = np.ones(key.size, bool)
+    first[1:] = key[1:] != key[:-1]
     if not first.all():
         values = np.add.reduceat(values, np.flatnonzero(first))
     major, minor = major[order][first], minor[order][first]
@@ -222,9 +223,9 @@ class HighsModel:
             return hr, hc, vals
         held = ~keep
         self._held = (
-            np.r_[self._held[0], rows[held]],
-            np.r_[self._held[1], cols[held]],
-            np.r_[self._held[2], vals[held]],
+            np.concatenate([self._held[0], rows[held]]),
+            np.concatenate([self._held[1], cols[held]]),
+            np.concatenate([self._held[2], vals[held]]),
         )
         return hr[keep], hc[keep], vals[keep]
 
@@ -289,10 +290,10 @@ class HighsModel:
         h_rows = self._row_p.size
         if cols.size:
             self._col_h[cols] = self._col_p.size + np.arange(cols.size)
-            self._col_p = np.r_[self._col_p, cols]
+            self._col_p = np.concatenate([self._col_p, cols])
         if rows.size:
             self._row_h[rows] = h_rows + np.arange(rows.size)
-            self._row_p = np.r_[self._row_p, rows]
+            self._row_p = np.concatenate([self._row_p, rows])
         r, c, v = self._held
         hr, hc = self._row_h[r], self._col_h[c]
         now = (hr >= 0) & (hc >= 0)
@@ -313,11 +314,11 @@ class HighsModel:
         c1, r1 = lp.num_cols, lp.num_rows
         h_cols, h_rows = self._col_p.size, self._row_p.size
         if c1 > c0:
-            self._col_h = np.r_[self._col_h, h_cols + np.arange(c1 - c0)]
-            self._col_p = np.r_[self._col_p, np.arange(c0, c1)]
+            self._col_h = np.concatenate([self._col_h, h_cols + np.arange(c1 - c0)])
+            self._col_p = np.concatenate([self._col_p, np.arange(c0, c1)])
         if r1 > r0:
-            self._row_h = np.r_[self._row_h, h_rows + np.arange(r1 - r0)]
-            self._row_p = np.r_[self._row_p, np.arange(r0, r1)]
+            self._row_h = np.concatenate([self._row_h, h_rows + np.arange(r1 - r0)])
+            self._row_p = np.concatenate([self._row_p, np.arange(r0, r1)])
         rows, cols, vals = self._active_coefficients(*lp.coefficients_since(nz0))
         new_row = rows >= h_rows
         new_col_old_row = (cols >= h_cols) & ~new_row

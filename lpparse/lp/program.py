@@ -17,6 +17,7 @@ model can mirror the program by pushing what was appended since it last looked (
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -43,6 +44,10 @@ def _as_index(index: ArrayLike) -> NDArray[np.int64]:
 
 
 def _broadcast(value: ArrayLike, k: int, name: str) -> NDArray[np.float64]:
+    if isinstance(value, float | int):  # the usual bound: no broadcast_to machinery
+        if math.isnan(value):
+            raise ValueError(f"{name} contains NaN")
+        return np.full(k, float(value))
     a = np.broadcast_to(np.asarray(value, dtype=np.float64), (k,))
     if np.isnan(a).any():
         raise ValueError(f"{name} contains NaN")
@@ -85,14 +90,16 @@ class IndexMap:
         arity = index.shape[1]
         self.lo = index.min(axis=0) if index.size else np.zeros(arity, np.int64)
         self.hi = index.max(axis=0) if index.size else np.zeros(arity, np.int64)
+        self.extent = (self.hi - self.lo).astype(np.uint64)
         shape = self.hi - self.lo + 1
-        self.strides = np.r_[np.cumprod(shape[:0:-1])[::-1], 1].astype(np.int64)  # C order
+        self.strides = np.ones(arity, np.int64)  # C order
+        self.strides[:-1] = np.cumprod(shape[:0:-1])[::-1]
         cells = int(np.prod(shape.astype(np.float64)))
         self.sparse = cells > 2 * index.shape[0]
         self.keys = np.empty(0, np.int64)  # sparse: sorted keys, and their positions
         self.values = np.empty(0, np.int64)
         self.table = np.empty(0, np.int64) if self.sparse else np.full(cells, -1, np.int64)
-        self.add(index, pos)
+        self.add(index, pos, fresh=True)
 
     def covers(self, index: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Which tuples lie in the map's bounding box (only those can be added)."""
@@ -109,10 +116,11 @@ class IndexMap:
         at = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
         return np.where(self.keys[at] == keys, self.values[at], -1)
 
-    def add(self, index: NDArray[np.int64], pos: NDArray[np.int64]) -> None:
-        """Map new tuples ``index`` (k, d), all :meth:`covers`ed, to ``pos``; ValueError if one is mapped."""
+    def add(self, index: NDArray[np.int64], pos: NDArray[np.int64], fresh: bool = False) -> None:
+        """Map new tuples ``index`` (k, d), all :meth:`covers`ed, to ``pos``; ValueError if one is mapped
+        (``fresh``: the map is empty)."""
         keys = self._keys(index)
-        if (self._find_keys(keys) >= 0).any():
+        if not fresh and (self._find_keys(keys) >= 0).any():
             raise ValueError("duplicate index tuple")
         if not self.sparse:
             self.table[keys] = pos
@@ -132,6 +140,9 @@ class IndexMap:
 
     def find(self, index: NDArray[np.int64]) -> NDArray[np.int64]:
         """Positions of the tuples ``index`` (k, d); -1 for a tuple not in the map."""
+        shifted = index - self.lo
+        if not (shifted.view(np.uint64) > self.extent).any():  # all in the box (< 0 wraps to > extent)
+            return self._find_keys(shifted @ self.strides)
         out = np.full(index.shape[0], -1, np.int64)
         inside = self.covers(index)
         out[inside] = self._find_keys(self._keys(index[inside]))
@@ -234,6 +245,17 @@ class Terms:
         if len(self.parts) != 1 or labels.shape[0] != self.parts[0].cols.shape[0]:
             raise ValueError("at() places the terms of one var() call, one row label per term")
         return Terms((self.parts[0]._replace(at=labels),))
+
+    @staticmethod
+    def stack(*batches: Terms) -> Terms:
+        """Terms of one var() call each, without at(), for consecutive batches of rows: the rows of the
+        second batch after those of the first, and so on."""
+        if any(len(t.parts) != 1 or t.parts[0].at is not None for t in batches):
+            raise ValueError("stack() takes the terms of single var() calls without at()")
+        parts = [t.parts[0] for t in batches]
+        return Terms(
+            (_Part(np.concatenate([p.cols for p in parts]), np.concatenate([p.coefs for p in parts]), None),)
+        )
 
     def __add__(self, other: Terms) -> Terms:
         return Terms(self.parts + other.parts)
@@ -469,10 +491,9 @@ class LinearProgram:
     def var(self, name: str, index: ArrayLike) -> Terms:
         """Terms 1·``name[t]`` for the index tuples t of ``index``, the i-th in the i-th row (see
         :class:`Terms`); KeyError if a tuple has no column (e.g. a pruned arc)."""
-        idx = _as_index(index)
-        cols = self.var_blocks[name].find(idx)
+        cols = self.var_blocks[name].find(index)
         if (cols < 0).any():
-            raise KeyError(f"{name}{tuple(idx[np.argmax(cols < 0)].tolist())} has no column")
+            raise KeyError(f"{name}{tuple(_as_index(index)[np.argmax(cols < 0)].tolist())} has no column")
         return Terms((_Part(cols, np.ones(cols.shape[0]), None),))
 
     def constrain(
@@ -481,9 +502,12 @@ class LinearProgram:
         """Append rows ``lower <= terms <= upper`` to block ``name``, labelled by ``index`` (the labels that
         :meth:`Terms.at` refers to); return their global positions (as :meth:`add_constraints`)."""
         idx = _as_index(index)
+        label_map: list[IndexMap] = []  # built on the first labelled term
 
         def rows(labels: NDArray[np.int64]) -> NDArray[np.int64]:
-            return IndexMap(idx, np.arange(idx.shape[0])).find(labels)
+            if not label_map:
+                label_map.append(IndexMap(idx, np.arange(idx.shape[0])))
+            return label_map[0].find(labels)
 
         return self.add_constraints(name, idx, *terms.coo(rows, idx.shape[0]), lower, upper)
 
