@@ -22,7 +22,7 @@ from lpparse.formulations.arborescence import (
 )
 from lpparse.formulations.grandparent import FAMILIES, PRESETS, full_grandparent_program
 from lpparse.formulations.sibling import SIBLING_FAMILIES, sibling_program
-from lpparse.lp import HighsModel, LinearProgram
+from lpparse.lp import HighsModel, LinearProgram, Terms
 from lpparse.lp.program import IndexMap
 from lpparse.lp.pyomo_view import PyomoModel
 from lpparse.lp.views import VIEWS, LPModel, make_model
@@ -225,6 +225,12 @@ def test_terms_place_scale_and_refuse() -> None:
         lp.constrain("S", [0], lp.var("y", [0, 1]))
     with pytest.raises(ValueError, match="scale a sum"):
         _ = (lp.var("y", [0]) + lp.var("y", [1])) * np.array([1.0])
+    side = lp.constrain("Side", [[0, 0], [0, 1]], Terms.stack(lp.var("y", [0]), lp.var("y", [1])), upper=1.0)
+    np.testing.assert_array_equal(lp.A[side].toarray()[:, 4:], np.eye(2))
+    with pytest.raises(ValueError, match="stack"):
+        Terms.stack(lp.var("y", [0]).at([0]))
+    with pytest.raises(TypeError, match="arborescence"):
+        heads_from_solution(HighsModel(lp).solve())
 
 
 @pytest.mark.parametrize("arity", [1, 2, 3, 4])

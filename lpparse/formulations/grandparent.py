@@ -48,7 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.arborescence import FORMULATIONS, ArborescenceLP, arc_matrix
-from lpparse.formulations.pairs import add_and_rows, add_arc_rows
+from lpparse.formulations.pairs import add_and_rows, add_arc_rows, taken
 from lpparse.lp.solution import TOL, Solution
 from lpparse.lp.views import make_model
 from lpparse.trees import allowed_arcs, validate_scores
@@ -138,9 +138,7 @@ class GrandparentProgram:
             return np.empty(0, np.int64)
         if not (self.arc_mask[g, p] & self.arc_mask[p, c] & (g != c)).all():
             raise ValueError("every triple needs candidate arcs g→p and p→c and g != c")
-        if (self.present | self.pruned)[g, p, c].any() or np.unique(
-            np.ravel_multi_index((g, p, c), self.present.shape)
-        ).size < k:
+        if taken((g, p, c), self.present, self.pruned):
             raise ValueError("triple added twice")
         cut = np.isneginf(scores)
         if cut.any():

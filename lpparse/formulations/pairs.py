@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from lpparse.lp.program import LinearProgram, Terms
 
-__all__ = ["add_and_rows", "add_arc_rows"]
+__all__ = ["add_and_rows", "add_arc_rows", "taken"]
 
 
 def add_and_rows(
@@ -44,3 +44,16 @@ def add_arc_rows(
         [np.tile(index, (len(sides), 1)), np.repeat(np.asarray(sides, np.int64), len(index))]
     )
     return lp.constrain(name, rows, Terms.stack(*arcs) - Terms.stack(*[part] * len(sides)), lower=0.0)
+
+
+def taken(
+    parts: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]], *masks: NDArray[np.bool_]
+) -> bool:
+    """Whether a part tuple of the index arrays ``parts`` is set in one of the (n+1)^3 ``masks`` (it has a
+    column or a pruned row already) or occurs twice in ``parts`` (one mark per tuple: no sort)."""
+    for mask in masks:
+        if mask[parts].any():
+            return True
+    seen = np.zeros(masks[0].shape, bool)
+    seen[parts] = True
+    return int(np.count_nonzero(seen)) < parts[0].size

@@ -56,7 +56,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.arborescence import ArborescenceLP
 from lpparse.formulations.grandparent import resolve_families
-from lpparse.formulations.pairs import add_and_rows, add_arc_rows
+from lpparse.formulations.pairs import add_and_rows, add_arc_rows, taken
 from lpparse.triples import candidate_siblings, sibling_mask
 
 __all__ = [
@@ -125,8 +125,7 @@ class SiblingProgram:
             raise ValueError(
                 "every part needs candidate arcs h→m and h→m', m < m' (and h > 0 with a single root)"
             )
-        taken = (self.present | self.pruned)[h, m, m2].any()
-        if taken or np.unique(np.ravel_multi_index((h, m, m2), self.present.shape)).size < k:
+        if taken((h, m, m2), self.present, self.pruned):
             raise ValueError("sibling part added twice")
         cut = np.isneginf(scores)
         if cut.any():
