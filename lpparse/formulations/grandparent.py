@@ -49,6 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.arborescence import FORMULATIONS, ArborescenceLP, arc_matrix
 from lpparse.formulations.pairs import add_and_rows, add_arc_rows, taken
+from lpparse.lp.program import Terms
 from lpparse.lp.solution import TOL, Solution
 from lpparse.lp.views import make_model
 from lpparse.trees import allowed_arcs, validate_scores
@@ -143,33 +144,42 @@ class GrandparentProgram:
         cut = np.isneginf(scores)
         if cut.any():
             gc, pc, cc = g[cut], p[cut], c[cut]
-            gp_, pc_ = (
-                self.lp.var("z", np.column_stack([gc, pc])),
-                self.lp.var("z", np.column_stack([pc, cc])),
+            add_and_rows(
+                self.lp, "PrunedGP", np.column_stack([gc, pc, cc]), self._z(gc, pc), self._z(pc, cc), None
             )
-            add_and_rows(self.lp, "PrunedGP", np.column_stack([gc, pc, cc]), gp_, pc_, None)
             self.pruned[gc, pc, cc] = True
             g, p, c, scores = g[~cut], p[~cut], c[~cut], scores[~cut]
             k = g.shape[0]
             if k == 0:
                 return np.empty(0, np.int64)
         lp = self.lp
-        gpc, gp_, pc_ = np.column_stack([g, p, c]), np.column_stack([g, p]), np.column_stack([p, c])
+        gpc = np.column_stack([g, p, c])
         cols = lp.add_variables("zgp", gpc, cost=scores, integer=True)
         self.present[g, p, c] = True
-        zgp = lp.var("zgp", gpc)
+        zgp = Terms.columns(cols)
         if "OneGP" in self.families:
-            lp.add_terms("OneGP", zgp.at(pc_))
+            lp.add_terms("OneGP", zgp.at(gpc[:, 1:]))
         if "NoGP" in self.families:
-            lp.add_terms("NoGP", zgp.at(gp_))
-        if arcgp:
-            self.add_arcgp_rows(g, p, c)
+            lp.add_terms("NoGP", zgp.at(gpc[:, :2]))
+        if arcgp and "ArcGP" in self.families:
+            self._add_arcgp(g, p, c, zgp)
         if "GPArc" in self.families:
             # with OneGP, zgp[g,p,c] <= Σ_g' zgp[g',p,c] = z[p,c]: the right-hand GPArc row is implied
             sides = [0] if "OneGP" in self.families else [0, 1]
-            arcs = [lp.var("z", (gp_, pc_)[i]) for i in sides]
-            add_arc_rows(lp, "GPArc", gpc, arcs, sides, zgp)
+            arcs = [self._z(g, p), self._z(p, c)]
+            add_arc_rows(lp, "GPArc", gpc, [arcs[i] for i in sides], sides, zgp)
         return cols
+
+    def _z(self, h: NDArray[np.int64], m: NDArray[np.int64]) -> Terms:
+        """Terms z[h,m] of candidate arcs, through the dense arc map."""
+        return Terms.columns(self.z_col[h, m])
+
+    def _add_arcgp(
+        self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64], zgp: Terms
+    ) -> None:
+        """ArcGP rows z[g,p] + z[p,c] - zgp[g,p,c] <= 1 (``zgp``: the triples' terms)."""
+        add_and_rows(self.lp, "ArcGP", np.column_stack([g, p, c]), self._z(g, p), self._z(p, c), zgp)
+        self.arcgp[g, p, c] = True
 
     @property
     def held_back_arcgp(self) -> int:
@@ -189,9 +199,7 @@ class GrandparentProgram:
             return
         if not self.present[g, p, c].all() or self.arcgp[g, p, c].any():
             raise ValueError("ArcGP rows are added once, for triples with a column")
-        lp, gpc = self.lp, np.column_stack([g, p, c])
-        add_and_rows(lp, "ArcGP", gpc, lp.var("z", gpc[:, :2]), lp.var("z", gpc[:, 1:]), lp.var("zgp", gpc))
-        self.arcgp[g, p, c] = True
+        self._add_arcgp(g, p, c, self.lp.var("zgp", np.column_stack([g, p, c])))
 
     def triple_cols(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:
         """Columns of the triples (g, p, c) (-1: no column), through the zgp block's index map (sparse for a

@@ -57,6 +57,7 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.formulations.arborescence import ArborescenceLP
 from lpparse.formulations.grandparent import resolve_families
 from lpparse.formulations.pairs import add_and_rows, add_arc_rows, taken
+from lpparse.lp.program import Terms
 from lpparse.triples import candidate_siblings, sibling_mask
 
 __all__ = [
@@ -131,7 +132,7 @@ class SiblingProgram:
         if cut.any():
             hc, mc, m2c = h[cut], m[cut], m2[cut]
             index = np.column_stack([hc, mc, m2c])
-            first, second = self.lp.var("z", index[:, :2]), self.lp.var("z", index[:, [0, 2]])
+            first, second = Terms.columns(self.z_col[hc, mc]), Terms.columns(self.z_col[hc, m2c])
             add_and_rows(self.lp, "PrunedSib", index, first, second, None)
             self.pruned[hc, mc, m2c] = True
             h, m, m2, scores = h[~cut], m[~cut], m2[~cut], scores[~cut]
@@ -141,12 +142,14 @@ class SiblingProgram:
         index = np.column_stack([h, m, m2])
         cols = lp.add_variables("zsib", index, cost=scores, integer=True)
         self.present[h, m, m2] = True
-        zsib, first, second = lp.var("zsib", index), lp.var("z", index[:, :2]), lp.var("z", index[:, [0, 2]])
+        zsib, first, second = (
+            Terms.columns(cols),
+            Terms.columns(self.z_col[h, m]),
+            Terms.columns(self.z_col[h, m2]),
+        )
         if "SibClique" in self.families:  # zsib[h,m,m'] in SibClique[h,α] for α = 1..N_h - 2
             owner, within = _ragged((self.clique_row[h] >= 0).sum(axis=1))
-            lp.add_terms(
-                "SibClique", -lp.var("zsib", index[owner]).at(np.column_stack([h[owner], within + 1]))
-            )
+            lp.add_terms("SibClique", -Terms.columns(cols[owner]).at(np.column_stack([h[owner], within + 1])))
         if "ArcSib" in self.families:
             add_and_rows(lp, "ArcSib", index, first, second, zsib)
         if "SibArc" in self.families:

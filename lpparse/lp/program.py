@@ -106,6 +106,8 @@ class IndexMap:
         shape = [h - lo + 1 for lo, h in zip(self.lo, self.hi, strict=True)]
         self.strides = [math.prod(shape[j + 1 :]) for j in range(len(shape))]  # C order
         self.offset = sum(lo * st for lo, st in zip(self.lo, self.strides, strict=True))
+        self._lo, self._strides = np.array(self.lo, np.int64), np.array(self.strides, np.int64)
+        self._extent = np.array(shape, np.uint64) - 1
         cells = math.prod(shape)
         self.sparse = cells > 2 * index.shape[0]
         self.keys = np.empty(0, np.int64)  # sparse: sorted keys, and their positions
@@ -122,7 +124,7 @@ class IndexMap:
 
     def _keys(self, index: NDArray[np.int64]) -> NDArray[np.int64]:
         if index.shape[0] < _COLUMNWISE:
-            return index @ np.array(self.strides, np.int64) - self.offset
+            return (index - self._lo) @ self._strides
         keys = np.full(index.shape[0], -self.offset, np.int64)
         for column, stride in zip(index.T, self.strides, strict=True):
             keys += column * stride
@@ -160,11 +162,16 @@ class IndexMap:
 
     def find(self, index: NDArray[np.int64]) -> NDArray[np.int64]:
         """Positions of the tuples ``index`` (k, d); -1 for a tuple not in the map."""
-        lo, hi = _bounds(index)
-        if all(a >= b for a, b in zip(lo, self.lo, strict=True)) and all(
-            a <= b for a, b in zip(hi, self.hi, strict=True)
-        ):  # the usual case: all in the box
-            return self._find_keys(self._keys(index))
+        if index.shape[0] < _COLUMNWISE:  # the usual case first: all in the box (< 0 wraps to > extent)
+            shifted = index - self._lo
+            if not (shifted.view(np.uint64) > self._extent).any():
+                return self._find_keys(shifted @ self._strides)
+        else:
+            lo, hi = _bounds(index)
+            if all(a >= b for a, b in zip(lo, self.lo, strict=True)) and all(
+                a <= b for a, b in zip(hi, self.hi, strict=True)
+            ):
+                return self._find_keys(self._keys(index))
         out = np.full(index.shape[0], -1, np.int64)
         inside = self.covers(index)
         out[inside] = self._find_keys(self._keys(index[inside]))
@@ -269,6 +276,13 @@ class Terms:
         return Terms((self.parts[0]._replace(at=labels),))
 
     @staticmethod
+    def columns(cols: ArrayLike) -> Terms:
+        """Terms 1·x[j] for the global columns ``cols``, the i-th in the i-th row: for columns a formulation
+        holds already (just added, or in its own dense map), which need no look-up."""
+        c = np.asarray(cols, dtype=np.int64).ravel()
+        return Terms((_Part(c, np.ones(c.shape[0]), None),))
+
+    @staticmethod
     def stack(*batches: Terms) -> Terms:
         """Terms of one var() call each, without at(), for consecutive batches of rows: the rows of the
         second batch after those of the first, and so on."""
@@ -313,11 +327,12 @@ class Terms:
             else:
                 r = np.arange(k, dtype=np.int64)
             out_rows.append(r)
-        empty = np.empty(0, np.int64)
+        if len(self.parts) == 1:
+            return out_rows[0], self.parts[0].cols, self.parts[0].coefs
         return (
-            np.concatenate([empty, *out_rows]),
-            np.concatenate([empty, *(p.cols for p in self.parts)]),
-            np.concatenate([np.empty(0), *(p.coefs for p in self.parts)]),
+            np.concatenate(out_rows),
+            np.concatenate([p.cols for p in self.parts]),
+            np.concatenate([p.coefs for p in self.parts]),
         )
 
 
@@ -516,7 +531,7 @@ class LinearProgram:
         cols = self.var_blocks[name].find(index)
         if (cols < 0).any():
             raise KeyError(f"{name}{tuple(_as_index(index)[np.argmax(cols < 0)].tolist())} has no column")
-        return Terms((_Part(cols, np.ones(cols.shape[0]), None),))
+        return Terms.columns(cols)
 
     def constrain(
         self, name: str, index: ArrayLike, terms: Terms, lower: ArrayLike = -INF, upper: ArrayLike = INF
