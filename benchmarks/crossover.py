@@ -24,8 +24,8 @@ from numpy.typing import NDArray
 
 from lpparse.corpus import read_treebank
 from lpparse.experiments.grandparent_tables import load_model
-from lpparse.models.model import SentenceScorer
 from lpparse.ppc import PPCResult, parse_price_cut, solve_bf
+from lpparse.scoring.model import SentenceScorer
 from lpparse.table import markdown_table
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -18,10 +18,6 @@ from lpparse.experiments.grandparent_tables import EXPERIMENTS, ScoreSource, sum
 from lpparse.experiments.report import write_report
 from lpparse.experiments.runner import Task, run_tasks
 from lpparse.io import UsageError, output_path
-from lpparse.models import Model
-from lpparse.models.features import Vocabulary
-from lpparse.models.parsing import evaluate
-from lpparse.models.train import TrainConfig, train
 from lpparse.oracles import (
     arc_marginals,
     brute_force,
@@ -29,7 +25,11 @@ from lpparse.oracles import (
     eisner,
     projective_marginals,
 )
+from lpparse.parsing import evaluate
+from lpparse.scoring import Model
+from lpparse.scoring.features import Vocabulary
 from lpparse.table import markdown_table
+from lpparse.training import TrainConfig, train
 from lpparse.trees import tree_score
 
 Decoder = Callable[[NDArray[np.float64], bool], NDArray[np.int64]]
