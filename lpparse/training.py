@@ -34,7 +34,7 @@ from tqdm import tqdm
 
 from lpparse.bp import bp_marginals
 from lpparse.corpus import Sentence
-from lpparse.decoding import dense_triple_scores
+from lpparse.decoder import dense_triple_scores
 from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_inside_outside
 from lpparse.oracles.brute_force import _tree_scores
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
