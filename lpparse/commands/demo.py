@@ -15,7 +15,6 @@ from tqdm import tqdm
 from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank, positive_int
 from lpparse.corpus import UAS, Sentence, sentence_uas
 from lpparse.experiments.grandparent_tables import EXPERIMENTS, ScoreSource, summarize
-from lpparse.experiments.report import write_report
 from lpparse.experiments.runner import Task, run_tasks
 from lpparse.io import UsageError, output_path
 from lpparse.oracles import (
@@ -205,5 +204,7 @@ def _showcase(args: argparse.Namespace, path: Path, sentences: list[Sentence]) -
         print(f"\n{title}, {len(records)} sentences of {path.name}, trained model\n")
         print(markdown_table(headers, [[r[h] for h in headers] for r in table], digits=3))
         results.append(out)
+    from lpparse.experiments.report import write_report  # matplotlib is imported only when reporting
+
     report = write_report(results, args.out / "report.md")
     print(f"\nwrote {report} with plots; model and per-sentence results in {args.out}/")

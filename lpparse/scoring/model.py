@@ -219,6 +219,8 @@ class Model:
         bits = meta["bits"]
         if not 1 <= bits <= MAX_BITS:
             raise ValueError(f"bits {bits} out of range")
+        if not np.isfinite(archive["weight_value"]).all():
+            raise ValueError("weights that are NaN or infinite")
         weights = np.zeros(1 << bits)
         weights[archive["weight_index"]] = archive["weight_value"]
         model = cls(
