@@ -40,6 +40,8 @@ class DecodeResult:
     heads: NDArray[np.int64]
     objective: float
     stats: dict[str, Any] = field(default_factory=dict)
+    #: the arcs left to the decoder by arc pruning (:mod:`lpparse.pruning`); None when nothing was pruned
+    kept_arcs: NDArray[np.bool_] | None = None
 
 
 class DecoderFunc(Protocol):

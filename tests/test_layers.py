@@ -19,6 +19,7 @@ ALGORITHMS = {
     "lpparse.colgen",
     "lpparse.ppc",
     "lpparse.dd",
+    "lpparse.pruning",
 }
 #: Packages above the BP layer: the decoder registry (it imports every decoder), parsing and training
 ABOVE_BP = {"lpparse.decoding", "lpparse.parsing", "lpparse.training"}
