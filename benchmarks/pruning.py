@@ -2,7 +2,7 @@
 
 For each dev set, the grandparent + sibling model (``<models>/<treebank>-2s.npz``, else the grandparent model
 ``-2``) decodes the same sentences (the first ``--limit`` of at most ``--max-n`` tokens) with the ``auto``
-decoder (BF below 12 tokens, PPC from 12) in three settings: unpruned; pruned by the model's own arc
+decoder (BF below 2,000 candidate parts, else PPC) in three settings: unpruned; pruned by the model's own arc
 posteriors; pruned by the first-order model's (``-1``), TurboParser's setting (:mod:`lpparse.pruning`,
 threshold 10⁻⁴, at most 10 heads per word). Each row: tokens/s with feature extraction (and the pruner's
 features), the speed-up over unpruned, dev UAS without punctuation, the share of candidate arcs and of gold
@@ -134,7 +134,7 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         *([result["note"], ""] if result.get("note") else []),
         f"Dev sentences of at most {result['max_n']} tokens (the first {result['limit']}), decoder `auto` "
-        "(BF below 12 tokens, PPC from 12), grandparent + sibling models (`-2s`) where trained. Pruning: "
+        "(BF below 2,000 candidate parts, else PPC), grandparent + sibling models (`-2s`) where trained. Pruning: "
         "TurboParser's rule, posterior >= 1e-4 and at most 10 heads per word, the best first-order tree kept; "
         "posteriors of the decoded model's own arc scores or of the first-order model (`-1`). Times include "
         "feature extraction, the pruner's too. Pruned decoding is exact and certified for the pruned problem; "
