@@ -127,13 +127,14 @@ def run_treebank(path: Path, args: Any) -> list[dict[str, Any]]:
 
 
 def markdown(result: dict[str, Any]) -> str:
+    scope = f" (the first {result['limit']})" if result["limit"] else ""
     lines = [
         "# Arc pruning before second-order LP decoding",
         "",
         "Command: " + ", ".join(f"`{c}`" for c in result["commands"]),
         "",
         *([result["note"], ""] if result.get("note") else []),
-        f"Dev sentences of at most {result['max_n']} tokens (the first {result['limit']}), decoder `auto` "
+        f"Dev sentences of at most {result['max_n']} tokens{scope}, decoder `auto` "
         "(BF below 2,000 candidate parts, else PPC), grandparent + sibling models (`-2s`) where trained. Pruning: "
         "TurboParser's rule, posterior >= 1e-4 and at most 10 heads per word, the best first-order tree kept; "
         "posteriors of the decoded model's own arc scores or of the first-order model (`-1`). Times include "
