@@ -11,8 +11,8 @@ from tqdm import tqdm
 
 from lpparse.corpus import UAS, Sentence, corpus_uas
 from lpparse.decoding import DecodeResult, decode
-from lpparse.models.model import Model
 from lpparse.scores import ScoreFile
+from lpparse.scoring.model import Model
 
 __all__ = [
     "TimeLimitExceeded",
@@ -112,7 +112,7 @@ def parse(
     **options: Any,
 ) -> list[DecodeResult]:
     """Decode every sentence with ``decoder`` (default :func:`default_decoder`) under the model's root rule;
-    ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.models.model.BOUNDS`). A model's
+    ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.scoring.model.BOUNDS`). A model's
     sibling parts go to the decoders that take them (:func:`lpparse.decoding.decode`) unless ``options``
     has ``siblings=False`` (:func:`decode_sentence`)."""
     name = decoder or default_decoder(model)
@@ -126,13 +126,18 @@ def decode_sentence(
     decoder: str,
     bounds: str = "sentence",
     siblings: bool = True,
+    pruner: Model | None = None,
     **options: Any,
 ) -> DecodeResult:
     """Score one sentence with the model and decode it with ``decoder`` under the model's root rule (its
-    sibling parts go to the decoders that take them, unless ``siblings`` is False)."""
+    sibling parts go to the decoders that take them, unless ``siblings`` is False). With the ``pruning``
+    option (:class:`lpparse.pruning.ArcPruning`), arcs are pruned by the posteriors of ``pruner``'s arc
+    scores (a first-order model), else of the model's own."""
     scorer = model.scorer(sentence)
     triples = scorer.triples(bounds) if model.order == 2 else None
     sibling_scorer = scorer.siblings() if model.siblings and siblings else None
+    if pruner is not None:
+        options["pruner_scores"] = pruner.scorer(sentence).arc_scores()
     return decode(decoder, scorer.arc_scores(), triples, model.single_root, sibling_scorer, **options)
 
 
