@@ -97,8 +97,8 @@ class IndexMap:
     the smaller of two forms: a dense array over the box (8 bytes per cell; one fancy index per look-up) when
     the box has at most twice as many cells as tuples, as for arcs, flows and a brute-force program's parts,
     else a sorted key array searched with ``np.searchsorted`` (16 bytes per tuple), as for the few parts that
-    a restricted master holds of (n+1)^3 grandparent or sibling parts, or (n+1)^4 third-order ones. Measured
-    at n = 60 on 2,000 look-ups: dense 0.2 ms, sparse 0.5-0.9 ms.
+    a restricted master holds of (n+1)^3 grandparent or sibling parts, or (n+1)^4 third-order ones (a dense
+    look-up is one fancy index, a sparse one a binary search: 2-4x slower on a full box at n = 60).
     """
 
     def __init__(self, index: NDArray[np.int64], pos: NDArray[np.int64]) -> None:
