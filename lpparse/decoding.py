@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 
 from lpparse.oracles import arc_marginals, chu_liu_edmonds, eisner, projective_marginals
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
+from lpparse.pruning import ArcPruning, prune_arcs
 from lpparse.trees import allowed_arcs, tree_score
 from lpparse.triples import SiblingScorer, TripleScorer, candidate_siblings, candidate_triples
 
@@ -54,6 +55,8 @@ class DecodeResult:
     heads: NDArray[np.int64]
     objective: float
     stats: dict[str, Any] = field(default_factory=dict)
+    #: the arcs left to the decoder by arc pruning (:mod:`lpparse.pruning`); None when nothing was pruned
+    kept_arcs: NDArray[np.bool_] | None = None
 
 
 class DecoderFunc(Protocol):
@@ -116,16 +119,27 @@ def decode(
     triple_scorer: TripleScorer | None = None,
     single_root: bool = False,
     sibling_scorer: SiblingScorer | None = None,
+    pruning: ArcPruning | None = None,
+    pruner_scores: NDArray[np.float64] | None = None,
     **options: Any,
 ) -> DecodeResult:
     """Run decoder ``name``; second-order decoders need ``triple_scorer``; ``sibling_scorer`` goes to the
-    decoders that take it (module docstring)."""
+    decoders that take it (module docstring). With ``pruning``, the decoder sees only the arcs that survive it
+    under the first-order posteriors of ``pruner_scores`` (default: ``arc_scores``; :func:`prune_arcs`), and
+    so only the parts over those arcs; the result's ``kept_arcs`` and its ``arcs_kept`` statistic (the
+    fraction of candidate arcs kept) say what was left."""
     decoder = get_decoder(name)
     if decoder.order == 2 and triple_scorer is None:
         raise ValueError(f"decoder {name!r} is second-order and needs a grandparent model")
     if sibling_scorer is not None and decoder.siblings:
         options["sibling_scorer"] = sibling_scorer
-    return decoder.func(arc_scores, triple_scorer, single_root, **options)
+    if pruning is None:
+        return decoder.func(arc_scores, triple_scorer, single_root, **options)
+    pruned, kept = prune_arcs(arc_scores, pruning, single_root, pruner_scores)
+    result = decoder.func(pruned, triple_scorer, single_root, **options)
+    result.kept_arcs = allowed_arcs(pruned)
+    result.stats["arcs_kept"] = kept
+    return result
 
 
 def _dense(

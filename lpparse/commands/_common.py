@@ -31,6 +31,7 @@ __all__ = [
     "non_negative_int",
     "positive_float",
     "positive_int",
+    "ranged",
     "report_failures",
     "resolve_single_root",
     "score_file_treebank",

@@ -16,6 +16,7 @@ from lpparse.commands._common import (
     add_selection_options,
     positive_float,
     positive_int,
+    ranged,
     resolve_single_root,
     scored_selection,
     selected_sentences,
@@ -33,6 +34,7 @@ from lpparse.models.parsing import (
     time_limit,
 )
 from lpparse.ppc.decoder import lp_summary
+from lpparse.pruning import ArcPruning, gold_recall
 from lpparse.scores import ScoreFile
 from lpparse.trees import NoTreeError
 
@@ -106,6 +108,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="ppc and auto decoders: add a triple's ArcGP row only once the LP violates it (row generation)",
     )
+    pruning = parser.add_argument_group(
+        "arc pruning",
+        "Decode over the arcs whose first-order posterior is at least --prune-threshold and that are among "
+        "the --max-heads best heads of their word (TurboParser's pruner; the best first-order tree's arcs are "
+        "always kept). Second-order decoders then see far fewer parts; LP decoders stay exact and certified "
+        "for the pruned problem. The summary reports the share of gold arcs that survived.",
+    )
+    pruning.add_argument("--prune", action="store_true", help="prune arcs before decoding")
+    pruning.add_argument(
+        "--prune-threshold",
+        type=ranged(float, 0, high=1),
+        default=None,
+        metavar="P",
+        help=f"posterior threshold (default {ArcPruning.threshold:g}); implies --prune",
+    )
+    pruning.add_argument(
+        "--max-heads",
+        type=positive_int,
+        default=None,
+        metavar="K",
+        help=f"candidate heads kept per word (default {ArcPruning.max_heads}); implies --prune",
+    )
+    pruning.add_argument(
+        "--pruner",
+        type=Path,
+        default=None,
+        metavar="MODEL",
+        help="model whose arc scores give the posteriors, typically a first-order one (default: the decoded "
+        "model's or score file's own arc scores); implies --prune",
+    )
     add_selection_options(parser)
     add_root_options(parser)
     parser.add_argument(
@@ -155,6 +187,12 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         options["bounds"] = args.bounds
     if args.time_limit is not None and decoder in ("ppc", "bf", "auto", *ANYTIME):
         options["time_limit"] = args.time_limit  # HiGHS stops too, not only the Python code around it
+    if args.prune or args.prune_threshold is not None or args.max_heads is not None or args.pruner:
+        defaults = ArcPruning()
+        options["pruning"] = ArcPruning(
+            defaults.threshold if args.prune_threshold is None else args.prune_threshold,
+            defaults.max_heads if args.max_heads is None else args.max_heads,
+        )
     return decoder, options
 
 
@@ -165,14 +203,17 @@ def _decode(
     decoder: str,
     single_root: bool,
     siblings: bool,
+    pruner: Model | None,
     **options: object,
 ) -> DecodeResult:
     """One sentence, scored by the model (under its root rule) or read from the score file; ``siblings``:
-    with its sibling parts (if any)."""
+    with its sibling parts (if any); ``pruner``: the model of the pruning posteriors (if any)."""
     if isinstance(source, Model):
-        return decode_sentence(source, sentence, decoder, siblings=siblings, **options)
+        return decode_sentence(source, sentence, decoder, siblings=siblings, pruner=pruner, **options)
     entry = source[position]
     sibling_scorer = entry.siblings() if siblings else None
+    if pruner is not None:
+        options["pruner_scores"] = pruner.scorer(sentence).arc_scores()
     return decode(decoder, entry.arc_scores(), entry.triples(), single_root, sibling_scorer, **options)
 
 
@@ -188,12 +229,15 @@ def _decoded(
     """The sentences that decoded and their results; one warning for each that ran out of time or memory."""
     kept, results = [], []
     limit = args.time_limit and args.time_limit * (2 if decoder in ANYTIME else 1)
+    pruner = Model.load(readable_file(args.pruner, "--pruner model")) if args.pruner else None
     bar = tqdm(sentences, desc=f"parsing ({decoder})", unit="sent", disable=args.no_progress, leave=False)
     for position, sentence in zip(positions, bar):
         try:
             with time_limit(limit):
                 results.append(
-                    _decode(source, position, sentence, decoder, single_root, not args.no_siblings, **options)
+                    _decode(
+                        source, position, sentence, decoder, single_root, not args.no_siblings, pruner, **options
+                    )
                 )
             kept.append(sentence)
         except (TimeLimitExceeded, MemoryError, NoTreeError) as err:  # no tree: pruned parts leave none
@@ -221,6 +265,14 @@ def _model_sentences(
             "have several root children: their trees get one"
         )
     return model, list(range(len(sentences))), sentences, decoder, options
+
+
+def pruning_summary(sentences: list[Sentence], results: list[DecodeResult]) -> str:
+    """One line: the share of candidate arcs that arc pruning kept, and of the input's (gold) arcs."""
+    recall = [gold_recall(r.kept_arcs, s.heads) for s, r in zip(sentences, results) if r.kept_arcs is not None]
+    kept = float(np.mean([r.stats["arcs_kept"] for r in results]))
+    gold = sum(k for k, _ in recall) / max(1, sum(t for _, t in recall))
+    return f"arc pruning: kept {100 * kept:.1f}% of candidate arcs (mean per sentence), {100 * gold:.2f}% of gold arcs"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -253,6 +305,8 @@ def run(args: argparse.Namespace) -> int:
     summary = lp_summary(results)
     if summary:
         print(summary)
+    if "pruning" in options:
+        print(pruning_summary(parsed, results))
     if out:
         print(f"wrote {out}")
     return 1 if failed else 0

@@ -126,13 +126,18 @@ def decode_sentence(
     decoder: str,
     bounds: str = "sentence",
     siblings: bool = True,
+    pruner: Model | None = None,
     **options: Any,
 ) -> DecodeResult:
     """Score one sentence with the model and decode it with ``decoder`` under the model's root rule (its
-    sibling parts go to the decoders that take them, unless ``siblings`` is False)."""
+    sibling parts go to the decoders that take them, unless ``siblings`` is False). With the ``pruning``
+    option (:class:`lpparse.pruning.ArcPruning`), arcs are pruned by the posteriors of ``pruner``'s arc
+    scores (a first-order model), else of the model's own."""
     scorer = model.scorer(sentence)
     triples = scorer.triples(bounds) if model.order == 2 else None
     sibling_scorer = scorer.siblings() if model.siblings and siblings else None
+    if pruner is not None:
+        options["pruner_scores"] = pruner.scorer(sentence).arc_scores()
     return decode(decoder, scorer.arc_scores(), triples, model.single_root, sibling_scorer, **options)
 
 

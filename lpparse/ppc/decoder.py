@@ -7,7 +7,8 @@ Xing 2009, "Concise Integer Linear Programming Formulations for Dependency Parsi
 model that has them (the ``sibling_scorer`` option). For ``ppc``, ``bf`` and ``auto`` an integral LP optimum
 is the ILP-optimal tree; a fractional one is mapped to the maximum arborescence under its arc values
 (:func:`project_to_tree`), and the statistics keep the LP bound (``lp_objective``) so that the gap to the
-rounded tree shows. Every decoder's statistics count the parts scored of each family and its candidates
+rounded tree shows. Should that tree hold a part scored -inf (a pruned part), they decode exactly instead
+(statistic ``rounded_to_pruned_part``): no decoder returns a tree of score -inf. Every decoder's statistics count the parts scored of each family and its candidates
 (``triples_scored``/``triples_total``, and with siblings ``sibs_scored``/``sibs_total``)."""
 
 from __future__ import annotations
@@ -78,7 +79,16 @@ def _lp_decoder(method: str) -> DecoderFunc:
         s = validate_scores(arc_scores)
         opts = ColgenOptions(**options)
         result = solve_second_order(s, triple_scorer, preset, single_root, base, opts, sibling_scorer, method)
-        return _decoded(s, triple_scorer, result, single_root, sibling_scorer)
+        decoded = _decoded(s, triple_scorer, result, single_root, sibling_scorer)
+        if np.isfinite(decoded.objective):
+            return decoded
+        # the rounded tree holds a pruned part (-inf): exact decoding's tree avoids every pruned part
+        exact = parse_exact(s, triple_scorer, preset, single_root, opts.time_limit, ExactOptions(ppc=opts), sibling_scorer)
+        if exact.heads is None or not np.isfinite(exact.objective):
+            raise NoTreeError("the LP optimum rounds to a tree with a pruned part, and exact decoding found none")
+        decoded.heads, decoded.objective = exact.heads, exact.objective
+        decoded.stats.update(rounded_to_pruned_part=True, exact_certified=exact.certified)
+        return decoded
 
     return run
 
