@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lpparse.dp.semiring import DUAL_LOG
 from lpparse.formulations.marginal import marginal_polytope, r10_trigram_polytope
 from lpparse.hypergraph.cfg import cky_hypergraph, cky_weights
-from lpparse.dp.semiring import DUAL_LOG
 from lpparse.hypergraph.core import hypergraph, inside, marginals, outside, viterbi
 from lpparse.hypergraph.eisner import arc_weights, eisner_hypergraph, heads_from_parts
 from lpparse.hypergraph.head_automata import head_automata, head_automata_weights

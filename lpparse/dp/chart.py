@@ -43,7 +43,7 @@ class Ref:
     table: str
     index: Index
     at: Index = field(init=False, repr=False, compare=False)  #: ``index`` behind the leading value axis
-    basic: bool = field(init=False, repr=False, compare=False)  #: ``table[index]`` is a view (no integer arrays)
+    basic: bool = field(init=False, repr=False, compare=False)  #: no integer arrays: a view
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "at", (slice(None), *self.index))
@@ -154,7 +154,9 @@ def _accumulate(target: Array, ref: Ref, contrib: Array) -> None:
     block = target[ref.at]
     if block.shape != contrib.shape:
         contrib = contrib.sum(axis=tuple(range(1, 1 + contrib.ndim - block.ndim)))
-        contrib = contrib.sum(axis=tuple(i for i in range(1, block.ndim) if block.shape[i] == 1), keepdims=True)
+        contrib = contrib.sum(
+            axis=tuple(i for i in range(1, block.ndim) if block.shape[i] == 1), keepdims=True
+        )
     if ref.basic:
         block += contrib
     else:

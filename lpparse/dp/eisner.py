@@ -57,7 +57,10 @@ def eisner_program(n: int, single_root: bool) -> Program:
             ),
             Rule(
                 "complete",  # both frames: I[a, a+k] ⊗ C[a+k, a+w], C by its end a + w and width w - k
-                (Ref("I", (every, slice(0, ns), slice(1, w + 1))), Ref("C_end", (every, slice(w, None), back))),
+                (
+                    Ref("I", (every, slice(0, ns), slice(1, w + 1))),
+                    Ref("C_end", (every, slice(w, None), back)),
+                ),
                 (Ref("C_start", (every, slice(0, ns), w)), Ref("C_end", (every, slice(w, None), w))),
             ),
         ]
