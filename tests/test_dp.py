@@ -95,8 +95,8 @@ def test_eisner_chart_against_enumeration_in_every_semiring(
 def test_eisner_fast_path_and_hypergraph_agree_with_the_engine(
     n: int, single_root: bool, seed: int, prune: bool
 ) -> None:
-    """The back-pointer path equals ``run`` under MAX; the compiled hypergraph's outside pass equals the chart's
-    backward pass under every semiring, and its edges have distinct (kind, label) (LP column names)."""
+    """The back-pointer path equals ``run`` under MAX; the compiled hypergraph's outside pass equals the
+    chart's backward pass under every semiring, and its edges have distinct (kind, label) (LP column names)."""
     s, v = _instance(n, seed, prune)
     try:
         engine = {

@@ -149,8 +149,8 @@ def run(program: Program, weights: Array, semiring: Semiring) -> ChartResult:
 
 
 def _accumulate(target: Array, ref: Ref, contrib: Array) -> None:
-    """``target[ref.at] += contrib``, in place through a view when ``ref`` is a basic index; an operand broadcast
-    along some rows of ``contrib`` gets its sum over them."""
+    """``target[ref.at] += contrib``, in place through a view when ``ref`` is a basic index; an operand
+    broadcast along some rows of ``contrib`` gets its sum over them."""
     block = target[ref.at]
     if block.shape != contrib.shape:
         contrib = contrib.sum(axis=tuple(range(1, 1 + contrib.ndim - block.ndim)))
