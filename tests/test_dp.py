@@ -96,7 +96,7 @@ def test_eisner_fast_path_and_hypergraph_agree_with_the_engine(
     n: int, single_root: bool, seed: int, prune: bool
 ) -> None:
     """The back-pointer path equals ``run`` under MAX; the compiled hypergraph's outside pass equals the
-    chart's backward pass under every semiring, and its edges have distinct (kind, label) (LP column names)."""
+    chart's backward pass under every semiring; its edges have distinct (kind, label) (LP column names)."""
     s, v = _instance(n, seed, prune)
     try:
         engine = {
