@@ -2,7 +2,7 @@
 
 For each dev set, the grandparent + sibling model (``<models>/<treebank>-2s.npz``, else the grandparent model
 ``-2``) decodes the same sentences (the first ``--limit`` of at most ``--max-n`` tokens) with the ``auto``
-decoder (BF below 12 tokens, PPC from 12) in three settings: unpruned; pruned by the model's own arc
+decoder (BF below 2,000 candidate parts, else PPC) in three settings: unpruned; pruned by the model's own arc
 posteriors; pruned by the first-order model's (``-1``), TurboParser's setting (:mod:`lpparse.pruning`,
 threshold 10⁻⁴, at most 10 heads per word). Each row: tokens/s with feature extraction (and the pruner's
 features), the speed-up over unpruned, dev UAS without punctuation, the share of candidate arcs and of gold
@@ -83,6 +83,8 @@ def _bound(result: DecodeResult) -> float:
 def run_treebank(path: Path, args: Any) -> list[dict[str, Any]]:
     name = path.parent.name
     model_name = f"{name}-2s" if (args.models / f"{name}-2s.npz").exists() else f"{name}-2"
+    if args.suffix:
+        model_name = f"{name}-{args.suffix}"
     model = _load(args.models, model_name)
     if model is None:
         print(f"{name}: no second-order model in {args.models}, skipped", flush=True)
@@ -127,14 +129,15 @@ def run_treebank(path: Path, args: Any) -> list[dict[str, Any]]:
 
 
 def markdown(result: dict[str, Any]) -> str:
+    scope = f" (the first {result['limit']})" if result["limit"] else ""
     lines = [
         "# Arc pruning before second-order LP decoding",
         "",
         "Command: " + ", ".join(f"`{c}`" for c in result["commands"]),
         "",
         *([result["note"], ""] if result.get("note") else []),
-        f"Dev sentences of at most {result['max_n']} tokens (the first {result['limit']}), decoder `auto` "
-        "(BF below 12 tokens, PPC from 12), grandparent + sibling models (`-2s`) where trained. Pruning: "
+        f"Dev sentences of at most {result['max_n']} tokens{scope}, decoder `auto` "
+        "(BF below 2,000 candidate parts, else PPC), grandparent + sibling models (`-2s`) where trained. Pruning: "
         "TurboParser's rule, posterior >= 1e-4 and at most 10 heads per word, the best first-order tree kept; "
         "posteriors of the decoded model's own arc scores or of the first-order model (`-1`). Times include "
         "feature extraction, the pruner's too. Pruned decoding is exact and certified for the pruned problem; "
@@ -154,6 +157,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first LIMIT such dev sentences (default all)")
     parser.add_argument(
         "--exact-time-limit", type=float, default=60.0, help="seconds per sentence for exact decoding"
+    )
+    parser.add_argument(
+        "--suffix", default=None, help="decode with <models>/<treebank>-SUFFIX.npz (default: 2s, else 2)"
     )
     parser.add_argument("--note", default="", help="a sentence on the run's conditions, printed under the command")
     args = parser.parse_args()

@@ -18,9 +18,10 @@ from lpparse.lp import Status, certify_lp
 from lpparse.oracles.brute_force import brute_force
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.ppc import (
-    BF_BELOW,
+    BF_BELOW_PARTS,
     PPCResult,
     PPCRound,
+    candidate_parts,
     certify_full,
     choose_method,
     extend_solution,
@@ -29,8 +30,8 @@ from lpparse.ppc import (
     solve_second_order,
 )
 from lpparse.scores import noisy_gold_scores, random_scores
-from lpparse.trees import NoTreeError, check_tree_exists, is_tree
-from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, synthetic_triple_scorer
+from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, is_tree
+from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, sibling_mask, synthetic_triple_scorer, triple_mask
 
 SETTINGS = settings(deadline=None, max_examples=250, suppress_health_check=[HealthCheck.too_slow])
 
@@ -331,19 +332,21 @@ def test_martins_on_multi_flow_stays_within_a_few_bfs(seed: int) -> None:
 
 
 @settings(deadline=None, max_examples=80, suppress_health_check=[HealthCheck.too_slow])
-@given(instances(), st.sampled_from(sorted(PRESETS)), st.integers(1, 11))
+@given(instances(), st.sampled_from(sorted(PRESETS)), st.integers(1, 200))
 def test_auto_runs_bf_below_the_threshold_and_ppc_from_it(
     instance: tuple[np.ndarray, DenseTripleScorer, bool], preset: str, below: int
 ) -> None:
-    """solve_second_order: BF on fewer than BF_BELOW tokens (here ``below``), else PPC; both certified on the
-    full LP with the same optimum and a result of the same kind (a trace whose last round ends it)."""
+    """solve_second_order: BF on fewer than BF_BELOW_PARTS candidate triples (here ``below``), else PPC; both
+    certified on the full LP with the same optimum and a result of the same kind (a trace whose last round
+    ends it)."""
     s, scorer, single_root = instance
-    n = s.shape[0] - 1
-    with mock.patch("lpparse.ppc.loop.BF_BELOW", below):
+    parts = int(triple_mask(allowed_arcs(s)).sum())
+    assert candidate_parts(s) == parts
+    with mock.patch("lpparse.ppc.loop.BF_BELOW_PARTS", below):
         auto = solve_second_order(s, DenseTripleScorer(scorer.scores), preset, single_root)
     ppc = parse_price_cut(s, DenseTripleScorer(scorer.scores), preset, single_root)
     bf = solve_bf(s, DenseTripleScorer(scorer.scores), preset, single_root)
-    assert auto.method == ("bf" if n < below else "ppc") == auto.stats.method
+    assert auto.method == ("bf" if parts < below else "ppc") == auto.stats.method
     for result in (auto, ppc, bf):
         assert result.certified and result.objective == pytest.approx(bf.objective, abs=1e-6)
         assert len(result.trace) == len(result.rounds) == result.stats.iterations
@@ -357,15 +360,20 @@ def test_auto_runs_bf_below_the_threshold_and_ppc_from_it(
 
 
 def test_method_follows_the_threshold() -> None:
-    assert choose_method(BF_BELOW - 1) == "bf" and choose_method(BF_BELOW) == "ppc"
-    assert choose_method(1, "ppc") == "ppc" and choose_method(100, "bf") == "bf"
+    assert choose_method(BF_BELOW_PARTS - 1) == "bf" and choose_method(BF_BELOW_PARTS) == "ppc"
+    assert choose_method(1, "ppc") == "ppc" and choose_method(10**6, "bf") == "bf"
     with pytest.raises(ValueError, match="unknown method"):
         choose_method(5, "fast")
-    for n in (BF_BELOW - 1, BF_BELOW):
+    full = [candidate_parts(np.zeros((n + 1, n + 1))) for n in range(1, 20)]  # dense: n (n-1)²
+    assert full[:4] == [0, 2, 12, 36] and all(a < b for a, b in zip(full[1:], full[2:]))
+    n_switch = 1 + sum(parts < BF_BELOW_PARTS for parts in full)  # the first length PPC runs at
+    sib = candidate_parts(np.zeros((6, 6)), siblings=True) - candidate_parts(np.zeros((6, 6)))
+    assert sib == int(sibling_mask(allowed_arcs(np.zeros((6, 6)))).sum()) > 0
+    for n in (n_switch - 1, n_switch):
         rng = np.random.default_rng(n)
         gold = np.r_[-1, rng.integers(0, np.arange(1, n + 1))]
         s, scorer = noisy_gold_scores(gold, rng=rng), synthetic_triple_scorer(n, rng)
         decoded = decode("auto", s, scorer, False, preset="all")
-        assert decoded.stats["method"] == choose_method(n) and decoded.stats["certified"]
+        assert decoded.stats["method"] == ("bf" if n < n_switch else "ppc") and decoded.stats["certified"]
         bf = decode("bf", s, scorer, False).stats["lp_objective"]
         assert decoded.stats["lp_objective"] == pytest.approx(bf, abs=1e-6)

@@ -16,6 +16,7 @@ import pytest
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.experiments.first_order import first_order_task
 from lpparse.experiments.runner import Task, read_header, read_results, run_tasks
+from lpparse.trees import NoTreeError
 from lpparse.io import UsageError, UserError
 
 
@@ -108,22 +109,25 @@ def test_duplicate_keys_and_corrupt_files(tmp_path: Path) -> None:
         read_results(bad)
 
 
-def out_of_memory_on_seed_3(payload: dict) -> dict:
+def failing_on_seeds_3_and_4(payload: dict) -> dict:
     if payload["seed"] == 3:
         raise MemoryError("test")
+    if payload["seed"] == 4:
+        raise NoTreeError("pruned parts leave none")
     return first_order_task(payload)
 
 
 def test_failed_task_is_recorded_and_computed_again(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     settings = {"noise": 0.5}
-    records = run_tasks(out_of_memory_on_seed_3, tasks(6), out, progress=False, settings=settings)
+    records = run_tasks(failing_on_seeds_3_and_4, tasks(6), out, progress=False, settings=settings)
     assert [r["key"] for r in records] == [t.key for t in tasks(6)]  # nothing lost around the failure
     assert records[3] == {"key": tasks(6)[3].key, "failed": "MemoryError test"}
-    assert all("objective_cle" in r for i, r in enumerate(records) if i != 3)
+    assert records[4] == {"key": tasks(6)[4].key, "failed": "no tree: pruned parts leave none"}
+    assert all("objective_cle" in r for i, r in enumerate(records) if i not in (3, 4))
     assert read_header(out) == {"format": "lpparse-results", "version": 1, "settings": settings}
     again = run_tasks(first_order_task, tasks(6), out, progress=False, settings=settings)
-    assert "objective_cle" in again[3] and len(out.read_text().splitlines()) == 7  # header + each key once
+    assert "objective_cle" in again[3] and "objective_cle" in again[4] and len(out.read_text().splitlines()) == 7  # header + each key once
     with pytest.raises(UsageError, match="noise: 0.5 there, 0.4 here"):
         run_tasks(first_order_task, tasks(6), out, progress=False, settings={"noise": 0.4})
 

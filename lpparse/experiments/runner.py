@@ -10,7 +10,7 @@ times it records).
 With ``settings``, the file's first line is a header record ``{"header": {"format", "version", "settings"}}``
 and a run on a file of other settings is refused (:class:`~lpparse.io.UsageError`), so results of different
 set-ups never mix. A lock file beside the results (``.NAME.lock``, ``fcntl.flock``) stops a second writer.
-A task that fails for want of memory is recorded as ``{"failed": reason}`` and the run goes on; records that
+A task that fails for want of memory, or because its sentence has no tree, is recorded as ``{"failed": reason}`` and the run goes on; records that
 failed or say ``"time_limited": true`` are computed again by the next run on the file.
 
 Workers: ``workers=1`` runs in this process; ``workers>1`` uses a local process pool whose workers die with
@@ -42,6 +42,7 @@ from urllib.parse import urlsplit
 from tqdm import tqdm
 
 from lpparse.io import DataError, UsageError, UserError, atomic_write
+from lpparse.trees import NoTreeError
 
 __all__ = [
     "Task",
@@ -155,11 +156,14 @@ def _prepare(out: Path, settings: Record | None) -> None:
 
 
 def _guarded(func: Callable[[Any], Record], payload: Any) -> Record:
-    """``func(payload)``, or ``{"failed": reason}`` if it ran out of memory."""
+    """``func(payload)``, or ``{"failed": reason}`` if it ran out of memory or its sentence has no tree (pruned
+    arcs or parts leave none)."""
     try:
         return func(payload)
     except MemoryError as err:
         return {"failed": f"MemoryError {err}".strip()}
+    except NoTreeError as err:
+        return {"failed": f"no tree: {err}"}
 
 
 def _die_with_parent(parent: int) -> None:

@@ -6,12 +6,13 @@ certificates, the brute-force baseline, and exact decoding with a proof on top o
 from lpparse.ppc.certificate import certify_full, extend_solution, ppc_certificate
 from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, parse_exact
 from lpparse.ppc.loop import (
-    BF_BELOW,
+    BF_BELOW_PARTS,
     METHODS,
     PPCResult,
     PPCRound,
     PPCStats,
     WarmStart,
+    candidate_parts,
     choose_method,
     parse_price_cut,
     project_to_tree,
@@ -22,7 +23,7 @@ from lpparse.ppc.loop import (
 )
 
 __all__ = [
-    "BF_BELOW",
+    "BF_BELOW_PARTS",
     "METHODS",
     "ExactOptions",
     "ExactResult",
@@ -32,6 +33,7 @@ __all__ = [
     "WarmStart",
     "certify_full",
     "check_exact",
+    "candidate_parts",
     "choose_method",
     "extend_solution",
     "parse_exact",

@@ -23,7 +23,7 @@ from lpparse.decoding import DecodeResult, DecoderFunc, register_decoder
 from lpparse.colgen import ColgenOptions
 from lpparse.lp.solution import Status
 from lpparse.ppc.exact import ExactOptions, parse_exact
-from lpparse.ppc.loop import BF_BELOW, PPCResult, project_to_tree, solve_second_order, tree_objective
+from lpparse.ppc.loop import BF_BELOW_PARTS, PPCResult, project_to_tree, solve_second_order, tree_objective
 from lpparse.trees import NoTreeError, allowed_arcs, validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer, sibling_mask, tree_siblings, triple_mask
 
@@ -146,7 +146,7 @@ register_decoder(
     "auto",
     auto_decode,
     2,
-    f"grandparent (and sibling) LP by brute force below {BF_BELOW} tokens, else by parse-price-cut "
+    f"grandparent (and sibling) LP by brute force below {BF_BELOW_PARTS} candidate parts, else by parse-price-cut "
     "(options as ppc and bf; stats method says which ran)",
     siblings=True,
 )

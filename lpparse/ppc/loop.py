@@ -7,8 +7,8 @@ the loop: solve, price, cut, add in one batch, certify) with the part families o
 with ``sibling_scorer``, arbitrary siblings (:class:`~lpparse.ppc.families.SiblingFamily`); either may be
 absent (not both). :func:`parse_price_cut` is a thin wrapper that builds the program, the families and the
 options (:class:`lpparse.colgen.ColgenOptions`), and turns the engine's result into a :class:`PPCResult`.
-:func:`solve_second_order` runs BF instead on sentences shorter than :data:`BF_BELOW` tokens, where the
-full LP solves faster than PPC's rounds (measured there), and says which ran (:attr:`PPCResult.method`).
+:func:`solve_second_order` runs BF instead on sentences with fewer than :data:`BF_BELOW_PARTS` candidate
+parts, where the full LP solves faster than PPC's rounds (measured there), and says which ran (:attr:`PPCResult.method`).
 
 The grandparent family starts from every candidate arc and the triples of the first-order best tree T
 (Chu-Liu-Edmonds; with parts scored -inf, a tree without them: :func:`lpparse.ppc.families.clean_tree`), so
@@ -59,10 +59,18 @@ from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals
 from lpparse.ppc.families import GPArcDuals, GrandparentFamily, SiblingFamily, WarmStart, clean_tree
 from lpparse.trees import allowed_arcs, validate_scores
-from lpparse.triples import SiblingScorer, TripleScorer, candidate_triples, check_part_scores
+from lpparse.triples import (
+    SiblingScorer,
+    TripleScorer,
+    candidate_triples,
+    check_part_scores,
+    sibling_mask,
+    triple_mask,
+)
 
 __all__ = [
-    "BF_BELOW",
+    "BF_BELOW_PARTS",
+    "candidate_parts",
     "METHODS",
     "GPArcDuals",
     "PPCResult",
@@ -80,13 +88,14 @@ __all__ = [
 
 #: :func:`solve_second_order`'s methods: ``ppc`` (:func:`run_ppc`), ``bf`` (:func:`solve_bf`) or ``auto``
 METHODS = ("auto", "ppc", "bf")
-#: ``auto`` runs BF on sentences of fewer tokens, PPC on the others. Measured by benchmarks/crossover.py
-#: (benchmarks/results/crossover.md: trained grandparent models, preset all, 282 dev sentences of 1-20 tokens
-#: of the four treebanks, best of 3 runs each, one core of a loaded machine), PPC / BF time by length, two
-#: runs: 11 tokens 1.17 / 1.13, 12 tokens 0.95 / 0.99, 13 tokens 0.94 / 1.00, 14 tokens 0.70 / 0.67 (1-10
-#: tokens 1.2-11); both runs' cheapest threshold is 12: 33.9 / 33.3 s in all, against 38.6 / 39.5 s for PPC
-#: alone and 64.7 / 60.0 s for BF alone
-BF_BELOW = 12
+#: ``auto`` runs BF on sentences with fewer candidate second-order parts (grandparent triples plus sibling
+#: parts over the candidate arcs: :func:`candidate_parts`), PPC on the others: PPC gains by leaving parts
+#: unscored and out of the LP, so the part count, not the length, decides. Measured by benchmarks/crossover.py
+#: (benchmarks/results/crossover.md): unpruned grandparent models on the four dev sets, PPC / BF time 1.17 at
+#: 11 tokens (1,100 triples), 0.95 at 12 (1,452), 0.94 at 13 (1,872), 0.70 at 14 (2,366); grandparent +
+#: sibling models over pruned arcs (:mod:`lpparse.pruning`), Danish dev, cheapest threshold 2,700 parts with a
+#: flat optimum (total time 27.4 s; 28.3 s at 2,000; 29.5 s at 1,452; 40.4 s PPC alone, 29.3 s BF alone).
+BF_BELOW_PARTS = 2000
 
 
 @dataclass
@@ -499,14 +508,24 @@ def solve_bf(
     )
 
 
-def choose_method(n: int, method: str = "auto") -> str:
-    """``ppc`` or ``bf`` for a sentence of ``n`` tokens: ``method`` itself, or under ``auto`` BF below
-    :data:`BF_BELOW` tokens and PPC from there on."""
+def candidate_parts(
+    arc_scores: ArrayLike, grandparent: bool = True, siblings: bool = False, single_root: bool = False
+) -> int:
+    """How many second-order parts the candidate arcs of ``arc_scores`` (finite entries) allow: grandparent
+    triples (with ``grandparent``) plus sibling parts (with ``siblings``)."""
+    arc = allowed_arcs(validate_scores(arc_scores))
+    parts = int(triple_mask(arc).sum()) if grandparent else 0
+    return parts + (int(sibling_mask(arc, single_root).sum()) if siblings else 0)
+
+
+def choose_method(parts: int, method: str = "auto") -> str:
+    """``ppc`` or ``bf`` for a sentence with ``parts`` candidate second-order parts (:func:`candidate_parts`):
+    ``method`` itself, or under ``auto`` BF below :data:`BF_BELOW_PARTS` parts and PPC from there on."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {METHODS}")
     if method != "auto":
         return method
-    return "bf" if n < BF_BELOW else "ppc"
+    return "bf" if parts < BF_BELOW_PARTS else "ppc"
 
 
 def solve_second_order(
@@ -525,8 +544,8 @@ def solve_second_order(
     ``result.stats.method`` says which ran (BF takes ``certificate_tol``, ``time_limit`` and
     ``sibling_preset`` of ``options``, and leaves the rest)."""
     options = options or ColgenOptions()
-    n = np.shape(arc_scores)[0] - 1
-    if choose_method(n, method) == "ppc":
+    parts = candidate_parts(arc_scores, triple_scorer is not None, sibling_scorer is not None, single_root)
+    if choose_method(parts, method) == "ppc":
         return run_ppc(arc_scores, triple_scorer, preset, single_root, base, options, None, sibling_scorer)
     return solve_bf(
         arc_scores,
