@@ -27,9 +27,9 @@ from numpy.typing import NDArray
 
 from lpparse.corpus import read_treebank
 from lpparse.experiments.grandparent_tables import load_model
-from lpparse.models.model import Model, SentenceScorer
 from lpparse.ppc import PPCResult, candidate_parts, parse_price_cut, solve_bf
 from lpparse.pruning import ArcPruning, prune_arcs
+from lpparse.scoring.model import Model, SentenceScorer
 from lpparse.table import markdown_table
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -3,7 +3,7 @@ cost, and bound slack per grandparent template.
 
 Reads the model files written by ``benchmarks/train_treebanks.sh`` (``{treebank}-{order}.npz`` in
 ``--models``). For each treebank it reports the dev UAS without punctuation of the first-order and the
-grandparent model (best epoch, the decoder of :func:`lpparse.models.parsing.default_decoder`) next to the
+grandparent model (best epoch, the decoder of :func:`lpparse.parsing.default_decoder`) next to the
 test UAS of Riedel et al. (2012, Table 1), the seconds per epoch and
 sentences/s of training, and for the grandparent model on the first ``--sentences`` dev sentences:
 
@@ -31,9 +31,9 @@ import numpy as np
 
 from lpparse.corpus import read_treebank
 from lpparse.io import relative_paths
-from lpparse.models import Model
-from lpparse.models.bounds import sentence_bounds
-from lpparse.models.parsing import evaluate
+from lpparse.parsing import evaluate
+from lpparse.scoring import Model
+from lpparse.scoring.bounds import sentence_bounds
 from lpparse.table import markdown_table
 from lpparse.trees import allowed_arcs
 from lpparse.triples import candidate_triples

@@ -24,9 +24,9 @@ from ppc import LANGUAGE, MULTI_ROOT, dev_files, run_header, treebank_parser, wr
 
 from lpparse.corpus import Sentence, corpus_uas, read_treebank
 from lpparse.decoding import DecodeResult
-from lpparse.models.model import Model
-from lpparse.models.parsing import decode_sentence
+from lpparse.parsing import decode_sentence
 from lpparse.pruning import ArcPruning, gold_recall
+from lpparse.scoring.model import Model
 from lpparse.table import markdown_table
 
 #: (label, decoder, posteriors: None = no pruning, "own" = the decoded model's arc scores, "first" = the -1 model)

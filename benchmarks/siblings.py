@@ -27,11 +27,11 @@ from ppc import LANGUAGE, MULTI_ROOT, combine, dev_files, run_header, sample, tr
 
 from lpparse.corpus import Sentence, corpus_uas, read_treebank
 from lpparse.experiments.grandparent_tables import BUCKETS
-from lpparse.models.model import Model
-from lpparse.models.parsing import decode_sentence, default_decoder_options
 from lpparse.oracles import chu_liu_edmonds
+from lpparse.parsing import decode_sentence, default_decoder_options
 from lpparse.ppc import PPCResult, parse_price_cut
 from lpparse.ppc.loop import project_to_tree, solve_bf
+from lpparse.scoring.model import Model
 from lpparse.table import markdown_table
 
 UAS = ("first-order", "grandparent", "grandparent + sibling", "grandparent + sibling (bp)")
@@ -134,7 +134,7 @@ def table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def uas(sentences: list[Sentence], models: dict[str, Model | None], single_root: bool) -> dict[str, Any]:
     """Dev UAS (no punctuation) of each available model on ``sentences``; the grandparent + sibling model
-    also with the ``bp`` decoder as it was trained (:func:`lpparse.models.parsing.default_decoder_options`)."""
+    also with the ``bp`` decoder as it was trained (:func:`lpparse.parsing.default_decoder_options`)."""
     out: dict[str, Any] = {"sentences": len(sentences), "tokens": sum(s.n for s in sentences)}
     for kind, model in models.items():
         if model is None:

@@ -1,34 +1,43 @@
-"""The ``lpparse`` command: one sub-command per module in :mod:`lpparse.commands`.
+"""The ``lpparse`` command: one sub-command per module in :mod:`lpparse.commands`, listed in :data:`COMMANDS`.
 
-Every user error is one line on stderr, ``lpparse COMMAND: error: ...``, naming the file, line or option:
-exit code 2 for a wrong command line, 1 for wrong data (:mod:`lpparse.io`). ``--debug`` shows the traceback.
+Every user error (:class:`lpparse.io.UserError`) is one line on stderr, ``lpparse COMMAND: error: ...``,
+naming the file, line or option: exit code 2 for a wrong command line, 1 for wrong data; a failing file
+operation (:class:`OSError`: a full disk, a closed pipe) is one line with exit code 1 too. Any other
+exception is a bug in lpparse: its traceback is printed with a line asking to report it, exit code 70
+(``EX_SOFTWARE`` of BSD's sysexits). ``--debug`` shows the traceback of every error.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
 import sys
+import traceback
 import warnings
 from collections.abc import Sequence
+from types import ModuleType
 from typing import NoReturn
 
 from lpparse import __version__
+from lpparse.commands import dd, demo, experiment, parse, report, scores, solve, train
 from lpparse.io import UserError
 
-#: Sub-commands listed first by ``lpparse --help``; every other module in :mod:`lpparse.commands` follows in
-#: alphabetical order. Each module has ``register(subparsers)``, which adds its parser and sets ``func`` to a
-#: callable taking the parsed arguments and returning an exit code.
-FIRST = ["demo", "solve", "parse", "train", "experiment", "report"]
-
-
-def command_modules() -> list[str]:
-    """Names of the sub-command modules, in the order ``lpparse --help`` lists them."""
-    import lpparse.commands
-
-    found = {info.name for info in pkgutil.iter_modules(lpparse.commands.__path__) if not info.name.startswith("_")}
-    return [name for name in FIRST if name in found] + sorted(found - set(FIRST))
+#: Sub-commands by name, in the order ``lpparse --help`` lists them. Each module has
+#: ``register(subparsers)``, which adds the parser of that name and sets ``func`` to a callable taking the
+#: parsed arguments and returning an exit code. Every module is imported, as ``lpparse --help`` shows each
+#: command's help line; a module keeps its heavy imports (matplotlib, Dask) inside the function that needs
+#: them, which keeps ``lpparse --help`` fast.
+COMMANDS: dict[str, ModuleType] = {
+    "demo": demo,
+    "solve": solve,
+    "parse": parse,
+    "train": train,
+    "experiment": experiment,
+    "report": report,
+    "dd": dd,
+    "scores": scores,
+}
+#: Exit code of an internal error (``EX_SOFTWARE`` of sysexits.h)
+INTERNAL_ERROR = 70
 
 
 class Parser(argparse.ArgumentParser):
@@ -51,8 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     debug = "show the traceback of an error (for bug reports)"
     parser.add_argument("--debug", action="store_true", help=debug)
     subparsers = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
-    for name in command_modules():
-        importlib.import_module(f"lpparse.commands.{name}").register(subparsers)
+    for module in COMMANDS.values():
+        module.register(subparsers)
     for sub in subparsers.choices.values():
         sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=debug)
     return parser
@@ -82,9 +91,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as err:
         print(f"lpparse {args.command}: error: {err}", file=sys.stderr)
         return err.exit_code
+    except OSError as err:
+        where = f": {err.filename}" if err.filename else ""
+        print(f"lpparse {args.command}: error: {err.strerror or err}{where}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"lpparse {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Exception:
+        traceback.print_exc()
+        print(
+            f"lpparse {args.command}: internal error (a bug in lpparse): please report it "
+            "with the command line and the traceback above",
+            file=sys.stderr,
+        )
+        return INTERNAL_ERROR
 
 
 if __name__ == "__main__":

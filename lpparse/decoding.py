@@ -1,10 +1,9 @@
 """Decoder registry: every way lpparse turns a model's scores for one sentence into a tree.
 
-A decoder is ``func(arc_scores, triple_scorer, single_root, **options) -> DecodeResult``; first-order
-decoders (``order=1``) ignore ``triple_scorer`` (it may be None), second-order ones (``order=2``) need a
-:class:`lpparse.triples.TripleScorer`. A decoder registered with ``siblings=True`` also takes the option
-``sibling_scorer`` (a :class:`lpparse.triples.SiblingScorer`), which :func:`decode` passes to it alone:
-other decoders decode without the sibling parts, as first-order decoders do without triples. Built in:
+A decoder (its signature and result: :mod:`lpparse.decoder`) has an order: first-order decoders ignore the
+triple scorer, second-order ones need one. :func:`decode` passes a sibling scorer to the decoders
+registered with ``siblings=True`` alone: other decoders decode without the sibling parts, as first-order
+decoders do without triples. Built in:
 
 * ``cle``: Chu-Liu-Edmonds, the best non-projective tree under the arc scores;
 * ``eisner``: Eisner's algorithm, the best projective tree;
@@ -13,25 +12,37 @@ other decoders decode without the sibling parts, as first-order decoders do with
   marginals and Chu-Liu-Edmonds);
 * ``gp-eisner``: exact projective grandparent decoding, O(n^4), scoring every candidate triple.
 
-Other modules register their decoders with :func:`register_decoder` when imported; a module that does
-so is added to ``_PLUGINS`` below, which :func:`get_decoder` and :func:`decoder_names` import on first use.
+The other decoders are defined by the algorithms (``bp``: :mod:`lpparse.bp.decoder`; ``ppc``, ``bf``,
+``auto``, ``exact``: :mod:`lpparse.ppc.decoder`); each of those modules registers its own with
+:func:`lpparse.decoder.register_decoder` and imports only :mod:`lpparse.decoder` (types and table), below
+it. This module imports them explicitly, so every decoder is registered once it is imported; a new decoder
+module is added to those imports. Users may register more decoders with :func:`register_decoder`.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+import lpparse.bp.decoder  # noqa: F401  registers bp
+import lpparse.ppc.decoder  # noqa: F401  registers ppc, bf, auto, exact
+from lpparse.decoder import (
+    REGISTRY,
+    Decoder,
+    DecodeResult,
+    DecoderFunc,
+    dense_sibling_scores,
+    dense_triple_scores,
+    register_decoder,
+)
 from lpparse.oracles import arc_marginals, chu_liu_edmonds, eisner, projective_marginals
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.pruning import ArcPruning, prune_arcs
 from lpparse.trees import allowed_arcs, tree_score
-from lpparse.triples import SiblingScorer, TripleScorer, candidate_siblings, candidate_triples
+from lpparse.triples import SiblingScorer, TripleScorer
 
 __all__ = [
     "DecodeResult",
@@ -44,73 +55,16 @@ __all__ = [
     "register_decoder",
 ]
 
-#: Modules that register decoders when imported (``lpparse.ppc.decoder`` etc. add their line here).
-_PLUGINS: tuple[str, ...] = ("lpparse.bp.decoder", "lpparse.ppc.decoder")
-
-
-@dataclass
-class DecodeResult:
-    """A decoded tree: heads (heads[0] = -1), its objective (arc plus triple scores), decoder statistics."""
-
-    heads: NDArray[np.int64]
-    objective: float
-    stats: dict[str, Any] = field(default_factory=dict)
-    #: the arcs left to the decoder by arc pruning (:mod:`lpparse.pruning`); None when nothing was pruned
-    kept_arcs: NDArray[np.bool_] | None = None
-
-
-class DecoderFunc(Protocol):
-    def __call__(
-        self,
-        arc_scores: NDArray[np.float64],
-        triple_scorer: TripleScorer | None,
-        single_root: bool,
-        **options: Any,
-    ) -> DecodeResult: ...
-
-
-@dataclass(frozen=True)
-class Decoder:
-    name: str
-    func: DecoderFunc
-    order: int
-    description: str = ""
-    siblings: bool = False  #: takes the ``sibling_scorer`` option
-
-
-_REGISTRY: dict[str, Decoder] = {}
-_plugins_loaded = False
-
-
-def register_decoder(
-    name: str, func: DecoderFunc, order: int, description: str = "", siblings: bool = False
-) -> None:
-    """Make ``func`` available as decoder ``name`` (order 1: arc scores only; 2: needs a triple scorer;
-    ``siblings``: it takes the ``sibling_scorer`` option)."""
-    if order not in (1, 2):
-        raise ValueError(f"decoder order must be 1 or 2, got {order}")
-    _REGISTRY[name] = Decoder(name, func, order, description, siblings)
-
-
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if not _plugins_loaded:
-        _plugins_loaded = True
-        for module in _PLUGINS:
-            importlib.import_module(module)
-
 
 def get_decoder(name: str) -> Decoder:
-    _load_plugins()
-    if name not in _REGISTRY:
+    if name not in REGISTRY:
         raise ValueError(f"unknown decoder {name!r}; choose from {', '.join(decoder_names())}")
-    return _REGISTRY[name]
+    return REGISTRY[name]
 
 
 def decoder_names(max_order: int = 2) -> list[str]:
     """Registered decoders usable with a model of order ``max_order``, sorted."""
-    _load_plugins()
-    return sorted(name for name, d in _REGISTRY.items() if d.order <= max_order)
+    return sorted(name for name, d in REGISTRY.items() if d.order <= max_order)
 
 
 def decode(
@@ -140,28 +94,6 @@ def decode(
     result.kept_arcs = allowed_arcs(pruned)
     result.stats["arcs_kept"] = kept
     return result
-
-
-def _dense(
-    size: int,
-    parts: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
-    scorer: TripleScorer | SiblingScorer,
-) -> NDArray[np.float64]:
-    table = np.zeros((size, size, size))
-    table[parts] = scorer.score(*parts)
-    return table
-
-
-def dense_triple_scores(arc_scores: NDArray[np.float64], scorer: TripleScorer) -> NDArray[np.float64]:
-    """(n+1,)*3 array of every candidate triple's score (all counted by ``scorer``), 0 elsewhere."""
-    return _dense(arc_scores.shape[0], candidate_triples(allowed_arcs(arc_scores)), scorer)
-
-
-def dense_sibling_scores(
-    arc_scores: NDArray[np.float64], scorer: SiblingScorer, single_root: bool
-) -> NDArray[np.float64]:
-    """(n+1,)*3 array of every candidate sibling part's score (all counted by ``scorer``), 0 elsewhere."""
-    return _dense(arc_scores.shape[0], candidate_siblings(allowed_arcs(arc_scores), single_root), scorer)
 
 
 def _first_order(solve: Callable[[NDArray[np.float64], bool], NDArray[np.int64]]) -> DecoderFunc:

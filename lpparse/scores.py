@@ -276,15 +276,15 @@ class ScoreFile:
 
     @property
     def training(self) -> dict[str, Any]:
-        """The exporting model's dev decoder and its options, as :attr:`lpparse.models.Model.training` holds
+        """The exporting model's dev decoder and its options, as :attr:`lpparse.scoring.Model.training` holds
         them (empty when the file does not say), so that ``bp`` decodes a score file as it decodes the model
-        (:func:`lpparse.models.parsing.default_decoder_options`)."""
+        (:func:`lpparse.parsing.default_decoder_options`)."""
         source = self.meta.get("source") or {}
         return {k: source[k] for k in ("decoder", "decoder_options") if k in source}
 
     @property
     def order(self) -> int:
-        """2 with grandparent scores, else 1 (as :attr:`lpparse.models.Model.order`)."""
+        """2 with grandparent scores, else 1 (as :attr:`lpparse.scoring.Model.order`)."""
         return 2 if self.grandparent else 1
 
     def __len__(self) -> int:

@@ -94,7 +94,7 @@ def tree_siblings(heads: NDArray[np.int64]) -> Triples:
 class TripleScorer(Protocol):
     """What parse-price-cut needs from a grandparent model for one sentence. A scorer may also offer
     ``bound_triples(g, p, c)``, per-triple upper bounds that compute no feature; pricing then filters with them
-    after eq. 11 (:meth:`lpparse.models.GrandparentScorer.bound_triples`)."""
+    after eq. 11 (:meth:`lpparse.scoring.GrandparentScorer.bound_triples`)."""
 
     @property
     def n(self) -> int:
@@ -119,7 +119,7 @@ class SiblingScorer(Protocol):
     """What a brute-force or column-generation solver needs from a sibling model for one sentence: exact
     scores of batches of parts ⟨h, m, m'⟩ (m < m'), counted, and a factorized bound that rules parts out
     without scoring them. A scorer may also offer ``bound_siblings(h, m, m2)``, tighter per-part bounds that
-    compute no feature (:meth:`lpparse.models.SiblingModelScorer.bound_siblings`)."""
+    compute no feature (:meth:`lpparse.scoring.SiblingModelScorer.bound_siblings`)."""
 
     @property
     def n(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pkgutil
 import re
 import subprocess
 import sys
@@ -9,8 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from lpparse.cli import build_parser, command_modules, main
+import lpparse.commands
+from lpparse.cli import COMMANDS, build_parser, main
 from lpparse.io import relative_paths
+
+
+def test_every_command_module_is_listed_under_its_name() -> None:
+    modules = {info.name for info in pkgutil.iter_modules(lpparse.commands.__path__)}
+    assert set(COMMANDS) == {name for name in modules if not name.startswith("_")}
+    assert all(module.__name__ == f"lpparse.commands.{name}" for name, module in COMMANDS.items())
+    subparsers = next(a for a in build_parser()._actions if a.dest == "command")
+    assert list(subparsers.choices) == list(COMMANDS)
 
 
 def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
@@ -18,11 +28,11 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--help"])
     assert info.value.code == 0
     out = capsys.readouterr().out
-    for name in command_modules():
+    for name in COMMANDS:
         assert name in out
 
 
-@pytest.mark.parametrize("name", command_modules())
+@pytest.mark.parametrize("name", list(COMMANDS))
 def test_every_command_has_a_help(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main([name, "--help"])

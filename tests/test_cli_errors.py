@@ -15,8 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lpparse.cli import INTERNAL_ERROR, main
+from lpparse.commands import solve as solve_command
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.experiments.runner import read_header, read_results
+from lpparse.io import DataError
+from lpparse.scores import SentenceScores, save_scores
 
 SAMPLE = sample_treebank_path()
 
@@ -135,9 +139,11 @@ def _damaged_models(good: Path, folder: Path) -> dict[str, Path]:
     data = good.read_bytes()
     archive = dict(np.load(good))
     meta = json.loads(str(archive["meta"]))
-    meta["version"] = "1"
-    archive["meta"] = np.array(json.dumps(meta))
-    np.savez_compressed(folder / "version.npz", **archive)
+    version = np.array(json.dumps(meta | {"version": "1"}))
+    np.savez_compressed(folder / "version.npz", **archive | {"meta": version})
+    weights = archive["weight_value"].copy()
+    weights[0] = np.nan
+    np.savez_compressed(folder / "nan.npz", **archive | {"weight_value": weights})
     flipped = bytearray(data)
     flipped[len(data) // 2] ^= 0x01  # inside a compressed member: its CRC no longer matches
     cases = {
@@ -148,7 +154,7 @@ def _damaged_models(good: Path, folder: Path) -> dict[str, Path]:
     }
     for name, content in cases.items():
         (folder / f"{name}.npz").write_bytes(content)
-    return {name: folder / f"{name}.npz" for name in [*cases, "version"]}
+    return {name: folder / f"{name}.npz" for name in [*cases, "version", "nan"]}
 
 
 def test_damaged_model_files_are_one_data_error(tmp_path: Path, gp_model: Path) -> None:
@@ -158,6 +164,7 @@ def test_damaged_model_files_are_one_data_error(tmp_path: Path, gp_model: Path) 
         "flipped": "damaged",
         "text": "not an npz archive",
         "version": "not an integer",
+        "nan": "NaN or infinite",
     }
     for name, path in _damaged_models(gp_model, tmp_path).items():
         fails(lpparse("parse", "--model", path, "--treebank", SAMPLE), 1, str(path), reasons[name])
@@ -343,6 +350,54 @@ def test_debug_shows_the_traceback(tmp_path: Path) -> None:
         done = lpparse(*argv, "--model", tmp_path / "none.npz", "--treebank", SAMPLE)
         assert done.returncode == 1 and "Traceback" in done.stderr
         assert "MissingFileError: model not found" in done.stderr
+
+
+def test_score_file_without_a_tree_is_a_data_error(tmp_path: Path) -> None:
+    treebank = conll(tmp_path / "two.conllu", [3, 2])
+    arcs = np.full((4, 4), -np.inf)
+    arcs[0, 1] = arcs[1, 2] = arcs[2, 1] = 1.0  # token 3 has no allowed head
+    chain = np.full((3, 3), -np.inf)
+    chain[0, 1] = chain[1, 2] = 0.0
+    save_scores(tmp_path / "s.npz", [SentenceScores("s0", arcs), SentenceScores("s1", chain)])
+    done = lpparse("solve", "--scores", tmp_path / "s.npz", "--treebank", treebank)
+    fails(done, 1, "sentence 1 (s0)", "no single-root dependency tree", "[3]")
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "line"),
+    [
+        (ValueError("internal inconsistency"), INTERNAL_ERROR, None),
+        (KeyError("internal"), INTERNAL_ERROR, None),
+        (DataError("x.conllu:3: bad head"), 1, "lpparse solve: error: x.conllu:3: bad head"),
+        (
+            FileNotFoundError(2, "No such file or directory", "gone.conllu"),
+            1,
+            "lpparse solve: error: No such file or directory: gone.conllu",
+        ),
+    ],
+)
+def test_only_user_and_file_errors_are_one_line(
+    error: Exception,
+    code: int,
+    line: str | None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An exception inside a command that is no :class:`lpparse.io.UserError` or OSError, a ValueError
+    too, is a bug in lpparse: its traceback shows, then a line asking to report it, exit code 70."""
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr(solve_command, "chu_liu_edmonds", fail)
+    assert main(["solve", "--limit", "2", "--quiet"]) == code
+    err = capsys.readouterr().err
+    lines = [text for text in err.splitlines() if text.strip()]
+    if line is not None:
+        assert lines == [line]
+    else:
+        assert lines[0] == "Traceback (most recent call last):" and f"{type(error).__name__}: " in lines[-2]
+        assert lines[-1].startswith("lpparse solve: internal error") and "please report" in lines[-1]
 
 
 def test_commands_print_no_solver_banner() -> None:

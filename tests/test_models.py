@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from lpparse.corpus import Sentence, read_treebank, sample_treebank_path
 from lpparse.formulations.grandparent import full_grandparent_program
-from lpparse.models import BOUNDS, GRANDPARENT_TEMPLATES, Model, ModelFormatError, Vocabulary
-from lpparse.models.features import DISTANCE_EDGES, encode, hash_columns, relation
 from lpparse.ppc import certify_full, parse_price_cut, solve_bf
+from lpparse.scoring import BOUNDS, GRANDPARENT_TEMPLATES, Model, ModelFormatError, Vocabulary
+from lpparse.scoring.features import DISTANCE_EDGES, encode, hash_columns, relation
 from lpparse.trees import allowed_arcs, allowed_mask_shape
 from lpparse.triples import TripleScorer, candidate_triples
 
@@ -165,7 +165,7 @@ def test_arc_features_match_a_per_arc_reference() -> None:
 def test_triple_scores_match_a_per_triple_reference() -> None:
     """Eq. 4-5 one triple and one template at a time, against batches small enough to hash the templates of
     the same tokens together and large enough to hash them one by one."""
-    from lpparse.models.features import _GROUPED, GP_SEED
+    from lpparse.scoring.features import _GROUPED, GP_SEED
     from lpparse.trees import allowed_arcs
     from lpparse.triples import candidate_triples
 

@@ -20,13 +20,21 @@ from lpparse.formulations.arborescence import FORMULATIONS
 from lpparse.formulations.sibling import SIBLING_FAMILIES, SIBLING_PRESETS, sibling_program
 from lpparse.lp.pyomo_view import to_pyomo
 from lpparse.lp.views import make_model
-from lpparse.models import SIBLING_TEMPLATES, Model, Vocabulary
-from lpparse.models.parsing import evaluate, parse as parse_model
-from lpparse.models.train import SiblingTable, TrainConfig, TripleTable, bp_gp_marginals, exact_gp_marginals, train
 from lpparse.oracles import all_trees, brute_force
 from lpparse.oracles.brute_force import second_order_tree_scores
+from lpparse.parsing import evaluate
+from lpparse.parsing import parse as parse_model
 from lpparse.ppc import solve_bf
 from lpparse.scores import random_scores
+from lpparse.scoring import SIBLING_TEMPLATES, Model, Vocabulary
+from lpparse.training import (
+    SiblingTable,
+    TrainConfig,
+    TripleTable,
+    bp_gp_marginals,
+    exact_gp_marginals,
+    train,
+)
 from lpparse.trees import NoTreeError, allowed_arcs, allowed_mask_shape, check_tree_exists
 from lpparse.triples import (
     GP_DISTRIBUTIONS,
@@ -408,8 +416,8 @@ def test_bp_dev_decoding_uses_the_tree_factor_and_iterations_of_training(monkeyp
     """Sibling models are decoded by ``bp`` during training (dev UAS, early stopping) and by ``lpparse parse``
     with the TREE factor and the BP iterations and damping their CLL marginals used; the decoder's own
     default (PTREE) lost 2 points of dev UAS on hu_szeged (77.53 against 79.59 with TREE)."""
-    import lpparse.models.train as train_module
-    from lpparse.models.parsing import default_decoder_options, trained_projective
+    import lpparse.training as train_module
+    from lpparse.parsing import default_decoder_options, trained_projective
 
     seen: list[dict[str, object]] = []
     real = train_module.evaluate
@@ -437,7 +445,7 @@ def test_bp_dev_decoding_uses_the_tree_factor_and_iterations_of_training(monkeyp
 
 
 def test_bp_training_iterations_and_damping_reach_the_marginals(monkeypatch: pytest.MonkeyPatch) -> None:
-    import lpparse.models.train as train_module
+    import lpparse.training as train_module
 
     calls: list[tuple[int, float]] = []
     real = train_module.bp_marginals

@@ -7,9 +7,10 @@ import pytest
 
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.decoding import dense_triple_scores
-from lpparse.models import Model, Vocabulary
-from lpparse.models.parsing import evaluate
-from lpparse.models.train import (
+from lpparse.oracles import matrix_tree
+from lpparse.parsing import evaluate
+from lpparse.scoring import Model, Vocabulary
+from lpparse.training import (
     EXACT_MAX_N,
     TrainConfig,
     bp_gp_marginals,
@@ -17,7 +18,6 @@ from lpparse.models.train import (
     gold_triples,
     train,
 )
-from lpparse.oracles import matrix_tree
 from lpparse.trees import allowed_arcs
 from lpparse.triples import candidate_triples
 

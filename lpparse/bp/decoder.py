@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.bp.loopy import bp_marginals
-from lpparse.decoding import DecodeResult, dense_sibling_scores, dense_triple_scores, register_decoder
+from lpparse.decoder import DecodeResult, dense_sibling_scores, dense_triple_scores, register_decoder
 from lpparse.oracles import chu_liu_edmonds, eisner
 from lpparse.oracles.brute_force import second_order_tree_scores
 from lpparse.trees import allowed_arcs, tree_score, validate_scores

@@ -19,6 +19,7 @@ from lpparse.experiments.grandparent_tables import ScoreSource, load_model
 from lpparse.experiments.runner import check_scheduler
 from lpparse.io import DataError, file_digest, output_path, readable_file
 from lpparse.scores import ScoreFile, load_scores, noisy_gold_scores
+from lpparse.trees import NoTreeError, check_tree_exists
 
 __all__ = [
     "SCORES_HELP",
@@ -173,11 +174,18 @@ def noisy_treebank(args: argparse.Namespace) -> tuple[Path, list[tuple[Sentence,
 
 def score_file_treebank(args: argparse.Namespace) -> tuple[Path, list[tuple[Sentence, NDArray[np.float64]]]]:
     """As :func:`noisy_treebank`, with the arc scores of the score file ``args.scores``
-    (:func:`scored_selection`)."""
+    (:func:`scored_selection`); a :class:`DataError` names the first sentence whose arcs admit no tree under
+    the root rule."""
     path = args.treebank or sample_treebank_path()
     scores, positions, sentences = scored_selection(path, args)
     args.single_root = resolve_single_root(args.single_root, sentences)
-    return path, [(s, scores[i].arc_scores()) for i, s in zip(positions, sentences)]
+    scored = [(s, scores[i].arc_scores()) for i, s in zip(positions, sentences)]
+    for i, (_, arcs) in zip(positions, scored):
+        try:
+            check_tree_exists(arcs, args.single_root)
+        except NoTreeError as err:
+            raise DataError(f"{scores.where(i)}: {err}") from None
+    return path, scored
 
 
 def add_scored_run_options(parser: argparse.ArgumentParser, out_help: str) -> None:

@@ -15,13 +15,8 @@ from tqdm import tqdm
 from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank, positive_int
 from lpparse.corpus import UAS, Sentence, sentence_uas
 from lpparse.experiments.grandparent_tables import EXPERIMENTS, ScoreSource, summarize
-from lpparse.experiments.report import write_report
 from lpparse.experiments.runner import Task, run_tasks
 from lpparse.io import UsageError, output_path
-from lpparse.models import Model
-from lpparse.models.features import Vocabulary
-from lpparse.models.parsing import evaluate
-from lpparse.models.train import TrainConfig, train
 from lpparse.oracles import (
     arc_marginals,
     brute_force,
@@ -29,7 +24,11 @@ from lpparse.oracles import (
     eisner,
     projective_marginals,
 )
+from lpparse.parsing import evaluate
+from lpparse.scoring import Model
+from lpparse.scoring.features import Vocabulary
 from lpparse.table import markdown_table
+from lpparse.training import TrainConfig, train
 from lpparse.trees import tree_score
 
 Decoder = Callable[[NDArray[np.float64], bool], NDArray[np.int64]]
@@ -205,5 +204,7 @@ def _showcase(args: argparse.Namespace, path: Path, sentences: list[Sentence]) -
         print(f"\n{title}, {len(records)} sentences of {path.name}, trained model\n")
         print(markdown_table(headers, [[r[h] for h in headers] for r in table], digits=3))
         results.append(out)
+    from lpparse.experiments.report import write_report  # matplotlib is imported only when reporting
+
     report = write_report(results, args.out / "report.md")
     print(f"\nwrote {report} with plots; model and per-sentence results in {args.out}/")

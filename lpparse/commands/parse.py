@@ -24,9 +24,7 @@ from lpparse.commands._common import (
 from lpparse.corpus import Sentence, corpus_uas, write_treebank
 from lpparse.decoding import DecodeResult, decode, decoder_names
 from lpparse.io import DataError, UsageError, output_path, readable_file
-from lpparse.models import Model
-from lpparse.models.model import BOUNDS
-from lpparse.models.parsing import (
+from lpparse.parsing import (
     TimeLimitExceeded,
     decode_sentence,
     default_decoder,
@@ -36,8 +34,9 @@ from lpparse.models.parsing import (
 from lpparse.ppc.decoder import lp_summary
 from lpparse.pruning import ArcPruning, gold_recall
 from lpparse.scores import ScoreFile
+from lpparse.scoring import Model
+from lpparse.scoring.model import BOUNDS
 from lpparse.trees import NoTreeError
-
 
 #: Decoders that stop at a time limit of their own and return the best tree found: a sentence's --time-limit
 #: goes to them, and the alarm that drops a sentence only rings at twice it

@@ -9,10 +9,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from lpparse.corpus import Sentence, read_treebank
-from lpparse.decoding import dense_sibling_scores, dense_triple_scores
+from lpparse.decoder import dense_sibling_scores, dense_triple_scores
 from lpparse.io import file_digest, output_path, readable_file
-from lpparse.models import Model
 from lpparse.scores import SentenceScores, save_scores
+from lpparse.scoring import Model
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

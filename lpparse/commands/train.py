@@ -22,10 +22,9 @@ from lpparse.commands._common import (
 )
 from lpparse.corpus import read_treebank
 from lpparse.io import DataError, UsageError, output_path, readable_file
-from lpparse.models import SIBLING_TEMPLATES, Model, Vocabulary
-from lpparse.models.model import MAX_BITS
-from lpparse.models.train import GP_MARGINALS, TrainConfig, describe, train, usable
-
+from lpparse.scoring import SIBLING_TEMPLATES, Model, Vocabulary
+from lpparse.scoring.model import MAX_BITS
+from lpparse.training import GP_MARGINALS, TrainConfig, describe, train, usable
 
 #: BP (iterations, damping) of --siblings training and dev decoding. Four undamped iterations (Gormley, Dredze
 #: & Eisner 2015, "Approximation-aware dependency parsing by belief propagation", TACL, who back-propagate

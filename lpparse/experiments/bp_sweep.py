@@ -1,7 +1,7 @@
 """UAS by BP iterations K and training objective (Gormley, Dredze & Eisner 2015, Fig. 3 and Table 2 shape).
 
 For every K in ``--iterations`` and objective in ``--objectives`` a fresh grandparent model (hashed features of
-:mod:`lpparse.models`) is trained on a treebank subset with K iterations of BP (PTREE factor, grandparent
+:mod:`lpparse.scoring`) is trained on a treebank subset with K iterations of BP (PTREE factor, grandparent
 factors) inside the objective, and evaluated on the dev subset with BP-MBR decoding at the same K (as the
 paper does), next to exact projective grandparent decoding of the same model (``gp-eisner``):
 
@@ -11,7 +11,7 @@ paper does), next to exact projective grandparent decoding of the same model (``
   ``--epochs`` more, from the L2 weights (§4.3); ``ar`` alone is also accepted.
 
 Optimizer: ℓ2-regularized AdaGrad (composite mirror descent, λ = 1 spread over the sentences) of
-:mod:`lpparse.models.train`. Run ``python -m lpparse.experiments.bp_sweep TRAIN DEV``; writes a JSON and a
+:mod:`lpparse.training`. Run ``python -m lpparse.experiments.bp_sweep TRAIN DEV``; writes a JSON and a
 Markdown table (``--out``, default ``benchmarks/results/bp.sweep.<treebank>``).
 """
 
@@ -30,10 +30,10 @@ import lpparse.bp.decoder  # noqa: F401  (registers the "bp" decoder)
 from lpparse.bp.objectives import OBJECTIVES, objective_gradients, temperature
 from lpparse.corpus import Sentence, corpus_uas, read_treebank
 from lpparse.io import relative_paths
-from lpparse.models import Model, Vocabulary
-from lpparse.models.parsing import parse
-from lpparse.models.train import AdaGrad, TripleTable, usable
 from lpparse.oracles import eisner
+from lpparse.parsing import parse
+from lpparse.scoring import Model, Vocabulary
+from lpparse.training import AdaGrad, TripleTable, usable
 from lpparse.trees import heads_to_matrix, is_projective
 
 __all__ = ["main", "projectivize", "sweep", "train_bp"]

@@ -2,7 +2,7 @@
 Chu-Liu-Edmonds): % of sentences certified per iteration bucket, and the time to a certificate against solving
 the compact LP (:mod:`lpparse.dd.compact`) with HiGHS and against parse-price-cut on the same model.
 
-Scores come from a trained grandparent model (:mod:`lpparse.models`) or, without one, from noisy-gold arc
+Scores come from a trained grandparent model (:mod:`lpparse.scoring`) or, without one, from noisy-gold arc
 scores plus a synthetic grandparent scorer (:func:`lpparse.triples.synthetic_triple_scorer`); the report
 says which. :func:`dd_task` is the per-sentence task of ``lpparse dd`` (resumable through
 :func:`lpparse.experiments.runner.run_tasks`), with the scores of ``lpparse experiment``
@@ -141,7 +141,7 @@ def run_treebank(
     rng = np.random.default_rng(seed)
     model = None
     if model_path:
-        from lpparse.models import Model
+        from lpparse.scoring import Model
 
         model = Model.load(model_path)
         if model.order != 2:

@@ -27,10 +27,10 @@ from numpy.typing import NDArray
 from lpparse.corpus import Sentence, sentence_uas
 from lpparse.io import UsageError
 from lpparse.lp.solution import Status
-from lpparse.models.model import Model
 from lpparse.ppc.exact import ExactResult, parse_exact
 from lpparse.ppc.loop import PPCResult, parse_price_cut, project_to_tree, solve_bf
 from lpparse.scores import ScoreFile, load_scores, noisy_gold_scores
+from lpparse.scoring.model import Model
 from lpparse.triples import TripleScorer, noisy_gold_triple_scorer
 
 __all__ = [

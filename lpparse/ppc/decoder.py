@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.decoding import DecodeResult, DecoderFunc, register_decoder
+from lpparse.decoder import DecodeResult, DecoderFunc, register_decoder
 from lpparse.colgen import ColgenOptions
 from lpparse.lp.solution import Status
 from lpparse.ppc.exact import ExactOptions, parse_exact

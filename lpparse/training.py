@@ -14,15 +14,18 @@
 
 Epochs shuffle with a fixed seed; after each epoch the dev UAS (no punctuation) is measured and the best
 epoch's weights are kept (early stopping with ``patience``).
+
+Training sits above the algorithms it fits with (BP marginals, the decoders of :mod:`lpparse.parsing`); the
+weights it fits are scored by :mod:`lpparse.scoring`, below them.
 """
 
 from __future__ import annotations
 
 import copy
 import time
-from functools import partial
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any, Self
 
 import numpy as np
@@ -31,12 +34,12 @@ from tqdm import tqdm
 
 from lpparse.bp import bp_marginals
 from lpparse.corpus import Sentence
-from lpparse.decoding import dense_triple_scores
-from lpparse.models.model import Model, SentenceScorer
-from lpparse.models.parsing import default_decoder, default_decoder_options, evaluate
+from lpparse.decoder import dense_triple_scores
 from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_inside_outside
 from lpparse.oracles.brute_force import _tree_scores
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
+from lpparse.parsing import default_decoder, default_decoder_options, evaluate
+from lpparse.scoring.model import Model, SentenceScorer
 from lpparse.trees import allowed_arcs
 from lpparse.triples import candidate_siblings, candidate_triples, tree_siblings
 

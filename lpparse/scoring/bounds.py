@@ -12,7 +12,7 @@ A sentence's bounds are then table look-ups: B[p, c] = Σ_t pc_t[h^t_p, h^t_c, I
 template score is one entry of the enumeration, so the bounds are valid by construction, hash collisions
 included. Their slack comes from maximizing templates independently and from attribute values that the
 sentence does not have; :class:`RestrictedBounds` removes the latter by enumerating each template, per
-sentence, on the values its tokens do have (the default of :class:`lpparse.models.GrandparentScorer`:
+sentence, on the values its tokens do have (the default of :class:`lpparse.scoring.GrandparentScorer`:
 measured on Hungarian and English dev sentences of 20–45 tokens, it halves the GPs that PPC scores).
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.models.features import (
+from lpparse.scoring.features import (
     BOUNDARY,
     DISTANCE_EDGES,
     DISTANCES,

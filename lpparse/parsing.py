@@ -11,8 +11,8 @@ from tqdm import tqdm
 
 from lpparse.corpus import UAS, Sentence, corpus_uas
 from lpparse.decoding import DecodeResult, decode
-from lpparse.models.model import Model
 from lpparse.scores import ScoreFile
+from lpparse.scoring.model import Model
 
 __all__ = [
     "TimeLimitExceeded",
@@ -112,7 +112,7 @@ def parse(
     **options: Any,
 ) -> list[DecodeResult]:
     """Decode every sentence with ``decoder`` (default :func:`default_decoder`) under the model's root rule;
-    ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.models.model.BOUNDS`). A model's
+    ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.scoring.model.BOUNDS`). A model's
     sibling parts go to the decoders that take them (:func:`lpparse.decoding.decode`) unless ``options``
     has ``siblings=False`` (:func:`decode_sentence`)."""
     name = decoder or default_decoder(model)

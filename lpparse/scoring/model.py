@@ -2,12 +2,12 @@
 their model files.
 
 A :class:`Model` holds a vocabulary, the template lists, one weight vector of 2^bits entries and, for
-grandparent models, the per-template bound tables (:mod:`lpparse.models.bounds`). For a sentence it gives
+grandparent models, the per-template bound tables (:mod:`lpparse.scoring.bounds`). For a sentence it gives
 dense arc scores (Riedel, Smith & McCallum 2012, eq. 2 parts) and a :class:`GrandparentScorer`, the lazy and
 counted :class:`lpparse.triples.TripleScorer` of eq. 4 with the factorized bounds of eqs. 12–13. A
 grandparent model with sibling templates (``siblings``) also gives a :class:`SiblingModelScorer`, the
 :class:`lpparse.triples.SiblingScorer` of its arbitrary-sibling parts, with per-template bounds from the
-sentence's own values (:class:`lpparse.models.bounds.SiblingBounds`).
+sentence's own values (:class:`lpparse.scoring.bounds.SiblingBounds`).
 
 Model file format (``MODEL_FORMAT_VERSION``), one ``.npz`` archive (``numpy.savez_compressed``) holding:
 
@@ -40,8 +40,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.corpus import Sentence
 from lpparse.io import DataError, atomic_write, readable_file
-from lpparse.models.bounds import BoundTables, RestrictedBounds, SiblingBounds, bound_tables, sentence_bounds
-from lpparse.models.features import (
+from lpparse.scoring.bounds import BoundTables, RestrictedBounds, SiblingBounds, bound_tables, sentence_bounds
+from lpparse.scoring.features import (
     FIRST_ORDER_TEMPLATES,
     GRANDPARENT_TEMPLATES,
     ArcFeatures,
@@ -219,6 +219,8 @@ class Model:
         bits = meta["bits"]
         if not 1 <= bits <= MAX_BITS:
             raise ValueError(f"bits {bits} out of range")
+        if not np.isfinite(archive["weight_value"]).all():
+            raise ValueError("weights that are NaN or infinite")
         weights = np.zeros(1 << bits)
         weights[archive["weight_index"]] = archive["weight_value"]
         model = cls(
@@ -362,7 +364,7 @@ class GrandparentScorer(_PartScorer):
 @dataclass
 class SiblingModelScorer(_PartScorer):
     """:class:`lpparse.triples.SiblingScorer` of a model's sibling templates on one sentence, with the
-    per-template bounds of :class:`lpparse.models.bounds.SiblingBounds` (built on first use)."""
+    per-template bounds of :class:`lpparse.scoring.bounds.SiblingBounds` (built on first use)."""
 
     _tables: SiblingBounds | None = field(default=None, init=False, repr=False)
 
