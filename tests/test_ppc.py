@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lpparse.colgen.options import HIGHS_OPTIONS, MasterSettings
 from lpparse.decoding import decode
 from lpparse.formulations.grandparent import PRESETS, full_grandparent_program
 from lpparse.lp import Status, certify_lp
@@ -306,7 +307,7 @@ def test_decoders_bf_and_ppc_agree() -> None:
 def test_stalled_primal_resolves_fall_back_to_dual_simplex(monkeypatch: pytest.MonkeyPatch) -> None:
     """Warm re-solves stopped by the stall limit (here after 1 iteration) go on with the dual simplex, as the
     run's later re-solves: still exact."""
-    monkeypatch.setattr("lpparse.ppc.loop.STALL_ROWS", 0.0)
+    monkeypatch.setattr("lpparse.colgen.engine.DEFAULT_MASTER", MasterSettings(0.0, HIGHS_OPTIONS))
     stalled = 0
     for seed in range(4):
         rng = np.random.default_rng(seed)

@@ -50,7 +50,7 @@ from numpy.typing import NDArray
 
 from lpparse.colgen.certificate import ppc_certificate
 from lpparse.colgen.family import DualState, PartFamily, Priced, Separated
-from lpparse.colgen.options import ColgenOptions
+from lpparse.colgen.options import DEFAULT_MASTER, DEGENERATE_MASTER, ColgenOptions
 from lpparse.lp.highs_view import DUAL, PRIMAL, HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import Certificate, Solution, Status
@@ -153,7 +153,7 @@ class EngineResult:
 class Engine:
     """Column and row generation on ``lp`` with ``families`` (module docstring). ``start``: the run's start
     (a ``time.perf_counter()`` value; default: now), from which ``options.time_limit`` counts; ``master``: a
-    live model of ``lp`` to drive (default: a :class:`HighsModel` with ``options.highs_options``, without the
+    live model of ``lp`` to drive (default: a :class:`HighsModel` with the master settings' options, without the
     columns and rows the families keep out)."""
 
     def __init__(
@@ -172,6 +172,10 @@ class Engine:
         self.options = options or ColgenOptions()
         self.start = time.perf_counter() if start is None else start
         self.master = master
+        #: how the master re-solves: the options', else as the families need (ColgenOptions.master)
+        self.settings = self.options.master or (
+            DEGENERATE_MASTER if any(f.degenerate_master for f in self.families) else DEFAULT_MASTER
+        )
         #: a warm primal re-solve stalled: dual simplex for the rest of the run
         self.stalled = False
 
@@ -190,7 +194,7 @@ class Engine:
         return HighsModel(
             self.lp,
             tol=opts.certificate_tol,
-            options=opts.highs_options,
+            options=dict(self.settings.highs_options),
             inactive_cols=cols,
             inactive_rows=rows,
         )
@@ -202,7 +206,7 @@ class Engine:
         model.set_deadline(deadline)
         sol = model.solve(certify=model.mip)
         iterations, seconds = sol.iterations, sol.time
-        if sol.status is Status.ITERATION_LIMIT and warm and self.options.stall_rows is not None:
+        if sol.status is Status.ITERATION_LIMIT and warm and self.settings.stall_rows is not None:
             self.stalled = True
             model.set_strategy(DUAL)
             self._stall_limit(model, primal=False)
@@ -216,8 +220,8 @@ class Engine:
     def _stall_limit(self, model: Master, primal: bool) -> None:
         """Perturbation off, with a stall limit on primal re-solves that follows the program's size
         (``stall_rows`` None: HiGHS's defaults throughout)."""
-        if self.options.stall_rows is not None:
-            limit = int(self.options.stall_rows * self.lp.num_rows) + 1 if primal else None
+        if self.settings.stall_rows is not None:
+            limit = int(self.settings.stall_rows * self.lp.num_rows) + 1 if primal else None
             model.set_perturbation(False, limit)
 
     def run(self) -> EngineResult:

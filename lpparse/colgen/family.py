@@ -87,9 +87,12 @@ class PartFamily(Protocol):
     ``name`` keys its entries in the trace; ``candidates``: how many parts it has in all (what brute force
     scores and adds); ``scored``: parts scored so far in this run; ``added``: parts with a column in the
     master; ``held_out``: master columns it keeps out of HiGHS for now; ``scoring_seconds``: time spent
-    scoring (the engine counts it apart from pricing)."""
+    scoring (the engine counts it apart from pricing); ``degenerate_master``: see below."""
 
     name: str
+    #: its parts make the restricted master highly degenerate (many columns with both arcs at 0): the engine
+    #: then re-solves with :data:`lpparse.colgen.options.DEGENERATE_MASTER` unless the options say otherwise
+    degenerate_master: bool
 
     @property
     def candidates(self) -> int: ...

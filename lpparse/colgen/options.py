@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from lpparse.lp.solution import TOL
 
 __all__ = [
+    "DEFAULT_MASTER",
     "DEFER",
+    "DEGENERATE_MASTER",
     "HIGHS_OPTIONS",
     "INITS",
     "PER_PAIR",
     "SEED_HEADS",
-    "SIBLING_HIGHS_OPTIONS",
-    "SIBLING_STALL_ROWS",
     "STALL_ROWS",
     "ColgenOptions",
+    "MasterSettings",
 ]
 
 #: HiGHS options for PPC and BF alike: devex pricing in the dual simplex (PPC 12% faster on the Danish dev
@@ -28,15 +29,28 @@ HIGHS_OPTIONS: dict[str, object] = {"simplex_dual_edge_weight_strategy": 1, "sim
 #: ``STALL_ROWS`` x rows iterations a re-solve continues from where it stopped with the dual simplex, as do
 #: the run's later re-solves (measured in :mod:`lpparse.colgen.engine`)
 STALL_ROWS = 1.0
-#: With a sibling family the master is far more degenerate (thousands of parts with both arcs at 0) and
-#: its re-solves run with HiGHS's bound perturbation from the start: on Danish dev sentences with a
-#: grandparent + sibling model, 100 sentences took 47 s against 187 s with :data:`STALL_ROWS` (a 58-token
-#: sentence: 89k simplex iterations against 448k, 34 s against 165 s)
-SIBLING_STALL_ROWS: float | None = None
-#: ... and with HiGHS's default options, scaling on (Danish dev, grandparent + sibling model: a 53-token
-#: sentence 174 s -> 97 s, the first 100 sentences 142k -> 104k simplex iterations, 168 s -> 142 s; devex
-#: with scaling: 109 s on that sentence; an interior-point master was slower than all of these)
-SIBLING_HIGHS_OPTIONS: dict[str, object] = {}
+
+
+@dataclass(frozen=True)
+class MasterSettings:
+    """How the engine's restricted master re-solves. ``stall_rows``: a warm primal re-solve without bound
+    perturbation stops after ``stall_rows`` x rows simplex iterations and goes on with the dual simplex, as
+    the run's later re-solves (None: HiGHS's defaults, perturbation on); ``highs_options``: of the HiGHS
+    master the engine builds."""
+
+    stall_rows: float | None
+    highs_options: Mapping[str, object]
+
+
+#: The master of grandparent triples (and of most families): :data:`HIGHS_OPTIONS`, :data:`STALL_ROWS`
+DEFAULT_MASTER = MasterSettings(STALL_ROWS, HIGHS_OPTIONS)
+#: The master of a family whose parts make it far more degenerate (``PartFamily.degenerate_master``:
+#: arbitrary siblings, thousands of parts with both arcs at 0): HiGHS's own defaults, bound perturbation on
+#: from the start and scaling on. On Danish dev sentences with a grandparent + sibling model: 100 sentences
+#: 47 s against 187 s with :data:`DEFAULT_MASTER`'s stall rule (a 58-token sentence: 89k simplex iterations
+#: against 448k); scaling on, a 53-token sentence 174 s -> 97 s, the first 100 sentences 142k -> 104k
+#: simplex iterations (devex with scaling: 109 s on that sentence; an interior-point master was slower).
+DEGENERATE_MASTER = MasterSettings(None, {})
 #: Initial ⟨·,h,m⟩ triples for none of the arcs: T's triples alone. With dead arcs out of the master, a small
 #: start wins (CPU time vs 2 seed heads, the best before: English dev sentences of 21-30 / 31-40 / 41+ tokens
 #: -17% / -15% / -9%, Hungarian 21-30 / 31-40 -16% / -14%, Italian 21-40 -10%, Danish 21-40 +2%; fewer GPs
@@ -63,11 +77,9 @@ class ColgenOptions:
 
     Engine: ``tol``: reduced costs and violations above it are priced/cut; ``certificate_tol``: the
     certificate's tolerance (and HiGHS's); ``time_limit``: seconds for the whole run (status TIME_LIMIT);
-    ``max_iterations``: master solves; ``stall_rows``: a warm primal re-solve without bound perturbation
-    stops after ``stall_rows`` x rows simplex iterations and goes on with the dual simplex, as the run's
-    later re-solves (:data:`STALL_ROWS`; None: HiGHS's defaults, perturbation on); ``highs_options``: of the
-    HiGHS master the engine builds; ``sibling_stall_rows``, ``sibling_highs_options``: the two with a
-    sibling family (:data:`SIBLING_STALL_ROWS`, :data:`SIBLING_HIGHS_OPTIONS`).
+    ``max_iterations``: master solves; ``master``: how the master re-solves (:class:`MasterSettings`; None:
+    :data:`DEGENERATE_MASTER` when a family says its parts make the master degenerate, else
+    :data:`DEFAULT_MASTER`).
 
     Parts: ``tighten``: dual tightening (§4.3.3, and the GPArc/SibArc duals of absent parts); ``init``,
     ``seed_heads``: initial triples (:data:`INITS`, :data:`SEED_HEADS`); ``per_pair``: partial pricing, at
@@ -81,10 +93,7 @@ class ColgenOptions:
     certificate_tol: float = TOL
     time_limit: float | None = None
     max_iterations: int = 1000
-    stall_rows: float | None = STALL_ROWS
-    sibling_stall_rows: float | None = SIBLING_STALL_ROWS
-    highs_options: dict[str, object] = field(default_factory=lambda: dict(HIGHS_OPTIONS))
-    sibling_highs_options: dict[str, object] = field(default_factory=lambda: dict(SIBLING_HIGHS_OPTIONS))
+    master: MasterSettings | None = None
     tighten: bool = True
     init: str = "root"
     seed_heads: int | None = SEED_HEADS

@@ -36,7 +36,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components, maxi
 
 from lpparse.colgen.engine import Engine, Master
 from lpparse.colgen.family import DualState, Priced, Separated
-from lpparse.colgen.options import ColgenOptions
+from lpparse.colgen.options import DEGENERATE_MASTER, ColgenOptions
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import TOL, Solution
 from lpparse.lp.views import make_model
@@ -233,6 +233,7 @@ class CycleCutFamily:
     column is ever priced, and the absent NoCycle rows, none violated at the end, carry dual 0."""
 
     name = "cycles"
+    degenerate_master = False
     candidates = scored = held_out = 0
     scoring_seconds = 0.0
 
@@ -292,7 +293,11 @@ def solve_cycle_cuts(
     lp = cycle_cut_program(scores, single_root)
     model = make_model(lp, view=view, mip=mip, tol=tol)
     options = ColgenOptions(
-        tol=tol, certificate_tol=tol, time_limit=time_limit, max_iterations=max_rounds + 1, stall_rows=None
+        tol=tol,
+        certificate_tol=tol,
+        time_limit=time_limit,
+        max_iterations=max_rounds + 1,
+        master=DEGENERATE_MASTER,  # HiGHS's defaults: no stall rule
     )
     run = Engine(lp, [CycleCutFamily(lp)], options, start, master=model).run()
     sol = dataclasses.replace(

@@ -212,6 +212,7 @@ class GrandparentFamily(_Counted):
     (:func:`clean_tree`; None: start from every candidate triple)."""
 
     name = "grandparent"
+    degenerate_master = False
 
     def __init__(
         self,
@@ -337,6 +338,7 @@ class SiblingFamily(_Counted):
     candidate part, :func:`clean_tree`)."""
 
     name = "sibling"
+    degenerate_master = True  # thousands of parts with both arcs at 0 (colgen.options.DEGENERATE_MASTER)
 
     def __init__(
         self,

@@ -43,14 +43,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen.engine import Engine, FamilyRound, Round
-from lpparse.colgen.options import DEFER, HIGHS_OPTIONS, PER_PAIR, SEED_HEADS, STALL_ROWS, ColgenOptions
+from lpparse.colgen.options import DEFER, HIGHS_OPTIONS, PER_PAIR, SEED_HEADS, ColgenOptions
 from lpparse.formulations.grandparent import GrandparentProgram, grandparent_program, resolve_families
 from lpparse.formulations.sibling import sibling_program
 from lpparse.lp.highs_view import HighsModel
@@ -301,7 +301,6 @@ def parse_price_cut(
         certificate_tol=certificate_tol,
         time_limit=time_limit,
         max_iterations=max_iterations,
-        stall_rows=STALL_ROWS,
         tighten=tighten,
         init=init,
         seed_heads=seed_heads,
@@ -344,9 +343,6 @@ def run_ppc(
     if sibling_scorer is not None:
         sib = SiblingFamily(prog, sibling_scorer, tree, options, warm)
         parts.append(sib)
-        options = replace(
-            options, stall_rows=options.sibling_stall_rows, highs_options=options.sibling_highs_options
-        )
     start_tree = clean_tree(s, single_root, tree, parts)  # None: every part enters at the start
     for part in parts:
         part.tree = start_tree
