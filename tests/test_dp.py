@@ -95,8 +95,8 @@ def test_eisner_chart_against_enumeration_in_every_semiring(
 def test_eisner_fast_path_and_hypergraph_agree_with_the_engine(
     n: int, single_root: bool, seed: int, prune: bool
 ) -> None:
-    """The back-pointer path equals ``run`` under MAX; the compiled hypergraph's outside pass equals the chart's
-    backward pass under every semiring."""
+    """The back-pointer path equals ``run`` under MAX; the compiled hypergraph's outside pass equals the
+    chart's backward pass under every semiring; its edges have distinct (kind, label) (LP column names)."""
     s, v = _instance(n, seed, prune)
     try:
         engine = {
@@ -109,6 +109,7 @@ def test_eisner_fast_path_and_hypergraph_agree_with_the_engine(
     assert value == engine["max"].value[0]
     np.testing.assert_array_equal(arcs, engine["max"].adjoints[0])
     hg = eisner_hypergraph(n, single_root)
+    assert np.unique(np.column_stack([hg.kind, hg.label]), axis=0).shape[0] == hg.num_edges
     theta = arc_weights(hg, s)
     for name, semiring in SEMIRINGS.items():
         weights = np.stack([theta, hg.parts.T @ np.where(np.isfinite(s), v, 0.0).ravel()])[: semiring.width]

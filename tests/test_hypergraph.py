@@ -9,10 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lpparse.dp.semiring import DUAL_LOG
 from lpparse.formulations.marginal import marginal_polytope, r10_trigram_polytope
 from lpparse.hypergraph.cfg import cky_hypergraph, cky_weights
-from lpparse.hypergraph.core import hypergraph, inside, marginals, viterbi
+from lpparse.hypergraph.core import hypergraph, inside, marginals, outside, viterbi
 from lpparse.hypergraph.eisner import arc_weights, eisner_hypergraph, heads_from_parts
+from lpparse.hypergraph.head_automata import head_automata, head_automata_weights
 from lpparse.hypergraph.tagger import tagger_hypergraph, tagger_weights, tags_from_parts
 from lpparse.lp.views import make_model
 from lpparse.oracles import brute_force, eisner, projective_log_partition, projective_marginals
@@ -42,6 +44,72 @@ def test_eisner_hypergraph_matches_oracles(n: int, single_root: bool, seed: int)
     np.testing.assert_allclose(
         part_marg.reshape(n + 1, n + 1), projective_marginals(s, single_root), atol=1e-9
     )
+
+
+def _automaton_runs(
+    mask: np.ndarray, gp: np.ndarray, sib: np.ndarray | None, w: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per automaton (head p > 0; the root too with sibling scores), the score and the in/out part
+    indicators of each of its runs, enumerated: a grandparent g (none for the root) and any set of allowed
+    modifiers c != g, scored by the part weights ``w``, s(g, p, c) per modifier (not for the root) and
+    σ(p, c', c) for consecutive modifiers on one side (c' = p for the first, outward from p)."""
+    size = mask.shape[0]
+    automata = []
+    for p in range(0 if sib is not None else 1, size):
+        scores, parts = [], []
+        for g in [0] if p == 0 else np.flatnonzero(mask[:, p]):
+            mods = [c for c in np.flatnonzero(mask[p]) if c != g]
+            for k in range(len(mods) + 1):
+                for chosen in itertools.combinations(mods, k):
+                    y = np.zeros(2 * size * size)
+                    y[size * size + p * size + np.array(chosen, dtype=np.int64)] = 1.0
+                    score = 0.0
+                    if p > 0:
+                        y[g * size + p] = 1.0
+                        score += sum(gp[g, p, c] for c in chosen)
+                    if sib is not None:
+                        for side in ([c for c in chosen if c > p], [c for c in chosen if c < p][::-1]):
+                            score += sum(sib[p, prev, c] for prev, c in zip([p, *side], side))
+                    scores.append(score + w @ y)
+                    parts.append(y)
+        automata.append((np.array(scores), np.array(parts)))
+    return automata
+
+
+@SETTINGS
+@given(n=st.integers(1, 4), siblings=st.booleans(), seed=st.integers(0, 10**6))
+def test_head_automata_against_enumeration(n: int, siblings: bool, seed: int) -> None:
+    """Viterbi, log Z with the part marginals, and their tangents (DUAL_LOG) on the head automata against
+    enumerating each automaton's runs: the automata are independent, so their product sums the values."""
+    rng = np.random.default_rng(seed)
+    size = n + 1
+    mask = np.isfinite(random_scores(n, rng)) & (rng.random((size, size)) < 0.7)
+    mask[0, 1:] = True  # every automaton has a run
+    gp = rng.normal(size=(size,) * 3)
+    sib = rng.normal(size=(size,) * 3) if siblings else None
+    w, v = rng.normal(size=(2, 2 * size * size))
+    hg = head_automata(mask, siblings)
+    theta = hg.weights(head_automata_weights(hg, gp, sib), w)
+    best, log_z, d_log_z = 0.0, 0.0, 0.0
+    best_parts, mu, d_mu = np.zeros((3, 2 * size * size))
+    for scores, parts in _automaton_runs(mask, gp, sib, w):
+        top = int(np.argmax(scores))
+        best += scores[top]
+        best_parts += parts[top]
+        p = np.exp(scores - scores[top])
+        log_z += scores[top] + np.log(p.sum())
+        p /= p.sum()
+        mu += p @ parts
+        t = parts @ v
+        d_log_z += p @ t
+        d_mu += (p * (t - p @ t)) @ parts
+    d = viterbi(hg, theta)
+    assert d.value == pytest.approx(best, abs=1e-9)
+    np.testing.assert_array_equal(d.parts, best_parts)
+    value, edge_mu = outside(hg, np.stack([theta, hg.parts.T @ v]), DUAL_LOG)
+    np.testing.assert_allclose(value, [log_z, d_log_z], atol=1e-9)
+    np.testing.assert_allclose(hg.parts @ edge_mu.T, np.column_stack([mu, d_mu]), atol=1e-9)
+    assert marginals(hg, theta)[0] == pytest.approx(log_z, abs=1e-9)
 
 
 def _tag_sequences(theta: np.ndarray, n: int, k: int, m: int) -> tuple[float, tuple[int, ...], float]:

@@ -43,9 +43,11 @@ class Ref:
     table: str
     index: Index
     at: Index = field(init=False, repr=False, compare=False)  #: ``index`` behind the leading value axis
+    basic: bool = field(init=False, repr=False, compare=False)  #: no integer arrays: a view
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "at", (slice(None), *self.index))
+        object.__setattr__(self, "basic", not any(isinstance(c, np.ndarray) for c in self.index))
 
 
 @dataclass(frozen=True)
@@ -139,19 +141,26 @@ def run(program: Program, weights: Array, semiring: Semiring) -> ChartResult:
         for out in rule.outputs[1:]:
             parent = parent + adjoints[out.table][out.at]
         for out, arc in zip(rule.outputs, rule.arcs):
-            adjoints[WEIGHTS][arc.at] += adjoints[out.table][out.at]
+            _accumulate(adjoints[WEIGHTS], arc, adjoints[out.table][out.at])
         contrib = semiring.mul(parent[..., None], local)
         for ref in rule.operands:
-            target = adjoints[ref.table]
-            try:
-                target[ref.at] += contrib
-            except ValueError:  # the operand was broadcast along some rows: sum its adjoint over them
-                block = target[ref.at].shape  # (width, *operand block)
-                c = contrib.sum(axis=tuple(range(1, 1 + contrib.ndim - len(block))))
-                target[ref.at] += c.sum(
-                    axis=tuple(i for i in range(1, c.ndim) if block[i] == 1), keepdims=True
-                )
+            _accumulate(adjoints[ref.table], ref, contrib)
     return ChartResult(tables[goal.table][goal.at], adjoints[WEIGHTS])
+
+
+def _accumulate(target: Array, ref: Ref, contrib: Array) -> None:
+    """``target[ref.at] += contrib``, in place through a view when ``ref`` is a basic index; an operand
+    broadcast along some rows of ``contrib`` gets its sum over them."""
+    block = target[ref.at]
+    if block.shape != contrib.shape:
+        contrib = contrib.sum(axis=tuple(range(1, 1 + contrib.ndim - block.ndim)))
+        contrib = contrib.sum(
+            axis=tuple(i for i in range(1, block.ndim) if block.shape[i] == 1), keepdims=True
+        )
+    if ref.basic:
+        block += contrib
+    else:
+        target[ref.at] = block + contrib
 
 
 def _best_split(x: Array) -> tuple[Array, NDArray[np.int64]]:

@@ -10,10 +10,13 @@ IL[s,t] (arc t→s), over 0 ≤ s ≤ t ≤ n:
 
 with CR[s,s] = CL[s,s] = one. Goal: CR[0,n] (multi-root), or ⊕_m S[0,m] ⊗ CL[1,m] ⊗ CR[m,n] (single-root).
 
-Each table is stored by (start, width) or by (end, width), whichever makes every split-point operand a plain
-(possibly reversed) slice, so one rule covers one width and the Python loop runs over widths only:
-``CR_start``/``CR_end`` and ``CL_start``/``CL_end`` hold each complete span twice, ``IR`` is stored by
-start and ``IL`` by end.
+A left-headed span is a right-headed span of the mirrored sentence (position i ↦ n − i), where the CL rule
+reads as the CR rule. So each item table has a leading *frame* axis, 0 for the sentence and 1 for its mirror,
+and holds spans by their head-side end: CR[s,t] and IR[s,t] at frame 0, start s, width t − s; CL[s,t] and
+IL[s,t] at frame 1, start n − t, width t − s. One rule then builds CR and CL of one width for every span at
+once, and another IR and IL. Complete spans are stored by (start, width) in ``C_start`` and again by (end,
+width) in ``C_end``, incomplete spans by (start, width) in ``I``: every split-point operand is a plain
+(possibly reversed) slice, and the Python loop runs over widths only.
 """
 
 from __future__ import annotations
@@ -41,38 +44,40 @@ def eisner_program(n: int, single_root: bool) -> Program:
     rules = []
     for w in range(1, size):
         ns = size - w
-        by_start, by_end = slice(0, ns), slice(w, None)
         span = (ns - 1) * (size + 1) + 1  # S[s, s+w] and S[s+w, s] for s < ns: strides of size+1
         right, left = slice(w, w + span, size + 1), slice(w * size, w * size + span, size + 1)
-        back = slice(w - 1, None, -1)  # widths w-1, ..., 0 of the right part of a split
+        mirrored = slice(n - w, None, -1)  # frame-1 start n - t of the spans [s, t = s + w], s = 0, 1, ...
+        back = slice(w - 1, None, -1)  # widths w-1, ..., 0 of the second part of a split
         rules += [
             Rule(
-                "span",
-                (Ref("CR_start", (by_start, slice(0, w))), Ref("CL_end", (by_end, back))),
-                (Ref("IR", (by_start, w)), Ref("IL", (by_end, w))),
+                "span",  # CR[s, s+k] ⊗ CL[s+k+1, t], CL at frame-1 start n - t and width w - 1 - k
+                (Ref("C_start", (0, slice(0, ns), slice(0, w))), Ref("C_start", (1, mirrored, back))),
+                (Ref("I", (0, slice(0, ns), w)), Ref("I", (1, mirrored, w))),
                 (Ref(WEIGHTS, (right,)), Ref(WEIGHTS, (left,))),
             ),
             Rule(
-                "CR",
-                (Ref("IR", (by_start, slice(1, w + 1))), Ref("CR_end", (by_end, back))),
-                (Ref("CR_start", (by_start, w)), Ref("CR_end", (by_end, w))),
-            ),
-            Rule(
-                "CL",
-                (Ref("CL_start", (by_start, slice(0, w))), Ref("IL", (by_end, slice(w, 0, -1)))),
-                (Ref("CL_start", (by_start, w)), Ref("CL_end", (by_end, w))),
+                "complete",  # both frames: I[a, a+k] ⊗ C[a+k, a+w], C by its end a + w and width w - k
+                (
+                    Ref("I", (every, slice(0, ns), slice(1, w + 1))),
+                    Ref("C_end", (every, slice(w, None), back)),
+                ),
+                (Ref("C_start", (every, slice(0, ns), w)), Ref("C_end", (every, slice(w, None), w))),
             ),
         ]
     if single_root:
         m = np.arange(1, size)[None, :]
-        operands = (Ref(WEIGHTS, (m,)), Ref("CL_end", (m, m - 1)), Ref("CR_start", (m, n - m)))
+        frame = np.zeros_like(m)
+        operands = (
+            Ref(WEIGHTS, (m,)),
+            Ref("C_start", (frame + 1, n - m, m - 1)),  # CL[1, m]
+            Ref("C_start", (frame, m, n - m)),  # CR[m, n]
+        )
     else:
-        operands = (Ref("CR_start", (np.array([[0]]), np.array([[n]]))),)
+        operands = (Ref("C_start", (np.array([[0]]), np.array([[0]]), np.array([[n]]))),)
     rules.append(Rule("goal", operands, (Ref("goal", (every,)),)))
-    tables = dict.fromkeys(("CR_start", "CR_end", "CL_start", "CL_end", "IR", "IL"), (size, size))
     return Program(
-        tables={**tables, "goal": (1,)},
-        axioms=tuple((Ref(f"{c}_start", (every, 0)), Ref(f"{c}_end", (every, 0))) for c in ("CR", "CL")),
+        tables={**dict.fromkeys(("C_start", "C_end", "I"), (2, size, size)), "goal": (1,)},
+        axioms=((Ref("C_start", (every, every, 0)), Ref("C_end", (every, every, 0))),),
         rules=tuple(rules),
         goal=Ref("goal", (0,)),
         weight_shape=(size * size,),

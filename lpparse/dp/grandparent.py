@@ -11,7 +11,16 @@ Items, for spans s ≤ t and a grandparent index g (g = n+1 stands for "no paren
     CR[g,s,t] = ⊕_{s<m≤t} IR[g,s,m] ⊗ CR[s,m,t]
     CL[g,s,t] = ⊕_{s≤m<t} CL[t,s,m] ⊗ IL[g,m,t]
 
-Each rule covers one width: every (g, s, split) at once, so the Python loop runs over widths only.
+As in :mod:`lpparse.dp.eisner`, left-headed items are right-headed items of the mirrored sentence (position
+i ↦ n − i, "no parent" kept): tables ``I`` and ``C`` hold X[d, g, a, b] for frame d (0: the sentence, 1: its
+mirror), head a and span end b in that frame's coordinates, so CL[g,s,t] is C[1, n−g, n−t, n−s]. In frame
+coordinates both directions read
+
+    I[d,g,a,b] = W_d[g,a,b] ⊗ ⊕_{a≤r<b} C[d,g,a,r] ⊗ C[1−d, n−a, n−b, n−r−1]
+    C[d,g,a,b] = ⊕_{a<m≤b} I[d,g,a,m] ⊗ C[d,a,m,b]
+
+with W_0 = W and W_1[g,a,b] = W[n−g, n−a, n−b]. Each rule covers one width: every (d, g, a, split) at once,
+so the Python loop runs over widths only.
 """
 
 from __future__ import annotations
@@ -30,56 +39,47 @@ def grandparent_program(n: int, single_root: bool) -> Program:
     """The grandparent chart for ``n`` tokens; weights W (n+2, n+1, n+1) as in the module docstring."""
     size = n + 1
     none = size
-    g_all = np.arange(size + 1)
-    gs, g2 = g_all[:, None, None], g_all[:, None]
+    mirror = np.append(n - np.arange(size), none)  # a grandparent index in the other frame
+    d4, g4 = np.arange(2)[:, None, None, None], np.arange(size + 1)[None, :, None, None]
+    d3, g3 = d4[..., 0], g4[..., 0]
     rules = []
     for w in range(1, size):
-        st = np.arange(size - w)
-        t = st + w
-        r = st[:, None] + np.arange(w)[None, :]  # split points s..t-1, (S, K)
-        cells, back = (g2, st[None], t[None]), (g2, t[None], st[None])
+        a = np.arange(size - w)
+        b = a + w
+        a4, b4, a3, b3 = a[:, None], b[:, None], a[None, None, :], b[None, None, :]
+        cells = (d3, g3, a3, b3)
+        # W_d[g, a, b]: frame 1 reads W at the mirrored grandparent, head and modifier
+        arc = (
+            np.where(d3 == 0, g3, mirror[g3]),
+            np.where(d3 == 0, a3, n - a3),
+            np.where(d3 == 0, b3, n - b3),
+        )
+        r = a4 + np.arange(w)[None, :]  # splits a..b-1, (A, K)
+        m = r + 1  # splits a+1..b
         rules += [
             Rule(
-                "IR",
-                (Ref("CR", (gs, st[None, :, None], r[None])), Ref("CL", (st[:, None], r + 1, t[:, None]))),
-                (Ref("IR", cells),),
-                (Ref(WEIGHTS, cells),),
+                "I",
+                (Ref("C", (d4, g4, a4, r)), Ref("C", (1 - d4, n - a4, n - b4, n - r - 1))),
+                (Ref("I", cells),),
+                (Ref(WEIGHTS, arc),),
             ),
-            Rule(
-                "IL",
-                (Ref("CR", (t[:, None], st[:, None], r)), Ref("CL", (gs, r[None] + 1, t[None, :, None]))),
-                (Ref("IL", cells),),
-                (Ref(WEIGHTS, back),),
-            ),
-            Rule(
-                "CR",
-                (
-                    Ref("IR", (gs, st[None, :, None], r[None] + 1)),
-                    Ref("CR", (st[:, None], r + 1, t[:, None])),
-                ),
-                (Ref("CR", cells),),
-            ),
-            Rule(
-                "CL",
-                (Ref("CL", (t[:, None], st[:, None], r)), Ref("IL", (gs, r[None], t[None, :, None]))),
-                (Ref("CL", cells),),
-            ),
+            Rule("C", (Ref("I", (d4, g4, a4, m)), Ref("C", (d4, a4, m, b4))), (Ref("C", cells),)),
         ]
     if single_root:
         m = np.arange(1, size)[None, :]
         zero = np.zeros_like(m)
         operands = (
             Ref(WEIGHTS, (zero + none, zero, m)),
-            Ref("CL", (zero, zero + 1, m)),
-            Ref("CR", (zero, m, zero + n)),
+            Ref("C", (zero + 1, zero + n, n - m, zero + n - 1)),  # CL[0, 1, m]
+            Ref("C", (zero, zero, m, zero + n)),  # CR[0, m, n]
         )
     else:
-        operands = (Ref("CR", (np.array([[none]]), np.array([[0]]), np.array([[n]]))),)
+        operands = (Ref("C", (np.array([[0]]), np.array([[none]]), np.array([[0]]), np.array([[n]]))),)
     rules.append(Rule("goal", operands, (Ref("goal", (slice(None),)),)))
-    diag = np.arange(size)[None, :]
+    diag = np.arange(size)[None, None, :]
     return Program(
-        tables={**dict.fromkeys(("CR", "CL", "IR", "IL"), (size + 1, size, size)), "goal": (1,)},
-        axioms=((Ref("CR", (g2, diag, diag)),), (Ref("CL", (g2, diag, diag)),)),
+        tables={**dict.fromkeys(("C", "I"), (2, size + 1, size, size)), "goal": (1,)},
+        axioms=((Ref("C", (d3, g3, diag, diag)),),),
         rules=tuple(rules),
         goal=Ref("goal", (0,)),
         weight_shape=(size + 1, size, size),

@@ -64,31 +64,34 @@ class Semiring:
             weights = np.zeros_like(x)
             weights[0] = position == groups.spread(first)
             return best[None], weights
-        shift = np.where(np.isfinite(best), best, 0.0)
-        e = np.exp(x[0] - groups.spread(shift))
-        total = groups.fold(np.add, e)
-        with np.errstate(divide="ignore"):
-            out = np.log(total) + shift
+        # Shifted by the group's best term, a group with a finite term sums to at least exp(0) = 1 and a group
+        # of -inf terms to 0 (shifted by the lowest float: -inf stays -inf); clipping the sum at 1 then gives
+        # log Z = log(sum) + best in both cases (-inf for the empty group), and softmax weights 0 there.
         weights = np.empty_like(x)
-        g = np.divide(e, groups.spread(np.where(total > 0, total, 1.0)), out=weights[0])  # 0 if all are -inf
+        g = np.subtract(x[0], groups.spread(np.maximum(best, _LOWEST)), out=weights[0])
+        np.exp(g, out=g)
+        total = np.maximum(groups.fold(np.add, g), 1.0)
+        out = np.log(total)
+        out += best
+        g /= groups.spread(total)
         if self.width == 1:
             return out[None], weights
         value = np.empty((2, *out.shape))
         value[0] = out
         dx = np.where(g > 0, x[1], 0.0)
         value[1] = groups.fold(np.add, g * dx)
-        np.multiply(g, dx - groups.spread(value[1]), out=weights[1])
+        dx -= groups.spread(value[1])
+        np.multiply(g, dx, out=weights[1])
         return value, weights
 
     def mul(self, a: Array, b: Array) -> Array:
-        """Product of adjoints and local weights (the product rule for dual numbers)."""
-        if self.width == 1:
-            return a * b
-        out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-        np.multiply(a[0], b[0], out=out[0])
-        np.multiply(a[1], b[0], out=out[1])
-        out[1] += a[0] * b[1]
-        return out
+        """Product of adjoints ``a`` and local weights ``b`` (the product rule for dual numbers), written into
+        ``b``."""
+        if self.width == 2:
+            b[1] *= a[0]
+            b[1] += a[1] * b[0]
+        b[0] *= a[0]
+        return b
 
 
 class _Rows:
@@ -116,6 +119,7 @@ class _Segments:
 
 
 _ROWS = _Rows()
+_LOWEST = np.finfo(np.float64).min
 MAX = Semiring("max", 1)  #: Viterbi: max-plus, first best term on ties
 LOG = Semiring("log", 1)  #: inside: log-sum-exp
 DUAL_LOG = Semiring("dual-log", 2)  #: log-sum-exp on dual numbers (value, tangent)

@@ -1,9 +1,9 @@
 """Eisner's (1996) first-order projective dependency DP as a hypergraph: the chart program of
 :mod:`lpparse.dp.eisner` read edge by edge (:mod:`lpparse.hypergraph.program`).
 
-Edge kinds: ``span`` (a split CR[s,r] CL[r+1,t] of a span), ``IR`` and ``IL`` (the span with its arc s→t or
-t→s, a unary edge whose part is the arc), ``CR``, ``CL`` and ``goal``. Parts are the (n+1)² arcs, part id
-h·(n+1) + m, label (h, m); arcs into the root are forbidden, so their edges are absent.
+Edge kinds: ``span`` (a split CR[s,r] CL[r+1,t] of a span), ``I`` (the span with its arc s→t or t→s, a unary
+edge whose part is the arc), ``complete`` (a split of CR[s,t] or CL[s,t]) and ``goal``. Parts are the (n+1)²
+arcs, part id h·(n+1) + m, label (h, m); arcs into the root are forbidden, so their edges are absent.
 """
 
 from __future__ import annotations

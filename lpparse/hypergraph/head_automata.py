@@ -11,6 +11,14 @@ With sibling scores the root gets an automaton too (no ``in`` part). Arc scores 
 tree oracle carries them, and agreement ties y(h, m) = out(h, m) = in(h, m).
 
 Parts: ``in``(g, p) id g·(n+1) + p, ``out``(p, c) id (n+1)² + p·(n+1) + c; ``part_label`` (0|1, h, m).
+
+The automata run by the hypergraph passes of :mod:`lpparse.hypergraph.core`, under the semirings of
+:mod:`lpparse.dp.semiring` (``MAX``: Viterbi for dual decomposition; ``LOG``: part marginals; ``DUAL_LOG``:
+their tangents). They are built as a hypergraph rather than as a chart :class:`~lpparse.dp.chart.Program`:
+an automaton ⊗-multiplies all its modifiers' choices (one hyperedge with a tail per modifier, where a chart
+rule ⊕-sums over splits of a fixed number of operands), and the grandparent and sibling scores are edge
+weights, not parts, so that only the ``in``/``out`` parts that dual decomposition ties to the tree carry
+multipliers.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ rule with ``arcs`` adds one unary edge per output, from the sum to the output, w
 cells are the parts (part id = flat index, label = the cell's coordinates unless given). Edges that no derivation of the
 goal can use (a forbidden part, a tail with no derivation, or a head the goal does not reach) are dropped.
 Edge kinds are the rule names (and the output tables of unary arc edges); an edge's label is (rule position,
-row, split), with split -1 on unary arc edges.
+row, split), with split -1 - i on the unary arc edges of output i (unique labels within a kind, which names
+the LP columns of :mod:`lpparse.formulations.marginal`).
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def program_hypergraph(
             arc_live = is_alive(sums) & ~forbidden.ravel()[arc]
             cells = new_nodes((rows,), arc_live)
             ids[out.table][out.index] = cells.reshape(row_shape)
-            unary = np.column_stack([np.full(rows, position), np.arange(rows), np.full(rows, -1)])
+            unary = np.column_stack([np.full(rows, position), np.arange(rows), np.full(rows, -1 - i)])
             blocks.append(_Block(out.table, cells, [sums], [arc], unary, arc_live))
     goal = int(ids[program.goal.table][program.goal.index])
     useful = np.zeros(count, dtype=bool)
