@@ -15,6 +15,7 @@ Writes ``benchmarks/results/<out>.{json,md}`` (default ``pruning``). Run on one 
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -162,12 +163,23 @@ def main() -> None:
         "--suffix", default=None, help="decode with <models>/<treebank>-SUFFIX.npz (default: 2s, else 2)"
     )
     parser.add_argument("--note", default="", help="a sentence on the run's conditions, printed under the command")
+    parser.add_argument(
+        "--combine", type=Path, nargs="*", default=None, help="write one result from these runs' JSON files"
+    )
     args = parser.parse_args()
+    if args.combine:
+        parts = [json.loads(path.read_text()) for path in args.combine]
+        result = {**parts[-1], "commands": [c for p in parts for c in p["commands"]], "note": args.note}
+        result["rows"] = [row for p in parts for row in p["rows"]]
+        result["max_n"] = "; ".join(
+            f"{p['max_n']} ({', '.join(sorted({row['treebank'] for row in p['rows']}))})" for p in parts
+        )
+        write_results(result, args.out, markdown(result))
+        return
     header = run_header("pruning.py")
     rows = [row for path in dev_files(args) for row in run_treebank(path, args)]
     result = {"commands": [header.pop("command")], **header, "note": args.note, "max_n": args.max_n,
-              "limit": args.limit, "languages": {k: v for k, v in LANGUAGE.items()}, "multi_root": sorted(MULTI_ROOT),
-              "rows": rows}
+              "limit": args.limit, "languages": dict(LANGUAGE), "multi_root": sorted(MULTI_ROOT), "rows": rows}
     write_results(result, args.out, markdown(result))
 
 
