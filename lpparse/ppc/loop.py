@@ -91,10 +91,12 @@ METHODS = ("auto", "ppc", "bf")
 #: ``auto`` runs BF on sentences with fewer candidate second-order parts (grandparent triples plus sibling
 #: parts over the candidate arcs: :func:`candidate_parts`), PPC on the others: PPC gains by leaving parts
 #: unscored and out of the LP, so the part count, not the length, decides. Measured by benchmarks/crossover.py
-#: (benchmarks/results/crossover.md): unpruned grandparent models on the four dev sets, PPC / BF time 1.17 at
-#: 11 tokens (1,100 triples), 0.95 at 12 (1,452), 0.94 at 13 (1,872), 0.70 at 14 (2,366); grandparent +
-#: sibling models over pruned arcs (:mod:`lpparse.pruning`), Danish dev, cheapest threshold 2,700 parts with a
-#: flat optimum (total time 27.4 s; 28.3 s at 2,000; 29.5 s at 1,452; 40.4 s PPC alone, 29.3 s BF alone).
+#: on one idle core, total time of "BF below t parts, else PPC" (benchmarks/results/crossover.md: unpruned
+#: grandparent models, the four dev sets, 282 sentences of 1-20 tokens: optimum 5.58 s at 1,452 parts, i.e.
+#: 12 tokens, 5.66 s at 2,000, PPC alone 6.28 s, BF alone 9.98 s; crossover-siblings-pruned.md: grandparent +
+#: sibling models over pruned arcs, Danish and Italian, 145 sentences of 1-40 tokens: optimum 9.75 s at 3,791
+#: parts, 10.57 s at 2,000, PPC alone 12.38 s, BF alone 10.55 s). One threshold for both, near the first's
+#: optimum, as unpruned grandparent decoding is the common case.
 BF_BELOW_PARTS = 2000
 
 
