@@ -5,6 +5,7 @@ preset and score shape."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from unittest import mock
 
 import numpy as np
@@ -32,7 +33,7 @@ from lpparse.ppc import (
 )
 from lpparse.scores import noisy_gold_scores, random_scores
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, is_tree
-from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, sibling_mask, synthetic_triple_scorer, triple_mask
+from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, synthetic_triple_scorer, triple_mask
 
 SETTINGS = settings(deadline=None, max_examples=250, suppress_health_check=[HealthCheck.too_slow])
 
@@ -368,8 +369,11 @@ def test_method_follows_the_threshold() -> None:
     full = [candidate_parts(np.zeros((n + 1, n + 1))) for n in range(1, 20)]  # dense: n (n-1)²
     assert full[:4] == [0, 2, 12, 36] and all(a < b for a, b in zip(full[1:], full[2:]))
     n_switch = 1 + sum(parts < BF_BELOW_PARTS for parts in full)  # the first length PPC runs at
-    sib = candidate_parts(np.zeros((6, 6)), siblings=True) - candidate_parts(np.zeros((6, 6)))
-    assert sib == int(sibling_mask(allowed_arcs(np.zeros((6, 6)))).sum()) > 0
+    for n in (3, 5, 7):  # sibling pairs of the root's n children (multi-root only) and of n - 1 per word
+        dense = np.zeros((n + 1, n + 1))
+        assert candidate_parts(dense, False, True) == math.comb(n, 2) + n * math.comb(n - 1, 2)
+        assert candidate_parts(dense, False, True, single_root=True) == n * math.comb(n - 1, 2)
+        assert candidate_parts(dense, True, True) == n * (n - 1) ** 2 + candidate_parts(dense, False, True)
     for n in (n_switch - 1, n_switch):
         rng = np.random.default_rng(n)
         gold = np.r_[-1, rng.integers(0, np.arange(1, n + 1))]
