@@ -74,11 +74,15 @@ def prune_arcs(
     kept. The posteriors come from ``pruner_scores`` (a first-order model's arc scores for the same sentence),
     else from ``arc_scores`` themselves."""
     s = validate_scores(arc_scores)
-    p = s if pruner_scores is None else np.where(allowed_arcs(s), validate_scores(pruner_scores), -np.inf)
-    if p.shape != s.shape:
-        raise ValueError(f"pruner scores have shape {p.shape}, arc scores {s.shape}")
+    allowed = allowed_arcs(s)
+    p = s
+    if pruner_scores is not None:
+        p = validate_scores(pruner_scores, "pruner scores")
+        if p.shape != s.shape:
+            raise ValueError(f"pruner scores have shape {p.shape}, arc scores {s.shape}")
+        p = np.where(allowed, p, -np.inf)
     keep = pruning_mask(p, options, single_root)
-    total = int(allowed_arcs(s).sum())
+    total = int(allowed.sum())
     return np.where(keep, s, -np.inf), (float(keep.sum()) / total if total else 1.0)
 
 
