@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lpparse.colgen import ColgenOptions, Engine, PartFamily
+from lpparse.colgen.options import DEFAULT_MASTER, DEGENERATE_MASTER
 from lpparse.formulations.arborescence import solve_cycle_cuts
 from lpparse.formulations.grandparent import grandparent_program
 from lpparse.lp import Status
@@ -231,6 +232,16 @@ def test_engine_api_options_trace_and_errors() -> None:
     assert isinstance(SiblingFamily(prog, DenseSiblingScorer(sib.scores), tree, ColgenOptions()), PartFamily)
     with pytest.raises(ValueError, match="names must differ"):
         Engine(prog.lp, [family, family])
+    # how the master re-solves: a family with a degenerate master asks for HiGHS's defaults, options override
+    fresh = grandparent_program(s, "all")
+    triples = GrandparentFamily(fresh, DenseTripleScorer(gp.scores), s, tree, ColgenOptions())
+    sibling = SiblingFamily(fresh, DenseSiblingScorer(sib.scores), tree, ColgenOptions())
+    assert Engine(fresh.lp, [triples]).settings == DEFAULT_MASTER
+    assert Engine(fresh.lp, [triples, sibling]).settings == DEGENERATE_MASTER
+    forced = ColgenOptions(per_pair=3, sibling_preset="all", master=DEFAULT_MASTER)
+    assert Engine(fresh.lp, [triples, sibling], forced).settings == DEFAULT_MASTER
+    c = run_ppc(s, DenseTripleScorer(gp.scores), "all", False, options=forced, sibling_scorer=sibs)
+    assert c.certified and c.objective == pytest.approx(a.objective, abs=1e-7)  # settings change speed only
 
 
 @pytest.mark.parametrize(
