@@ -265,30 +265,37 @@ def markdown(result: dict[str, Any]) -> str:
         "Commands: " + ", ".join(f"`{c}`" for c in result["commands"]),
         "",
         *([result["note"], ""] if result.get("note") else []),
-        "PPC and BF solve the grandparent (`all`) + sibling (`martins`) LP of the treebank's grandparent + "
-        "sibling model (`<models>/<treebank>-2s.npz`) on random dev sentences (seed 0), a number per length "
-        "bucket up to a longest sentence, BF only on the shorter ones (it instantiates every part: O(n³) "
-        "columns). Times include scoring parts and building the LPs, not feature extraction.",
+        (
+            "PPC and BF solve the grandparent (`all`) + sibling (`martins`) LP of the treebank's grandparent + "
+            "sibling model (`<models>/<treebank>-2s.npz`) on random dev sentences (seed 0) drawn per length "
+            "bucket (how many, and up to which length, under each treebank), BF only on the shorter ones (it "
+            "instantiates every part: O(n³) columns). Times include scoring parts and building the LPs, not "
+            "feature extraction."
+        ),
     ]
     for tb in result["treebanks"]:
+        sampled = (
+            f"{tb['per_bucket']} sentences per bucket of at most {tb['ppc_max_n']} tokens; BF on those of at most "
+            f"{tb['bf_max_n']}."
+        )
         lines += ["", f"## {tb['treebank']} ({tb['language']}; {'single' if tb['single_root'] else 'multi'}-root)",
-                  "", f"{tb['per_bucket']} sentences per bucket of at most {tb['ppc_max_n']} tokens; BF on those "
-                  f"of at most {tb['bf_max_n']}.",
-                  "", markdown_table(TABLE, [[row[k] for k in TABLE] for row in tb["table"]])]
+                  "", sampled, "", markdown_table(TABLE, [[row[k] for k in TABLE] for row in tb["table"]])]
     if result.get("uas"):
         limit = f"the first {result['uas_limit']}" if result.get("uas_limit") else "all"
         lines += [
             "",
             "## Dev UAS (no punctuation)",
             "",
-            f"On each dev set, {limit} sentences of at most {result['uas_max_n']} tokens. First-order "
-            "(`-1`): Chu-Liu-Edmonds; grandparent (`-2`) and grandparent + sibling (`-2s`): PPC, a fractional "
-            "optimum rounded to a tree; (bp): loopy BP's minimum-Bayes-risk tree, as the model was trained "
-            "(Gormley, Dredze & Eisner 2015); exact (pruned): the `exact` decoder (branch and bound over the "
-            "same LP) over the arcs kept by the first-order model's posteriors (TurboParser's rule: posterior "
-            ">= 1e-4, at most 10 heads per word, the best first-order tree kept; as in "
-            f"`benchmarks/pruning.py`), at most {result['exact_time_limit']:g} s per sentence; certified: "
-            "its trees proved optimal for the pruned problem.",
+            (
+                f"On each dev set, {limit} sentences of at most {result['uas_max_n']} tokens. First-order "
+                "(`-1`): Chu-Liu-Edmonds; grandparent (`-2`) and grandparent + sibling (`-2s`): PPC, a fractional "
+                "optimum rounded to a tree; (bp): loopy BP's minimum-Bayes-risk tree, as the model was trained "
+                "(Gormley, Dredze & Eisner 2015); exact (pruned): the `exact` decoder (branch and bound over the "
+                "same LP) over the arcs kept by the first-order model's posteriors (TurboParser's rule: "
+                "posterior >= 1e-4, at most 10 heads per word, the best first-order tree kept; as in "
+                f"`benchmarks/pruning.py`), at most {result['exact_time_limit']:g} s per sentence; certified: "
+                "its trees proved optimal for the pruned problem."
+            ),
             "",
             markdown_table(("treebank", "dev sentences", *UAS, *CERTIFIED), [_uas_cells(u) for u in result["uas"]]),
         ]
