@@ -78,6 +78,9 @@ def _maxima(
     pc = np.full((vp.size, vc.size, 2), -np.inf)
     gp = np.full((vg.size, vp.size, 2), -np.inf)
     gc = np.full((vg.size, vc.size, 2), -np.inf) if with_gc else None
+    # each table is one max over a token's values (of the ids it may take), then over the relations with the
+    # table's order bit: I[p>c] for pc, I[g>p] for gp, I[g>c] for gc
+    all_g, all_c = bool(g_ok.all()), bool(c_ok.all())
     step = max(1, _CHUNK // (vp.size * vc.size * rel.size))
     for start in range(0, vg.size, step):
         g = vg[start : start + step]
@@ -92,17 +95,20 @@ def _maxima(
         ]
         w = weights[hash_columns(GP_SEED + t, [*cols, rel[None, None, None, :]], bits)]
         w = np.broadcast_to(w, (g.size, vp.size, vc.size, rel.size))
-        for bit in (0, 1):
-            # eq. 13: max over v_g of the relations with I[p>c] = bit
-            sel = w[g_ok[start : start + step]][..., (rel & 1) == bit]
-            if sel.shape[0]:
-                pc[:, :, bit] = np.maximum(pc[:, :, bit], sel.max(axis=(0, 3)))
-            # max over v_c of the relations with I[g>p] = bit
-            sel = w[:, :, c_ok][..., (rel >> 2) == bit]
-            gp[start : start + step, :, bit] = sel.max(axis=(2, 3))
-            if gc is not None:  # max over v_p of the relations with I[g>c] = bit
-                gc[start : start + step, :, bit] = w[..., ((rel >> 1) & 1) == bit].max(axis=(1, 3))
+        over_g = (w if all_g else w[g_ok[start : start + step]]).max(axis=0, initial=-np.inf)
+        pc = np.maximum(pc, _by_bit(over_g, rel, 0))  # eq. 13: max over v_g
+        over_c = (w if all_c else w[:, :, c_ok]).max(axis=2, initial=-np.inf)
+        gp[start : start + step] = _by_bit(over_c, rel, 2)  # max over v_c
+        if gc is not None:  # max over v_p
+            gc[start : start + step] = _by_bit(w.max(axis=1), rel, 1)
     return BoundTables(pc, gp, gc)
+
+
+def _by_bit(w: NDArray[np.float64], rel: NDArray[np.int64], shift: int) -> NDArray[np.float64]:
+    """(a, b, 2) maxima of ``w`` of shape (a, b, relations) over the relations whose bit ``shift`` is 0, 1
+    (each bit splits the valid relations in halves: one gather, one reduction)."""
+    order = np.argsort((rel >> shift) & 1, kind="stable")
+    return w[..., order].reshape(*w.shape[:-1], 2, -1).max(axis=-1)
 
 
 def bound_tables(
