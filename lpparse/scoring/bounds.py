@@ -144,17 +144,29 @@ def _pad(b_gp: NDArray[np.float64], b_pc: NDArray[np.float64]) -> None:
     b_pc[(first == second) | (first == 0) | (second == 0)] = -np.inf
 
 
-def _sentence_values(
-    ids: TokenIds, attribute: str | None, positions: NDArray[np.int64]
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(the distinct ids of ``attribute`` at ``positions``, each position 0..n's index into them); a template
-    that does not look at the token has the single value 0. A position outside ``positions`` (0 as a
-    modifier) never enters a finite bound: its look-up is clipped into range."""
-    if attribute is None:
-        return np.zeros(1, np.int64), np.zeros(ids.n + 1, np.int64)
-    distinct = np.unique(ids.at(attribute, positions))
-    where = np.searchsorted(distinct, ids.at(attribute, np.arange(ids.n + 1)))
-    return distinct, np.minimum(where, distinct.size - 1)
+class _SentenceValues:
+    """The distinct ids of each attribute in one sentence, computed once per attribute and position set (the
+    templates share attributes)."""
+
+    def __init__(self, ids: TokenIds) -> None:
+        self.ids = ids
+        self._memo: dict[tuple[str | None, bool], tuple[NDArray[np.int64], NDArray[np.int64]]] = {}
+
+    def __call__(self, attribute: str | None, words: bool) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(the distinct ids of ``attribute`` at positions 1..n (``words``) or 0..n, each position 0..n's
+        index into them); a template that does not look at the token has the single value 0. A position
+        outside the set (0 as a modifier) never enters a finite bound: its look-up is clipped into range."""
+        key = (attribute, words)
+        if key not in self._memo:
+            ids = self.ids
+            if attribute is None:
+                self._memo[key] = np.zeros(1, np.int64), np.zeros(ids.n + 1, np.int64)
+            else:
+                every = ids.at(attribute, np.arange(ids.n + 1))
+                distinct = np.unique(every[1:] if words else every)
+                where = np.searchsorted(distinct, every)
+                self._memo[key] = distinct, np.minimum(where, distinct.size - 1)
+        return self._memo[key]
 
 
 class RestrictedBounds:
@@ -174,13 +186,13 @@ class RestrictedBounds:
     ) -> None:
         size = ids.n + 1
         self.size = size
-        words = np.arange(1, size)
+        sentence_values = _SentenceValues(ids)
         tables: list[BoundTables] = []
         ats: list[list[NDArray[np.int64]]] = []
         for t, tpl in enumerate(templates):
             values, at = [], []
-            for attribute, positions in ((tpl.g, np.arange(size)), (tpl.p, words), (tpl.c, words)):
-                distinct, where = _sentence_values(ids, attribute, positions)
+            for attribute, words in ((tpl.g, False), (tpl.p, True), (tpl.c, True)):
+                distinct, where = sentence_values(attribute, words)
                 values.append(distinct)
                 at.append(where)
             ok_g, ok_c = np.ones(values[0].size, bool), np.ones(values[2].size, bool)
@@ -206,7 +218,12 @@ class RestrictedBounds:
         self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]
     ) -> NDArray[np.float64]:
         """Σ_t min(gp_t, pc_t, gc_t) for a batch of triples (no feature is computed, nothing is counted)."""
-        return np.minimum(np.minimum(self._gp[:, g, p], self._pc[:, p, c]), self._gc[:, g, c]).sum(axis=0)
+        size, t = self.size, self._gp.shape[0]
+        gp, pc, gc = (
+            np.take(table.reshape(t, -1), i * size + j, axis=1)
+            for table, i, j in ((self._gp, g, p), (self._pc, p, c), (self._gc, g, c))
+        )
+        return np.minimum(np.minimum(gp, pc), gc).sum(axis=0)
 
 
 def sentence_bounds(
@@ -251,9 +268,10 @@ class SiblingBounds:
         later = (pos[:, None] > pos[None, :]).astype(np.int64)
         gap = np.searchsorted(DISTANCE_EDGES, np.maximum(pos[None, :] - pos[:, None], 0), side="right")
         factors: list[list[NDArray[np.float64]]] = [[], [], []]
+        sentence_values = _SentenceValues(ids)
         for t, tpl in enumerate(templates):
             (vh, ah), (vm, am), (vs, as_) = (
-                _sentence_values(ids, a, x) for a, x in ((tpl.h, pos), (tpl.m, pos[1:]), (tpl.s, pos[1:]))
+                sentence_values(a, words) for a, words in ((tpl.h, False), (tpl.m, True), (tpl.s, True))
             )
             codes = np.arange(SIDES * (DISTANCES if tpl.distance else 1))
             side = codes % SIDES

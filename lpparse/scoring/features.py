@@ -388,10 +388,17 @@ def triple_slots(
     for t, tpl in enumerate(templates):
         used = tuple(a is not None for a in (tpl.g, tpl.p, tpl.c))
         groups.setdefault(used if g.size <= _GROUPED else t, []).append(t)
+    looked_up: dict[tuple[str, str], NDArray[np.int64]] = {}  # templates share (token, attribute) fields
+
+    def field(who: str, x: NDArray[np.int64], attribute: str) -> NDArray[np.int64]:
+        if (who, attribute) not in looked_up:
+            looked_up[who, attribute] = ids.at(attribute, x)
+        return looked_up[who, attribute]
+
     for ts in groups.values():
         first = templates[ts[0]]
         fields = [
-            np.stack([ids.at(getattr(templates[t], who), x) for t in ts])
+            np.stack([field(who, x, getattr(templates[t], who)) for t in ts])
             for who, x in zip("gpc", (g, p, c))
             if getattr(first, who) is not None
         ]
