@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lpparse.commands._common import positive_int, ranged
+from lpparse.commands._common import add_selection_options, positive_int, ranged, selected_sentences
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.evaluation import paired_bootstrap
 from lpparse.io import DataError, readable_file
@@ -24,7 +24,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "over paired bootstrap resamples of the sentences and the one-sided p-value of 'B is no better "
             "than A' (Koehn 2004; Berg-Kirkpatrick et al. 2012). Punctuation is left out unless --punct."
         ),
-        epilog="Example: lpparse compare dev.conllu gp.conllu gp+sib.conllu --samples 10000",
+        epilog=(
+            "Example: lpparse compare dev.conllu gp.conllu gp+sib.conllu --max-length 50 (the outputs of "
+            "'lpparse parse --max-length 50': --limit and --max-length select the gold sentences as there)"
+        ),
     )
     parser.add_argument("gold", type=Path, help="gold treebank (CoNLL-U or CoNLL-X)")
     parser.add_argument("a", type=Path, help="output of system A, the baseline")
@@ -35,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed of the resamples (default 0)")
     parser.add_argument("--punct", action="store_true", help="score punctuation tokens too")
+    add_selection_options(parser)  # the gold sentences that 'lpparse parse' was given
     parser.set_defaults(func=run)
 
 
@@ -49,9 +53,7 @@ def _aligned(gold: list[Sentence], system: list[Sentence], path: Path) -> list[n
 
 
 def run(args: argparse.Namespace) -> int:
-    gold = read_treebank(readable_file(args.gold, "gold treebank"))
-    if not gold:
-        raise DataError(f"{args.gold}: no sentences")
+    gold = selected_sentences(readable_file(args.gold, "gold treebank"), args)
     heads = [_aligned(gold, read_treebank(readable_file(p, "system output")), p) for p in (args.a, args.b)]
     result = paired_bootstrap(gold, *heads, samples=args.samples, level=args.level, seed=args.seed, punct=args.punct)
     what = "UAS" if args.punct else "UAS without punctuation"
