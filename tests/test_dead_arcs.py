@@ -13,7 +13,7 @@ from lpparse.lp import Status, certify_lp
 from lpparse.lp.highs_view import HighsModel
 from lpparse.ppc import parse_price_cut
 from lpparse.ppc.dead_arcs import DeadArcs
-from lpparse.ppc.loop import HIGHS_OPTIONS
+from lpparse.colgen.options import HIGHS_OPTIONS
 from lpparse.scores import random_scores
 from lpparse.trees import allowed_arcs
 from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, candidate_triples, synthetic_triple_scorer

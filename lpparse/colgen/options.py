@@ -11,6 +11,7 @@ __all__ = [
     "DEFAULT_MASTER",
     "DEFER",
     "DEGENERATE_MASTER",
+    "BF_HIGHS_OPTIONS",
     "HIGHS_OPTIONS",
     "INITS",
     "PER_PAIR",
@@ -24,6 +25,12 @@ __all__ = [
 #: set) and no scaling (the matrix is 0/±1 with flow coefficients n; measured on Danish and Hungarian sentences
 #: of 20-40 tokens, CPU time: PPC -20% with fewer rounds and GPs scored, BF -10%, same BF iterations)
 HIGHS_OPTIONS: dict[str, object] = {"simplex_dual_edge_weight_strategy": 1, "simplex_scale_strategy": 0}
+#: HiGHS options for BF's one cold solve of the full LP: :data:`HIGHS_OPTIONS` without presolve, which
+#: costs more than it saves on these programs (HiGHS time, Danish dev, grandparent LPs of 1-12 / 13-19 /
+#: 20-30 tokens: 0.56x / 0.58x / 0.61x, the same simplex iterations within 1.5%; grandparent + sibling LPs over
+#: pruned arcs: Danish 1-19 tokens 0.71x, Hungarian 20-34 0.86x). PPC's masters keep presolve: without it
+#: their first solves take twice the iterations (1.1x the CPU time on 200 Danish sentences).
+BF_HIGHS_OPTIONS: dict[str, object] = {**HIGHS_OPTIONS, "presolve": "off"}
 #: PPC's warm primal re-solves run without bound perturbation (CPU time on sentences of 20-40 tokens: Danish
 #: -15%, Hungarian -30%, hard English sentences -45%) but may stall on degenerate programs without it: after
 #: ``STALL_ROWS`` x rows iterations a re-solve continues from where it stopped with the dual simplex, as do

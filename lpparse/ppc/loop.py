@@ -50,7 +50,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen.engine import Engine, FamilyRound, Round
-from lpparse.colgen.options import DEFER, HIGHS_OPTIONS, PER_PAIR, SEED_HEADS, ColgenOptions
+from lpparse.colgen.options import BF_HIGHS_OPTIONS, DEFER, PER_PAIR, SEED_HEADS, ColgenOptions
 from lpparse.formulations.grandparent import GrandparentProgram, grandparent_program, resolve_families
 from lpparse.formulations.sibling import sibling_program
 from lpparse.lp.highs_view import HighsModel
@@ -91,13 +91,13 @@ METHODS = ("auto", "ppc", "bf")
 #: ``auto`` runs BF on sentences with fewer candidate second-order parts (grandparent triples plus sibling
 #: parts over the candidate arcs: :func:`candidate_parts`), PPC on the others: PPC gains by leaving parts
 #: unscored and out of the LP, so the part count, not the length, decides. Measured by benchmarks/crossover.py
-#: on one idle core, total time of "BF below t parts, else PPC" (benchmarks/results/crossover.md: unpruned
-#: grandparent models, the four dev sets, 282 sentences of 1-20 tokens: optimum 5.58 s at 1,452 parts, i.e.
-#: 12 tokens, 5.66 s at 2,000, PPC alone 6.28 s, BF alone 9.98 s; crossover-siblings-pruned.md: grandparent +
-#: sibling models over pruned arcs, Danish and Italian, 145 sentences of 1-40 tokens: optimum 9.75 s at 3,791
-#: parts, 10.57 s at 2,000, PPC alone 12.38 s, BF alone 10.55 s). One threshold for both, near the first's
-#: optimum, as unpruned grandparent decoding is the common case.
-BF_BELOW_PARTS = 2000
+#: on one core, total time of "BF below t parts, else PPC", BF without presolve (:data:`BF_HIGHS_OPTIONS`):
+#: crossover.md, unpruned grandparent models, the four dev sets, 370 sentences of 1-26 tokens: 6.36 s at
+#: 2,000 (the optimum, as at 2,366), 6.41 s at 3,000, 6.55 s at 4,000, PPC alone 7.26 s, BF alone 13.97 s;
+#: crossover-siblings-pruned.md, grandparent + sibling models over pruned arcs, Danish and Italian, 145
+#: sentences of 1-40 tokens: 6.96 s at 2,000, 6.55 s at 3,000, optimum 6.46 s at 4,226, PPC alone 8.34 s, BF
+#: alone 6.81 s. One threshold for both: 3,000 is within 1% and 1.5% of the two optima.
+BF_BELOW_PARTS = 3000
 
 
 @dataclass
@@ -473,7 +473,7 @@ def solve_bf(
     deadline = None if time_limit is None else start + time_limit
     sol = Solution.checked(prog.lp, Status.TIME_LIMIT, False)
     if deadline is None or time.perf_counter() < deadline:  # else out of time before the solve
-        model = HighsModel(prog.lp, tol=certificate_tol, options=HIGHS_OPTIONS)
+        model = HighsModel(prog.lp, tol=certificate_tol, options=BF_HIGHS_OPTIONS)
         model.set_deadline(deadline)
         sol = model.solve()
     stats.time_solving = sol.time

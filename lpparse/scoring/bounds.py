@@ -78,6 +78,9 @@ def _maxima(
     pc = np.full((vp.size, vc.size, 2), -np.inf)
     gp = np.full((vg.size, vp.size, 2), -np.inf)
     gc = np.full((vg.size, vc.size, 2), -np.inf) if with_gc else None
+    # each table is one max over a token's values (of the ids it may take), then over the relations with the
+    # table's order bit: I[p>c] for pc, I[g>p] for gp, I[g>c] for gc
+    all_g, all_c = bool(g_ok.all()), bool(c_ok.all())
     step = max(1, _CHUNK // (vp.size * vc.size * rel.size))
     for start in range(0, vg.size, step):
         g = vg[start : start + step]
@@ -92,17 +95,20 @@ def _maxima(
         ]
         w = weights[hash_columns(GP_SEED + t, [*cols, rel[None, None, None, :]], bits)]
         w = np.broadcast_to(w, (g.size, vp.size, vc.size, rel.size))
-        for bit in (0, 1):
-            # eq. 13: max over v_g of the relations with I[p>c] = bit
-            sel = w[g_ok[start : start + step]][..., (rel & 1) == bit]
-            if sel.shape[0]:
-                pc[:, :, bit] = np.maximum(pc[:, :, bit], sel.max(axis=(0, 3)))
-            # max over v_c of the relations with I[g>p] = bit
-            sel = w[:, :, c_ok][..., (rel >> 2) == bit]
-            gp[start : start + step, :, bit] = sel.max(axis=(2, 3))
-            if gc is not None:  # max over v_p of the relations with I[g>c] = bit
-                gc[start : start + step, :, bit] = w[..., ((rel >> 1) & 1) == bit].max(axis=(1, 3))
+        over_g = (w if all_g else w[g_ok[start : start + step]]).max(axis=0, initial=-np.inf)
+        pc = np.maximum(pc, _by_bit(over_g, rel, 0))  # eq. 13: max over v_g
+        over_c = (w if all_c else w[:, :, c_ok]).max(axis=2, initial=-np.inf)
+        gp[start : start + step] = _by_bit(over_c, rel, 2)  # max over v_c
+        if gc is not None:  # max over v_p
+            gc[start : start + step] = _by_bit(w.max(axis=1), rel, 1)
     return BoundTables(pc, gp, gc)
+
+
+def _by_bit(w: NDArray[np.float64], rel: NDArray[np.int64], shift: int) -> NDArray[np.float64]:
+    """(a, b, 2) maxima of ``w`` of shape (a, b, relations) over the relations whose bit ``shift`` is 0, 1
+    (each bit splits the valid relations in halves: one gather, one reduction)."""
+    order = np.argsort((rel >> shift) & 1, kind="stable")
+    return w[..., order].reshape(*w.shape[:-1], 2, -1).max(axis=-1)
 
 
 def bound_tables(
@@ -138,17 +144,29 @@ def _pad(b_gp: NDArray[np.float64], b_pc: NDArray[np.float64]) -> None:
     b_pc[(first == second) | (first == 0) | (second == 0)] = -np.inf
 
 
-def _sentence_values(
-    ids: TokenIds, attribute: str | None, positions: NDArray[np.int64]
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(the distinct ids of ``attribute`` at ``positions``, each position 0..n's index into them); a template
-    that does not look at the token has the single value 0. A position outside ``positions`` (0 as a
-    modifier) never enters a finite bound: its look-up is clipped into range."""
-    if attribute is None:
-        return np.zeros(1, np.int64), np.zeros(ids.n + 1, np.int64)
-    distinct = np.unique(ids.at(attribute, positions))
-    where = np.searchsorted(distinct, ids.at(attribute, np.arange(ids.n + 1)))
-    return distinct, np.minimum(where, distinct.size - 1)
+class _SentenceValues:
+    """The distinct ids of each attribute in one sentence, computed once per attribute and position set (the
+    templates share attributes)."""
+
+    def __init__(self, ids: TokenIds) -> None:
+        self.ids = ids
+        self._memo: dict[tuple[str | None, bool], tuple[NDArray[np.int64], NDArray[np.int64]]] = {}
+
+    def __call__(self, attribute: str | None, words: bool) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(the distinct ids of ``attribute`` at positions 1..n (``words``) or 0..n, each position 0..n's
+        index into them); a template that does not look at the token has the single value 0. A position
+        outside the set (0 as a modifier) never enters a finite bound: its look-up is clipped into range."""
+        key = (attribute, words)
+        if key not in self._memo:
+            ids = self.ids
+            if attribute is None:
+                self._memo[key] = np.zeros(1, np.int64), np.zeros(ids.n + 1, np.int64)
+            else:
+                every = ids.at(attribute, np.arange(ids.n + 1))
+                distinct = np.unique(every[1:] if words else every)
+                where = np.searchsorted(distinct, every)
+                self._memo[key] = distinct, np.minimum(where, distinct.size - 1)
+        return self._memo[key]
 
 
 class RestrictedBounds:
@@ -168,13 +186,13 @@ class RestrictedBounds:
     ) -> None:
         size = ids.n + 1
         self.size = size
-        words = np.arange(1, size)
+        sentence_values = _SentenceValues(ids)
         tables: list[BoundTables] = []
         ats: list[list[NDArray[np.int64]]] = []
         for t, tpl in enumerate(templates):
             values, at = [], []
-            for attribute, positions in ((tpl.g, np.arange(size)), (tpl.p, words), (tpl.c, words)):
-                distinct, where = _sentence_values(ids, attribute, positions)
+            for attribute, words in ((tpl.g, False), (tpl.p, True), (tpl.c, True)):
+                distinct, where = sentence_values(attribute, words)
                 values.append(distinct)
                 at.append(where)
             ok_g, ok_c = np.ones(values[0].size, bool), np.ones(values[2].size, bool)
@@ -200,7 +218,12 @@ class RestrictedBounds:
         self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]
     ) -> NDArray[np.float64]:
         """Σ_t min(gp_t, pc_t, gc_t) for a batch of triples (no feature is computed, nothing is counted)."""
-        return np.minimum(np.minimum(self._gp[:, g, p], self._pc[:, p, c]), self._gc[:, g, c]).sum(axis=0)
+        size, t = self.size, self._gp.shape[0]
+        gp, pc, gc = (
+            np.take(table.reshape(t, -1), i * size + j, axis=1)
+            for table, i, j in ((self._gp, g, p), (self._pc, p, c), (self._gc, g, c))
+        )
+        return np.minimum(np.minimum(gp, pc), gc).sum(axis=0)
 
 
 def sentence_bounds(
@@ -245,9 +268,10 @@ class SiblingBounds:
         later = (pos[:, None] > pos[None, :]).astype(np.int64)
         gap = np.searchsorted(DISTANCE_EDGES, np.maximum(pos[None, :] - pos[:, None], 0), side="right")
         factors: list[list[NDArray[np.float64]]] = [[], [], []]
+        sentence_values = _SentenceValues(ids)
         for t, tpl in enumerate(templates):
             (vh, ah), (vm, am), (vs, as_) = (
-                _sentence_values(ids, a, x) for a, x in ((tpl.h, pos), (tpl.m, pos[1:]), (tpl.s, pos[1:]))
+                sentence_values(a, words) for a, words in ((tpl.h, False), (tpl.m, True), (tpl.s, True))
             )
             codes = np.arange(SIDES * (DISTANCES if tpl.distance else 1))
             side = codes % SIDES

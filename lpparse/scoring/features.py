@@ -296,29 +296,41 @@ def _field(ids: TokenIds, name: str, h: NDArray[np.int64], m: NDArray[np.int64])
 def arc_features(
     ids: TokenIds, bits: int, templates: Sequence[tuple[str, ...]] = FIRST_ORDER_TEMPLATES
 ) -> ArcFeatures:
-    """Hash every first-order feature of every candidate arc (no Python loop over arcs)."""
+    """Hash every first-order feature of every candidate arc (no Python loop over arcs); templates with the
+    same number of fields are hashed in one pass, one seed per template (a sentence's arcs are few, so a
+    pass per template would cost mostly call overhead)."""
     n = ids.n
     h, m = (x.astype(np.int64) for x in np.nonzero(allowed_mask_shape(n + 1)))
     direction = (h < m).astype(np.int64)
     distance = np.searchsorted(DISTANCE_EDGES, np.abs(h - m), side="right")
-    slots, extra_arc, extra_slot = [], [], []
+    fixed = [t for t, template in enumerate(templates) if "between" not in template]
+    row = {t: 2 * i for i, t in enumerate(fixed)}  # rows 2i, 2i + 1: template t without and with distance
+    slots = np.empty((2 * len(fixed), h.size), dtype=np.int64)
+    groups: dict[int, list[int]] = {}
+    for t in fixed:
+        groups.setdefault(len(templates[t]), []).append(t)
+    for ts in groups.values():
+        columns = [
+            np.stack([_field(ids, templates[t][k], h, m) for t in ts]) for k in range(len(templates[ts[0]]))
+        ]
+        seeds = 2 * np.array(ts, dtype=np.int64)[:, None]
+        rows = np.array([row[t] for t in ts])
+        slots[rows] = hash_columns(seeds, [*columns, direction[None, :]], bits)
+        slots[rows + 1] = hash_columns(seeds + 1, [*columns, direction[None, :], distance[None, :]], bits)
+    extra_arc, extra_slot = [], []
     for t, template in enumerate(templates):
-        fields = [f for f in template if f != "between"]
-        columns = [_field(ids, f, h, m) for f in fields]
-        if "between" in template:
-            arc, tag = _between(ids, h, m)
-            cols = [c[arc] for c in columns]
-            for v, conj in enumerate(([direction[arc]], [direction[arc], distance[arc]])):
-                extra_arc.append(arc)
-                extra_slot.append(hash_columns(2 * t + v, [*cols, tag, *conj], bits))
+        if "between" not in template:
             continue
-        slots.append(hash_columns(2 * t, [*columns, direction], bits))
-        slots.append(hash_columns(2 * t + 1, [*columns, direction, distance], bits))
+        arc, tag = _between(ids, h, m)
+        cols = [_field(ids, f, h[arc], m[arc]) for f in template if f != "between"]
+        for v, conj in enumerate(([direction[arc]], [direction[arc], distance[arc]])):
+            extra_arc.append(arc)
+            extra_slot.append(hash_columns(2 * t + v, [*cols, tag, *conj], bits))
     return ArcFeatures(
         n,
         h,
         m,
-        np.stack(slots),
+        slots,
         np.concatenate(extra_arc) if extra_arc else np.zeros(0, np.int64),
         np.concatenate(extra_slot) if extra_slot else np.zeros(0, np.int64),
     )
@@ -376,10 +388,17 @@ def triple_slots(
     for t, tpl in enumerate(templates):
         used = tuple(a is not None for a in (tpl.g, tpl.p, tpl.c))
         groups.setdefault(used if g.size <= _GROUPED else t, []).append(t)
+    looked_up: dict[tuple[str, str], NDArray[np.int64]] = {}  # templates share (token, attribute) fields
+
+    def field(who: str, x: NDArray[np.int64], attribute: str) -> NDArray[np.int64]:
+        if (who, attribute) not in looked_up:
+            looked_up[who, attribute] = ids.at(attribute, x)
+        return looked_up[who, attribute]
+
     for ts in groups.values():
         first = templates[ts[0]]
         fields = [
-            np.stack([ids.at(getattr(templates[t], who), x) for t in ts])
+            np.stack([field(who, x, getattr(templates[t], who)) for t in ts])
             for who, x in zip("gpc", (g, p, c))
             if getattr(first, who) is not None
         ]

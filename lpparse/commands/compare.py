@@ -1,0 +1,68 @@
+"""``lpparse compare``: is parser B better than parser A? UAS of two outputs against gold, with the paired
+bootstrap's interval and p-value (:mod:`lpparse.evaluation`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from lpparse.commands._common import add_selection_options, positive_int, ranged, selected_sentences
+from lpparse.corpus import Sentence, read_treebank
+from lpparse.evaluation import paired_bootstrap
+from lpparse.io import DataError, readable_file
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="UAS of two parser outputs against gold, with a paired bootstrap interval and p-value",
+        description=(
+            "Reads a gold treebank and two system outputs of the same sentences (e.g. two 'lpparse parse "
+            "--out' files), prints each system's UAS and the difference B - A with its percentile interval "
+            "over paired bootstrap resamples of the sentences and the one-sided p-value of 'B is no better "
+            "than A' (Koehn 2004; Berg-Kirkpatrick et al. 2012). Punctuation is left out unless --punct."
+        ),
+        epilog=(
+            "Example: lpparse compare dev.conllu gp.conllu gp+sib.conllu --max-length 50 (the outputs of "
+            "'lpparse parse --max-length 50': --limit and --max-length select the gold sentences as there)"
+        ),
+    )
+    parser.add_argument("gold", type=Path, help="gold treebank (CoNLL-U or CoNLL-X)")
+    parser.add_argument("a", type=Path, help="output of system A, the baseline")
+    parser.add_argument("b", type=Path, help="output of system B")
+    parser.add_argument("--samples", type=positive_int, default=10_000, help="bootstrap resamples (default 10000)")
+    parser.add_argument(
+        "--level", type=ranged(float, 0.0, strict=True, high=0.999), default=0.95, help="interval level (default 0.95)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed of the resamples (default 0)")
+    parser.add_argument("--punct", action="store_true", help="score punctuation tokens too")
+    add_selection_options(parser)  # the gold sentences that 'lpparse parse' was given
+    parser.set_defaults(func=run)
+
+
+def _aligned(gold: list[Sentence], system: list[Sentence], path: Path) -> list[np.ndarray]:
+    """The system's heads, checked to be of the gold sentences (same count, same words)."""
+    if len(system) != len(gold):
+        raise DataError(f"{path}: {len(system)} sentences, the gold treebank has {len(gold)}")
+    for i, (g, s) in enumerate(zip(gold, system)):
+        if s.words != g.words:
+            raise DataError(f"{path}: sentence {i + 1} ({s.sent_id}) has other tokens than the gold one")
+    return [s.heads for s in system]
+
+
+def run(args: argparse.Namespace) -> int:
+    gold = selected_sentences(readable_file(args.gold, "gold treebank"), args)
+    heads = [_aligned(gold, read_treebank(readable_file(p, "system output")), p) for p in (args.a, args.b)]
+    result = paired_bootstrap(gold, *heads, samples=args.samples, level=args.level, seed=args.seed, punct=args.punct)
+    what = "UAS" if args.punct else "UAS without punctuation"
+    print(f"{len(gold)} sentences, {what}")
+    print(f"A {args.a}: {100 * result.uas_a:.2f}")
+    print(f"B {args.b}: {100 * result.uas_b:.2f}")
+    print(
+        f"B - A: {100 * result.delta:+.2f} points, {100 * args.level:g}% interval "
+        f"[{100 * result.low:+.2f}, {100 * result.high:+.2f}] over {args.samples} paired bootstrap resamples; "
+        f"p = {result.p_value:.4f} that B is no better than A"
+    )
+    return 0
