@@ -185,6 +185,7 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         f"Command: `{result['command']}`",
         "",
+        *([result["note"], ""] if result.get("note") else []),
         (
             "Targets on 20+ tokens (one core): median speed-up >= 8x, GPs scored <= 13%, added <= 7%; "
             "PPC >= 20 sentences/s over the whole Danish dev set. BF (and so Table 1) is capped at "
@@ -249,18 +250,24 @@ def run_header(script: str) -> dict[str, Any]:
     }
 
 
-def combine(paths: list[Path], keys: tuple[str, ...]) -> dict[str, Any]:
-    """One result from the results of parts run separately: the treebanks of all files in order (a later
-    file's run of a treebank replaces an earlier one), the last non-empty value of each of ``keys``, and
-    every file's command."""
-    result: dict[str, Any] = {"commands": [], "treebanks": []}
+def _merge(rows: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` and then ``new``, whose row of a treebank replaces the one in ``rows``."""
+    names = {row["treebank"] for row in new}
+    return [row for row in rows if row["treebank"] not in names] + new
+
+
+def combine(paths: list[Path], keys: tuple[str, ...], per_treebank: tuple[str, ...] = ()) -> dict[str, Any]:
+    """One result from the results of parts run separately: the treebanks of all files in order, and likewise
+    the rows of each of ``per_treebank`` (a later file's run of a treebank replaces an earlier one), the last
+    non-empty value of each of ``keys``, and every file's command."""
+    lists = ("treebanks", *per_treebank)
+    result: dict[str, Any] = {"commands": [], **{key: [] for key in lists}}
     for path in paths:
         part = json.loads(path.read_text())
         result["commands"] += part.get("commands", [part.get("command")])
         result.update({key: part[key] for key in keys if part.get(key)})
-        names = {t["treebank"] for t in part.get("treebanks", [])}
-        result["treebanks"] = [t for t in result["treebanks"] if t["treebank"] not in names]
-        result["treebanks"] += part.get("treebanks", [])
+        for key in lists:
+            result[key] = _merge(result[key], part.get(key, []))
     return result
 
 
@@ -278,9 +285,11 @@ def main() -> None:
     parser.add_argument("--bf-max-n", type=int, default=60, help="longest sentence for Table 1 (BF)")
     parser.add_argument("--table2-max-n", type=int, default=30)
     parser.add_argument("--throughput", type=Path, nargs="*", default=[], help="dev files to parse whole")
+    parser.add_argument("--note", default="", help="a sentence on the run's conditions, printed under the command")
     args = parser.parse_args()
     result: dict[str, Any] = {
         **run_header("ppc.py"),
+        "note": args.note,
         "bf_max_n": args.bf_max_n,
         "table2_max_n": args.table2_max_n,
         "treebanks": [run_treebank(p, args) for p in dev_files(args)],

@@ -59,9 +59,10 @@ def _load(models: Path, stem: str) -> Model | None:
     return Model.load(path) if path.exists() else None
 
 
-def _decode_all(
+def decode_all(
     sentences: list[Sentence], model: Model, decoder: str, options: dict[str, Any]
 ) -> tuple[list[DecodeResult], float]:
+    """Each sentence decoded by ``model`` with ``decoder`` and ``options``; the seconds, features included."""
     results, seconds = [], 0.0
     for s in sentences:
         start = time.perf_counter()
@@ -70,7 +71,7 @@ def _decode_all(
     return results, seconds
 
 
-def _certified_tree(result: DecodeResult) -> bool:
+def certified_tree(result: DecodeResult) -> bool:
     """Whether the decoded tree is proved optimal: an integral LP optimum, or exact decoding's proof."""
     if result.stats.get("status") is not None:  # the exact decoder
         return bool(result.stats["certified"])
@@ -104,7 +105,7 @@ def run_treebank(path: Path, args: Any) -> list[dict[str, Any]]:
             options.update(pruning=ArcPruning(), pruner=first if posteriors == "first" else None)
         if decoder == "exact":
             options["time_limit"] = args.exact_time_limit
-        results, seconds = _decode_all(sentences, model, decoder, options)
+        results, seconds = decode_all(sentences, model, decoder, options)
         if posteriors is None:
             reference, base_seconds = results, seconds
         kept = [gold_recall(r.kept_arcs, s.heads) for s, r in zip(sentences, results) if r.kept_arcs is not None]
@@ -122,7 +123,7 @@ def run_treebank(path: Path, args: Any) -> list[dict[str, Any]]:
             "gold arcs kept": (f"{100 * sum(k for k, _ in kept) / sum(t for _, t in kept):.2f}%" if kept else "100%"),
             "same tree": f"{sum(np.array_equal(r.heads, b.heads) for r, b in zip(results, reference))}/{len(sentences)}",
             "fractional": sum(not r.stats.get("integral", True) for r in results),
-            "certified optimal tree": f"{sum(map(_certified_tree, results))}/{len(sentences)}",
+            "certified optimal tree": f"{sum(map(certified_tree, results))}/{len(sentences)}",
             "LP bound <= unpruned": f"{sum(_bound(r) <= _bound(b) + 1e-6 for r, b in zip(results, reference))}/{len(sentences)}",
         })
         print(rows[-1], flush=True)

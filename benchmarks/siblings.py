@@ -7,12 +7,17 @@ Three measurements, each written to ``benchmarks/results/<out>.{json,md}`` (defa
   (every part scored and instantiated), with speed, parts scored and added relative to BF, objectives equal,
   certificates, and % integral. Model: ``<models>/<treebank>-2s.npz`` (``benchmarks/train_treebanks.sh``).
 * **Dev UAS** (no punctuation) of the first-order (``-1``: Chu-Liu-Edmonds), grandparent (``-2``: PPC) and
-  grandparent + sibling (``-2s``: PPC with both families) models on the same dev sentences (those of at most
-  ``--uas-max-n`` tokens); a fractional LP optimum is rounded to a tree (:func:`lpparse.ppc.project_to_tree`).
+  grandparent + sibling (``-2s``: PPC with both families; and loopy BP, as trained) models on the same dev
+  sentences (the first ``--uas-limit`` of at most ``--uas-max-n`` tokens); a fractional LP optimum is rounded
+  to a tree (:func:`lpparse.ppc.project_to_tree`). The ``-2`` and ``-2s`` models are also decoded exactly
+  (``exact``: branch and bound over the LP, at most ``--exact-time-limit`` seconds per sentence) over the arcs
+  that the first-order model's posteriors keep (:class:`lpparse.pruning.ArcPruning`'s defaults, as in
+  ``benchmarks/pruning.py``), with the number of trees certified optimal for the pruned problem.
 * **Throughput** over a whole dev set (``--throughput``), one core, in tokens per second with feature
   extraction, for the grandparent model and the grandparent + sibling model.
 
-Run on one core: ``taskset -c 1 python benchmarks/siblings.py --models ../models``.
+Run on one core, a treebank per part (``--treebanks <dev file> --out <part>``), then merge the parts:
+``python benchmarks/siblings.py --combine <part>.json ...``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any
 
 import numpy as np
 from ppc import LANGUAGE, MULTI_ROOT, combine, dev_files, run_header, sample, treebank_parser, write_results
+from pruning import certified_tree, decode_all
 
 from lpparse.corpus import Sentence, corpus_uas, read_treebank
 from lpparse.experiments.grandparent_tables import BUCKETS
@@ -31,10 +37,20 @@ from lpparse.oracles import chu_liu_edmonds
 from lpparse.parsing import decode_sentence, default_decoder_options
 from lpparse.ppc import PPCResult, parse_price_cut
 from lpparse.ppc.loop import project_to_tree, solve_bf
+from lpparse.pruning import ArcPruning
 from lpparse.scoring.model import Model
 from lpparse.table import markdown_table
 
-UAS = ("first-order", "grandparent", "grandparent + sibling", "grandparent + sibling (bp)")
+SECOND_ORDER = ("grandparent", "grandparent + sibling")
+UAS = (
+    "first-order",
+    "grandparent",
+    "grandparent exact (pruned)",
+    "grandparent + sibling",
+    "grandparent + sibling (bp)",
+    "grandparent + sibling exact (pruned)",
+)
+CERTIFIED = tuple(f"{kind} exact certified" for kind in SECOND_ORDER)
 TABLE = (
     "sentences",
     "count",
@@ -132,10 +148,15 @@ def table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def uas(sentences: list[Sentence], models: dict[str, Model | None], single_root: bool) -> dict[str, Any]:
+def uas(
+    sentences: list[Sentence], models: dict[str, Model | None], single_root: bool, exact_time_limit: float
+) -> dict[str, Any]:
     """Dev UAS (no punctuation) of each available model on ``sentences``; the grandparent + sibling model
-    also with the ``bp`` decoder as it was trained (:func:`lpparse.parsing.default_decoder_options`)."""
+    also with the ``bp`` decoder as it was trained (:func:`lpparse.parsing.default_decoder_options`); the
+    second-order models also by ``exact`` over the arcs the first-order model keeps, with the number of trees
+    certified."""
     out: dict[str, Any] = {"sentences": len(sentences), "tokens": sum(s.n for s in sentences)}
+    first = models["first-order"]
     for kind, model in models.items():
         if model is None:
             continue
@@ -154,6 +175,12 @@ def uas(sentences: list[Sentence], models: dict[str, Model | None], single_root:
             options = default_decoder_options(model, "bp")
             bp = [decode_sentence(model, s, "bp", **options).heads for s in sentences]
             out[f"{kind} (bp)"] = corpus_uas(sentences, bp).uas_no_punct
+        if kind in SECOND_ORDER and first is not None:
+            options = {"pruning": ArcPruning(), "pruner": first, "time_limit": exact_time_limit}
+            exact, seconds = decode_all(sentences, model, "exact", options)
+            out[f"{kind} exact (pruned)"] = corpus_uas(sentences, [r.heads for r in exact]).uas_no_punct
+            out[f"{kind} exact certified"] = sum(map(certified_tree, exact))
+            out[f"{kind} exact seconds"] = round(seconds, 1)
     return out
 
 
@@ -206,6 +233,7 @@ def run_treebank(path: Path, args: Any) -> dict[str, Any] | None:
         bf = f" BF {r['bf']['seconds']:.2f}s" if "bf" in r else ""
         print(f"{name} #{i} n={s.n}: PPC {r['ppc']['seconds']:.2f}s{bf}", flush=True)
     return {"treebank": name, "language": LANGUAGE.get(name, name), "single_root": single_root,
+            "per_bucket": args.per_bucket, "ppc_max_n": args.ppc_max_n, "bf_max_n": args.bf_max_n,
             "table": table(records), "records": records}
 
 
@@ -214,9 +242,20 @@ def run_uas(path: Path, args: Any) -> dict[str, Any]:
     name = path.parent.name
     chosen = [s for s in read_treebank(path) if s.n <= args.uas_max_n][: args.uas_limit]
     kinds = {"first-order": "1", "grandparent": "2", "grandparent + sibling": "2s"}
-    scores = uas(chosen, {k: _model(args.models, name, v) for k, v in kinds.items()}, name not in MULTI_ROOT)
+    models = {k: _model(args.models, name, v) for k, v in kinds.items()}
+    scores = uas(chosen, models, name not in MULTI_ROOT, args.exact_time_limit)
     print(f"{name} UAS: {scores}", flush=True)
     return {"treebank": name, **scores}
+
+
+def _uas_cells(u: dict[str, Any]) -> list[Any]:
+    """A UAS table row: percentages, and certified trees out of the sentences."""
+    return [
+        u["treebank"],
+        u["sentences"],
+        *(f"{100 * u[k]:.2f}" if k in u else "-" for k in UAS),
+        *(f"{u[k]}/{u['sentences']}" if k in u else "-" for k in CERTIFIED),
+    ]
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -226,23 +265,40 @@ def markdown(result: dict[str, Any]) -> str:
         "Commands: " + ", ".join(f"`{c}`" for c in result["commands"]),
         "",
         *([result["note"], ""] if result.get("note") else []),
-        "PPC and BF solve the grandparent (`all`) + sibling (`martins`) LP; BF only up to "
-        f"{result['bf_max_n']} tokens (it instantiates every part: O(n³) columns). Times include scoring "
-        "parts and building the LPs, not feature extraction.",
+        (
+            "PPC and BF solve the grandparent (`all`) + sibling (`martins`) LP of the treebank's grandparent + "
+            "sibling model (`<models>/<treebank>-2s.npz`) on random dev sentences (seed 0) drawn per length "
+            "bucket (how many, and up to which length, under each treebank), BF only on the shorter ones (it "
+            "instantiates every part: O(n³) columns). Times include scoring parts and building the LPs, not "
+            "feature extraction."
+        ),
     ]
     for tb in result["treebanks"]:
+        sampled = (
+            f"{tb['per_bucket']} sentences per bucket of at most {tb['ppc_max_n']} tokens; BF on those of at most "
+            f"{tb['bf_max_n']}."
+        )
         lines += ["", f"## {tb['treebank']} ({tb['language']}; {'single' if tb['single_root'] else 'multi'}-root)",
-                  "", markdown_table(TABLE, [[row[k] for k in TABLE] for row in tb["table"]])]
-    uas_rows = [
-        [u["treebank"], u["sentences"], *(f"{100 * u[k]:.2f}" if k in u else "-" for k in UAS)]
-        for u in result.get("uas", [])
-    ]
-    head = ("treebank", "dev sentences", *UAS)
-    if uas_rows:
-        lines += ["", f"## Dev UAS (no punctuation; sentences of at most {result['uas_max_n']} tokens)", "",
-                  "First-order: Chu-Liu-Edmonds; grandparent and grandparent + sibling: PPC, a fractional "
-                  "optimum rounded to a tree; (bp): loopy BP's minimum-Bayes-risk tree, as the model was "
-                  "trained (Gormley, Dredze & Eisner 2015).", "", markdown_table(head, uas_rows)]
+                  "", sampled, "", markdown_table(TABLE, [[row[k] for k in TABLE] for row in tb["table"]])]
+    if result.get("uas"):
+        limit = f"the first {result['uas_limit']}" if result.get("uas_limit") else "all"
+        lines += [
+            "",
+            "## Dev UAS (no punctuation)",
+            "",
+            (
+                f"On each dev set, {limit} sentences of at most {result['uas_max_n']} tokens. First-order "
+                "(`-1`): Chu-Liu-Edmonds; grandparent (`-2`) and grandparent + sibling (`-2s`): PPC, a fractional "
+                "optimum rounded to a tree; (bp): loopy BP's minimum-Bayes-risk tree, as the model was trained "
+                "(Gormley, Dredze & Eisner 2015); exact (pruned): the `exact` decoder (branch and bound over the "
+                "same LP) over the arcs kept by the first-order model's posteriors (TurboParser's rule: "
+                "posterior >= 1e-4, at most 10 heads per word, the best first-order tree kept; as in "
+                f"`benchmarks/pruning.py`), at most {result['exact_time_limit']:g} s per sentence; certified: "
+                "its trees proved optimal for the pruned problem."
+            ),
+            "",
+            markdown_table(("treebank", "dev sentences", *UAS, *CERTIFIED), [_uas_cells(u) for u in result["uas"]]),
+        ]
     if result.get("throughput"):
         keys = ("model", "parts", "sentences", "tokens", "seconds", "tokens/s", "certified")
         lines += ["", "## Throughput (one core, whole dev set, feature extraction included)", "",
@@ -259,6 +315,9 @@ def main() -> None:
     parser.add_argument(
         "--uas-limit", type=int, default=None, help="first UAS_LIMIT such dev sentences (0: no UAS table)"
     )
+    parser.add_argument(
+        "--exact-time-limit", type=float, default=60.0, help="seconds per sentence for exact decoding (UAS table)"
+    )
     parser.add_argument("--throughput", type=Path, nargs="*", default=[], help="dev files to parse whole")
     parser.add_argument(
         "--combine", type=Path, nargs="+", default=None, metavar="JSON",
@@ -268,14 +327,16 @@ def main() -> None:
     args = parser.parse_args()
     result: dict[str, Any]
     if args.combine:
-        result = combine(args.combine, ("machine", "python", "bf_max_n", "uas_max_n", "uas", "throughput"))
+        keys = ("machine", "python", "uas_max_n", "uas_limit", "exact_time_limit")
+        result = combine(args.combine, keys, per_treebank=("uas", "throughput"))
     else:
         tables = [run_treebank(p, args) for p in dev_files(args)] if args.per_bucket > 0 else []
         treebanks = [t for t in tables if t is not None]
         result = {
             **run_header("siblings.py"),
-            "bf_max_n": args.bf_max_n,
             "uas_max_n": args.uas_max_n,
+            "uas_limit": args.uas_limit,
+            "exact_time_limit": args.exact_time_limit,
             "treebanks": treebanks,
             "uas": [run_uas(p, args) for p in dev_files(args)] if args.uas_limit != 0 else [],
             "throughput": [row for p in args.throughput for row in throughput(p, args.models)],
