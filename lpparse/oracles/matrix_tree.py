@@ -95,7 +95,7 @@ def _weights(s: NDArray[np.float64]) -> tuple[NDArray[np.floating], NDArray[np.f
     shift = np.max(np.where(mask, s, -np.inf), axis=0)[1:]
     span = np.max(shift - np.min(np.where(mask, s, np.inf), axis=0)[1:])
     dtype = np.float64 if span <= _FLOAT64_SPAN else np.longdouble
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # only entries that np.where drops can overflow
         e = np.where(mask, np.exp(s.astype(dtype) - np.concatenate([[0.0], shift])), 0)
     return e[1:, 1:], e[0, 1:], float(shift.sum())
 
@@ -113,8 +113,9 @@ def matrix_tree(scores: ArrayLike, single_root: bool = False, marginals: bool = 
     order = _single_root_order(allowed_arcs(s)) if single_root else np.arange(n)
     a0, r0 = a0[np.ix_(order, order)], r0[order]
     a, r = a0.copy(), r0.copy()
-    pivots = _eliminate(a, r, single_root)
-    if not np.all(pivots > 0):  # a tree exists, so only underflow can zero a pivot
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # checked on the pivots below
+        pivots = _eliminate(a, r, single_root)
+    if not np.all(np.isfinite(pivots) & (pivots > 0)):  # a tree exists: only under- or overflow gets here
         raise FloatingPointError("scores span too wide a range for extended precision (about 1e4 per column)")
     log_z = float(np.log(pivots).sum()) + shift
     if not marginals:
