@@ -218,7 +218,16 @@ def markdown(result: dict[str, Any]) -> str:
             f"({t['sentences_per_second_with_features']:.1f}/s with feature extraction); certified "
             f"{t['certified']}, integral {t['integral']}. Paper: about 1 sentence/s."
         )
+    lines += ["", SIBLINGS_POINTER]
     return "\n".join(lines) + "\n"
+
+
+#: Where the grandparent + sibling tables live (benchmarks/siblings.py writes them)
+SIBLINGS_POINTER = (
+    "Grandparent + sibling parts: `benchmarks/results/siblings.md` (`benchmarks/siblings.py`) has PPC against "
+    "BF on the four dev sets, the dev UAS of the first-order, grandparent and grandparent + sibling models "
+    "(rounded LP, BP, and exact over pruned arcs) and the Danish throughput of every decoder."
+)
 
 
 def pinned() -> list[str]:
