@@ -16,7 +16,6 @@ Writes ``benchmarks/results/exact.json`` and ``exact.md`` (``--out`` changes the
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from pathlib import Path
