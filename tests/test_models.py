@@ -96,6 +96,19 @@ def test_bounds_valid_on_random_sentences(sentence: Sentence, seed: int, scale: 
     _check_bounds(_random_model(seed, scale=scale), sentence)
 
 
+@pytest.mark.parametrize("shift", [0, 1, 2])
+def test_relation_halves_match_masked_maxima(shift: int) -> None:
+    """The bound tables' per-bit maxima over the valid relations (one gather and reshape) against the maxima
+    over each bit's relations selected by a mask."""
+    from lpparse.scoring.bounds import _by_bit
+    from lpparse.scoring.features import VALID_RELATIONS
+
+    w = np.random.default_rng(shift).normal(size=(3, 4, VALID_RELATIONS.size))
+    bit = (VALID_RELATIONS >> shift) & 1
+    expected = np.stack([w[..., bit == 0].max(axis=-1), w[..., bit == 1].max(axis=-1)], axis=-1)
+    np.testing.assert_array_equal(_by_bit(w, VALID_RELATIONS, shift), expected)
+
+
 def test_bounds_exact_for_a_single_template() -> None:
     """With one template the bound is the max over attribute values, attained by some value: on a
     sentence containing that value it equals the true max."""

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from lpparse.lp.solution import TOL
 
 __all__ = [
+    "BF_HIGHS_OPTIONS",
     "DEFAULT_MASTER",
     "DEFER",
     "DEGENERATE_MASTER",
-    "BF_HIGHS_OPTIONS",
     "HIGHS_OPTIONS",
     "INITS",
     "PER_PAIR",
