@@ -18,6 +18,7 @@ model can mirror the program by pushing what was appended since it last looked (
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -41,6 +42,18 @@ def _as_index(index: ArrayLike) -> NDArray[np.int64]:
     if a.ndim != 2:
         raise ValueError(f"index must be a (k, d) array of index tuples, got shape {a.shape}")
     return a
+
+
+def _sides(lower: ArrayLike, upper: ArrayLike, k: int, what: str) -> tuple[NDArray[np.float64], ...]:
+    """``lower`` and ``upper`` broadcast to k; ValueError (``what``) if a lower side is above its upper side."""
+    lo, hi = _broadcast(lower, k, "lower"), _broadcast(upper, k, "upper")
+    if isinstance(lower, float | int) and isinstance(upper, float | int):
+        above = lower > upper
+    else:
+        above = bool((lo > hi).any())
+    if above:
+        raise ValueError(what)
+    return lo, hi
 
 
 def _broadcast(value: ArrayLike, k: int, name: str) -> NDArray[np.float64]:
@@ -351,18 +364,18 @@ class LinearProgram:
         self._col_lower = _Vec(np.float64)
         self._col_upper = _Vec(np.float64)
         self._integrality = _Vec(np.bool_)
-        self._col_block = _Vec(np.int32)
-        self._col_slot = _Vec(np.int64)
         self._row_lower = _Vec(np.float64)
         self._row_upper = _Vec(np.float64)
-        self._row_block = _Vec(np.int32)
-        self._row_slot = _Vec(np.int64)
         self._coo_r = _Vec(np.int64)
         self._coo_c = _Vec(np.int64)
         self._coo_v = _Vec(np.float64)
         self._csr: sp.csr_matrix | None = None
         self._csr_nz = -1
-        self._block_names: list[tuple[str, str]] = []  # (kind, name) by block number
+        # each batch of columns (rows) appended: its first position, and its (block, first slot in the block)
+        self._col_starts: list[int] = []
+        self._col_owner: list[tuple[Block, int]] = []
+        self._row_starts: list[int] = []
+        self._row_owner: list[tuple[Block, int]] = []
 
     # ---- sizes and arrays -------------------------------------------------------------------------
     @property
@@ -422,9 +435,7 @@ class LinearProgram:
         return self._coo_r.view[nz:], self._coo_c.view[nz:], self._coo_v.view[nz:]
 
     # ---- building ---------------------------------------------------------------------------------
-    def _block(
-        self, table: dict[str, Block], kind: str, name: str, arity: int, integer: bool
-    ) -> tuple[Block, int]:
+    def _block(self, table: dict[str, Block], kind: str, name: str, arity: int, integer: bool) -> Block:
         if name in table:
             block = table[name]
         else:
@@ -435,10 +446,22 @@ class LinearProgram:
                     f"{'constraint' if kind == 'var' else 'variable'} block"
                 )
             block = table[name] = Block(name, kind, arity, integer)
-            self._block_names.append((kind, name))
         if block.integer != integer and kind == "var":
             raise ValueError(f"block {name!r} was created with integer={block.integer}")
-        return block, self._block_names.index((kind, name))
+        return block
+
+    @staticmethod
+    def _place(
+        block: Block, idx: NDArray[np.int64], start: int, starts: list[int], owner: list[tuple[Block, int]]
+    ) -> NDArray[np.int64]:
+        """Append ``idx`` to ``block`` at global positions start.. and record the batch for the labels."""
+        k = idx.shape[0]
+        pos = np.arange(start, start + k, dtype=np.int64)
+        block._append(idx, pos)
+        if k:
+            starts.append(start)
+            owner.append((block, len(block) - k))
+        return pos
 
     def add_variables(
         self,
@@ -456,20 +479,13 @@ class LinearProgram:
         """
         idx = _as_index(index)
         k = idx.shape[0]
-        block, number = self._block(self.var_blocks, "var", name, idx.shape[1], integer)
-        lo, hi = _broadcast(lower, k, "lower"), _broadcast(upper, k, "upper")
-        if (lo > hi).any():
-            raise ValueError(f"variable block {name!r}: lower bound above upper bound")
-        start = self.num_cols
-        pos = np.arange(start, start + k, dtype=np.int64)
-        block._append(idx, pos)
-        slot0 = len(block) - k
+        block = self._block(self.var_blocks, "var", name, idx.shape[1], integer)
+        lo, hi = _sides(lower, upper, k, f"variable block {name!r}: lower bound above upper bound")
+        pos = self._place(block, idx, self.num_cols, self._col_starts, self._col_owner)
         self._cost.extend(_broadcast(cost, k, "cost"))
         self._col_lower.extend(lo)
         self._col_upper.extend(hi)
         self._integrality.extend(np.full(k, integer))
-        self._col_block.extend(np.full(k, number, dtype=np.int32))
-        self._col_slot.extend(np.arange(slot0, slot0 + k))
         return pos
 
     def add_constraints(
@@ -490,33 +506,33 @@ class LinearProgram:
         """
         idx = _as_index(index)
         k = idx.shape[0]
-        block, number = self._block(self.con_blocks, "con", name, idx.shape[1], False)
-        lo, hi = _broadcast(lower, k, "lower"), _broadcast(upper, k, "upper")
-        if (lo > hi).any():
-            raise ValueError(f"constraint block {name!r}: lower side above upper side")
-        r = np.asarray(rows, dtype=np.int64)
+        block = self._block(self.con_blocks, "con", name, idx.shape[1], False)
+        lo, hi = _sides(lower, upper, k, f"constraint block {name!r}: lower side above upper side")
+        r = np.asarray(rows, dtype=np.int64).ravel()
         if r.size and (r.min() < 0 or r.max() >= k):
             raise ValueError(f"constraint block {name!r}: local row numbers must lie in 0..{k - 1}")
         start = self.num_rows
-        pos = np.arange(start, start + k, dtype=np.int64)
-        block._append(idx, pos)
-        slot0 = len(block) - k
+        pos = self._place(block, idx, start, self._row_starts, self._row_owner)
         self._row_lower.extend(lo)
         self._row_upper.extend(hi)
-        self._row_block.extend(np.full(k, number, dtype=np.int32))
-        self._row_slot.extend(np.arange(slot0, slot0 + k))
-        self.add_coefficients(r + start, cols, values)
+        self._append_coefficients(r + start, cols, values)
         return pos
 
     def add_coefficients(self, rows: ArrayLike, cols: ArrayLike, values: ArrayLike) -> None:
         """Append coefficients A[rows, cols] += values (global positions), e.g. new columns in old rows."""
         r = np.asarray(rows, dtype=np.int64).ravel()
+        if r.size and (r.min() < 0 or r.max() >= self.num_rows):
+            raise ValueError("coefficient outside the matrix (add the columns and rows first)")
+        self._append_coefficients(r, cols, values)
+
+    def _append_coefficients(self, r: NDArray[np.int64], cols: ArrayLike, values: ArrayLike) -> None:
+        """:meth:`add_coefficients` for rows ``r`` known to lie in the matrix."""
         c = np.asarray(cols, dtype=np.int64).ravel()
         v = np.asarray(values, dtype=np.float64).ravel()
         if not r.shape == c.shape == v.shape:
             raise ValueError("rows, cols and values must have the same length")
         if r.size:
-            if r.min() < 0 or r.max() >= self.num_rows or c.min() < 0 or c.max() >= self.num_cols:
+            if c.min() < 0 or c.max() >= self.num_cols:
                 raise ValueError("coefficient outside the matrix (add the columns and rows first)")
             if not np.isfinite(v).all():
                 raise ValueError("coefficients must be finite")
@@ -578,15 +594,25 @@ class LinearProgram:
         """Global rows of block ``name``, aligned with ``con_blocks[name].index``."""
         return self.con_blocks[name].positions
 
+    @staticmethod
+    def _label(
+        at: int, size: int, starts: list[int], owner: list[tuple[Block, int]]
+    ) -> tuple[str, tuple[int, ...]]:
+        """(block name, index tuple) at global position ``at`` (negative: from the end) of ``size``."""
+        if not -size <= at < size:
+            raise IndexError(f"position {at} outside a program of {size}")
+        at %= size
+        batch = bisect_right(starts, at) - 1
+        block, slot0 = owner[batch]
+        return block.name, tuple(block.index[slot0 + at - starts[batch]].tolist())
+
     def col_label(self, j: int) -> tuple[str, tuple[int, ...]]:
         """(block name, index tuple) of global column ``j``."""
-        _, name = self._block_names[int(self._col_block.view[j])]
-        return name, tuple(self.var_blocks[name].index[int(self._col_slot.view[j])].tolist())
+        return self._label(int(j), self.num_cols, self._col_starts, self._col_owner)
 
     def row_label(self, i: int) -> tuple[str, tuple[int, ...]]:
         """(block name, index tuple) of global row ``i``."""
-        _, name = self._block_names[int(self._row_block.view[i])]
-        return name, tuple(self.con_blocks[name].index[int(self._row_slot.view[i])].tolist())
+        return self._label(int(i), self.num_rows, self._row_starts, self._row_owner)
 
     def col_names(self, start: int = 0) -> Iterator[str]:
         """LP-file-safe names ``block(i_j_...)`` (as Pyomo's labels) of the columns from ``start`` on."""
