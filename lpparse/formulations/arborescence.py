@@ -37,7 +37,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components, maxi
 from lpparse.colgen.engine import Engine
 from lpparse.colgen.family import DualState, Priced, Separated
 from lpparse.colgen.options import DEGENERATE_MASTER, ColgenOptions
-from lpparse.lp.program import LinearProgram
+from lpparse.lp.program import LinearProgram, Terms
 from lpparse.lp.solution import TOL, FractionalSolutionError, Solution
 from lpparse.lp.views import LPModel, make_model
 from lpparse.trees import allowed_arcs, check_tree_exists, validate_scores
@@ -85,11 +85,11 @@ def _arc_program(
     n = s.shape[0] - 1
     arcs = np.argwhere(allowed_arcs(s)).astype(np.int64)
     lp = ArborescenceLP(name, n, single_root)
-    lp.add_variables("z", arcs, cost=s[arcs[:, 0], arcs[:, 1]], integer=True)
-    lp.constrain("OneHead", np.arange(1, n + 1), lp.var("z", arcs).at(arcs[:, 1]), 1.0, 1.0)
+    z = lp.add_variables("z", arcs, cost=s[arcs[:, 0], arcs[:, 1]], integer=True)
+    lp.constrain("OneHead", np.arange(1, n + 1), Terms.columns(z).at(arcs[:, 1]), 1.0, 1.0)
     if single_root:
-        root = arcs[arcs[:, 0] == 0]
-        lp.constrain("OneRoot", [0], lp.var("z", root).at(np.zeros(len(root))), 1.0, 1.0)
+        root = z[arcs[:, 0] == 0]
+        lp.constrain("OneRoot", [0], Terms.columns(root).at(np.zeros(len(root))), 1.0, 1.0)
     return lp, arcs
 
 
@@ -98,15 +98,15 @@ def single_commodity_flow(scores: NDArray[np.float64], single_root: bool = False
     Raises NoTreeError."""
     lp, arcs = _arc_program(scores, single_root, "single-flow")
     n = lp.n
-    lp.add_variables("phi", arcs)
+    flows = lp.add_variables("phi", arcs)  # the columns in arc order, as z's: no look-up below
     lp.flow_capacity, lp.commodities = float(n), 1
-    root, word = arcs[arcs[:, 0] == 0], arcs[arcs[:, 0] > 0]
-    phi = lp.var("phi", arcs)
-    lp.constrain("Source", [0], lp.var("phi", root).at(np.zeros(len(root))), n, n)
-    lp.constrain(
-        "Consume", np.arange(1, n + 1), phi.at(arcs[:, 1]) - lp.var("phi", word).at(word[:, 0]), 1.0, 1.0
-    )
-    lp.constrain("NoFlow", arcs, phi - n * lp.var("z", arcs), upper=0.0)
+    root = arcs[:, 0] == 0
+    word = ~root
+    phi = Terms.columns(flows)
+    lp.constrain("Source", [0], Terms.columns(flows[root]).at(np.zeros(int(root.sum()))), n, n)
+    out_of_word = Terms.columns(flows[word]).at(arcs[word, 0])
+    lp.constrain("Consume", np.arange(1, n + 1), phi.at(arcs[:, 1]) - out_of_word, 1.0, 1.0)
+    lp.constrain("NoFlow", arcs, phi - n * Terms.columns(lp.cols("z")), upper=0.0)
     return lp
 
 

@@ -156,17 +156,18 @@ class GrandparentProgram:
         gpc = np.column_stack([g, p, c])
         cols = lp.add_variables("zgp", gpc, cost=scores, integer=True)
         self.present[g, p, c] = True
-        zgp = Terms.columns(cols)
-        if "OneGP" in self.families:
-            lp.add_terms("OneGP", zgp.at(gpc[:, 1:]))
+        ones = np.ones(k)
+        if "OneGP" in self.families:  # the rows OneGP[p,c] and NoGP[g,p] through the dense maps
+            lp.add_coefficients(self.onegp_row[p, c], cols, ones)
         if "NoGP" in self.families:
-            lp.add_terms("NoGP", zgp.at(gpc[:, :2]))
+            lp.add_coefficients(self.nogp_row[g, p], cols, ones)
+        zgp = Terms.columns(cols)
+        arcs = (self._z(g, p), self._z(p, c))
         if arcgp and "ArcGP" in self.families:
-            self._add_arcgp(g, p, c, zgp)
+            self._add_arcgp(gpc, *arcs, zgp)
         if "GPArc" in self.families:
             # with OneGP, zgp[g,p,c] <= Σ_g' zgp[g',p,c] = z[p,c]: the right-hand GPArc row is implied
             sides = [0] if "OneGP" in self.families else [0, 1]
-            arcs = [self._z(g, p), self._z(p, c)]
             add_arc_rows(lp, "GPArc", gpc, [arcs[i] for i in sides], sides, zgp)
         return cols
 
@@ -174,12 +175,11 @@ class GrandparentProgram:
         """Terms z[h,m] of candidate arcs, through the dense arc map."""
         return Terms.columns(self.z_col[h, m])
 
-    def _add_arcgp(
-        self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64], zgp: Terms
-    ) -> None:
-        """ArcGP rows z[g,p] + z[p,c] - zgp[g,p,c] <= 1 (``zgp``: the triples' terms)."""
-        add_and_rows(self.lp, "ArcGP", np.column_stack([g, p, c]), self._z(g, p), self._z(p, c), zgp)
-        self.arcgp[g, p, c] = True
+    def _add_arcgp(self, gpc: NDArray[np.int64], gp: Terms, pc: Terms, zgp: Terms) -> None:
+        """ArcGP rows z[g,p] + z[p,c] - zgp[g,p,c] <= 1 of the triples ``gpc`` (k, 3) (``gp``, ``pc``,
+        ``zgp``: their terms z[g,p], z[p,c], zgp[g,p,c])."""
+        add_and_rows(self.lp, "ArcGP", gpc, gp, pc, zgp)
+        self.arcgp[gpc[:, 0], gpc[:, 1], gpc[:, 2]] = True
 
     @property
     def held_back_arcgp(self) -> int:
@@ -199,7 +199,8 @@ class GrandparentProgram:
             return
         if not self.present[g, p, c].all() or self.arcgp[g, p, c].any():
             raise ValueError("ArcGP rows are added once, for triples with a column")
-        self._add_arcgp(g, p, c, self.lp.var("zgp", np.column_stack([g, p, c])))
+        gpc = np.column_stack([g, p, c])
+        self._add_arcgp(gpc, self._z(g, p), self._z(p, c), self.lp.var("zgp", gpc))
 
     def triple_cols(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:
         """Columns of the triples (g, p, c) (-1: no column), through the zgp block's index map (sparse for a
@@ -241,16 +242,16 @@ def grandparent_program(
     arc_mask = allowed_arcs(s)
     arcs = lp.var_blocks["z"].index
     z_col = np.full((size, size), -1, np.int64)
-    z_col[arcs[:, 0], arcs[:, 1]] = lp.cols("z")
+    z_col[arcs[:, 0], arcs[:, 1]] = z = lp.cols("z")
     onegp_row = np.full((size, size), -1, np.int64)
     nogp_row = np.full((size, size), -1, np.int64)
     if "OneGP" in fams:  # OneGP[p,c]: Σ_g zgp[g,p,c] - z[p,c] = 0, the zgp terms coming with the triples
-        word = arcs[arcs[:, 0] > 0]
-        onegp_row[word[:, 0], word[:, 1]] = lp.constrain("OneGP", word, -lp.var("z", word), 0.0, 0.0)
-    if "NoGP" in fams:  # NoGP[g,p]: Σ_c zgp[g,p,c] - n z[g,p] <= 0
-        nogp_row[arcs[:, 0], arcs[:, 1]] = lp.constrain(
-            "NoGP", arcs, -float(n) * lp.var("z", arcs), upper=0.0
+        word = arcs[:, 0] > 0
+        onegp_row[arcs[word, 0], arcs[word, 1]] = lp.constrain(
+            "OneGP", arcs[word], -Terms.columns(z[word]), 0.0, 0.0
         )
+    if "NoGP" in fams:  # NoGP[g,p]: Σ_c zgp[g,p,c] - n z[g,p] <= 0
+        nogp_row[arcs[:, 0], arcs[:, 1]] = lp.constrain("NoGP", arcs, -float(n) * Terms.columns(z), upper=0.0)
     lp.add_variables("zgp", np.empty((0, 3), np.int64), integer=True)
     cube = (size, size, size)
     return GrandparentProgram(

@@ -57,14 +57,17 @@ def _sides(lower: ArrayLike, upper: ArrayLike, k: int, what: str) -> tuple[NDArr
 
 
 def _broadcast(value: ArrayLike, k: int, name: str) -> NDArray[np.float64]:
+    """``value`` as k floats (maybe a read-only view: the program's vectors copy what they append)."""
     if isinstance(value, float | int):  # the usual bound: no broadcast_to machinery
         if math.isnan(value):
             raise ValueError(f"{name} contains NaN")
         return np.full(k, float(value))
-    a = np.broadcast_to(np.asarray(value, dtype=np.float64), (k,))
+    a = np.asarray(value, dtype=np.float64)
+    if a.shape != (k,):
+        a = np.broadcast_to(a, (k,))
     if np.isnan(a).any():
         raise ValueError(f"{name} contains NaN")
-    return np.array(a)
+    return a
 
 
 class _Vec:
@@ -301,6 +304,8 @@ class Terms:
         second batch after those of the first, and so on."""
         if any(len(t.parts) != 1 or t.parts[0].at is not None for t in batches):
             raise ValueError("stack() takes the terms of single var() calls without at()")
+        if len(batches) == 1:
+            return batches[0]
         parts = [t.parts[0] for t in batches]
         return Terms(
             (_Part(np.concatenate([p.cols for p in parts]), np.concatenate([p.coefs for p in parts]), None),)
@@ -330,6 +335,7 @@ class Terms:
         """COO triplets (rows, cols, values): labelled terms through ``rows`` (labels -> row numbers, -1
         for none), the others in rows 0..k-1 of the batch (k None: every term must be labelled)."""
         out_rows = []
+        batch = None  # 0..k-1, shared by the unlabelled parts
         for part in self.parts:
             if part.at is not None:
                 r = rows(part.at)
@@ -338,7 +344,7 @@ class Terms:
             elif k is None or part.cols.shape[0] != k:
                 raise ValueError(f"terms without at() need one term per row ({k}), got {part.cols.shape[0]}")
             else:
-                r = np.arange(k, dtype=np.int64)
+                r = batch = np.arange(k, dtype=np.int64) if batch is None else batch
             out_rows.append(r)
         if len(self.parts) == 1:
             return out_rows[0], self.parts[0].cols, self.parts[0].coefs
@@ -506,11 +512,26 @@ class LinearProgram:
         """
         idx = _as_index(index)
         k = idx.shape[0]
-        block = self._block(self.con_blocks, "con", name, idx.shape[1], False)
-        lo, hi = _sides(lower, upper, k, f"constraint block {name!r}: lower side above upper side")
         r = np.asarray(rows, dtype=np.int64).ravel()
         if r.size and (r.min() < 0 or r.max() >= k):
             raise ValueError(f"constraint block {name!r}: local row numbers must lie in 0..{k - 1}")
+        return self._add_rows(name, idx, r, cols, values, lower, upper)
+
+    def _add_rows(
+        self,
+        name: str,
+        idx: NDArray[np.int64],
+        r: NDArray[np.int64],
+        cols: ArrayLike,
+        values: ArrayLike,
+        lower: ArrayLike,
+        upper: ArrayLike,
+    ) -> NDArray[np.int64]:
+        """:meth:`add_constraints` for index tuples ``idx`` (k, d) and local rows ``r`` known to lie in
+        0..k-1."""
+        k = idx.shape[0]
+        block = self._block(self.con_blocks, "con", name, idx.shape[1], False)
+        lo, hi = _sides(lower, upper, k, f"constraint block {name!r}: lower side above upper side")
         start = self.num_rows
         pos = self._place(block, idx, start, self._row_starts, self._row_owner)
         self._row_lower.extend(lo)
@@ -562,12 +583,12 @@ class LinearProgram:
                 label_map.append(IndexMap(idx, np.arange(idx.shape[0])))
             return label_map[0].find(labels)
 
-        return self.add_constraints(name, idx, *terms.coo(rows, idx.shape[0]), lower, upper)
+        return self._add_rows(name, idx, *terms.coo(rows, idx.shape[0]), lower, upper)
 
     def add_terms(self, name: str, terms: Terms) -> None:
         """Add labelled ``terms`` (:meth:`Terms.at`) to the existing rows of block ``name``, e.g. the
         coefficients of new columns in old rows."""
-        self.add_coefficients(*terms.coo(self.con_blocks[name].find, None))
+        self._append_coefficients(*terms.coo(self.con_blocks[name].find, None))
 
     # ---- lookups ----------------------------------------------------------------------------------
     @staticmethod
