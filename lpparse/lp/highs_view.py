@@ -17,6 +17,7 @@ All sign conversion between HiGHS and lpparse happens in :func:`duals_from_highs
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -66,7 +67,9 @@ def duals_from_highs(
 
 
 def _inf(a: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Replace ±inf by HiGHS's infinity."""
+    """Replace ±inf by HiGHS's infinity (nothing to replace when that is inf, as in highspy 1.16)."""
+    if math.isinf(highspy.kHighsInf):
+        return a
     return np.clip(a, -highspy.kHighsInf, highspy.kHighsInf)
 
 
@@ -86,12 +89,12 @@ def _compressed(
     summed: HiGHS's column-wise (major = column) or row-wise (major = row) format, without a scipy matrix."""
     key = major * (int(minor.max(initial=0)) + 1) + minor
     order = np.argsort(key, kind="stable")
-    key, values = key[order], values[order]
-    first = np.ones(key.size, bool)
-    first[1:] = key[1:] != key[:-1]
+    key, values, major, minor = key[order], values[order], major[order], minor[order]
+    first = key[1:] != key[:-1]
     if not first.all():
+        first = np.concatenate([[True], first])
         values = np.add.reduceat(values, np.flatnonzero(first))
-    major, minor = major[order][first], minor[order][first]
+        major, minor = major[first], minor[first]
     starts = np.searchsorted(major, np.arange(size)).astype(np.int32)
     return starts, minor.astype(np.int32), values
 

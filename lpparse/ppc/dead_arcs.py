@@ -66,7 +66,15 @@ class DeadArcs:
         self._phi = lp.cols("phi")[order].reshape(-1, per_arc)
         self._noflow = lp.rows("NoFlow")[order].reshape(-1, per_arc)
         self._capacity = lp.flow_capacity
-        self.out = self.dead()
+        self._leave_out(self.dead())
+
+    def _leave_out(self, out: NDArray[np.bool_]) -> None:
+        """Set :attr:`out` and what :meth:`extend` reads of it: the dead arcs' flow columns and NoFlow rows
+        (one row per arc), z columns and OneGP rows."""
+        self.out = out
+        at = self._arc_row[out]
+        self._out_phi, self._out_noflow = self._phi[at], self._noflow[at]
+        self._out_z, self._out_onegp = self.prog.z_col[out], self.prog.onegp_row[out]
 
     @staticmethod
     def applies(prog: GrandparentProgram) -> bool:
@@ -99,21 +107,19 @@ class DeadArcs:
         back = self.out & ~self.dead()
         if back.any():
             model.activate(self._columns(back), self._rows(back))
-            self.out = self.out & ~back
+            self._leave_out(self.out & ~back)
 
     def extend(self, sol: Solution) -> Solution:
         """``sol`` with duals that are optimal for the restricted LP itself (module docstring)."""
         if sol.row_dual is None or sol.col_dual is None or not self.out.any():
             return sol
         y, d = sol.row_dual.copy(), sol.col_dual.copy()
-        at = self._arc_row[self.out]
-        phi = self._phi[at]
+        phi, z = self._out_phi, self._out_z
         raise_ = np.maximum(d[phi], 0.0)
-        y[self._noflow[at]] += raise_
+        y[self._out_noflow] += raise_
         d[phi] -= raise_
-        z = self.prog.z_col[self.out]
         d[z] += self._capacity * raise_.sum(axis=1)
         lower = np.maximum(d[z], 0.0)
-        y[self.prog.onegp_row[self.out]] -= lower
+        y[self._out_onegp] -= lower
         d[z] -= lower
         return dataclasses.replace(sol, row_dual=y, col_dual=d)
