@@ -44,24 +44,29 @@ def _as_index(index: ArrayLike) -> NDArray[np.int64]:
     return a
 
 
-def _sides(lower: ArrayLike, upper: ArrayLike, k: int, what: str) -> tuple[NDArray[np.float64], ...]:
-    """``lower`` and ``upper`` broadcast to k; ValueError (``what``) if a lower side is above its upper side."""
+#: k values to append: one number for all, or an array (maybe a read-only view: :class:`_Vec` copies it)
+_Values = float | NDArray[np.float64]
+
+
+def _sides(lower: ArrayLike, upper: ArrayLike, k: int, what: str) -> tuple[_Values, _Values]:
+    """``lower`` and ``upper`` as :func:`_broadcast`; ValueError (``what``) if a lower side is above its upper
+    side."""
     lo, hi = _broadcast(lower, k, "lower"), _broadcast(upper, k, "upper")
-    if isinstance(lower, float | int) and isinstance(upper, float | int):
-        above = lower > upper
+    if isinstance(lo, float) and isinstance(hi, float):
+        above = lo > hi
     else:
-        above = bool((lo > hi).any())
+        above = bool(np.any(lo > hi))
     if above:
         raise ValueError(what)
     return lo, hi
 
 
-def _broadcast(value: ArrayLike, k: int, name: str) -> NDArray[np.float64]:
-    """``value`` as k floats (maybe a read-only view: the program's vectors copy what they append)."""
-    if isinstance(value, float | int):  # the usual bound: no broadcast_to machinery
+def _broadcast(value: ArrayLike, k: int, name: str) -> _Values:
+    """``value`` as k floats: a number stays a number (the usual bound), an array is broadcast to (k,)."""
+    if isinstance(value, float | int):
         if math.isnan(value):
             raise ValueError(f"{name} contains NaN")
-        return np.full(k, float(value))
+        return float(value)
     a = np.asarray(value, dtype=np.float64)
     if a.shape != (k,):
         a = np.broadcast_to(a, (k,))
@@ -77,8 +82,8 @@ class _Vec:
         self._a = np.empty(_GROW, dtype=dtype)
         self.n = 0
 
-    def extend(self, values: NDArray) -> None:
-        k = values.shape[0]
+    def extend(self, values: NDArray | float, k: int) -> None:
+        """Append k values (a number: k copies of it)."""
         if self.n + k > self._a.shape[0]:
             new = np.empty(max(2 * self._a.shape[0], self.n + k), dtype=self._a.dtype)
             new[: self.n] = self._a[: self.n]
@@ -262,6 +267,24 @@ class Block:
                 f"block {self.name!r} has index tuples of length {self.arity}, got {idx.shape[1]}"
             )
         return self._map.find(idx)
+
+
+def _label_finder(idx: NDArray[np.int64]) -> Callable[[NDArray[np.int64]], NDArray[np.int64]]:
+    """Labels (m, d) -> their positions 0..k-1 among the distinct labels ``idx`` (k, d), -1 for absent ones:
+    an offset for the labels lo, lo+1, ..., lo+k-1 (d = 1: tokens, the usual row labels), else an
+    :class:`IndexMap` (whose construction would cost more than the look-ups)."""
+    k, d = idx.shape
+    if d != 1 or k == 0 or idx[-1, 0] - idx[0, 0] != k - 1 or not (idx[1:, 0] - idx[:-1, 0] == 1).all():
+        return IndexMap(idx, np.arange(k)).find
+    lo = int(idx[0, 0])
+
+    def offset(labels: NDArray[np.int64]) -> NDArray[np.int64]:
+        if labels.shape[1] != 1:
+            raise ValueError(f"row labels have length 1, got {labels.shape[1]}")
+        r = labels[:, 0] - lo
+        return np.where(r.view(np.uint64) < k, r, -1)  # r < 0 wraps to a large number
+
+    return offset
 
 
 class _Part(NamedTuple):
@@ -488,10 +511,10 @@ class LinearProgram:
         block = self._block(self.var_blocks, "var", name, idx.shape[1], integer)
         lo, hi = _sides(lower, upper, k, f"variable block {name!r}: lower bound above upper bound")
         pos = self._place(block, idx, self.num_cols, self._col_starts, self._col_owner)
-        self._cost.extend(_broadcast(cost, k, "cost"))
-        self._col_lower.extend(lo)
-        self._col_upper.extend(hi)
-        self._integrality.extend(np.full(k, integer))
+        self._cost.extend(_broadcast(cost, k, "cost"), k)
+        self._col_lower.extend(lo, k)
+        self._col_upper.extend(hi, k)
+        self._integrality.extend(integer, k)
         return pos
 
     def add_constraints(
@@ -534,8 +557,8 @@ class LinearProgram:
         lo, hi = _sides(lower, upper, k, f"constraint block {name!r}: lower side above upper side")
         start = self.num_rows
         pos = self._place(block, idx, start, self._row_starts, self._row_owner)
-        self._row_lower.extend(lo)
-        self._row_upper.extend(hi)
+        self._row_lower.extend(lo, k)
+        self._row_upper.extend(hi, k)
         self._append_coefficients(r + start, cols, values)
         return pos
 
@@ -557,9 +580,10 @@ class LinearProgram:
                 raise ValueError("coefficient outside the matrix (add the columns and rows first)")
             if not np.isfinite(v).all():
                 raise ValueError("coefficients must be finite")
-        self._coo_r.extend(r)
-        self._coo_c.extend(c)
-        self._coo_v.extend(v)
+        k = r.shape[0]
+        self._coo_r.extend(r, k)
+        self._coo_c.extend(c, k)
+        self._coo_v.extend(v, k)
 
     # ---- the row builder --------------------------------------------------------------------------
     def var(self, name: str, index: ArrayLike) -> Terms:
@@ -576,12 +600,12 @@ class LinearProgram:
         """Append rows ``lower <= terms <= upper`` to block ``name``, labelled by ``index`` (the labels that
         :meth:`Terms.at` refers to); return their global positions (as :meth:`add_constraints`)."""
         idx = _as_index(index)
-        label_map: list[IndexMap] = []  # built on the first labelled term
+        finder: list[Callable[[NDArray[np.int64]], NDArray[np.int64]]] = []  # for the first labelled term
 
         def rows(labels: NDArray[np.int64]) -> NDArray[np.int64]:
-            if not label_map:
-                label_map.append(IndexMap(idx, np.arange(idx.shape[0])))
-            return label_map[0].find(labels)
+            if not finder:
+                finder.append(_label_finder(idx))
+            return finder[0](labels)
 
         return self._add_rows(name, idx, *terms.coo(rows, idx.shape[0]), lower, upper)
 
