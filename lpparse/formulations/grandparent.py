@@ -133,7 +133,9 @@ class GrandparentProgram:
         in one batch; return the new columns. A triple scored -inf gets its PrunedGP row instead of a
         column."""
         g, p, c = (np.asarray(a, dtype=np.int64).ravel() for a in (g, p, c))
-        scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), g.shape)
+        scores = np.asarray(scores, dtype=np.float64)
+        if scores.shape != g.shape:
+            scores = np.broadcast_to(scores, g.shape)
         k = g.shape[0]
         if k == 0:
             return np.empty(0, np.int64)

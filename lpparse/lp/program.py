@@ -44,6 +44,12 @@ def _as_index(index: ArrayLike) -> NDArray[np.int64]:
     return a
 
 
+def _beyond(positions: NDArray[np.int64], size: int) -> bool:
+    """Whether some of the (nonempty) ``positions`` lie outside 0..size-1 (a negative one wraps to a large
+    unsigned number)."""
+    return int(positions.view(np.uint64).max()) >= size
+
+
 #: k values to append: one number for all, or an array (maybe a read-only view: :class:`_Vec` copies it)
 _Values = float | NDArray[np.float64]
 
@@ -84,12 +90,12 @@ class _Vec:
 
     def extend(self, values: NDArray | float, k: int) -> None:
         """Append k values (a number: k copies of it)."""
-        if self.n + k > self._a.shape[0]:
-            new = np.empty(max(2 * self._a.shape[0], self.n + k), dtype=self._a.dtype)
-            new[: self.n] = self._a[: self.n]
-            self._a = new
-        self._a[self.n : self.n + k] = values
-        self.n += k
+        n, end, a = self.n, self.n + k, self._a
+        if end > a.shape[0]:
+            self._a = np.empty(max(2 * a.shape[0], end), dtype=a.dtype)
+            self._a[:n] = a[:n]
+        self._a[n:end] = values
+        self.n = end
 
     @property
     def view(self) -> NDArray:
@@ -565,7 +571,7 @@ class LinearProgram:
     def add_coefficients(self, rows: ArrayLike, cols: ArrayLike, values: ArrayLike) -> None:
         """Append coefficients A[rows, cols] += values (global positions), e.g. new columns in old rows."""
         r = np.asarray(rows, dtype=np.int64).ravel()
-        if r.size and (r.min() < 0 or r.max() >= self.num_rows):
+        if r.size and _beyond(r, self.num_rows):
             raise ValueError("coefficient outside the matrix (add the columns and rows first)")
         self._append_coefficients(r, cols, values)
 
@@ -576,7 +582,7 @@ class LinearProgram:
         if not r.shape == c.shape == v.shape:
             raise ValueError("rows, cols and values must have the same length")
         if r.size:
-            if c.min() < 0 or c.max() >= self.num_cols:
+            if _beyond(c, self.num_cols):
                 raise ValueError("coefficient outside the matrix (add the columns and rows first)")
             if not np.isfinite(v).all():
                 raise ValueError("coefficients must be finite")
