@@ -73,6 +73,12 @@ def _inf(a: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.clip(a, -highspy.kHighsInf, highspy.kHighsInf)
 
 
+def _vector(values: list[float]) -> NDArray[np.float64]:
+    """A vector of HiGHS's solution (highspy gives a list) as an array: ``np.fromiter`` with the length is
+    faster than ``np.asarray``."""
+    return np.fromiter(values, np.float64, len(values))
+
+
 def _positions(size: int, inactive: ArrayLike) -> NDArray[np.int64]:
     """Index map 0..size-1 -> consecutive positions of the active items, -1 for the ``inactive`` ones."""
     out = np.zeros(size, np.int64)
@@ -443,9 +449,10 @@ class HighsModel:
         }
         sol = self.highs.getSolution()
         if sol.value_valid:
-            kw["x"] = self._to_program(np.asarray(sol.col_value), self._col_p, self.lp.num_cols)
+            kw["x"] = self._to_program(_vector(sol.col_value), self._col_p, self.lp.num_cols)
         if sol.dual_valid and not self.mip:
-            y, d = duals_from_highs(sol.row_dual, sol.col_dual, self.highs.getObjectiveSense()[1])
+            sense = self.highs.getObjectiveSense()[1]
+            y, d = duals_from_highs(_vector(sol.row_dual), _vector(sol.col_dual), sense)
             kw["row_dual"] = y = self._to_program(y, self._row_p, self.lp.num_rows)
             kw["col_dual"] = self._reduced_costs(y, self._to_program(d, self._col_p, self.lp.num_cols))
         return Solution.checked(
