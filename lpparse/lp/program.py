@@ -219,6 +219,10 @@ class Block:
     _index: list[NDArray[np.int64]] = field(default_factory=list, repr=False)
     _pos: list[NDArray[np.int64]] = field(default_factory=list, repr=False)
     _map: IndexMap | None = field(default=None, repr=False)
+    _size: int = field(default=0, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._size = int(sum(p.shape[0] for p in self._pos))
 
     def _consolidate(self) -> None:
         if len(self._index) != 1:
@@ -240,7 +244,7 @@ class Block:
         return self._pos[0]
 
     def __len__(self) -> int:
-        return int(sum(p.shape[0] for p in self._pos))
+        return self._size
 
     def _append(self, index: NDArray[np.int64], pos: NDArray[np.int64]) -> None:
         if index.shape[1] != self.arity:
@@ -258,6 +262,7 @@ class Block:
                 self._map = None
         self._index.append(index)
         self._pos.append(pos)
+        self._size += pos.shape[0]
 
     def find(self, index: ArrayLike) -> NDArray[np.int64]:
         """Global positions of the index tuples ``index`` ((k, d), or (k,) when d = 1); -1 for absent ones
