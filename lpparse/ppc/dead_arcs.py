@@ -70,7 +70,7 @@ class DeadArcs:
 
     def _leave_out(self, out: NDArray[np.bool_]) -> None:
         """Set :attr:`out` and what :meth:`extend` reads of it: the dead arcs' flow columns and NoFlow rows
-        (one row per arc), z columns and OneGP rows."""
+        (one line per arc, one entry per commodity), z columns and OneGP rows."""
         self.out = out
         at = self._arc_row[out]
         self._out_phi, self._out_noflow = self._phi[at], self._noflow[at]
