@@ -39,6 +39,7 @@ from lpparse.scoring.features import (
     Vocabulary,
     hash_columns,
     relation,
+    sibling_code,
 )
 
 __all__ = ["BoundTables", "RestrictedBounds", "SiblingBounds", "bound_tables", "sentence_bounds"]
@@ -295,6 +296,9 @@ class SiblingBounds:
         gap = np.searchsorted(DISTANCE_EDGES, np.maximum(pos[None, :] - pos[:, None], 0), side="right")
         factors: list[list[NDArray[np.float64]]] = [[], [], []]
         sentence_values = _SentenceValues(ids)
+        enumerated: list[NDArray[np.float64]] = []  # each template's grid, flat, one after another
+        hm_index, s_index = [], []  # flat position of a part's cell: hm_index[t][h, m] + s_index[t][m'] + code
+        offset = 0
         for t, tpl in enumerate(templates):
             (vh, ah), (vm, am), (vs, as_) = (
                 sentence_values(a, words) for a, words in ((tpl.h, False), (tpl.m, True), (tpl.s, True))
@@ -314,7 +318,14 @@ class SiblingBounds:
             factors[0].append(first[ah[:, None], am[None, :], later])
             factors[1].append(second[ah[:, None], as_[None, :], later])
             factors[2].append(pair[am[:, None], as_[None, :], gap if tpl.distance else 0])
+            enumerated.append(w.ravel())
+            hm_index.append(offset + (ah[:, None] * vm.size + am[None, :]) * vs.size * codes.size)
+            s_index.append(as_ * codes.size)
+            offset += w.size
         self._first, self._second, self._pair = (np.stack(f) for f in factors)
+        self._weights = np.concatenate(enumerated)
+        self._hm_index, self._s_index = np.stack(hm_index), np.stack(s_index)
+        self._distance = np.array([tpl.distance for tpl in templates], dtype=np.int64)[:, None]
 
     def bound_hm(self) -> NDArray[np.float64]:
         """B[h, m] ≥ max_{m'} s(h, {m, m'}); -inf where no part has the arc (m = 0 or h = m)."""
@@ -326,3 +337,11 @@ class SiblingBounds:
     def parts(self, h: NDArray[np.int64], m: NDArray[np.int64], m2: NDArray[np.int64]) -> NDArray[np.float64]:
         """Σ_t min(F_t[h,m], S_t[h,m'], P_t[m,m']) for a batch of parts (nothing is computed or counted)."""
         return np.minimum(np.minimum(self._first[:, h, m], self._second[:, h, m2]), self._pair[:, m, m2]).sum(axis=0)
+
+    def scores(self, h: NDArray[np.int64], m: NDArray[np.int64], m2: NDArray[np.int64]) -> NDArray[np.float64]:
+        """The sibling scores of a batch of parts read off the enumeration, as :meth:`RestrictedBounds.scores`
+        (the same slots as :func:`lpparse.scoring.features.sibling_slots`, the same sums)."""
+        side, with_distance = sibling_code(h, m, m2, False), sibling_code(h, m, m2, True)
+        code = side + self._distance * (with_distance - side)  # each template's own context code
+        at = self._hm_index[:, h, m] + self._s_index[:, m2] + code
+        return self._weights[np.ascontiguousarray(at)].sum(axis=0)

@@ -383,6 +383,15 @@ class SiblingModelScorer(_PartScorer):
         h, m, m2 = check_sibling_batch(self.n, h, m, m2)
         return sibling_slots(self.ids, h, m, m2, self.model.bits, self.model.siblings)
 
+    def score(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.float64]:
+        """Σ_t w_t · f_t for a batch of parts; counts them. Once the bounds are built, by look-up in their
+        enumeration (the same sums), as :meth:`GrandparentScorer.score`."""
+        if self._tables is None:
+            return super().score(h, m, m2)
+        h, m, m2 = check_sibling_batch(self.n, h, m, m2)
+        self._scored += h.size
+        return self._tables.scores(h, m, m2)
+
     def _bounds(self) -> SiblingBounds:
         if self._tables is None:
             model = self.model
