@@ -318,7 +318,7 @@ def markdown(result: dict[str, Any]) -> str:
     if result.get("throughput"):
         keys = ("model", "decoder", "sentences", "tokens", "seconds", "tokens/s", "HiGHS seconds", "optimal trees", "UAS")
         lines += ["", "## Throughput (one core, whole dev set, feature extraction included)", "",
-                  "`auto`: BF below 3,000 candidate second-order parts, else PPC (a fractional LP optimum rounded "
+                  "`auto`: BF below 4,000 candidate second-order parts, else PPC (a fractional LP optimum rounded "
                   "to a tree); first-order pruner: the arcs that the `-1` model's posteriors keep; HiGHS seconds: "
                   "the simplex solves alone; optimal trees: an integral LP optimum, or exact decoding's proof.", "",
                   markdown_table(keys, [[str(row[k]) for k in keys] for row in result["throughput"]])]

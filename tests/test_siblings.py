@@ -307,10 +307,15 @@ def test_model_sibling_bounds_cover_every_scored_part(seed: int, index: int) -> 
     assert sibs.scored == h.size
     assert (per_part >= values - 1e-9).all()
     assert (np.minimum(bound[h, m], bound[h, m2]) >= per_part - 1e-9).all()
-    # the slots a feature hashes to: one per template, and the score is their weights' sum
+    # the slots a feature hashes to: one per template, and the score is their weights' sum; once the bounds
+    # exist, scores come from their enumeration: the same sums, bit for bit, in any order
     slots = sibs.slots(h, m, m2)
     assert slots.shape == (len(SIBLING_TEMPLATES), h.size)
-    assert np.allclose(scorer.model.weights[slots].sum(axis=0), values)
+    hashed = scorer.model.weights[slots].sum(axis=0)
+    np.testing.assert_array_equal(values, hashed)
+    order = np.random.default_rng(seed).permutation(h.size)
+    np.testing.assert_array_equal(sibs.score(h[order], m[order], m2[order]), hashed[order])
+    np.testing.assert_array_equal(scorer.siblings().score(h, m, m2), hashed)  # no bounds yet: hashed
 
 
 def test_sibling_model_files_round_trip_and_grandparent_files_stay_version_1(tmp_path: Path) -> None:

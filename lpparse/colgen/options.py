@@ -28,9 +28,13 @@ HIGHS_OPTIONS: dict[str, object] = {"simplex_dual_edge_weight_strategy": 1, "sim
 #: HiGHS options for BF's one cold solve of the full LP: :data:`HIGHS_OPTIONS` without presolve, which
 #: costs more than it saves on these programs (HiGHS time, Danish dev, grandparent LPs of 1-12 / 13-19 /
 #: 20-30 tokens: 0.56x / 0.58x / 0.61x, the same simplex iterations within 1.5%; grandparent + sibling LPs over
-#: pruned arcs: Danish 1-19 tokens 0.71x, Hungarian 20-34 0.86x). PPC's masters keep presolve: without it
-#: their first solves take twice the iterations (1.1x the CPU time on 200 Danish sentences).
-BF_HIGHS_OPTIONS: dict[str, object] = {**HIGHS_OPTIONS, "presolve": "off"}
+#: pruned arcs: Danish 1-19 tokens 0.71x, Hungarian 20-34 0.86x), and with HiGHS's scaling strategy 1
+#: instead of none (HiGHS time, grandparent LPs: Danish 8-15 / 16-24 tokens 0.78x / 0.65x, Hungarian,
+#: English, Italian 8-18 tokens 0.67x / 0.65x / 0.67x; grandparent + sibling over pruned arcs: Danish 5-19
+#: 0.75x, Hungarian 15-30 0.87x). PPC's masters keep presolve (without it their first solves take twice the
+#: iterations: 1.1x the CPU time on 200 Danish sentences) and no scaling (strategy 1: 1.04x, HiGHS's
+#: default 1.11x the CPU time on 150 Danish sentences of 16-40 tokens).
+BF_HIGHS_OPTIONS: dict[str, object] = {**HIGHS_OPTIONS, "presolve": "off", "simplex_scale_strategy": 1}
 #: PPC's warm primal re-solves run without bound perturbation (CPU time on sentences of 20-40 tokens: Danish
 #: -15%, Hungarian -30%, hard English sentences -45%) but may stall on degenerate programs without it: after
 #: ``STALL_ROWS`` x rows iterations a re-solve continues from where it stopped with the dual simplex, as do

@@ -233,6 +233,8 @@ class GrandparentFamily(_Counted):
         self._cuts: CutResult | None = None
         self._cut: Triples = _NONE
         self._cut_scores = np.empty(0)
+        # first, so that a scorer that scores by look-up in its bounds (lpparse.scoring's) does so from the start
+        self._bounds = cache.bounds()
 
     @property
     def added(self) -> int:
@@ -258,7 +260,6 @@ class GrandparentFamily(_Counted):
                 self._arc_scores, prog.arc_mask, self.tree, opts.init, opts.seed_heads, self.warm
             )
         prog.add_triples(g, p, c, self.cache.get(g, p, c), arcgp=not opts.lazy_arcgp)
-        self._bounds = self.cache.bounds()
         if opts.dead_arcs and DeadArcs.applies(prog):
             self.dead = DeadArcs(prog)
 
@@ -361,6 +362,7 @@ class SiblingFamily(_Counted):
         self._new_scores = np.empty(0)
         self._cut: Triples = _NONE
         self._cut_scores = np.empty(0)
+        (self._bound_hm,) = cache.bounds()  # first, as GrandparentFamily's
 
     @property
     def added(self) -> int:
@@ -389,7 +391,6 @@ class SiblingFamily(_Counted):
             warm = [self._warm.siblings] if self._warm is not None else []
             h, m, m2 = self._candidate_parts(_union([tree_siblings(self.tree), *warm], self._mask.shape[0]))
         self.sibs.add_siblings(h, m, m2, self.cache.get(h, m, m2))
-        (self._bound_hm,) = self.cache.bounds()
 
     def inactive(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         return _EMPTY, _EMPTY

@@ -91,13 +91,13 @@ METHODS = ("auto", "ppc", "bf")
 #: ``auto`` runs BF on sentences with fewer candidate second-order parts (grandparent triples plus sibling
 #: parts over the candidate arcs: :func:`candidate_parts`), PPC on the others: PPC gains by leaving parts
 #: unscored and out of the LP, so the part count, not the length, decides. Measured by benchmarks/crossover.py
-#: on one core, total time of "BF below t parts, else PPC", BF without presolve (:data:`BF_HIGHS_OPTIONS`):
-#: crossover.md, unpruned grandparent models, the four dev sets, 370 sentences of 1-26 tokens: 6.36 s at
-#: 2,000 (the optimum, as at 2,366), 6.41 s at 3,000, 6.55 s at 4,000, PPC alone 7.26 s, BF alone 13.97 s;
-#: crossover-siblings-pruned.md, grandparent + sibling models over pruned arcs, Danish and Italian, 145
-#: sentences of 1-40 tokens: 6.96 s at 2,000, 6.55 s at 3,000, optimum 6.46 s at 4,226, PPC alone 8.34 s, BF
-#: alone 6.81 s. One threshold for both: 3,000 is within 1% and 1.5% of the two optima.
-BF_BELOW_PARTS = 3000
+#: on one core, total time of "BF below t parts, else PPC", BF with :data:`BF_HIGHS_OPTIONS`: crossover.md,
+#: unpruned grandparent models, the four dev sets, 370 sentences of 1-26 tokens: 6.14 s at 2,000, 6.13 s at
+#: 2,940 (the optimum) to 3,500, 6.21 s at 4,000, PPC alone 6.93 s, BF alone 11.03 s;
+#: crossover-siblings-pruned.md, grandparent + sibling models over pruned arcs, Danish and Italian, 142
+#: sentences of 1-40 tokens: 6.01 s at 3,000, 5.58 s at 4,000, optimum 5.51 s at 4,514, PPC alone 8.01 s, BF
+#: alone 5.74 s. One threshold for both: 4,000 is within 1.3% of each optimum (BF up to 16 tokens unpruned).
+BF_BELOW_PARTS = 4000
 
 
 @dataclass

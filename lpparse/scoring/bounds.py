@@ -38,11 +38,16 @@ from lpparse.scoring.features import (
     TokenIds,
     Vocabulary,
     hash_columns,
+    relation,
+    sibling_code,
 )
 
 __all__ = ["BoundTables", "RestrictedBounds", "SiblingBounds", "bound_tables", "sentence_bounds"]
 
 _CHUNK = 1 << 22
+#: The index of each relation code (eq. 6) among :data:`VALID_RELATIONS`, the last axis of an enumeration.
+_RELATION_CELL = np.zeros(8, np.int64)
+_RELATION_CELL[VALID_RELATIONS] = np.arange(VALID_RELATIONS.size)
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,36 @@ def _range(vocab: Vocabulary, attribute: str | None) -> NDArray[np.int64]:
     return np.arange(vocab.size(attribute)) if attribute is not None else np.zeros(1, dtype=np.int64)
 
 
+#: The valid relations sorted (stably) by one order bit of eq. 6, per shift 0, 1, 2 (I[p>c], I[g>c], I[g>p]):
+#: each bit splits them in halves, the relations with the bit 0 first
+_BIT_ORDER = tuple(np.argsort((VALID_RELATIONS >> shift) & 1, kind="stable") for shift in range(3))
+
+
+def _grid(
+    weights: NDArray[np.float64],
+    t: int,
+    template: GPTemplate,
+    bits: int,
+    vg: NDArray[np.int64],
+    vp: NDArray[np.int64],
+    vc: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """The weight of template ``t`` on every combination of the attribute ids (v_g, v_p, v_c) and consistent
+    relation (eq. 13): shape (|v_g|, |v_p|, |v_c|, relations), a size-1 axis for a token the template does
+    not look at (hashed once, broadcast)."""
+    cols = [
+        x
+        for a, x in (
+            (template.g, vg[:, None, None, None]),
+            (template.p, vp[None, :, None, None]),
+            (template.c, vc[None, None, :, None]),
+        )
+        if a is not None
+    ]
+    w = weights[hash_columns(GP_SEED + t, [*cols, VALID_RELATIONS[None, None, None, :]], bits)]
+    return np.broadcast_to(w, (vg.size, vp.size, vc.size, VALID_RELATIONS.size))
+
+
 def _maxima(
     weights: NDArray[np.float64],
     t: int,
@@ -68,47 +103,28 @@ def _maxima(
     values: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
     g_ok: NDArray[np.bool_],
     c_ok: NDArray[np.bool_],
-    with_gc: bool = False,
 ) -> BoundTables:
     """Template ``t`` on every combination of the attribute ids ``values`` = (v_g, v_p, v_c) and consistent
-    relation (eq. 13), maximized into the ``pc`` and ``gp`` (and with ``with_gc``, ``gc``) tables;
+    relation (eq. 13), maximized into the ``pc`` and ``gp`` tables, in chunks of v_g (a whole vocabulary);
     ``g_ok``/``c_ok`` mark the ids g/c may take (the others still index the tables)."""
     vg, vp, vc = values
-    rel = VALID_RELATIONS
     pc = np.full((vp.size, vc.size, 2), -np.inf)
     gp = np.full((vg.size, vp.size, 2), -np.inf)
-    gc = np.full((vg.size, vc.size, 2), -np.inf) if with_gc else None
     # each table is one max over a token's values (of the ids it may take), then over the relations with the
-    # table's order bit: I[p>c] for pc, I[g>p] for gp, I[g>c] for gc
-    all_g, all_c = bool(g_ok.all()), bool(c_ok.all())
-    step = max(1, _CHUNK // (vp.size * vc.size * rel.size))
+    # table's order bit: I[p>c] for pc, I[g>p] for gp
+    step = max(1, _CHUNK // (vp.size * vc.size * VALID_RELATIONS.size))
     for start in range(0, vg.size, step):
-        g = vg[start : start + step]
-        cols = [
-            x
-            for a, x in (
-                (template.g, g[:, None, None, None]),
-                (template.p, vp[None, :, None, None]),
-                (template.c, vc[None, None, :, None]),
-            )
-            if a is not None
-        ]
-        w = weights[hash_columns(GP_SEED + t, [*cols, rel[None, None, None, :]], bits)]
-        w = np.broadcast_to(w, (g.size, vp.size, vc.size, rel.size))
-        over_g = (w if all_g else w[g_ok[start : start + step]]).max(axis=0, initial=-np.inf)
-        pc = np.maximum(pc, _by_bit(over_g, rel, 0))  # eq. 13: max over v_g
-        over_c = (w if all_c else w[:, :, c_ok]).max(axis=2, initial=-np.inf)
-        gp[start : start + step] = _by_bit(over_c, rel, 2)  # max over v_c
-        if gc is not None:  # max over v_p
-            gc[start : start + step] = _by_bit(w.max(axis=1), rel, 1)
-    return BoundTables(pc, gp, gc)
+        w = _grid(weights, t, template, bits, vg[start : start + step], vp, vc)
+        over_g = w[g_ok[start : start + step]].max(axis=0, initial=-np.inf)
+        pc = np.maximum(pc, _by_bit(over_g, 0))  # eq. 13: max over v_g
+        gp[start : start + step] = _by_bit(w[:, :, c_ok].max(axis=2, initial=-np.inf), 2)  # max over v_c
+    return BoundTables(pc, gp)
 
 
-def _by_bit(w: NDArray[np.float64], rel: NDArray[np.int64], shift: int) -> NDArray[np.float64]:
+def _by_bit(w: NDArray[np.float64], shift: int) -> NDArray[np.float64]:
     """(a, b, 2) maxima of ``w`` of shape (a, b, relations) over the relations whose bit ``shift`` is 0, 1
-    (each bit splits the valid relations in halves: one gather, one reduction)."""
-    order = np.argsort((rel >> shift) & 1, kind="stable")
-    return w[..., order].reshape(*w.shape[:-1], 2, -1).max(axis=-1)
+    (one gather, one reduction)."""
+    return w[..., _BIT_ORDER[shift]].reshape(*w.shape[:-1], 2, -1).max(axis=-1)
 
 
 def bound_tables(
@@ -187,26 +203,29 @@ class RestrictedBounds:
         size = ids.n + 1
         self.size = size
         sentence_values = _SentenceValues(ids)
-        tables: list[BoundTables] = []
-        ats: list[list[NDArray[np.int64]]] = []
-        for t, tpl in enumerate(templates):
-            values, at = [], []
-            for attribute, words in ((tpl.g, False), (tpl.p, True), (tpl.c, True)):
-                distinct, where = sentence_values(attribute, words)
-                values.append(distinct)
-                at.append(where)
-            ok_g, ok_c = np.ones(values[0].size, bool), np.ones(values[2].size, bool)
-            vg, vp, vc = values
-            tables.append(_maxima(weights, t, tpl, bits, (vg, vp, vc), ok_g, ok_c, with_gc=True))
-            ats.append(at)
-        # the tables as dense (templates, n+1, n+1) matrices over positions: GP[t, g, p] = gp_t[at_g[g],
-        # at_p[p], I[g>p]], and likewise PC[t, p, c] and GC[t, g, c]; a bound is then a few gathers
         pos = np.arange(size)
         later = (pos[:, None] > pos[None, :]).astype(np.int64)
-        self._gp, self._pc, self._gc = (
-            np.stack([getattr(tb, name)[a[i][:, None], a[j][None, :], later] for tb, a in zip(tables, ats)])
-            for name, i, j in (("gp", 0, 1), ("pc", 1, 2), ("gc", 0, 2))
-        )
+        factors: list[list[NDArray[np.float64]]] = [[], [], []]  # GP, PC, GC per template
+        enumerated: list[NDArray[np.float64]] = []  # each template's grid, flat, one after another
+        gp_index, c_index = [], []  # flat position of a triple's cell: gp_index[t][g, p] + c_index[t][c] + rel
+        offset = 0
+        for t, tpl in enumerate(templates):
+            (vg, ag), (vp, ap), (vc, ac) = (
+                sentence_values(a, words) for a, words in ((tpl.g, False), (tpl.p, True), (tpl.c, True))
+            )
+            w = _grid(weights, t, tpl, bits, vg, vp, vc)
+            # the tables as dense (n+1, n+1) matrices over positions: GP[g, p] = max over v_c and the
+            # relations with I[g>p] of the grid at (at_g[g], at_p[p]), and likewise PC[p, c] and GC[g, c]
+            for k, (axis, shift, a, b) in enumerate(((2, 2, ag, ap), (0, 0, ap, ac), (1, 1, ag, ac))):
+                factors[k].append(_by_bit(w.max(axis=axis), shift)[a[:, None], b[None, :], later])
+            enumerated.append(w.ravel())
+            cell = vc.size * VALID_RELATIONS.size  # cells of one (v_g, v_p)
+            gp_index.append(offset + (ag[:, None] * vp.size + ap[None, :]) * cell)
+            c_index.append(ac * VALID_RELATIONS.size)
+            offset += w.size
+        self._gp, self._pc, self._gc = (np.stack(f) for f in factors)
+        self._weights = np.concatenate(enumerated)
+        self._gp_index, self._c_index = np.stack(gp_index), np.stack(c_index)
 
     def factors(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(B_gp, B_pc) of eq. 12, as :func:`sentence_bounds`."""
@@ -224,6 +243,14 @@ class RestrictedBounds:
             for table, i, j in ((self._gp, g, p), (self._pc, p, c), (self._gc, g, c))
         )
         return np.minimum(np.minimum(gp, pc), gc).sum(axis=0)
+
+    def scores(self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]) -> NDArray[np.float64]:
+        """s(g, p, c) of eq. 4 for a batch of triples, read off the enumeration: each template's weight is a
+        cell of its grid (the same hashed slot as :func:`lpparse.scoring.features.triple_slots` gives, so the
+        same sum, bit for bit), a look-up instead of hashing."""
+        at = self._gp_index[:, g, p] + self._c_index[:, c] + _RELATION_CELL[relation(g, p, c)]
+        # summed over templates in C order, as the hashed slots are: the same rounding
+        return self._weights[np.ascontiguousarray(at)].sum(axis=0)  # eq. 4
 
 
 def sentence_bounds(
@@ -269,6 +296,9 @@ class SiblingBounds:
         gap = np.searchsorted(DISTANCE_EDGES, np.maximum(pos[None, :] - pos[:, None], 0), side="right")
         factors: list[list[NDArray[np.float64]]] = [[], [], []]
         sentence_values = _SentenceValues(ids)
+        enumerated: list[NDArray[np.float64]] = []  # each template's grid, flat, one after another
+        hm_index, s_index = [], []  # flat position of a part's cell: hm_index[t][h, m] + s_index[t][m'] + code
+        offset = 0
         for t, tpl in enumerate(templates):
             (vh, ah), (vm, am), (vs, as_) = (
                 sentence_values(a, words) for a, words in ((tpl.h, False), (tpl.m, True), (tpl.s, True))
@@ -288,7 +318,14 @@ class SiblingBounds:
             factors[0].append(first[ah[:, None], am[None, :], later])
             factors[1].append(second[ah[:, None], as_[None, :], later])
             factors[2].append(pair[am[:, None], as_[None, :], gap if tpl.distance else 0])
+            enumerated.append(w.ravel())
+            hm_index.append(offset + (ah[:, None] * vm.size + am[None, :]) * vs.size * codes.size)
+            s_index.append(as_ * codes.size)
+            offset += w.size
         self._first, self._second, self._pair = (np.stack(f) for f in factors)
+        self._weights = np.concatenate(enumerated)
+        self._hm_index, self._s_index = np.stack(hm_index), np.stack(s_index)
+        self._distance = np.array([tpl.distance for tpl in templates], dtype=np.int64)[:, None]
 
     def bound_hm(self) -> NDArray[np.float64]:
         """B[h, m] ≥ max_{m'} s(h, {m, m'}); -inf where no part has the arc (m = 0 or h = m)."""
@@ -300,3 +337,11 @@ class SiblingBounds:
     def parts(self, h: NDArray[np.int64], m: NDArray[np.int64], m2: NDArray[np.int64]) -> NDArray[np.float64]:
         """Σ_t min(F_t[h,m], S_t[h,m'], P_t[m,m']) for a batch of parts (nothing is computed or counted)."""
         return np.minimum(np.minimum(self._first[:, h, m], self._second[:, h, m2]), self._pair[:, m, m2]).sum(axis=0)
+
+    def scores(self, h: NDArray[np.int64], m: NDArray[np.int64], m2: NDArray[np.int64]) -> NDArray[np.float64]:
+        """The sibling scores of a batch of parts read off the enumeration, as :meth:`RestrictedBounds.scores`
+        (the same slots as :func:`lpparse.scoring.features.sibling_slots`, the same sums)."""
+        side, with_distance = sibling_code(h, m, m2, False), sibling_code(h, m, m2, True)
+        code = side + self._distance * (with_distance - side)  # each template's own context code
+        at = self._hm_index[:, h, m] + self._s_index[:, m2] + code
+        return self._weights[np.ascontiguousarray(at)].sum(axis=0)

@@ -223,21 +223,24 @@ _FIN1 = np.uint64(0xBF58476D1CE4E5B9)
 _FIN2 = np.uint64(0x94D049BB133111EB)
 
 
+def _as_u64(a: int | NDArray[np.int64]) -> NDArray[np.uint64]:
+    """``a`` as uint64, the same bits (a view of an int64 array)."""
+    a = np.asarray(a)
+    return a.view(np.uint64) if a.dtype == np.int64 and a.ndim else a.astype(np.uint64)
+
+
 def hash_columns(
     seed: int | NDArray[np.int64], columns: Sequence[NDArray[np.int64]], bits: int
 ) -> NDArray[np.int64]:
     """Slots in [0, 2^bits) of the features whose fields are ``columns`` (broadcast together), for the
     template numbered ``seed``: a multiply-xorshift combination finished by splitmix64's mixer. ``seed`` may
     be an array that broadcasts with the columns (several templates of the same arity in one pass)."""
-    shape = np.broadcast_shapes(np.shape(seed), *(np.shape(c) for c in columns))
-    # h grows by broadcasting, column by column: an enumeration over a grid of fields (the bound tables)
-    # hashes its leading fields once per combination of them, not once per cell of the grid
-    h = np.asarray(seed).astype(np.uint64) * _MUL + np.uint64(1)
-    h = h.reshape((1,) * (len(shape) - h.ndim) + h.shape)
+    # h grows by broadcasting, column by column, to the shape of all of them: an enumeration over a grid of
+    # fields (the bound tables) hashes its leading fields once per combination of them, not once per cell
+    h = _as_u64(seed) * _MUL + np.uint64(1)
     for col in columns:
-        h = (h ^ np.asarray(col).astype(np.uint64)) * _MUL
+        h = (h ^ _as_u64(col)) * _MUL
         h ^= h >> np.uint64(29)
-    h = np.broadcast_to(h, shape).copy() if h.shape != shape else h
     h ^= h >> np.uint64(31)
     h *= _FIN1
     h ^= h >> np.uint64(29)
@@ -309,10 +312,12 @@ def arc_features(
     groups: dict[int, list[int]] = {}
     for t in fixed:
         groups.setdefault(len(templates[t]), []).append(t)
+    # every distinct field once, as a row of one matrix: a template group's k-th columns are a row gather
+    names = sorted({f for t in fixed for f in templates[t]})
+    fields = np.stack([_field(ids, f, h, m) for f in names]) if names else np.zeros((0, h.size), np.int64)
+    row_of = {f: i for i, f in enumerate(names)}
     for ts in groups.values():
-        columns = [
-            np.stack([_field(ids, templates[t][k], h, m) for t in ts]) for k in range(len(templates[ts[0]]))
-        ]
+        columns = [fields[[row_of[templates[t][k]] for t in ts]] for k in range(len(templates[ts[0]]))]
         seeds = 2 * np.array(ts, dtype=np.int64)[:, None]
         rows = np.array([row[t] for t in ts])
         slots[rows] = hash_columns(seeds, [*columns, direction[None, :]], bits)

@@ -321,6 +321,16 @@ class GrandparentScorer(_PartScorer):
         g, p, c = _check_batch(self.n, g, p, c)
         return triple_slots(self.ids, g, p, c, self.model.bits, self.model.templates)
 
+    def score(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.float64]:
+        """Σ_t w_t · f_t (eq. 4) for a batch of triples; counts them. Once the ``sentence`` bounds are built
+        (pricing asks for them first), their enumeration holds every template weight this sentence's
+        triples can have: a look-up there replaces the hashing (the same sums)."""
+        if self._tables is None:
+            return super().score(g, p, c)
+        g, p, c = _check_batch(self.n, g, p, c)
+        self._scored += g.size
+        return self._tables.scores(g, p, c)
+
     def _both(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         if self._bounds is None:
             model = self.model
@@ -372,6 +382,15 @@ class SiblingModelScorer(_PartScorer):
         """(templates, parts) feature slots of a batch (not counted as scoring)."""
         h, m, m2 = check_sibling_batch(self.n, h, m, m2)
         return sibling_slots(self.ids, h, m, m2, self.model.bits, self.model.siblings)
+
+    def score(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.float64]:
+        """Σ_t w_t · f_t for a batch of parts; counts them. Once the bounds are built, by look-up in their
+        enumeration (the same sums), as :meth:`GrandparentScorer.score`."""
+        if self._tables is None:
+            return super().score(h, m, m2)
+        h, m, m2 = check_sibling_batch(self.n, h, m, m2)
+        self._scored += h.size
+        return self._tables.scores(h, m, m2)
 
     def _bounds(self) -> SiblingBounds:
         if self._tables is None:
