@@ -95,13 +95,14 @@ def _compressed(
     summed: HiGHS's column-wise (major = column) or row-wise (major = row) format, without a scipy matrix."""
     key = major * (int(minor.max(initial=0)) + 1) + minor
     order = np.argsort(key, kind="stable")
-    key, values, major, minor = key[order], values[order], major[order], minor[order]
+    key, values, minor = key[order], values[order], minor[order]
     first = key[1:] != key[:-1]
     if not first.all():
         first = np.concatenate([[True], first])
         values = np.add.reduceat(values, np.flatnonzero(first))
-        major, minor = major[first], minor[first]
-    starts = np.searchsorted(major, np.arange(size)).astype(np.int32)
+        major, minor = major[order][first], minor[first]
+    starts = np.zeros(size, np.int32)  # entries before each major index: no sorted copy of major
+    np.cumsum(np.bincount(major, minlength=size)[:-1], out=starts[1:])
     return starts, minor.astype(np.int32), values
 
 
