@@ -109,6 +109,7 @@ def test_branching_rules_agree_and_the_record_shows_the_search() -> None:
         assert result.certified and result.objective == pytest.approx(value, abs=1e-9), rule
         assert not result.stats.root_integral and result.stats.nodes > 1
         assert result.stats.root_bound > result.objective  # the root LP bound was not enough
+        assert 0.0 < result.stats.time_solving < result.stats.time_total  # HiGHS's share, over every node
         assert {node.closed for node in result.nodes} <= {"integral", "bound", "infeasible", "branched"}
         assert sum(node.closed == "branched" for node in result.nodes) >= 1
 

@@ -178,6 +178,7 @@ class ExactStats:
     priced: int = 0
     cut: int = 0
     heuristic_moves: int = 0
+    time_solving: float = 0.0  # HiGHS's simplex over all node LPs
     time_root: float = 0.0
     time_heuristics: float = 0.0
     time_branch: float = 0.0
@@ -406,6 +407,7 @@ class _Search:
         self.stats.gps_added += result.stats.gps_added
         self.stats.priced += result.stats.priced
         self.stats.cut += result.stats.cut
+        self.stats.time_solving += result.stats.time_solving
         node.rounds, node.gps_added = result.stats.iterations, result.stats.gps_added
         self.warm[node.id] = self.parts.warm(result)
         if node.parent >= 0:
