@@ -189,6 +189,7 @@ def uas(
 #: Throughput runs: (model suffix, decoder, pruned by the first-order model's posteriors)
 THROUGHPUT_RUNS = (
     ("2", "auto", False),
+    ("2", "auto", True),
     ("2", "exact", True),
     ("2s", "auto", False),
     ("2s", "auto", True),
