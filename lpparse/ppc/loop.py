@@ -333,7 +333,7 @@ def run_ppc(
         raise ValueError("parse_price_cut needs a triple scorer, a sibling scorer or both")
     options = options or ColgenOptions()
     start = time.perf_counter()
-    s, arc = _validated(arc_scores, triple_scorer, sibling_scorer)
+    s, _ = _validated(arc_scores, triple_scorer, sibling_scorer)
     families = resolve_families(preset) if triple_scorer is not None else ()
     prog = grandparent_program(s, families or "martins", single_root, base)
     tree = chu_liu_edmonds(s, single_root=single_root)
