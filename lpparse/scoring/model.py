@@ -284,6 +284,9 @@ class _PartScorer:
     model: Model
     ids: TokenIds
     _scored: int = field(default=0, init=False)
+    #: the per-sentence bounds once built (by the subclass): their enumeration holds every template weight
+    #: the sentence's parts can have, so scoring reads it instead of hashing (the same sums, bit for bit)
+    _tables: RestrictedBounds | SiblingBounds | None = field(default=None, init=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -293,15 +296,28 @@ class _PartScorer:
     def scored(self) -> int:
         return self._scored
 
-    def slots(self, i: ArrayLike, j: ArrayLike, k: ArrayLike) -> NDArray[np.int64]:
-        """(templates, parts) feature slots of a batch (not counted as scoring)."""
+    def _checked(
+        self, i: ArrayLike, j: ArrayLike, k: ArrayLike
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """The batch as int64 arrays; ValueError unless every item is a part of this kind."""
         raise NotImplementedError
 
+    def _slots(self, i: NDArray[np.int64], j: NDArray[np.int64], k: NDArray[np.int64]) -> NDArray[np.int64]:
+        """(templates, parts) feature slots of a checked batch."""
+        raise NotImplementedError
+
+    def slots(self, i: ArrayLike, j: ArrayLike, k: ArrayLike) -> NDArray[np.int64]:
+        """(templates, parts) feature slots of a batch (not counted as scoring)."""
+        return self._slots(*self._checked(i, j, k))
+
     def score(self, i: ArrayLike, j: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
-        """Σ_t w_t · f_t (Riedel, Smith & McCallum 2012 eq. 4) for a batch of parts; counts them."""
-        slots = self.slots(i, j, k)
-        self._scored += slots.shape[1]
-        return self.model.weights[slots].sum(axis=0)  # eq. 4
+        """Σ_t w_t · f_t (Riedel, Smith & McCallum 2012 eq. 4) for a batch of parts; counts them. By look-up
+        in the bounds' enumeration once they are built (pricing asks for them first), else by hashing."""
+        i, j, k = self._checked(i, j, k)
+        self._scored += i.size
+        if self._tables is not None:
+            return self._tables.scores(i, j, k)
+        return self.model.weights[self._slots(i, j, k)].sum(axis=0)  # eq. 4
 
 
 @dataclass
@@ -313,23 +329,15 @@ class GrandparentScorer(_PartScorer):
     _bounds: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(
         default=None, init=False, repr=False
     )
-    _tables: RestrictedBounds | None = field(default=None, init=False, repr=False)
     _per_triple: NDArray[np.float64] | None = field(default=None, init=False, repr=False)
 
-    def slots(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:
-        """(templates, triples) feature slots of a batch (not counted as scoring)."""
-        g, p, c = _check_batch(self.n, g, p, c)
-        return triple_slots(self.ids, g, p, c, self.model.bits, self.model.templates)
+    def _checked(
+        self, g: ArrayLike, p: ArrayLike, c: ArrayLike
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        return _check_batch(self.n, g, p, c)
 
-    def score(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.float64]:
-        """Σ_t w_t · f_t (eq. 4) for a batch of triples; counts them. Once the ``sentence`` bounds are built
-        (pricing asks for them first), their enumeration holds every template weight this sentence's
-        triples can have: a look-up there replaces the hashing (the same sums)."""
-        if self._tables is None:
-            return super().score(g, p, c)
-        g, p, c = _check_batch(self.n, g, p, c)
-        self._scored += g.size
-        return self._tables.scores(g, p, c)
+    def _slots(self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]) -> NDArray[np.int64]:
+        return triple_slots(self.ids, g, p, c, self.model.bits, self.model.templates)
 
     def _both(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         if self._bounds is None:
@@ -341,7 +349,7 @@ class GrandparentScorer(_PartScorer):
         return self._bounds
 
     def _restricted(self) -> RestrictedBounds:
-        if self._tables is None:
+        if not isinstance(self._tables, RestrictedBounds):
             model = self.model
             self._tables = RestrictedBounds(model.weights, model.templates, model.bits, self.ids)
         return self._tables
@@ -349,7 +357,7 @@ class GrandparentScorer(_PartScorer):
     def bound_triples(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.float64]:
         """Upper bounds on s(g, p, c) for a batch, tighter than eq. 11's min of the factors (not counted as
         scoring: no feature is computed); with ``offline`` bounds, that min."""
-        g, p, c = _check_batch(self.n, g, p, c)
+        g, p, c = self._checked(g, p, c)
         if self.bounds == "offline":
             b_gp, b_pc = self._both()
             return np.minimum(b_gp[g, p], b_pc[p, c])
@@ -376,24 +384,16 @@ class SiblingModelScorer(_PartScorer):
     """:class:`lpparse.triples.SiblingScorer` of a model's sibling templates on one sentence, with the
     per-template bounds of :class:`lpparse.scoring.bounds.SiblingBounds` (built on first use)."""
 
-    _tables: SiblingBounds | None = field(default=None, init=False, repr=False)
+    def _checked(
+        self, h: ArrayLike, m: ArrayLike, m2: ArrayLike
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        return check_sibling_batch(self.n, h, m, m2)
 
-    def slots(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.int64]:
-        """(templates, parts) feature slots of a batch (not counted as scoring)."""
-        h, m, m2 = check_sibling_batch(self.n, h, m, m2)
+    def _slots(self, h: NDArray[np.int64], m: NDArray[np.int64], m2: NDArray[np.int64]) -> NDArray[np.int64]:
         return sibling_slots(self.ids, h, m, m2, self.model.bits, self.model.siblings)
 
-    def score(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.float64]:
-        """Σ_t w_t · f_t for a batch of parts; counts them. Once the bounds are built, by look-up in their
-        enumeration (the same sums), as :meth:`GrandparentScorer.score`."""
-        if self._tables is None:
-            return super().score(h, m, m2)
-        h, m, m2 = check_sibling_batch(self.n, h, m, m2)
-        self._scored += h.size
-        return self._tables.scores(h, m, m2)
-
     def _bounds(self) -> SiblingBounds:
-        if self._tables is None:
+        if not isinstance(self._tables, SiblingBounds):
             model = self.model
             self._tables = SiblingBounds(model.weights, model.siblings, model.bits, self.ids)
         return self._tables
@@ -404,4 +404,4 @@ class SiblingModelScorer(_PartScorer):
 
     def bound_siblings(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.float64]:
         """Per-part upper bounds, at most min(B[h, m], B[h, m']); nothing is scored or counted."""
-        return self._bounds().parts(*check_sibling_batch(self.n, h, m, m2))
+        return self._bounds().parts(*self._checked(h, m, m2))
