@@ -10,7 +10,7 @@ from typing import Any
 from tqdm import tqdm
 
 from lpparse.corpus import UAS, Sentence, corpus_uas
-from lpparse.decoding import DecodeResult, decode
+from lpparse.decoding import DecodeResult, decode, decoder_names
 from lpparse.scores import ScoreFile
 from lpparse.scoring.model import Model
 
@@ -49,9 +49,14 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def default_decoder(model: Model | ScoreFile, projective: bool = False) -> str:
-    """``bp`` for models (or score files) with sibling parts (no exact fast decoder takes them), ``gp-eisner``
-    for grandparent ones; ``eisner`` or ``cle`` for first-order ones."""
+def default_decoder(model: Model | ScoreFile, projective: bool = False, trained: bool = True) -> str:
+    """The decoder a model was trained with (its training record's ``decoder``, when ``trained`` and the
+    record names a decoder for its order), else by kind: ``bp`` for models (or score files) with sibling parts
+    (no fast dynamic program takes them), ``gp-eisner`` for grandparent ones; ``eisner`` or ``cle`` for
+    first-order ones."""
+    recorded = (getattr(model, "training", None) or {}).get("decoder") if trained else None
+    if recorded in decoder_names(model.order):
+        return str(recorded)
     if model.siblings:
         return "bp"
     if model.order == 2:

@@ -10,7 +10,17 @@
   Optimizer: ℓ2-regularized AdaGrad with composite mirror descent on the touched coordinates,
   θ ← (H θ − η g) / (H + η λ/N) with H = δ + √G (Duchi et al. 2011; BP reading note §2.8).
 * **Averaged perceptron** (Collins 2002) with exact decoding: Chu-Liu-Edmonds or Eisner (first order),
-  projective grandparent Eisner (second order).
+  projective grandparent Eisner (grandparent models, ``decoder="gp-eisner"``); or, for every second-order
+  model (the default for models with sibling parts), with the non-projective second-order LP (``auto``,
+  ``bf`` or ``ppc``) and its optimum μ, fractional or not, in the update f(y*) − Σ μ_part f(part): training
+  with the relaxation the parser decodes with (Kulesza & Pereira 2007, "Structured Learning with Approximate
+  Inference", NIPS 20; Finley & Joachims 2008, "Training Structural SVMs when Exact Inference is
+  Intractable", ICML 2008, who find that relaxed training makes the relaxation tighter on new data), as
+  Martins, Smith & Xing (2009, ACL-IJCNLP) train their LP parser. ``cost`` > 0 adds a Hamming cost per
+  wrong head to the decoded scores (loss-augmented decoding, a structured hinge loss; Taskar et al. 2004).
+  With ``pruning`` (and a first-order ``pruner``), the perceptron decodes over the arcs that survive the
+  pruner's posteriors, the gold arcs always among them (so that the gold tree stays reachable), and the dev
+  sentences are decoded over the same pruned arcs (without the gold ones).
 
 Epochs shuffle with a fixed seed; after each epoch the dev UAS (no punctuation) is measured and the best
 epoch's weights are kept (early stopping with ``patience``).
@@ -33,18 +43,22 @@ from numpy.typing import NDArray
 from tqdm import tqdm
 
 from lpparse.bp import bp_marginals
+from lpparse.colgen import ColgenOptions
 from lpparse.corpus import Sentence
 from lpparse.decoder import dense_triple_scores
 from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_inside_outside
 from lpparse.oracles.brute_force import _tree_scores
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.parsing import default_decoder, default_decoder_options, evaluate
-from lpparse.scoring.model import Model, SentenceScorer
+from lpparse.ppc.loop import solve_second_order
+from lpparse.pruning import ArcPruning, pruning_mask
+from lpparse.scoring.model import GrandparentScorer, Model, SentenceScorer, SiblingModelScorer
 from lpparse.trees import allowed_arcs
 from lpparse.triples import candidate_siblings, candidate_triples, tree_siblings
 
 __all__ = [
     "GP_MARGINALS",
+    "LP_DECODERS",
     "AdaGrad",
     "EpochRecord",
     "GPMarginals",
@@ -56,6 +70,7 @@ __all__ = [
     "describe",
     "exact_gp_marginals",
     "gold_triples",
+    "perceptron_decoder",
     "train",
     "usable",
 ]
@@ -66,6 +81,12 @@ GPMarginals = Callable[
     [NDArray[np.float64], NDArray[np.float64], bool, NDArray[np.float64] | None],
     tuple[float, NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None],
 ]
+
+#: Second-order LP decoders the perceptron trains with, their optimum (fractional or not) in the update.
+LP_DECODERS = ("auto", "bf", "ppc")
+
+#: LP values below this are zero in a relaxed perceptron update.
+LP_ZERO = 1e-9
 
 #: Largest sentence :func:`exact_gp_marginals` enumerates.
 EXACT_MAX_N = 6
@@ -155,6 +176,27 @@ class TrainConfig:
     max_length: int | None = None
     seed: int = 0
     progress: bool = True
+    #: the perceptron's decoder for second-order models (:func:`perceptron_decoder`; None: its default)
+    decoder: str | None = None
+    #: Hamming cost per wrong head added in the perceptron's LP decoding (0: plain perceptron)
+    cost: float = 0.0
+    #: arc pruning of the perceptron's decoding and of the dev decoding (needs a first-order ``pruner``)
+    pruning: ArcPruning | None = None
+
+
+def perceptron_decoder(model: Model, config: TrainConfig) -> str:
+    """The perceptron's decoder: ``cle`` or ``eisner`` (first order, by ``config.projective``);
+    ``config.decoder`` for second-order models, by default ``gp-eisner`` for grandparent models and ``auto``
+    (the LP) for models with sibling parts, which no exact dynamic program here decodes."""
+    if model.order == 1:
+        if config.decoder is not None:
+            raise ValueError("a first-order perceptron decodes with cle or eisner (option projective), not a decoder")
+        return "eisner" if config.projective else "cle"
+    decoder = config.decoder or ("auto" if model.siblings else "gp-eisner")
+    allowed = LP_DECODERS if model.siblings else ("gp-eisner", *LP_DECODERS)
+    if decoder not in allowed:
+        raise ValueError(f"the perceptron decodes this model with one of {', '.join(allowed)}, not {decoder!r}")
+    return decoder
 
 
 @dataclass
@@ -165,6 +207,9 @@ class EpochRecord:
     seconds: float
     dev_uas: float | None
     dev_uas_no_punct: float | None
+    #: relaxed perceptron: sentences whose LP was fractional, and whose LP was not solved (no update)
+    fractional: int = 0
+    unsolved: int = 0
 
     @property
     def sentences_per_second(self) -> float:
@@ -289,10 +334,22 @@ class _Averager:
         return w - self.u / self.count
 
 
+@dataclass
+class _Update:
+    """One training step's loss and its update (slots, values; summed per slot when applied); for the
+    relaxed perceptron, whether the LP optimum was fractional or the LP unsolved."""
+
+    loss: float
+    idx: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    val: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    fractional: bool = False
+    unsolved: bool = False
+
+
 def _cll_step(
-    model: Model, s: Sentence, config: TrainConfig, gold: NDArray[np.int64]
-) -> tuple[float, NDArray[np.int64], NDArray[np.float64]]:
-    """(loss, gradient slots, gradient values) of J = log Z − s(y*) for one sentence."""
+    model: Model, s: Sentence, config: TrainConfig, gold: NDArray[np.int64], keep: NDArray[np.bool_] | None
+) -> _Update:
+    """Loss J = log Z − s(y*) of one sentence and its gradient (``keep``: unused, CLL does not prune)."""
     scorer = model.scorer(s)
     arcs = scorer.arc_scores()
     if model.order == 1:
@@ -304,7 +361,7 @@ def _cll_step(
         assert mu is not None
         gold_score = arcs[gold[1:], np.arange(1, s.n + 1)].sum()
         idx, val = scorer.arcs.gradient(mu - _indicator(gold))
-        return log_z - gold_score, idx, val
+        return _Update(log_z - gold_score, idx, val)
     table = TripleTable.of(scorer, arcs)
     sibs = SiblingTable.of(scorer, arcs) if model.siblings else None
     marginals = GP_MARGINALS[config.gp_marginals]
@@ -321,36 +378,96 @@ def _cll_step(
         smu[sh, sm, sm2] -= 1.0
         s_idx, s_val = sibs.part_gradient(smu)
         idx, val = np.concatenate([idx, s_idx]), np.concatenate([val, s_val])
-    return log_z - gold_score, idx, val
+    return _Update(log_z - gold_score, idx, val)
 
 
 def _perceptron_step(
-    model: Model, s: Sentence, config: TrainConfig, gold: NDArray[np.int64]
-) -> tuple[float, NDArray[np.int64], NDArray[np.float64]]:
-    """(loss = s(ŷ) − s(y*) ≥ 0, update slots, update values of f(y*) − f(ŷ)) with exact decoding."""
+    model: Model, s: Sentence, config: TrainConfig, gold: NDArray[np.int64], keep: NDArray[np.bool_] | None
+) -> _Update:
+    """Loss s(ŷ) − s(y*) ≥ 0 and the update f(y*) − f(ŷ) of the perceptron's decoder (:func:`perceptron_decoder`;
+    with an LP decoder, :func:`_relaxed_step`) over the arcs of ``keep`` (None: all)."""
     scorer = model.scorer(s)
     arcs = scorer.arc_scores()
+    if keep is not None:
+        arcs = np.where(keep, arcs, -np.inf)
+    decoder = perceptron_decoder(model, config)
+    if decoder in LP_DECODERS:
+        return _relaxed_step(scorer, arcs, decoder, config.cost, gold)
     m = np.arange(1, s.n + 1)
     if model.order == 1:
-        pred = (eisner if config.projective else chu_liu_edmonds)(arcs, single_root=model.single_root)
-        loss = arcs[pred[1:], m].sum() - arcs[gold[1:], m].sum()
+        pred = (eisner if decoder == "eisner" else chu_liu_edmonds)(arcs, single_root=model.single_root)
         if np.array_equal(pred, gold):
-            return 0.0, np.zeros(0, np.int64), np.zeros(0)
+            return _Update(0.0)
+        loss = arcs[pred[1:], m].sum() - arcs[gold[1:], m].sum()
         idx, val = scorer.arcs.gradient(_indicator(gold) - _indicator(pred))
-        return float(loss), idx, val
+        return _Update(float(loss), idx, val)
     triples = scorer.triples()
     gp = dense_triple_scores(arcs, triples)
     pred, value = grandparent_eisner(arcs, gp, model.single_root)
+    if np.array_equal(pred, gold):
+        return _Update(0.0)
     gg, gpp, gc = gold_triples(gold)
     loss = value - arcs[gold[1:], m].sum() - gp[gg, gpp, gc].sum()
-    if np.array_equal(pred, gold):
-        return 0.0, np.zeros(0, np.int64), np.zeros(0)
     a_idx, a_val = scorer.arcs.gradient(_indicator(gold) - _indicator(pred))
     g_slots = triples.slots(gg, gpp, gc).ravel()
     p_slots = triples.slots(*gold_triples(pred)).ravel()
     idx = np.concatenate([a_idx, g_slots, p_slots])
     val = np.concatenate([a_val, np.ones(g_slots.size), -np.ones(p_slots.size)])
-    return float(loss), idx, val
+    return _Update(float(loss), idx, val)
+
+
+def _part_update(
+    scorer: GrandparentScorer | SiblingModelScorer,
+    gold: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
+    parts: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
+    values: NDArray[np.float64],
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """(slots, values) of Σ_gold f(part) − Σ_parts value · f(part) for one part family."""
+    nonzero = np.abs(values) > LP_ZERO
+    g_slots = scorer.slots(*gold)
+    p_slots = scorer.slots(*(x[nonzero] for x in parts))
+    coef = np.concatenate([np.ones(g_slots.shape[1]), -values[nonzero]])
+    slots = np.concatenate([g_slots, p_slots], axis=1)
+    return slots.ravel(), np.broadcast_to(coef, slots.shape).ravel()
+
+
+def _relaxed_step(
+    scorer: SentenceScorer, arcs: NDArray[np.float64], decoder: str, cost: float, gold: NDArray[np.int64]
+) -> _Update:
+    """The perceptron step with the second-order LP (``decoder``: ``auto``, ``bf`` or ``ppc``) as its decoder:
+    ŷ is the LP optimum μ, fractional or not, and the update f(y*) − Σ μ_part f(part) (module docstring).
+    With ``cost``, the LP maximizes s(μ) + cost · Σ_m (1 − μ[y*_m, m]) (loss-augmented decoding). An LP that
+    is not solved to certified optimality gives no update (``unsolved``)."""
+    model = scorer.model
+    target = _indicator(gold)
+    triples = scorer.triples()
+    siblings = scorer.siblings() if model.siblings else None
+    decoded = arcs + cost * (1.0 - target) if cost else arcs  # -inf (no arc, pruned) stays -inf
+    result = solve_second_order(
+        decoded, triples, "all", model.single_root, options=ColgenOptions(), sibling_scorer=siblings, method=decoder
+    )
+    if not result.certified:
+        return _Update(0.0, unsolved=True)
+    if result.heads is not None and np.array_equal(result.heads, gold):
+        return _Update(0.0)
+    x = result.solution.x
+    assert x is not None
+    program = result.program
+    m = np.arange(1, gold.size)
+    gold_score = arcs[gold[1:], m].sum() + triples.score(*gold_triples(gold)).sum()
+    idx, val = scorer.arcs.gradient(target - program.arc_values(x))
+    t_idx, t_val = _part_update(triples, gold_triples(gold), program.triples(), program.triple_values(x))
+    idx, val = [idx, t_idx], [val, t_val]
+    if siblings is not None:
+        gold_sibs = tree_siblings(gold)
+        gold_score += siblings.score(*gold_sibs).sum()
+        sib_program = result.info["siblings"]
+        s_idx, s_val = _part_update(siblings, gold_sibs, sib_program.siblings(), sib_program.sibling_values(x))
+        idx.append(s_idx)
+        val.append(s_val)
+    return _Update(
+        float(result.objective - gold_score), np.concatenate(idx), np.concatenate(val), not result.integral
+    )
 
 
 def _training_gold(s: Sentence, config: TrainConfig, single_root: bool) -> NDArray[np.int64]:
@@ -379,29 +496,47 @@ def train(
     dev_sentences: Sequence[Sentence] = (),
     config: TrainConfig | None = None,
     log: Callable[[str], None] | None = None,
+    pruner: Model | None = None,
 ) -> list[EpochRecord]:
     """Train ``model`` in place; returns one record per epoch. Keeps the weights of the best dev epoch
-    (of the last epoch without dev data)."""
+    (of the last epoch without dev data). ``pruner``: the first-order model whose arc posteriors prune the
+    arcs under ``config.pruning`` (perceptron only)."""
     config = config or TrainConfig()
     if config.trainer not in ("cll", "perceptron"):
         raise ValueError(f"trainer must be 'cll' or 'perceptron', got {config.trainer!r}")
-    if model.siblings and config.trainer != "cll":
-        raise ValueError("models with sibling templates train by cll (no exact sibling decoder for the perceptron)")
-    if model.order == 2 and config.trainer == "cll" and config.gp_marginals not in GP_MARGINALS:
+    cll = config.trainer == "cll"
+    if model.order == 2 and cll and config.gp_marginals not in GP_MARGINALS:
         raise ValueError(
             f"unknown grandparent marginals {config.gp_marginals!r}; choose from {sorted(GP_MARGINALS)}"
         )
+    if cll and (config.decoder is not None or config.cost or config.pruning is not None):
+        raise ValueError("decoder, cost and pruning are options of the perceptron, not of cll")
+    if config.cost < 0 or not np.isfinite(config.cost):
+        raise ValueError(f"cost must be a finite number >= 0, got {config.cost}")
+    if config.cost and (cll or perceptron_decoder(model, config) not in LP_DECODERS):
+        raise ValueError("cost (loss-augmented decoding) needs an LP decoder: " + ", ".join(LP_DECODERS))
+    if (config.pruning is None) != (pruner is None):
+        raise ValueError("pruning needs a first-order pruner model, and a pruner needs pruning options")
     data = usable(train_sentences, model.single_root, config.max_length)
     if not data:
         raise ValueError("no usable training sentences")
     golds = [_training_gold(s, config, model.single_root) for s in data]
+    keep: list[NDArray[np.bool_] | None] = [None] * len(data)
+    dev_options: dict[str, Any] = {}
+    if pruner is not None and config.pruning is not None:
+        if pruner.single_root != model.single_root:
+            raise ValueError("the pruner has the other root rule")
+        keep = [
+            pruning_mask(pruner.scorer(s).arc_scores(), config.pruning, model.single_root) | (_indicator(g) > 0)
+            for s, g in zip(tqdm(data, desc="pruning", unit="sent", disable=not config.progress, leave=False), golds)
+        ]
+        dev_options.update(pruning=config.pruning, pruner=pruner)
     rng = np.random.default_rng(config.seed)
     size = model.weights.size
-    cll = config.trainer == "cll"
     adagrad = AdaGrad(size, config.learning_rate, config.l2 / len(data), config.adagrad_delta)
     averager = _Averager(size)
     step = _cll_step if cll else _perceptron_step
-    decoder = default_decoder(model, config.projective)
+    decoder = default_decoder(model, config.projective, trained=False) if cll else perceptron_decoder(model, config)
     # 2nd-order CLL marginals are non-projective (TREE) whatever config.projective says of the gold trees
     decoder_options = default_decoder_options(model, decoder, config.projective and model.order == 1)
     if decoder == "bp" and config.gp_marginals == "bp":
@@ -412,6 +547,7 @@ def train(
     for epoch in range(1, config.epochs + 1):
         start = time.perf_counter()
         total = 0.0
+        fractional = unsolved = 0
         bar = tqdm(
             rng.permutation(len(data)),
             desc=f"epoch {epoch}",
@@ -420,13 +556,12 @@ def train(
             leave=False,
         )
         for k, i in enumerate(bar, start=1):
-            loss, idx, val = step(model, data[i], config, golds[i])
-            total += loss
-            if idx.size:
-                if cll:
-                    adagrad.step(model.weights, idx, val)
-                else:
-                    averager.step(model.weights, idx, val)
+            update = step(model, data[i], config, golds[i], keep[i])
+            total += update.loss
+            fractional += update.fractional
+            unsolved += update.unsolved
+            if update.idx.size:
+                (adagrad if cll else averager).step(model.weights, update.idx, update.val)
             averager.count += not cll
             if k % 50 == 0:
                 bar.set_postfix(loss=f"{total / k:.3f}")
@@ -437,17 +572,21 @@ def train(
             raw = model.weights
             model.weights = current
             model.invalidate_bounds()
-            score = evaluate(model, dev_sentences, decoder, progress=config.progress, **decoder_options)
+            score = evaluate(
+                model, dev_sentences, decoder, progress=config.progress, **decoder_options, **dev_options
+            )
             model.weights = raw
             dev_uas, dev_np = score.uas, score.uas_no_punct
-        record = EpochRecord(epoch, total / len(data), len(data), seconds, dev_uas, dev_np)
+        record = EpochRecord(epoch, total / len(data), len(data), seconds, dev_uas, dev_np, fractional, unsolved)
         history.append(record)
         if log:
             dev = (
                 f", dev UAS {100 * dev_uas:.2f} (no punct {100 * dev_np:.2f})" if dev_uas is not None else ""
             )
+            lp = f", LP fractional on {fractional}, unsolved on {unsolved}" if decoder in LP_DECODERS and not cll else ""
             log(
-                f"epoch {epoch}: loss {record.loss:.4f}, {seconds:.1f} s ({record.sentences_per_second:.1f} sent/s){dev}"
+                f"epoch {epoch}: loss {record.loss:.4f}, {seconds:.1f} s ({record.sentences_per_second:.1f} sent/s)"
+                f"{lp}{dev}"
             )
         key = dev_np if dev_np is not None else float(epoch)
         if best is None or key > best[0]:

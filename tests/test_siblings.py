@@ -364,8 +364,6 @@ def test_training_with_siblings_lowers_the_loss(marginals: str) -> None:
     assert history[-1].loss < history[0].loss
     assert evaluate(model, SHORT).uas > 0.9
     assert np.abs(model.weights).sum() > 0
-    with pytest.raises(ValueError, match="train by cll"):
-        train(_sibling_model(), SHORT, [], TrainConfig(trainer="perceptron", progress=False))
 
 
 @pytest.mark.parametrize("single_root", [False, True])

@@ -18,6 +18,7 @@ from lpparse.corpus import Sentence, read_treebank, sample_treebank_path
 from lpparse.experiments.grandparent_tables import ScoreSource, load_model
 from lpparse.experiments.runner import check_scheduler
 from lpparse.io import DataError, file_digest, output_path, readable_file
+from lpparse.pruning import ArcPruning
 from lpparse.scores import ScoreFile, load_scores, noisy_gold_scores
 from lpparse.trees import NoTreeError, check_tree_exists
 
@@ -25,12 +26,14 @@ __all__ = [
     "SCORES_HELP",
     "ScoredRun",
     "add_noisy_treebank_options",
+    "add_pruning_options",
     "add_root_options",
     "add_scored_run_options",
     "noisy_treebank",
     "non_negative_float",
     "non_negative_int",
     "positive_float",
+    "pruning_options",
     "positive_int",
     "ranged",
     "report_failures",
@@ -92,6 +95,45 @@ def add_root_options(parser: argparse.ArgumentParser) -> None:
         dest="single_root",
         action="store_false",
         help="the root may take several children (default when some gold tree does, as in CoNLL-X Danish)",
+    )
+
+
+def add_pruning_options(parser: argparse.ArgumentParser, purpose: str, pruner_help: str) -> None:
+    """The arc-pruning group (TurboParser's pruner, :mod:`lpparse.pruning`): ``--prune``, ``--prune-threshold``,
+    ``--max-heads`` and ``--pruner``; ``purpose`` ends the group's description, ``pruner_help`` is the help
+    of ``--pruner``. Read them back with :func:`pruning_options`."""
+    group = parser.add_argument_group(
+        "arc pruning",
+        "Keep the arcs whose first-order posterior is at least --prune-threshold and that are among the "
+        "--max-heads best heads of their word (TurboParser's pruner; the best first-order tree's arcs are "
+        f"always kept). {purpose}",
+    )
+    group.add_argument("--prune", action="store_true", help="prune arcs (with the defaults below)")
+    group.add_argument(
+        "--prune-threshold",
+        type=ranged(float, 0, high=1),
+        default=None,
+        metavar="P",
+        help=f"posterior threshold (default {ArcPruning.threshold:g}); implies --prune",
+    )
+    group.add_argument(
+        "--max-heads",
+        type=positive_int,
+        default=None,
+        metavar="K",
+        help=f"candidate heads kept per word (default {ArcPruning.max_heads}); implies --prune",
+    )
+    group.add_argument("--pruner", type=Path, default=None, metavar="MODEL", help=f"{pruner_help}; implies --prune")
+
+
+def pruning_options(args: argparse.Namespace) -> ArcPruning | None:
+    """The :class:`ArcPruning` that the options of :func:`add_pruning_options` ask for (None: no pruning)."""
+    if not (args.prune or args.prune_threshold is not None or args.max_heads is not None or args.pruner):
+        return None
+    defaults = ArcPruning()
+    return ArcPruning(
+        defaults.threshold if args.prune_threshold is None else args.prune_threshold,
+        defaults.max_heads if args.max_heads is None else args.max_heads,
     )
 
 

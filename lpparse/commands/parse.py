@@ -12,11 +12,12 @@ from tqdm import tqdm
 
 from lpparse.commands._common import (
     SCORES_HELP,
+    add_pruning_options,
     add_root_options,
     add_selection_options,
     positive_float,
     positive_int,
-    ranged,
+    pruning_options,
     resolve_single_root,
     scored_selection,
     selected_sentences,
@@ -32,7 +33,7 @@ from lpparse.parsing import (
     time_limit,
 )
 from lpparse.ppc.decoder import lp_summary
-from lpparse.pruning import ArcPruning, gold_recall
+from lpparse.pruning import gold_recall
 from lpparse.scores import ScoreFile
 from lpparse.scoring import Model
 from lpparse.scoring.model import BOUNDS
@@ -107,35 +108,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="ppc and auto decoders: add a triple's ArcGP row only once the LP violates it (row generation)",
     )
-    pruning = parser.add_argument_group(
-        "arc pruning",
-        "Decode over the arcs whose first-order posterior is at least --prune-threshold and that are among "
-        "the --max-heads best heads of their word (TurboParser's pruner; the best first-order tree's arcs are "
-        "always kept). Second-order decoders then see far fewer parts; LP decoders stay exact and certified "
-        "for the pruned problem. The summary reports the share of gold arcs that survived.",
-    )
-    pruning.add_argument("--prune", action="store_true", help="prune arcs before decoding")
-    pruning.add_argument(
-        "--prune-threshold",
-        type=ranged(float, 0, high=1),
-        default=None,
-        metavar="P",
-        help=f"posterior threshold (default {ArcPruning.threshold:g}); implies --prune",
-    )
-    pruning.add_argument(
-        "--max-heads",
-        type=positive_int,
-        default=None,
-        metavar="K",
-        help=f"candidate heads kept per word (default {ArcPruning.max_heads}); implies --prune",
-    )
-    pruning.add_argument(
-        "--pruner",
-        type=Path,
-        default=None,
-        metavar="MODEL",
-        help="model whose arc scores give the posteriors, typically a first-order one (default: the decoded "
-        "model's or score file's own arc scores); implies --prune",
+    add_pruning_options(
+        parser,
+        "Second-order decoders then see far fewer parts; LP decoders stay exact and certified for the pruned "
+        "problem. The summary reports the share of gold arcs that survived.",
+        "model whose arc scores give the posteriors, typically a first-order one (default: the decoded "
+        "model's or score file's own arc scores)",
     )
     add_selection_options(parser)
     add_root_options(parser)
@@ -186,12 +164,9 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         options["bounds"] = args.bounds
     if args.time_limit is not None and decoder in ("ppc", "bf", "auto", *ANYTIME):
         options["time_limit"] = args.time_limit  # HiGHS stops too, not only the Python code around it
-    if args.prune or args.prune_threshold is not None or args.max_heads is not None or args.pruner:
-        defaults = ArcPruning()
-        options["pruning"] = ArcPruning(
-            defaults.threshold if args.prune_threshold is None else args.prune_threshold,
-            defaults.max_heads if args.max_heads is None else args.max_heads,
-        )
+    pruning = pruning_options(args)
+    if pruning is not None:
+        options["pruning"] = pruning
     return decoder, options
 
 

@@ -10,12 +10,14 @@ import sys
 from pathlib import Path
 
 from lpparse.commands._common import (
+    add_pruning_options,
     add_root_options,
     add_selection_options,
     non_negative_float,
     non_negative_int,
     positive_float,
     positive_int,
+    pruning_options,
     ranged,
     resolve_single_root,
     selected_sentences,
@@ -24,7 +26,7 @@ from lpparse.corpus import read_treebank
 from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.scoring import SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.scoring.model import MAX_BITS
-from lpparse.training import GP_MARGINALS, TrainConfig, describe, train, usable
+from lpparse.training import GP_MARGINALS, LP_DECODERS, TrainConfig, describe, train, usable
 
 #: BP (iterations, damping) of --siblings training and dev decoding. Four undamped iterations (Gormley, Dredze
 #: & Eisner 2015, "Approximation-aware dependency parsing by belief propagation", TACL, who back-propagate
@@ -45,8 +47,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Trains a hashed linear model (McDonald et al. 2005 first-order templates; grandparent templates "
             "of Riedel et al. 2012 eqs. 4-6 for --order 2, plus arbitrary-sibling templates with --siblings) by conditional log-likelihood with AdaGrad (marginals "
             "from the matrix-tree theorem, inside-outside, or belief propagation for grandparent models) or by the "
-            "averaged perceptron with exact decoding. Keeps the epoch with the best dev UAS (no punctuation) and "
-            "writes a versioned model file (npz) with weights and grandparent bound tables."
+            "averaged perceptron with exact decoding (first order, grandparent Eisner) or with the second-order "
+            "LP, its optimum fractional or not (relaxed training, Martins et al. 2009; the default for sibling "
+            "models), optionally over pruned arcs. Keeps the epoch with the best dev UAS (no punctuation) and "
+            "writes a versioned model file (npz) with weights and grandparent bound tables; lpparse parse "
+            "decodes it with the dev decoder of training by default."
         ),
         epilog="Example: lpparse train --treebank train.conllu --dev dev.conllu --order 2 --out gp.npz --epochs 5",
     )
@@ -58,9 +63,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--siblings",
         action="store_true",
-        help="with --order 2: add arbitrary-sibling parts (Martins et al. 2009 templates; CLL with BP "
-        "marginals; dev UAS by the bp decoder with the TREE factor, iterations and damping of training, "
-        "which lpparse parse then uses by default)",
+        help="with --order 2: add arbitrary-sibling parts (Martins et al. 2009 templates). CLL trains with BP "
+        "marginals and measures dev UAS by the bp decoder with the TREE factor, iterations and damping of "
+        "training; the perceptron trains and measures dev UAS with the LP (--decoder)",
     )
     parser.add_argument("--out", type=Path, required=True, help="model file to write (.npz)")
     parser.add_argument(
@@ -74,6 +79,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--trainer", choices=("cll", "perceptron"), default="cll", help="objective (default cll)"
+    )
+    parser.add_argument(
+        "--decoder",
+        choices=("gp-eisner", *LP_DECODERS),
+        default=None,
+        help="perceptron, --order 2: its decoder, also the dev decoder; gp-eisner (projective, grandparent "
+        "models; their default) or the LP by auto, bf or ppc, its optimum in the update fractional or not "
+        "(default with --siblings: auto)",
+    )
+    parser.add_argument(
+        "--cost",
+        type=non_negative_float,
+        default=0.0,
+        help="perceptron with an LP --decoder: Hamming cost per wrong head added in decoding (loss-augmented, "
+        "a structured hinge loss; default 0)",
     )
     parser.add_argument("--epochs", type=positive_int, default=10, help="maximum epochs (default 10)")
     parser.add_argument(
@@ -124,6 +144,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=500,
         help="words with their own id in grandparent templates",
     )
+    add_pruning_options(
+        parser,
+        "Perceptron only: it decodes the training sentences over the kept arcs and their gold arcs, and the dev "
+        "sentences over the kept arcs (parse them with the same options). Needs --pruner.",
+        "first-order model whose arc scores give the posteriors (needed for pruning)",
+    )
     add_selection_options(parser)
     parser.add_argument(
         "--dev-limit", type=positive_int, default=None, help="use the first DEV_LIMIT dev sentences"
@@ -133,17 +159,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def _pruner(path: Path) -> Model:
+    """The first-order pruner model of ``--pruner`` (UsageError if it is not first-order)."""
+    pruner = Model.load(readable_file(path, "--pruner model"))
+    if pruner.order != 1:
+        raise UsageError(f"--pruner: {path} is an order-{pruner.order} model; the pruner is a first-order one")
+    return pruner
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.siblings and (args.order != 2 or args.trainer != "cll"):
-        raise UsageError("--siblings needs --order 2 and the cll trainer")
+    if args.siblings and args.order != 2:
+        raise UsageError("--siblings needs --order 2")
+    pruning = pruning_options(args)
+    if args.trainer == "cll" and (args.decoder or args.cost or pruning):
+        raise UsageError("--decoder, --cost and arc pruning are options of --trainer perceptron")
+    if args.decoder and args.order != 2:
+        raise UsageError("--decoder is for --order 2 (a first-order perceptron decodes with cle, or eisner with --projective)")
+    if args.decoder == "gp-eisner" and args.siblings:
+        raise UsageError("--decoder gp-eisner takes no sibling parts: use an LP decoder (auto, bf, ppc)")
+    if args.cost and (args.order != 2 or (args.decoder or ("auto" if args.siblings else "gp-eisner")) not in LP_DECODERS):
+        raise UsageError("--cost needs an LP --decoder (auto, bf, ppc)")
+    if pruning and not args.pruner:
+        raise UsageError("arc pruning in training needs --pruner (a first-order model)")
     treebank = readable_file(args.treebank, "treebank")
     dev_path = readable_file(args.dev, "dev treebank") if args.dev else None
     out = output_path(args.out, "--out")
     sentences = selected_sentences(treebank, args, on_error="skip")
     dev = read_treebank(dev_path, on_error="skip", limit=args.dev_limit) if dev_path else []
+    pruner = _pruner(args.pruner) if pruning else None
     single_root = resolve_single_root(args.single_root, sentences)
     if not usable(sentences, single_root):
         raise DataError(f"{treebank}: no sentence has a single root child, as --single-root needs")
+    if pruner is not None and pruner.single_root != single_root:
+        raise UsageError(f"--pruner: {args.pruner} has the other root rule")
     siblings = SIBLING_TEMPLATES if args.siblings else ()
     if args.init is not None:
         start = Model.load(readable_file(args.init, "--init model"))
@@ -177,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
         "dev": str(args.dev) if args.dev else None,
         "limit": args.limit,
         "init": str(args.init) if args.init else None,
+        "pruner": str(args.pruner) if pruning else None,
     }
     config = TrainConfig(
         trainer=args.trainer,
@@ -191,13 +240,16 @@ def run(args: argparse.Namespace) -> int:
         max_length=args.max_length,
         seed=args.seed,
         progress=not args.no_progress,
+        decoder=args.decoder,
+        cost=args.cost,
+        pruning=pruning,
     )
     kind = "single-root" if single_root else "multi-root"
     print(
         f"{args.treebank.name}: {len(sentences)} training, {len(dev)} dev sentences; order {args.order}"
         f"{' + siblings' if args.siblings else ''}, {args.trainer}, {kind}"
     )
-    history = train(model, sentences, dev, config, log=print)
+    history = train(model, sentences, dev, config, log=print, pruner=pruner)
     model.training["summary"] = describe(history)
     model.save(out)
     print(json.dumps(model.training["summary"]))
