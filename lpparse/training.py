@@ -1,4 +1,5 @@
-"""Training: conditional log-likelihood with AdaGrad, and the averaged perceptron, for both model orders.
+"""Training: conditional log-likelihood with AdaGrad, the averaged perceptron, and the structured hinge loss
+with AdaGrad, for both model orders.
 
 * **CLL** (Koo et al. 2007; BP reading note §2.8): J = log Z − s(y*), gradient Σ (μ − 1[y*]) f.
   First order: μ from the matrix-tree theorem (non-projective) or inside-outside (projective; a
@@ -18,7 +19,11 @@
   Intractable", ICML 2008, who find that relaxed training makes the relaxation tighter on new data), as
   Martins, Smith & Xing (2009, ACL-IJCNLP) train their LP parser. ``cost`` > 0 adds a Hamming cost per
   wrong head to the decoded scores (loss-augmented decoding, a structured hinge loss; Taskar et al. 2004).
-  With ``pruning`` (and a first-order ``pruner``), the perceptron decodes over the arcs that survive the
+* **Structured hinge loss** (``trainer="hinge"``; Taskar et al. 2004, Tsochantaridis et al. 2005): the
+  perceptron's decoding and update with ``cost`` as the margin, taken as the subgradient of the ℓ2-regularized
+  hinge loss max_y [s(y) + cost·Δ(y, y*)] − s(y*) by the AdaGrad of CLL (Ratliff, Bagnell & Zinkevich 2007,
+  "(Online) Subgradient Methods for Structured Prediction", AISTATS).
+  With ``pruning`` (and a first-order ``pruner``), the perceptron (and the hinge trainer) decodes over the arcs that survive the
   pruner's posteriors, the gold arcs always among them (so that the gold tree stays reachable), and the dev
   sentences are decoded over the same pruned arcs (without the gold ones).
 
@@ -59,6 +64,7 @@ from lpparse.triples import candidate_siblings, candidate_triples, tree_siblings
 __all__ = [
     "GP_MARGINALS",
     "LP_DECODERS",
+    "TRAINERS",
     "AdaGrad",
     "EpochRecord",
     "GPMarginals",
@@ -81,6 +87,9 @@ GPMarginals = Callable[
     [NDArray[np.float64], NDArray[np.float64], bool, NDArray[np.float64] | None],
     tuple[float, NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None],
 ]
+
+#: Training objectives: conditional log-likelihood, averaged perceptron, structured hinge loss.
+TRAINERS = ("cll", "perceptron", "hinge")
 
 #: Second-order LP decoders the perceptron trains with, their optimum (fractional or not) in the update.
 LP_DECODERS = ("auto", "bf", "ppc")
@@ -161,7 +170,7 @@ class TrainConfig:
     """Hyperparameters (defaults follow BP reading note §3 where the paper gives them: λ = 1, AdaGrad, θ₀ =
     0)."""
 
-    trainer: str = "cll"  # "cll" or "perceptron"
+    trainer: str = "cll"  # one of TRAINERS
     epochs: int = 10
     patience: int = 2
     learning_rate: float = 0.1
@@ -178,7 +187,7 @@ class TrainConfig:
     progress: bool = True
     #: the perceptron's decoder for second-order models (:func:`perceptron_decoder`; None: its default)
     decoder: str | None = None
-    #: Hamming cost per wrong head added in the perceptron's LP decoding (0: plain perceptron)
+    #: Hamming cost per wrong head added in the LP decoding of the perceptron or hinge trainer (the margin)
     cost: float = 0.0
     #: arc pruning of the perceptron's decoding and of the dev decoding (needs a first-order ``pruner``)
     pruning: ArcPruning | None = None
@@ -500,17 +509,18 @@ def train(
 ) -> list[EpochRecord]:
     """Train ``model`` in place; returns one record per epoch. Keeps the weights of the best dev epoch
     (of the last epoch without dev data). ``pruner``: the first-order model whose arc posteriors prune the
-    arcs under ``config.pruning`` (perceptron only)."""
+    arcs under ``config.pruning`` (perceptron and hinge)."""
     config = config or TrainConfig()
-    if config.trainer not in ("cll", "perceptron"):
-        raise ValueError(f"trainer must be 'cll' or 'perceptron', got {config.trainer!r}")
+    if config.trainer not in TRAINERS:
+        raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, got {config.trainer!r}")
     cll = config.trainer == "cll"
+    averaged = config.trainer == "perceptron"
     if model.order == 2 and cll and config.gp_marginals not in GP_MARGINALS:
         raise ValueError(
             f"unknown grandparent marginals {config.gp_marginals!r}; choose from {sorted(GP_MARGINALS)}"
         )
     if cll and (config.decoder is not None or config.cost or config.pruning is not None):
-        raise ValueError("decoder, cost and pruning are options of the perceptron, not of cll")
+        raise ValueError("decoder, cost and pruning are options of the perceptron and hinge trainers, not of cll")
     if config.cost < 0 or not np.isfinite(config.cost):
         raise ValueError(f"cost must be a finite number >= 0, got {config.cost}")
     if config.cost and (cll or perceptron_decoder(model, config) not in LP_DECODERS):
@@ -561,12 +571,15 @@ def train(
             fractional += update.fractional
             unsolved += update.unsolved
             if update.idx.size:
-                (adagrad if cll else averager).step(model.weights, update.idx, update.val)
-            averager.count += not cll
+                if averaged:
+                    averager.step(model.weights, update.idx, update.val)
+                else:  # the loss gradient: CLL's, or minus the hinge's update f(y*) − f(ŷ)
+                    adagrad.step(model.weights, update.idx, update.val if cll else -update.val)
+            averager.count += averaged
             if k % 50 == 0:
                 bar.set_postfix(loss=f"{total / k:.3f}")
         seconds = time.perf_counter() - start
-        current = model.weights if cll else averager.averaged(model.weights)
+        current = averager.averaged(model.weights) if averaged else model.weights
         dev_uas = dev_np = None
         if dev_sentences:
             raw = model.weights

@@ -1,5 +1,6 @@
-"""The perceptron with the second-order LP as its decoder (relaxed training, Martins, Smith & Xing 2009): its
-update against brute force, training over pruned arcs, the dev decoder it records, and the CLI."""
+"""The perceptron and the structured hinge loss with the second-order LP as their decoder (relaxed training,
+Martins, Smith & Xing 2009): the update against brute force, training over pruned arcs, the dev decoder they
+record, and the CLI."""
 
 from __future__ import annotations
 
@@ -116,6 +117,33 @@ def test_relaxed_perceptron_fits_its_training_sentences_and_records_its_decoder(
         train(_model(True), SHORT, [], TrainConfig(decoder="auto", progress=False))
 
 
+def test_hinge_trainer_takes_adagrad_steps_against_the_relaxed_update(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hinge trainer minimizes: AdaGrad gets minus the perceptron's update; and it fits the sentences."""
+    steps: list[np.ndarray] = []
+    real_step, real_update = training.AdaGrad.step, training._relaxed_step
+    updates: list[np.ndarray] = []
+
+    def spy_adagrad(self, w, idx, val):  # type: ignore[no-untyped-def]
+        steps.append(_dense(idx, val))
+        return real_step(self, w, idx, val)
+
+    def spy_update(*args):  # type: ignore[no-untyped-def]
+        update = real_update(*args)
+        if update.idx.size:
+            updates.append(_dense(update.idx, update.val))
+        return update
+
+    monkeypatch.setattr(training.AdaGrad, "step", spy_adagrad)
+    monkeypatch.setattr(training, "_relaxed_step", spy_update)
+    model = _model(True)
+    history = train(model, SHORT, [], TrainConfig(trainer="hinge", cost=1.0, epochs=4, patience=4, learning_rate=1.0, progress=False))
+    assert len(steps) == len(updates) > 0 and all(np.array_equal(a, -b) for a, b in zip(steps, updates))
+    assert history[-1].loss < history[0].loss
+    assert evaluate(model, SHORT).uas > 0.95
+    with pytest.raises(ValueError, match="trainer must be one of cll, perceptron, hinge"):
+        train(_model(True), SHORT, [], TrainConfig(trainer="svm", progress=False))
+
+
 @pytest.fixture(scope="module")
 def pruner() -> Model:
     model = Model(VOCAB, order=1, bits=16)
@@ -173,11 +201,14 @@ def test_cli_trains_a_sibling_model_by_the_relaxed_perceptron_over_pruned_arcs(
     assert trained.training["pruner"] == str(first) and trained.training["config"]["pruning"]["threshold"] == 0.01
     assert main(["parse", "--model", str(model), "--treebank", sample, "--limit", "3", "--no-progress"]) == 0
     assert "decoder auto" in capsys.readouterr().out
+    assert main([*args, "--trainer", "hinge", "--out", str(model), "--no-progress"]) == 0
+    assert Model.load(model).training["config"]["cost"] == 1.0  # the hinge's default margin
+    capsys.readouterr()
     for extra, message in (
         (["--prune-threshold", "0.01"], "needs --pruner"),
         (["--decoder", "gp-eisner"], "takes no sibling parts"),
         (["--pruner", str(model)], "is an order-2 model"),
-        (["--trainer", "cll", "--cost", "1"], "options of --trainer perceptron"),
+        (["--trainer", "cll", "--cost", "1"], "options of --trainer perceptron and hinge"),
     ):
         assert main([*args, *extra, "--out", str(tmp_path / "x.npz"), "--no-progress"]) == 2
         assert message in capsys.readouterr().err

@@ -26,7 +26,7 @@ from lpparse.corpus import read_treebank
 from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.scoring import SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.scoring.model import MAX_BITS
-from lpparse.training import GP_MARGINALS, LP_DECODERS, TrainConfig, describe, train, usable
+from lpparse.training import GP_MARGINALS, LP_DECODERS, TRAINERS, TrainConfig, describe, train, usable
 
 #: BP (iterations, damping) of --siblings training and dev decoding. Four undamped iterations (Gormley, Dredze
 #: & Eisner 2015, "Approximation-aware dependency parsing by belief propagation", TACL, who back-propagate
@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "from the matrix-tree theorem, inside-outside, or belief propagation for grandparent models) or by the "
             "averaged perceptron with exact decoding (first order, grandparent Eisner) or with the second-order "
             "LP, its optimum fractional or not (relaxed training, Martins et al. 2009; the default for sibling "
-            "models), optionally over pruned arcs. Keeps the epoch with the best dev UAS (no punctuation) and "
+            "models), or by the structured hinge loss with the same decoders, optionally over pruned arcs. Keeps the epoch with the best dev UAS (no punctuation) and "
             "writes a versioned model file (npz) with weights and grandparent bound tables; lpparse parse "
             "decodes it with the dev decoder of training by default."
         ),
@@ -65,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --order 2: add arbitrary-sibling parts (Martins et al. 2009 templates). CLL trains with BP "
         "marginals and measures dev UAS by the bp decoder with the TREE factor, iterations and damping of "
-        "training; the perceptron trains and measures dev UAS with the LP (--decoder)",
+        "training; the perceptron and hinge trainers train and measure dev UAS with the LP (--decoder)",
     )
     parser.add_argument("--out", type=Path, required=True, help="model file to write (.npz)")
     parser.add_argument(
@@ -78,22 +78,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "unless they collide)",
     )
     parser.add_argument(
-        "--trainer", choices=("cll", "perceptron"), default="cll", help="objective (default cll)"
+        "--trainer",
+        choices=TRAINERS,
+        default="cll",
+        help="objective: conditional log-likelihood, averaged perceptron, or structured hinge loss (the "
+        "perceptron's decoding and update, with --cost as margin, by AdaGrad with --l2; default cll)",
     )
     parser.add_argument(
         "--decoder",
         choices=("gp-eisner", *LP_DECODERS),
         default=None,
-        help="perceptron, --order 2: its decoder, also the dev decoder; gp-eisner (projective, grandparent "
+        help="perceptron and hinge, --order 2: the decoder of training and dev; gp-eisner (projective, grandparent "
         "models; their default) or the LP by auto, bf or ppc, its optimum in the update fractional or not "
         "(default with --siblings: auto)",
     )
     parser.add_argument(
         "--cost",
         type=non_negative_float,
-        default=0.0,
-        help="perceptron with an LP --decoder: Hamming cost per wrong head added in decoding (loss-augmented, "
-        "a structured hinge loss; default 0)",
+        default=None,
+        help="perceptron or hinge with an LP --decoder: Hamming cost per wrong head added in decoding "
+        "(loss-augmented decoding; default 1 for hinge, 0 for the perceptron)",
     )
     parser.add_argument("--epochs", type=positive_int, default=10, help="maximum epochs (default 10)")
     parser.add_argument(
@@ -124,7 +128,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         f"--siblings {SIBLING_BP[1]})",
     )
     parser.add_argument(
-        "--learning-rate", type=positive_float, default=0.1, help="AdaGrad step size (default 0.1)"
+        "--learning-rate", type=positive_float, default=0.1, help="AdaGrad step size, cll and hinge (default 0.1)"
     )
     parser.add_argument(
         "--l2",
@@ -146,7 +150,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_pruning_options(
         parser,
-        "Perceptron only: it decodes the training sentences over the kept arcs and their gold arcs, and the dev "
+        "Perceptron and hinge trainers only: they decode the training sentences over the kept arcs and their gold arcs, and the dev "
         "sentences over the kept arcs (parse them with the same options). Needs --pruner.",
         "first-order model whose arc scores give the posteriors (needed for pruning)",
     )
@@ -171,13 +175,15 @@ def run(args: argparse.Namespace) -> int:
     if args.siblings and args.order != 2:
         raise UsageError("--siblings needs --order 2")
     pruning = pruning_options(args)
-    if args.trainer == "cll" and (args.decoder or args.cost or pruning):
-        raise UsageError("--decoder, --cost and arc pruning are options of --trainer perceptron")
+    if args.trainer == "cll" and (args.decoder or args.cost is not None or pruning):
+        raise UsageError("--decoder, --cost and arc pruning are options of --trainer perceptron and hinge")
+    lp = args.order == 2 and (args.decoder or ("auto" if args.siblings else "gp-eisner")) in LP_DECODERS
+    cost = (1.0 if args.trainer == "hinge" and lp else 0.0) if args.cost is None else args.cost
     if args.decoder and args.order != 2:
         raise UsageError("--decoder is for --order 2 (a first-order perceptron decodes with cle, or eisner with --projective)")
     if args.decoder == "gp-eisner" and args.siblings:
         raise UsageError("--decoder gp-eisner takes no sibling parts: use an LP decoder (auto, bf, ppc)")
-    if args.cost and (args.order != 2 or (args.decoder or ("auto" if args.siblings else "gp-eisner")) not in LP_DECODERS):
+    if cost and not lp:
         raise UsageError("--cost needs an LP --decoder (auto, bf, ppc)")
     if pruning and not args.pruner:
         raise UsageError("arc pruning in training needs --pruner (a first-order model)")
@@ -241,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=not args.no_progress,
         decoder=args.decoder,
-        cost=args.cost,
+        cost=cost,
         pruning=pruning,
     )
     kind = "single-root" if single_root else "multi-root"
