@@ -33,3 +33,17 @@ run it_partut-2s "${IT[@]}" "${GP[@]}" --siblings
 run hu_szeged-2s "${HU[@]}" --order 2 --siblings --epochs 5 --patience 2 --max-length 50
 run en_ewt-2s "${EN[@]}" "${GP[@]}" --siblings --limit 4000 --dev-limit 500
 run en_ewt-1 "${EN[@]}" "${FIRST[@]}" --max-length 50 --limit 4000 --dev-limit 1000
+# relaxed training (*-2-lp, *-2s-lp): the averaged perceptron with the second-order LP (auto) as its decoder, its
+# optimum fractional or not in the update, a Hamming margin of 1, over the arcs the first-order model keeps at
+# posterior 0.005 (plus the gold arcs); dev UAS by the same LP over the same pruned arcs, which lpparse parse
+# then uses by default (give it the same --pruner and --prune-threshold). Grandparent and grandparent + sibling
+# models trained alike, to measure what the sibling parts add.
+LP=(--order 2 --trainer perceptron --decoder auto --cost 1 --epochs 10 --patience 3 --max-length 50 --prune-threshold 0.005)
+run hu_szeged-2s-lp "${HU[@]}" "${LP[@]}" --siblings --pruner "$OUT/hu_szeged-1.npz"
+run hu_szeged-2-lp "${HU[@]}" "${LP[@]}" --pruner "$OUT/hu_szeged-1.npz"
+run it_partut-2s-lp "${IT[@]}" "${LP[@]}" --siblings --pruner "$OUT/it_partut-1.npz"
+run it_partut-2-lp "${IT[@]}" "${LP[@]}" --pruner "$OUT/it_partut-1.npz"
+run da_ddt-2s-lp "${DA[@]}" "${LP[@]}" --siblings --pruner "$OUT/da_ddt-1.npz"
+run da_ddt-2-lp "${DA[@]}" "${LP[@]}" --pruner "$OUT/da_ddt-1.npz"
+run en_ewt-2s-lp "${EN[@]}" "${LP[@]}" --siblings --pruner "$OUT/en_ewt-1.npz" --limit 4000 --dev-limit 500
+run en_ewt-2-lp "${EN[@]}" "${LP[@]}" --pruner "$OUT/en_ewt-1.npz" --limit 4000 --dev-limit 500

@@ -199,8 +199,13 @@ def test_cli_trains_a_sibling_model_by_the_relaxed_perceptron_over_pruned_arcs(
     assert "LP fractional on" in out and "dev UAS" in out
     trained = Model.load(model)
     assert trained.training["pruner"] == str(first) and trained.training["config"]["pruning"]["threshold"] == 0.01
-    assert main(["parse", "--model", str(model), "--treebank", sample, "--limit", "3", "--no-progress"]) == 0
-    assert "decoder auto" in capsys.readouterr().out
+    parse = ["parse", "--model", str(model), "--treebank", sample, "--limit", "3", "--no-progress"]
+    assert main(parse) == 0
+    out, err = capsys.readouterr()
+    assert "decoder auto" in out and "Pass the same --pruner and --prune-threshold" in err
+    assert main([*parse, "--pruner", str(first), "--prune-threshold", "0.01"]) == 0
+    out, err = capsys.readouterr()
+    assert "decoder auto" in out and "Pass the same" not in err
     assert main([*args, "--trainer", "hinge", "--out", str(model), "--no-progress"]) == 0
     assert Model.load(model).training["config"]["cost"] == 1.0  # the hinge's default margin
     capsys.readouterr()

@@ -167,6 +167,13 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
     pruning = pruning_options(args)
     if pruning is not None:
         options["pruning"] = pruning
+    trained = (getattr(model, "training", None) or {}).get("config") or {}
+    if pruning is None and trained.get("pruning") and decoder == default_decoder(model):
+        warnings.warn(
+            f"{args.model} was trained and early-stopped over arcs pruned by {model.training.get('pruner')} at "
+            f"posterior {trained['pruning']['threshold']:g} (at most {trained['pruning']['max_heads']} heads); "
+            "decoding unpruned. Pass the same --pruner and --prune-threshold to decode as trained"
+        )
     return decoder, options
 
 
