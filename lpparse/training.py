@@ -506,10 +506,13 @@ def train(
     config: TrainConfig | None = None,
     log: Callable[[str], None] | None = None,
     pruner: Model | None = None,
+    checkpoint: Callable[[NDArray[np.float64], dict[str, Any]], None] | None = None,
 ) -> list[EpochRecord]:
     """Train ``model`` in place; returns one record per epoch. Keeps the weights of the best dev epoch
     (of the last epoch without dev data). ``pruner``: the first-order model whose arc posteriors prune the
-    arcs under ``config.pruning`` (perceptron and hinge)."""
+    arcs under ``config.pruning`` (perceptron and hinge). ``checkpoint(weights, record)`` is called after each
+    epoch that improves on the best, with its weights and the training record so far (what ends in
+    ``model.training``), so that a caller can save them before the run ends."""
     config = config or TrainConfig()
     if config.trainer not in TRAINERS:
         raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, got {config.trainer!r}")
@@ -604,6 +607,8 @@ def train(
         key = dev_np if dev_np is not None else float(epoch)
         if best is None or key > best[0]:
             best, stale = (key, current.copy()), 0
+            if checkpoint is not None:
+                checkpoint(best[1], _record(config, decoder, decoder_options, history))
         else:
             stale += 1
             if stale >= config.patience:
@@ -611,8 +616,15 @@ def train(
     assert best is not None
     model.weights = best[1]
     model.invalidate_bounds()
-    model.training = {
-        **model.training,
+    model.training = {**model.training, **_record(config, decoder, decoder_options, history)}
+    return history
+
+
+def _record(
+    config: TrainConfig, decoder: str, decoder_options: dict[str, Any], history: Sequence[EpochRecord]
+) -> dict[str, Any]:
+    """The training record of a run so far: its configuration, dev decoder, epochs and best epoch."""
+    return {
         "config": asdict(copy.copy(config)),
         "decoder": decoder,
         "decoder_options": decoder_options,
@@ -622,7 +634,6 @@ def train(
         )
         + 1,
     }
-    return history
 
 
 def describe(history: Sequence[EpochRecord]) -> dict[str, Any]:

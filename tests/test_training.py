@@ -117,3 +117,34 @@ def test_single_root_training_and_bad_options() -> None:
         train(model, SAMPLE, [], TrainConfig(trainer="svm", progress=False))
     with pytest.raises(ValueError, match="marginals"):
         train(Model(VOCAB, order=2, bits=18), SAMPLE, [], TrainConfig(gp_marginals="nope", progress=False))
+
+
+def test_an_interrupted_cli_run_keeps_its_best_epoch(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``lpparse train --dev`` rewrites --out after each improving epoch: interrupted in epoch 3, the file
+    holds the best of epochs 1-2 (``finished`` false); a run that ends writes ``finished`` true."""
+    import lpparse.training as train_module
+    from lpparse.cli import main
+
+    real, calls = train_module.evaluate, []
+
+    def interrupting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "evaluate", interrupting)
+    out = tmp_path / "m.npz"
+    sample = str(sample_treebank_path())
+    args = ["train", "--treebank", sample, "--dev", sample, "--dev-limit", "10", "--limit", "30", "--bits", "16"]
+    assert main([*args, "--epochs", "5", "--patience", "5", "--out", str(out), "--no-progress"]) == 130
+    assert "interrupted" in capsys.readouterr().err
+    saved = Model.load(out)
+    assert saved.training["finished"] is False and len(saved.training["history"]) in (1, 2)
+    best = saved.training["history"][saved.training["best_epoch"] - 1]["dev_uas_no_punct"]
+    assert evaluate(saved, SAMPLE[:10]).uas_no_punct == pytest.approx(best)
+    monkeypatch.setattr(train_module, "evaluate", real)
+    assert main([*args, "--epochs", "1", "--out", str(out), "--no-progress"]) == 0
+    assert Model.load(out).training["finished"] is True

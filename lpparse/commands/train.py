@@ -8,6 +8,10 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from lpparse.commands._common import (
     add_pruning_options,
@@ -67,7 +71,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "marginals and measures dev UAS by the bp decoder with the TREE factor, iterations and damping of "
         "training; the perceptron and hinge trainers train and measure dev UAS with the LP (--decoder)",
     )
-    parser.add_argument("--out", type=Path, required=True, help="model file to write (.npz)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="model file to write (.npz); with --dev, rewritten after each epoch that improves dev UAS, so that "
+        "an interrupted run keeps its best epoch (training record: finished false)",
+    )
     parser.add_argument(
         "--init",
         type=Path,
@@ -255,8 +265,23 @@ def run(args: argparse.Namespace) -> int:
         f"{args.treebank.name}: {len(sentences)} training, {len(dev)} dev sentences; order {args.order}"
         f"{' + siblings' if args.siblings else ''}, {args.trainer}, {kind}"
     )
-    history = train(model, sentences, dev, config, log=print, pruner=pruner)
-    model.training["summary"] = describe(history)
+    def save_best(weights: NDArray[np.float64], record: dict[str, Any]) -> None:
+        """Write the best epoch so far to --out: an interrupted run keeps it (``finished`` false)."""
+        best = Model(
+            model.vocab,
+            model.order,
+            model.bits,
+            model.single_root,
+            model.first_order,
+            model.grandparent,
+            model.siblings,
+            weights,
+            {**model.training, **record, "finished": False},
+        )
+        best.save(out)
+
+    history = train(model, sentences, dev, config, log=print, pruner=pruner, checkpoint=save_best if dev else None)
+    model.training.update(summary=describe(history), finished=True)
     model.save(out)
     print(json.dumps(model.training["summary"]))
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
