@@ -7,9 +7,13 @@ set -euo pipefail
 T=${TREEBANKS:-../shared/treebanks}
 OUT=${OUT:-models}
 mkdir -p "$OUT"
-run() {  # name, then lpparse train arguments; a model already written is kept (the script resumes)
+finished() {  # whether a model file is a finished run's (lpparse train --dev rewrites it after each best epoch)
+    python -c 'import sys; from lpparse.scoring.model import Model
+sys.exit(0 if Model.load(sys.argv[1]).training.get("finished", True) else 1)' "$1" 2>/dev/null
+}
+run() {  # name, then lpparse train arguments; a finished model is kept (the script resumes), a checkpoint retrained
     local name=$1; shift
-    if [[ -f "$OUT/$name.npz" ]]; then echo "$name: exists"; return; fi
+    if [[ -f "$OUT/$name.npz" ]] && finished "$OUT/$name.npz"; then echo "$name: exists"; return; fi
     nice -n 10 lpparse train --no-progress --out "$OUT/$name.npz" "$@" 2>&1 | tee "$OUT/$name.log"
 }
 DA=(--treebank "$T/da_ddt/ddt-cdt-train.conll" --dev "$T/da_ddt/ddt-cdt-dev.conll" --multi-root)
