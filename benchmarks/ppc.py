@@ -250,6 +250,11 @@ def dev_files(args: argparse.Namespace) -> list[Path]:
     return args.treebanks if args.treebanks is not None else sorted(args.shared.glob("*/*dev*.conll*"))
 
 
+def commands_line(result: dict[str, Any]) -> str:
+    """The Markdown line naming the commands of a result (one run's ``command``, or a combined ``commands``)."""
+    return "Command: " + ", ".join(f"`{c}`" for c in result.get("commands", [result.get("command")]))
+
+
 def run_header(script: str) -> dict[str, Any]:
     """The command (with its one-core pinning), machine and Python of this run."""
     return {

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from ppc import LANGUAGE, MULTI_ROOT, dev_files, run_header, treebank_parser, write_results
+from ppc import LANGUAGE, MULTI_ROOT, commands_line, dev_files, run_header, treebank_parser, write_results
 
 from lpparse.corpus import Sentence, corpus_uas, read_treebank
 from lpparse.decoding import DecodeResult
@@ -135,7 +135,7 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [
         "# Arc pruning before second-order LP decoding",
         "",
-        "Command: " + ", ".join(f"`{c}`" for c in result["commands"]),
+        commands_line(result),
         "",
         *([result["note"], ""] if result.get("note") else []),
         f"Dev sentences of at most {result['max_n']} tokens{scope}, decoder `auto` "

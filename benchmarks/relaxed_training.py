@@ -21,11 +21,10 @@ merge: ``python benchmarks/relaxed_training.py --combine <part>.json ...``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from ppc import LANGUAGE, MULTI_ROOT, combine, dev_files, run_header, treebank_parser, write_results
+from ppc import LANGUAGE, MULTI_ROOT, commands_line, combine, dev_files, run_header, treebank_parser, write_results
 from pruning import certified_tree, decode_all
 from siblings import TIGHT
 
@@ -125,7 +124,7 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [
         "# Do sibling parts help? Models trained alike, decoded as trained",
         "",
-        "Command: " + ", ".join(f"`{c}`" for c in result["commands"]),
+        commands_line(result),
         "",
         f"Machine: {result['machine']}, Python {result['python']}. Whole dev sets (multi-root: "
         f"{', '.join(sorted(MULTI_ROOT))}). Every second-order model decodes over the arcs that the first-order "
