@@ -99,8 +99,8 @@ def run_treebank(path: Path, args: Any) -> dict[str, Any]:
     for label, a, b in PAIRS:
         if a in heads and b in heads:
             diff = paired_bootstrap(sentences, heads[a], heads[b])
-            pairs.append({"treebank": name, "pair": label, "grandparent": round(100 * diff.uas_a, 2),
-                          "sibling": round(100 * diff.uas_b, 2), "delta": round(100 * diff.delta, 2),
+            pairs.append({"treebank": name, "pair": label, "grandparent": round(100 * float(diff.uas_a), 2),
+                          "sibling": round(100 * float(diff.uas_b), 2), "delta": round(100 * float(diff.delta), 2),
                           "low": round(100 * diff.low, 2), "high": round(100 * diff.high, 2), "p": diff.p_value})
             print(pairs[-1], flush=True)
     return {"treebank": name, "sentences": len(sentences), "tokens": tokens, "runs": runs, "pairs": pairs,
@@ -119,14 +119,15 @@ def markdown(result: dict[str, Any]) -> str:
             tables["pairs"].append([name, p["pair"], f"{p['grandparent']:.2f}", f"{p['sibling']:.2f}",
                                     f"**{p['delta']:+.2f}**", f"[{p['low']:+.2f}, {p['high']:+.2f}]", f"{p['p']:.3f}"])
         for t in tb["training"]:
-            tables["training"].append([name, t["model"], t["epochs"], t["best epoch"], t["s/epoch"],
+            tables["training"].append([name, t["model"], t["epochs"], t["best epoch"], f"{t['s/epoch']:.1f}",
                                        t["train LP fractional"], f"{t['dev UAS']:.2f}"])
+    scope = f"The first {result['limit']} sentences of each dev set" if result.get("limit") else "Whole dev sets"
     lines = [
         "# Do sibling parts help? Models trained alike, decoded as trained",
         "",
         commands_line(result),
         "",
-        f"Machine: {result['machine']}, Python {result['python']}. Whole dev sets (multi-root: "
+        f"Machine: {result['machine']}, Python {result['python']}. {scope} (multi-root: "
         f"{', '.join(sorted(MULTI_ROOT))}). Every second-order model decodes over the arcs that the first-order "
         "model (`-1`) keeps at posterior 0.005 (at most 10 heads per word, the best first-order tree kept). "
         "CLL: conditional log-likelihood (the sibling model with belief-propagation marginals); relaxed: the "
@@ -161,9 +162,9 @@ def main() -> None:
     parser.add_argument("--combine", type=Path, nargs="*", default=None, help="merge these parts' JSON files")
     args = parser.parse_args()
     if args.combine:
-        result = combine(args.combine, ("machine", "python", "exact_time_limit"))
+        result = combine(args.combine, ("machine", "python", "exact_time_limit", "limit"))
     else:
-        result = {**run_header("relaxed_training.py"), "exact_time_limit": args.exact_time_limit,
+        result = {**run_header("relaxed_training.py"), "exact_time_limit": args.exact_time_limit, "limit": args.limit,
                   "treebanks": [run_treebank(p, args) for p in dev_files(args)]}
     write_results(result, args.out, markdown(result))
 
