@@ -5,8 +5,9 @@ For each dev set (the whole set, or the first ``--limit`` sentences), over the a
 
 * the CLL models (``-2``, ``-2s``; belief-propagation marginals for the sibling model) and the relaxed
   models (``-2-lp``, ``-2s-lp``: the averaged perceptron with the LP as its decoder, :mod:`lpparse.training`)
-  decoded by ``auto`` (the LP, a fractional optimum rounded to a tree), and the relaxed models also by
-  ``exact`` (the best tree over the kept arcs, with a proof; at most ``--exact-time-limit`` s per sentence);
+  decoded by ``auto`` (the LP, a fractional optimum rounded to a tree) and by ``exact`` (the best tree over
+  the kept arcs, with a proof; at most ``--exact-time-limit`` s per sentence); the CLL sibling model also by
+  ``bp``, as it was trained (:func:`lpparse.parsing.default_decoder_options`);
 * per model and decoder: UAS without punctuation, the share of sentences whose LP optimum is fractional,
   tokens/s with features (the pruner's too), trees certified optimal for the pruned problem;
 * the sibling model's UAS minus the grandparent model's, each pair trained and decoded alike, with the paired
@@ -30,6 +31,7 @@ from siblings import TIGHT
 
 from lpparse.corpus import corpus_uas, read_treebank
 from lpparse.evaluation import paired_bootstrap
+from lpparse.parsing import default_decoder_options
 from lpparse.scoring.model import Model
 from lpparse.table import markdown_table
 
@@ -37,6 +39,9 @@ from lpparse.table import markdown_table
 RUNS = (
     ("grandparent, CLL", "2", "auto"),
     ("+ sibling, CLL", "2s", "auto"),
+    ("grandparent, CLL, exact", "2", "exact"),
+    ("+ sibling, CLL, exact", "2s", "exact"),
+    ("+ sibling, CLL, bp", "2s", "bp"),
     ("grandparent, relaxed", "2-lp", "auto"),
     ("+ sibling, relaxed", "2s-lp", "auto"),
     ("grandparent, relaxed, exact", "2-lp", "exact"),
@@ -45,6 +50,8 @@ RUNS = (
 #: (label of the comparison, grandparent run, sibling run)
 PAIRS = (
     ("CLL, auto", "grandparent, CLL", "+ sibling, CLL"),
+    ("CLL, exact", "grandparent, CLL, exact", "+ sibling, CLL, exact"),
+    ("CLL, grandparent exact, + sibling bp", "grandparent, CLL, exact", "+ sibling, CLL, bp"),
     ("relaxed, auto", "grandparent, relaxed", "+ sibling, relaxed"),
     ("relaxed, exact", "grandparent, relaxed, exact", "+ sibling, relaxed, exact"),
 )
@@ -68,7 +75,7 @@ def run_treebank(path: Path, args: Any) -> dict[str, Any]:
             print(f"{name}: no {model_path.name}, skipped", flush=True)
             continue
         model = Model.load(model_path)
-        extra = {"time_limit": args.exact_time_limit} if decoder == "exact" else {}
+        extra = {"time_limit": args.exact_time_limit} if decoder == "exact" else default_decoder_options(model, decoder)
         results, seconds = decode_all(sentences, model, decoder, {**options, **extra})
         heads[label] = [r.heads for r in results]
         runs.append({
@@ -135,7 +142,8 @@ def markdown(result: dict[str, Any]) -> str:
         "in the update, Hamming margin 1, over the same pruned arcs plus the gold ones "
         "(`benchmarks/train_treebanks.sh`). `auto` rounds a fractional LP optimum to a tree; `exact` returns "
         "the best tree over the kept arcs with a proof (at most "
-        f"{result['exact_time_limit']:g} s per sentence). UAS without punctuation.",
+        f"{result['exact_time_limit']:g} s per sentence); `bp`: loopy belief propagation's minimum-Bayes-risk "
+        "tree with the TREE factor, iterations and damping of training. UAS without punctuation.",
         "",
         "## Sibling model minus grandparent model (paired bootstrap, 10,000 resamples)",
         "",
