@@ -25,7 +25,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ppc import LANGUAGE, MULTI_ROOT, commands_line, combine, dev_files, run_header, treebank_parser, write_results
+from ppc import (
+    LANGUAGE,
+    MULTI_ROOT,
+    commands_line,
+    combine,
+    dev_files,
+    run_header,
+    treebank_parser,
+    write_results,
+)
 from pruning import certified_tree, decode_all
 from siblings import TIGHT
 
@@ -57,7 +66,15 @@ PAIRS = (
 )
 RUN_TABLE = ("treebank", "model, training, decoder", "UAS", "LP fractional", "certified", "tokens/s")
 PAIR_TABLE = ("treebank", "trained, decoded", "grandparent", "+ sibling", "difference", "95% interval", "p")
-TRAIN_TABLE = ("treebank", "model", "epochs", "best epoch", "s/epoch", "train LP fractional (best epoch)", "dev UAS")
+TRAIN_TABLE = (
+    "treebank",
+    "model",
+    "epochs",
+    "best epoch",
+    "s/epoch",
+    "train LP fractional (best epoch)",
+    "dev UAS",
+)
 
 
 def run_treebank(path: Path, args: Any) -> dict[str, Any]:
@@ -75,43 +92,66 @@ def run_treebank(path: Path, args: Any) -> dict[str, Any]:
             print(f"{name}: no {model_path.name}, skipped", flush=True)
             continue
         model = Model.load(model_path)
-        extra = {"time_limit": args.exact_time_limit} if decoder == "exact" else default_decoder_options(model, decoder)
+        extra = (
+            {"time_limit": args.exact_time_limit}
+            if decoder == "exact"
+            else default_decoder_options(model, decoder)
+        )
         results, seconds = decode_all(sentences, model, decoder, {**options, **extra})
         heads[label] = [r.heads for r in results]
-        runs.append({
-            "treebank": name,
-            "run": label,
-            "model": model_path.name,
-            "decoder": decoder,
-            "UAS": round(100 * corpus_uas(sentences, heads[label]).uas_no_punct, 2),
-            "fractional": sum(not r.stats.get("integral", True) for r in results),
-            "certified": sum(map(certified_tree, results)),
-            "sentences": len(sentences),
-            "tokens/s": round(tokens / seconds),
-        })
+        runs.append(
+            {
+                "treebank": name,
+                "run": label,
+                "model": model_path.name,
+                "decoder": decoder,
+                "UAS": round(100 * corpus_uas(sentences, heads[label]).uas_no_punct, 2),
+                "fractional": sum(not r.stats.get("integral", True) for r in results),
+                "certified": sum(map(certified_tree, results)),
+                "sentences": len(sentences),
+                "tokens/s": round(tokens / seconds),
+            }
+        )
         print(runs[-1], flush=True)
         if decoder == "auto" and suffix.endswith("-lp"):
             history = model.training["history"]
             best = model.training["best_epoch"]
-            training.append({
-                "treebank": name,
-                "model": model_path.name,
-                "epochs": len(history),
-                "best epoch": best,
-                "s/epoch": round(sum(h["seconds"] for h in history) / len(history), 1),
-                "train LP fractional": f"{history[best - 1]['fractional']}/{history[best - 1]['train_sentences']}",
-                "dev UAS": round(100 * history[best - 1]["dev_uas_no_punct"], 2),
-            })
+            training.append(
+                {
+                    "treebank": name,
+                    "model": model_path.name,
+                    "epochs": len(history),
+                    "best epoch": best,
+                    "s/epoch": round(sum(h["seconds"] for h in history) / len(history), 1),
+                    "train LP fractional": f"{history[best - 1]['fractional']}/{history[best - 1]['train_sentences']}",
+                    "dev UAS": round(100 * history[best - 1]["dev_uas_no_punct"], 2),
+                }
+            )
     pairs = []
     for label, a, b in PAIRS:
         if a in heads and b in heads:
             diff = paired_bootstrap(sentences, heads[a], heads[b])
-            pairs.append({"treebank": name, "pair": label, "grandparent": round(100 * float(diff.uas_a), 2),
-                          "sibling": round(100 * float(diff.uas_b), 2), "delta": round(100 * float(diff.delta), 2),
-                          "low": round(100 * diff.low, 2), "high": round(100 * diff.high, 2), "p": diff.p_value})
+            pairs.append(
+                {
+                    "treebank": name,
+                    "pair": label,
+                    "grandparent": round(100 * float(diff.uas_a), 2),
+                    "sibling": round(100 * float(diff.uas_b), 2),
+                    "delta": round(100 * float(diff.delta), 2),
+                    "low": round(100 * diff.low, 2),
+                    "high": round(100 * diff.high, 2),
+                    "p": diff.p_value,
+                }
+            )
             print(pairs[-1], flush=True)
-    return {"treebank": name, "sentences": len(sentences), "tokens": tokens, "runs": runs, "pairs": pairs,
-            "training": training}
+    return {
+        "treebank": name,
+        "sentences": len(sentences),
+        "tokens": tokens,
+        "runs": runs,
+        "pairs": pairs,
+        "training": training,
+    }
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -120,15 +160,36 @@ def markdown(result: dict[str, Any]) -> str:
         name = f"{tb['treebank']} ({LANGUAGE.get(tb['treebank'], '?')}, {tb['sentences']} sentences)"
         for r in tb["runs"]:
             frac = f"{100 * r['fractional'] / r['sentences']:.1f}%" if r["decoder"] == "auto" else "-"
-            tables["runs"].append([name, r["run"], f"{r['UAS']:.2f}", frac,
-                                   f"{r['certified']}/{r['sentences']}", r["tokens/s"]])
+            tables["runs"].append(
+                [name, r["run"], f"{r['UAS']:.2f}", frac, f"{r['certified']}/{r['sentences']}", r["tokens/s"]]
+            )
         for p in tb["pairs"]:
-            tables["pairs"].append([name, p["pair"], f"{p['grandparent']:.2f}", f"{p['sibling']:.2f}",
-                                    f"**{p['delta']:+.2f}**", f"[{p['low']:+.2f}, {p['high']:+.2f}]", f"{p['p']:.3f}"])
+            tables["pairs"].append(
+                [
+                    name,
+                    p["pair"],
+                    f"{p['grandparent']:.2f}",
+                    f"{p['sibling']:.2f}",
+                    f"**{p['delta']:+.2f}**",
+                    f"[{p['low']:+.2f}, {p['high']:+.2f}]",
+                    f"{p['p']:.3f}",
+                ]
+            )
         for t in tb["training"]:
-            tables["training"].append([name, t["model"], t["epochs"], t["best epoch"], f"{t['s/epoch']:.1f}",
-                                       t["train LP fractional"], f"{t['dev UAS']:.2f}"])
-    scope = f"The first {result['limit']} sentences of each dev set" if result.get("limit") else "Whole dev sets"
+            tables["training"].append(
+                [
+                    name,
+                    t["model"],
+                    t["epochs"],
+                    t["best epoch"],
+                    f"{t['s/epoch']:.1f}",
+                    t["train LP fractional"],
+                    f"{t['dev UAS']:.2f}",
+                ]
+            )
+    scope = (
+        f"The first {result['limit']} sentences of each dev set" if result.get("limit") else "Whole dev sets"
+    )
     lines = [
         "# Do sibling parts help? Models trained alike, decoded as trained",
         "",
@@ -172,8 +233,12 @@ def main() -> None:
     if args.combine:
         result = combine(args.combine, ("machine", "python", "exact_time_limit", "limit"))
     else:
-        result = {**run_header("relaxed_training.py"), "exact_time_limit": args.exact_time_limit, "limit": args.limit,
-                  "treebanks": [run_treebank(p, args) for p in dev_files(args)]}
+        result = {
+            **run_header("relaxed_training.py"),
+            "exact_time_limit": args.exact_time_limit,
+            "limit": args.limit,
+            "treebanks": [run_treebank(p, args) for p in dev_files(args)],
+        }
     write_results(result, args.out, markdown(result))
 
 

@@ -99,7 +99,9 @@ def default_decoder_options(
     options: dict[str, Any] = {}
     if training.get("decoder") == decoder:
         options.update(
-            (k, v) for k, v in (training.get("decoder_options") or {}).items() if k in ("iterations", "damping")
+            (k, v)
+            for k, v in (training.get("decoder_options") or {}).items()
+            if k in ("iterations", "damping")
         )
     if projective is None:
         projective = trained_projective(model)

@@ -199,12 +199,16 @@ def perceptron_decoder(model: Model, config: TrainConfig) -> str:
     (the LP) for models with sibling parts, which no exact dynamic program here decodes."""
     if model.order == 1:
         if config.decoder is not None:
-            raise ValueError("a first-order perceptron decodes with cle or eisner (option projective), not a decoder")
+            raise ValueError(
+                "a first-order perceptron decodes with cle or eisner (option projective), not a decoder"
+            )
         return "eisner" if config.projective else "cle"
     decoder = config.decoder or ("auto" if model.siblings else "gp-eisner")
     allowed = LP_DECODERS if model.siblings else ("gp-eisner", *LP_DECODERS)
     if decoder not in allowed:
-        raise ValueError(f"the perceptron decodes this model with one of {', '.join(allowed)}, not {decoder!r}")
+        raise ValueError(
+            f"the perceptron decodes this model with one of {', '.join(allowed)}, not {decoder!r}"
+        )
     return decoder
 
 
@@ -238,7 +242,9 @@ def _indicator(heads: NDArray[np.int64]) -> NDArray[np.float64]:
     return out
 
 
-def _summed(idx: NDArray[np.int64], val: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+def _summed(
+    idx: NDArray[np.int64], val: NDArray[np.float64]
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """Distinct slots and the sum of the values at each (a sparse vector from feature occurrences)."""
     uniq, inv = np.unique(idx, return_inverse=True)
     return uniq, np.bincount(inv, weights=val, minlength=uniq.size)
@@ -272,7 +278,9 @@ class PartTable:
         """(slots, values) of the weight gradient from a gradient wrt the dense part scores."""
         coef = grad[self.i, self.j, self.k]
         keep = coef != 0
-        return self.slots[:, keep].ravel(), np.broadcast_to(coef[keep], (self.slots.shape[0], int(keep.sum()))).ravel()
+        return self.slots[:, keep].ravel(), np.broadcast_to(
+            coef[keep], (self.slots.shape[0], int(keep.sum()))
+        ).ravel()
 
 
 class TripleTable(PartTable):
@@ -376,7 +384,9 @@ def _cll_step(
     marginals = GP_MARGINALS[config.gp_marginals]
     if marginals is bp_gp_marginals:
         marginals = partial(bp_gp_marginals, iterations=config.bp_iterations or 4, damping=config.bp_damping)
-    log_z, mu, gmu, smu = marginals(arcs, table.scores, model.single_root, None if sibs is None else sibs.scores)
+    log_z, mu, gmu, smu = marginals(
+        arcs, table.scores, model.single_root, None if sibs is None else sibs.scores
+    )
     gg, gpp, gc = gold_triples(gold)
     gold_score = arcs[gold[1:], np.arange(1, s.n + 1)].sum() + table.scores[gg, gpp, gc].sum()
     gmu[gg, gpp, gc] -= 1.0
@@ -453,7 +463,13 @@ def _relaxed_step(
     siblings = scorer.siblings() if model.siblings else None
     decoded = arcs + cost * (1.0 - target) if cost else arcs  # -inf (no arc, pruned) stays -inf
     result = solve_second_order(
-        decoded, triples, "all", model.single_root, options=ColgenOptions(), sibling_scorer=siblings, method=decoder
+        decoded,
+        triples,
+        "all",
+        model.single_root,
+        options=ColgenOptions(),
+        sibling_scorer=siblings,
+        method=decoder,
     )
     if not result.certified:
         return _Update(0.0, unsolved=True)
@@ -471,7 +487,9 @@ def _relaxed_step(
         gold_sibs = tree_siblings(gold)
         gold_score += siblings.score(*gold_sibs).sum()
         sib_program = result.info["siblings"]
-        s_idx, s_val = _part_update(siblings, gold_sibs, sib_program.siblings(), sib_program.sibling_values(x))
+        s_idx, s_val = _part_update(
+            siblings, gold_sibs, sib_program.siblings(), sib_program.sibling_values(x)
+        )
         idx.append(s_idx)
         val.append(s_val)
     return _Update(
@@ -523,7 +541,9 @@ def train(
             f"unknown grandparent marginals {config.gp_marginals!r}; choose from {sorted(GP_MARGINALS)}"
         )
     if cll and (config.decoder is not None or config.cost or config.pruning is not None):
-        raise ValueError("decoder, cost and pruning are options of the perceptron and hinge trainers, not of cll")
+        raise ValueError(
+            "decoder, cost and pruning are options of the perceptron and hinge trainers, not of cll"
+        )
     if config.cost < 0 or not np.isfinite(config.cost):
         raise ValueError(f"cost must be a finite number >= 0, got {config.cost}")
     if config.cost and (cll or perceptron_decoder(model, config) not in LP_DECODERS):
@@ -540,8 +560,11 @@ def train(
         if pruner.single_root != model.single_root:
             raise ValueError("the pruner has the other root rule")
         keep = [
-            pruning_mask(pruner.scorer(s).arc_scores(), config.pruning, model.single_root) | (_indicator(g) > 0)
-            for s, g in zip(tqdm(data, desc="pruning", unit="sent", disable=not config.progress, leave=False), golds)
+            pruning_mask(pruner.scorer(s).arc_scores(), config.pruning, model.single_root)
+            | (_indicator(g) > 0)
+            for s, g in zip(
+                tqdm(data, desc="pruning", unit="sent", disable=not config.progress, leave=False), golds
+            )
         ]
         dev_options.update(pruning=config.pruning, pruner=pruner)
     rng = np.random.default_rng(config.seed)
@@ -549,7 +572,9 @@ def train(
     adagrad = AdaGrad(size, config.learning_rate, config.l2 / len(data), config.adagrad_delta)
     averager = _Averager(size)
     step = _cll_step if cll else _perceptron_step
-    decoder = default_decoder(model, config.projective, trained=False) if cll else perceptron_decoder(model, config)
+    decoder = (
+        default_decoder(model, config.projective, trained=False) if cll else perceptron_decoder(model, config)
+    )
     # 2nd-order CLL marginals are non-projective (TREE) whatever config.projective says of the gold trees
     decoder_options = default_decoder_options(model, decoder, config.projective and model.order == 1)
     if decoder == "bp" and config.gp_marginals == "bp":
@@ -593,13 +618,19 @@ def train(
             )
             model.weights = raw
             dev_uas, dev_np = score.uas, score.uas_no_punct
-        record = EpochRecord(epoch, total / len(data), len(data), seconds, dev_uas, dev_np, fractional, unsolved)
+        record = EpochRecord(
+            epoch, total / len(data), len(data), seconds, dev_uas, dev_np, fractional, unsolved
+        )
         history.append(record)
         if log:
             dev = (
                 f", dev UAS {100 * dev_uas:.2f} (no punct {100 * dev_np:.2f})" if dev_uas is not None else ""
             )
-            lp = f", LP fractional on {fractional}, unsolved on {unsolved}" if decoder in LP_DECODERS and not cll else ""
+            lp = (
+                f", LP fractional on {fractional}, unsolved on {unsolved}"
+                if decoder in LP_DECODERS and not cll
+                else ""
+            )
             log(
                 f"epoch {epoch}: loss {record.loss:.4f}, {seconds:.1f} s ({record.sentences_per_second:.1f} sent/s)"
                 f"{lp}{dev}"

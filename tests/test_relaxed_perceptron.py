@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import lpparse.training as training
+from lpparse import training
 from lpparse.cli import main
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.decoder import dense_sibling_scores, dense_triple_scores
@@ -31,7 +31,9 @@ BITS = 14
 
 
 def _model(siblings: bool, single_root: bool = False, seed: int | None = None, scale: float = 0.3) -> Model:
-    model = Model(VOCAB, order=2, bits=BITS, single_root=single_root, siblings=SIBLING_TEMPLATES if siblings else ())
+    model = Model(
+        VOCAB, order=2, bits=BITS, single_root=single_root, siblings=SIBLING_TEMPLATES if siblings else ()
+    )
     if seed is not None:
         model.weights = np.random.default_rng(seed).normal(0.0, scale, 1 << BITS)
     return model
@@ -73,7 +75,9 @@ def test_relaxed_update_against_brute_force(index: int, seed: int, siblings: boo
     update = training._relaxed_step(scorer, arcs, "bf", 0.0, gold)
     gp = dense_triple_scores(arcs, scorer.triples())
     sib = dense_sibling_scores(arcs, scorer.siblings(), False) if siblings else None
-    reference = solve_bf(arcs, DenseTripleScorer(gp), sibling_scorer=None if sib is None else DenseSiblingScorer(sib))
+    reference = solve_bf(
+        arcs, DenseTripleScorer(gp), sibling_scorer=None if sib is None else DenseSiblingScorer(sib)
+    )
     best, best_value = brute_force(arcs, gp_scores=gp, sib_scores=sib)
     gold_value = float(model.weights @ _features(model, sentence, gold))
     assert reference.objective >= best_value - 1e-7 and best_value >= gold_value - 1e-7
@@ -82,7 +86,9 @@ def test_relaxed_update_against_brute_force(index: int, seed: int, siblings: boo
     assert update.loss == pytest.approx(reference.objective - gold_value, abs=1e-6)
     assert model.weights @ delta == pytest.approx(-update.loss, abs=1e-6)
     if reference.integral:
-        assert np.allclose(delta, _features(model, sentence, gold) - _features(model, sentence, best), atol=1e-9)
+        assert np.allclose(
+            delta, _features(model, sentence, gold) - _features(model, sentence, best), atol=1e-9
+        )
 
 
 @pytest.mark.parametrize("siblings", [False, True])
@@ -117,7 +123,9 @@ def test_relaxed_perceptron_fits_its_training_sentences_and_records_its_decoder(
         train(_model(True), SHORT, [], TrainConfig(decoder="auto", progress=False))
 
 
-def test_hinge_trainer_takes_adagrad_steps_against_the_relaxed_update(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hinge_trainer_takes_adagrad_steps_against_the_relaxed_update(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The hinge trainer minimizes: AdaGrad gets minus the perceptron's update; and it fits the sentences."""
     steps: list[np.ndarray] = []
     real_step, real_update = training.AdaGrad.step, training._relaxed_step
@@ -136,7 +144,12 @@ def test_hinge_trainer_takes_adagrad_steps_against_the_relaxed_update(monkeypatc
     monkeypatch.setattr(training.AdaGrad, "step", spy_adagrad)
     monkeypatch.setattr(training, "_relaxed_step", spy_update)
     model = _model(True)
-    history = train(model, SHORT, [], TrainConfig(trainer="hinge", cost=1.0, epochs=4, patience=4, learning_rate=1.0, progress=False))
+    history = train(
+        model,
+        SHORT,
+        [],
+        TrainConfig(trainer="hinge", cost=1.0, epochs=4, patience=4, learning_rate=1.0, progress=False),
+    )
     assert len(steps) == len(updates) > 0 and all(np.array_equal(a, -b) for a, b in zip(steps, updates))
     assert history[-1].loss < history[0].loss
     assert evaluate(model, SHORT).uas > 0.95
@@ -171,7 +184,13 @@ def test_training_decodes_over_the_pruned_arcs_and_the_gold_ones(
     monkeypatch.setattr(training, "_relaxed_step", spy_step)
     monkeypatch.setattr(training, "evaluate", spy_evaluate)
     model = _model(True)
-    train(model, SMALL, SMALL[:4], TrainConfig(trainer="perceptron", epochs=1, pruning=options, progress=False), pruner=pruner)
+    train(
+        model,
+        SMALL,
+        SMALL[:4],
+        TrainConfig(trainer="perceptron", epochs=1, pruning=options, progress=False),
+        pruner=pruner,
+    )
     assert evaluated == [{"pruning": options, "pruner": pruner}]
     assert len(seen) == len(SMALL)
     pruned_gold = 0
@@ -192,13 +211,44 @@ def test_cli_trains_a_sibling_model_by_the_relaxed_perceptron_over_pruned_arcs(
     sample = str(sample_treebank_path())
     first, model = tmp_path / "first.npz", tmp_path / "sib.npz"
     pruner.save(first)
-    args = ["train", "--treebank", sample, "--dev", sample, "--dev-limit", "5", "--order", "2", "--siblings", "--multi-root"]
-    args += ["--trainer", "perceptron", "--epochs", "1", "--bits", "16", "--limit", "30", "--max-length", "12"]
-    assert main([*args, "--pruner", str(first), "--prune-threshold", "0.01", "--out", str(model), "--no-progress"]) == 0
+    args = [
+        "train",
+        "--treebank",
+        sample,
+        "--dev",
+        sample,
+        "--dev-limit",
+        "5",
+        "--order",
+        "2",
+        "--siblings",
+        "--multi-root",
+    ]
+    args += [
+        "--trainer",
+        "perceptron",
+        "--epochs",
+        "1",
+        "--bits",
+        "16",
+        "--limit",
+        "30",
+        "--max-length",
+        "12",
+    ]
+    assert (
+        main(
+            [*args, "--pruner", str(first), "--prune-threshold", "0.01", "--out", str(model), "--no-progress"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "LP fractional on" in out and "dev UAS" in out
     trained = Model.load(model)
-    assert trained.training["pruner"] == str(first) and trained.training["config"]["pruning"]["threshold"] == 0.01
+    assert (
+        trained.training["pruner"] == str(first)
+        and trained.training["config"]["pruning"]["threshold"] == 0.01
+    )
     parse = ["parse", "--model", str(model), "--treebank", sample, "--limit", "3", "--no-progress"]
     assert main(parse) == 0
     out, err = capsys.readouterr()

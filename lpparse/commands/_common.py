@@ -123,7 +123,9 @@ def add_pruning_options(parser: argparse.ArgumentParser, purpose: str, pruner_he
         metavar="K",
         help=f"candidate heads kept per word (default {ArcPruning.max_heads}); implies --prune",
     )
-    group.add_argument("--pruner", type=Path, default=None, metavar="MODEL", help=f"{pruner_help}; implies --prune")
+    group.add_argument(
+        "--pruner", type=Path, default=None, metavar="MODEL", help=f"{pruner_help}; implies --prune"
+    )
 
 
 def pruning_options(args: argparse.Namespace) -> ArcPruning | None:

@@ -217,7 +217,14 @@ def _decoded(
             with time_limit(limit):
                 results.append(
                     _decode(
-                        source, position, sentence, decoder, single_root, not args.no_siblings, pruner, **options
+                        source,
+                        position,
+                        sentence,
+                        decoder,
+                        single_root,
+                        not args.no_siblings,
+                        pruner,
+                        **options,
                     )
                 )
             kept.append(sentence)
@@ -250,7 +257,9 @@ def _model_sentences(
 
 def pruning_summary(sentences: list[Sentence], results: list[DecodeResult]) -> str:
     """One line: the share of candidate arcs that arc pruning kept, and of the input's (gold) arcs."""
-    recall = [gold_recall(r.kept_arcs, s.heads) for s, r in zip(sentences, results) if r.kept_arcs is not None]
+    recall = [
+        gold_recall(r.kept_arcs, s.heads) for s, r in zip(sentences, results) if r.kept_arcs is not None
+    ]
     kept = float(np.mean([r.stats["arcs_kept"] for r in results]))
     gold = sum(k for k, _ in recall) / max(1, sum(t for _, t in recall))
     return (

@@ -138,7 +138,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         f"--siblings {SIBLING_BP[1]})",
     )
     parser.add_argument(
-        "--learning-rate", type=positive_float, default=0.1, help="AdaGrad step size, cll and hinge (default 0.1)"
+        "--learning-rate",
+        type=positive_float,
+        default=0.1,
+        help="AdaGrad step size, cll and hinge (default 0.1)",
     )
     parser.add_argument(
         "--l2",
@@ -177,7 +180,9 @@ def _pruner(path: Path) -> Model:
     """The first-order pruner model of ``--pruner`` (UsageError if it is not first-order)."""
     pruner = Model.load(readable_file(path, "--pruner model"))
     if pruner.order != 1:
-        raise UsageError(f"--pruner: {path} is an order-{pruner.order} model; the pruner is a first-order one")
+        raise UsageError(
+            f"--pruner: {path} is an order-{pruner.order} model; the pruner is a first-order one"
+        )
     return pruner
 
 
@@ -190,7 +195,9 @@ def run(args: argparse.Namespace) -> int:
     lp = args.order == 2 and (args.decoder or ("auto" if args.siblings else "gp-eisner")) in LP_DECODERS
     cost = (1.0 if args.trainer == "hinge" and lp else 0.0) if args.cost is None else args.cost
     if args.decoder and args.order != 2:
-        raise UsageError("--decoder is for --order 2 (a first-order perceptron decodes with cle, or eisner with --projective)")
+        raise UsageError(
+            "--decoder is for --order 2 (a first-order perceptron decodes with cle, or eisner with --projective)"
+        )
     if args.decoder == "gp-eisner" and args.siblings:
         raise UsageError("--decoder gp-eisner takes no sibling parts: use an LP decoder (auto, bf, ppc)")
     if cost and not lp:
@@ -265,6 +272,7 @@ def run(args: argparse.Namespace) -> int:
         f"{args.treebank.name}: {len(sentences)} training, {len(dev)} dev sentences; order {args.order}"
         f"{' + siblings' if args.siblings else ''}, {args.trainer}, {kind}"
     )
+
     def save_best(weights: NDArray[np.float64], record: dict[str, Any]) -> None:
         """Write the best epoch so far to --out: an interrupted run keeps it (``finished`` false)."""
         best = Model(
@@ -280,7 +288,9 @@ def run(args: argparse.Namespace) -> int:
         )
         best.save(out)
 
-    history = train(model, sentences, dev, config, log=print, pruner=pruner, checkpoint=save_best if dev else None)
+    history = train(
+        model, sentences, dev, config, log=print, pruner=pruner, checkpoint=save_best if dev else None
+    )
     model.training.update(summary=describe(history), finished=True)
     model.save(out)
     print(json.dumps(model.training["summary"]))
