@@ -19,6 +19,9 @@ with AdaGrad, for both model orders.
   Intractable", ICML 2008, who find that relaxed training makes the relaxation tighter on new data), as
   Martins, Smith & Xing (2009, ACL-IJCNLP) train their LP parser. ``cost`` > 0 adds a Hamming cost per
   wrong head to the decoded scores (loss-augmented decoding, a structured hinge loss; Taskar et al. 2004).
+  With ``decoder="exact"`` it decodes exactly instead (branch and bound over the LP, at most
+  :data:`EXACT_TRAIN_TIME_LIMIT` s per sentence), the plain perceptron with the decoder the model is meant
+  for.
 * **Structured hinge loss** (``trainer="hinge"``; Taskar et al. 2004, Tsochantaridis et al. 2005): the
   perceptron's decoding and update with ``cost`` as the margin, taken as the subgradient of the ℓ2-regularized
   hinge loss max_y [s(y) + cost·Δ(y, y*)] − s(y*) by the AdaGrad of CLL (Ratliff, Bagnell & Zinkevich 2007,
@@ -55,6 +58,7 @@ from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_ins
 from lpparse.oracles.brute_force import _tree_scores
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.parsing import default_decoder, default_decoder_options, evaluate
+from lpparse.ppc.exact import parse_exact
 from lpparse.ppc.loop import solve_second_order
 from lpparse.pruning import ArcPruning, pruning_mask
 from lpparse.scoring.model import GrandparentScorer, Model, SentenceScorer, SiblingModelScorer
@@ -64,6 +68,7 @@ from lpparse.triples import candidate_siblings, candidate_triples, tree_siblings
 __all__ = [
     "GP_MARGINALS",
     "LP_DECODERS",
+    "RELAXATION_DECODERS",
     "TRAINERS",
     "AdaGrad",
     "EpochRecord",
@@ -93,6 +98,12 @@ TRAINERS = ("cll", "perceptron", "hinge")
 
 #: Second-order LP decoders the perceptron trains with, their optimum (fractional or not) in the update.
 LP_DECODERS = ("auto", "bf", "ppc")
+
+#: Second-order decoders that take sibling parts and a Hamming cost: the LP, and exact decoding.
+RELAXATION_DECODERS = (*LP_DECODERS, "exact")
+
+#: Seconds per training sentence for the ``exact`` decoder (the best tree found then enters the update).
+EXACT_TRAIN_TIME_LIMIT = 10.0
 
 #: LP values below this are zero in a relaxed perceptron update.
 LP_ZERO = 1e-9
@@ -204,7 +215,7 @@ def perceptron_decoder(model: Model, config: TrainConfig) -> str:
             )
         return "eisner" if config.projective else "cle"
     decoder = config.decoder or ("auto" if model.siblings else "gp-eisner")
-    allowed = LP_DECODERS if model.siblings else ("gp-eisner", *LP_DECODERS)
+    allowed = RELAXATION_DECODERS if model.siblings else ("gp-eisner", *RELAXATION_DECODERS)
     if decoder not in allowed:
         raise ValueError(
             f"the perceptron decodes this model with one of {', '.join(allowed)}, not {decoder!r}"
@@ -220,7 +231,8 @@ class EpochRecord:
     seconds: float
     dev_uas: float | None
     dev_uas_no_punct: float | None
-    #: relaxed perceptron: sentences whose LP was fractional, and whose LP was not solved (no update)
+    #: LP-decoding trainers: sentences whose LP optimum was fractional, and whose LP was not solved (no
+    #: update) or, with ``exact``, whose tree was not proved optimal in time (the best one found is used)
     fractional: int = 0
     unsolved: int = 0
 
@@ -412,6 +424,8 @@ def _perceptron_step(
     decoder = perceptron_decoder(model, config)
     if decoder in LP_DECODERS:
         return _relaxed_step(scorer, arcs, decoder, config.cost, gold)
+    if decoder == "exact":
+        return _exact_step(scorer, arcs, config.cost, gold)
     m = np.arange(1, s.n + 1)
     if model.order == 1:
         pred = (eisner if decoder == "eisner" else chu_liu_edmonds)(arcs, single_root=model.single_root)
@@ -497,6 +511,43 @@ def _relaxed_step(
     )
 
 
+def _exact_step(
+    scorer: SentenceScorer, arcs: NDArray[np.float64], cost: float, gold: NDArray[np.int64]
+) -> _Update:
+    """The perceptron step with exact second-order decoding (:func:`lpparse.ppc.exact.parse_exact`, at most
+    :data:`EXACT_TRAIN_TIME_LIMIT` s; with ``cost``, loss-augmented as in :func:`_relaxed_step`): the
+    update f(y*) − f(ŷ) of the best tree ŷ (Collins 2002)."""
+    model = scorer.model
+    target = _indicator(gold)
+    triples = scorer.triples()
+    siblings = scorer.siblings() if model.siblings else None
+    decoded = arcs + cost * (1.0 - target) if cost else arcs
+    result = parse_exact(
+        decoded, triples, "all", model.single_root, EXACT_TRAIN_TIME_LIMIT, sibling_scorer=siblings
+    )
+    fractional, unsolved = not result.stats.root_integral, not result.certified
+    pred = result.heads
+    if pred is None:
+        return _Update(0.0, fractional=fractional, unsolved=True)
+    if np.array_equal(pred, gold):
+        return _Update(0.0, fractional=fractional, unsolved=unsolved)
+    m = np.arange(1, gold.size)
+    gold_score = arcs[gold[1:], m].sum() + triples.score(*gold_triples(gold)).sum()
+    idx, val = scorer.arcs.gradient(target - _indicator(pred))
+    predicted = gold_triples(pred)
+    t_idx, t_val = _part_update(triples, gold_triples(gold), predicted, np.ones(predicted[0].size))
+    idx, val = [idx, t_idx], [val, t_val]
+    if siblings is not None:
+        gold_sibs, pred_sibs = tree_siblings(gold), tree_siblings(pred)
+        gold_score += siblings.score(*gold_sibs).sum()
+        s_idx, s_val = _part_update(siblings, gold_sibs, pred_sibs, np.ones(pred_sibs[0].size))
+        idx.append(s_idx)
+        val.append(s_val)
+    return _Update(
+        float(result.objective - gold_score), np.concatenate(idx), np.concatenate(val), fractional, unsolved
+    )
+
+
 def _training_gold(s: Sentence, config: TrainConfig, single_root: bool) -> NDArray[np.int64]:
     """The gold tree, or its closest projective tree when training projectively (Carreras 2007)."""
     if config.projective and not s.projective:
@@ -546,8 +597,10 @@ def train(
         )
     if config.cost < 0 or not np.isfinite(config.cost):
         raise ValueError(f"cost must be a finite number >= 0, got {config.cost}")
-    if config.cost and (cll or perceptron_decoder(model, config) not in LP_DECODERS):
-        raise ValueError("cost (loss-augmented decoding) needs an LP decoder: " + ", ".join(LP_DECODERS))
+    if config.cost and (cll or perceptron_decoder(model, config) not in RELAXATION_DECODERS):
+        raise ValueError(
+            "cost (loss-augmented decoding) needs an LP or exact decoder: " + ", ".join(RELAXATION_DECODERS)
+        )
     if (config.pruning is None) != (pruner is None):
         raise ValueError("pruning needs a first-order pruner model, and a pruner needs pruning options")
     data = usable(train_sentences, model.single_root, config.max_length)
@@ -577,6 +630,8 @@ def train(
     )
     # 2nd-order CLL marginals are non-projective (TREE) whatever config.projective says of the gold trees
     decoder_options = default_decoder_options(model, decoder, config.projective and model.order == 1)
+    if decoder == "exact":  # a dev sentence gets what a training sentence gets
+        decoder_options["time_limit"] = EXACT_TRAIN_TIME_LIMIT
     if decoder == "bp" and config.gp_marginals == "bp":
         decoder_options.update(iterations=config.bp_iterations or 4, damping=config.bp_damping)
     history: list[EpochRecord] = []
@@ -627,8 +682,9 @@ def train(
                 f", dev UAS {100 * dev_uas:.2f} (no punct {100 * dev_np:.2f})" if dev_uas is not None else ""
             )
             lp = (
-                f", LP fractional on {fractional}, unsolved on {unsolved}"
-                if decoder in LP_DECODERS and not cll
+                f", LP fractional on {fractional}, {'not proved optimal' if decoder == 'exact' else 'unsolved'} "
+                f"on {unsolved}"
+                if decoder in RELAXATION_DECODERS and not cll
                 else ""
             )
             log(

@@ -66,7 +66,7 @@ def _features(model: Model, sentence, heads: np.ndarray) -> np.ndarray:
 def test_relaxed_update_against_brute_force(index: int, seed: int, siblings: bool, scale: float) -> None:
     """The LP optimum is the brute-force LP's (solved over dense scores); the update Δ moves the scores by
     exactly the loss (w·Δ = s(y*) − LP optimum); when the LP optimum is integral, Δ = f(y*) − f(ŷ) for the
-    brute-force best tree ŷ."""
+    brute-force best tree ŷ, and with exact decoding always."""
     sentence = SHORT[index]
     model = _model(siblings, seed=seed, scale=scale)
     scorer = model.scorer(sentence)
@@ -85,10 +85,12 @@ def test_relaxed_update_against_brute_force(index: int, seed: int, siblings: boo
     delta = _dense(update.idx, update.val)
     assert update.loss == pytest.approx(reference.objective - gold_value, abs=1e-6)
     assert model.weights @ delta == pytest.approx(-update.loss, abs=1e-6)
+    expected = _features(model, sentence, gold) - _features(model, sentence, best)
     if reference.integral:
-        assert np.allclose(
-            delta, _features(model, sentence, gold) - _features(model, sentence, best), atol=1e-9
-        )
+        assert np.allclose(delta, expected, atol=1e-9)
+    exact = training._exact_step(model.scorer(sentence), arcs, 0.0, gold)
+    assert not exact.unsolved and exact.loss == pytest.approx(best_value - gold_value, abs=1e-6)
+    assert np.allclose(_dense(exact.idx, exact.val), expected, atol=1e-9)
 
 
 @pytest.mark.parametrize("siblings", [False, True])
@@ -104,7 +106,7 @@ def test_loss_augmented_decoding_adds_the_hamming_cost(siblings: bool) -> None:
     assert augmented.loss >= plain.loss - 1e-7
     huge = training._relaxed_step(model.scorer(sentence), arcs, "bf", 1e4, sentence.heads)
     assert abs(huge.loss - 1e4 * sentence.n) < 1e3  # a tree with every head wrong exists for n >= 2 words
-    with pytest.raises(ValueError, match="cost .* needs an LP decoder"):
+    with pytest.raises(ValueError, match="cost .* needs an LP or exact decoder"):
         train(_model(False), SHORT, [], TrainConfig(trainer="perceptron", cost=1.0, progress=False))
 
 
@@ -117,7 +119,14 @@ def test_relaxed_perceptron_fits_its_training_sentences_and_records_its_decoder(
     assert default_decoder(model, trained=False) == "bp"
     assert evaluate(model, SHORT).uas > 0.95  # the default decoder: auto, as trained
     assert model.training["config"]["decoder"] is None and model.training["config"]["cost"] == 0.0
-    with pytest.raises(ValueError, match="one of auto, bf, ppc, not 'gp-eisner'"):
+    exact = _model(True)
+    history = train(
+        exact, SHORT, [], TrainConfig(trainer="perceptron", decoder="exact", epochs=4, progress=False)
+    )
+    assert history[-1].loss < history[0].loss and default_decoder(exact) == "exact"
+    assert exact.training["decoder_options"] == {"time_limit": training.EXACT_TRAIN_TIME_LIMIT}
+    assert evaluate(exact, SHORT).uas > 0.95
+    with pytest.raises(ValueError, match="one of auto, bf, ppc, exact, not 'gp-eisner'"):
         train(_model(True), SHORT, [], TrainConfig(trainer="perceptron", decoder="gp-eisner", progress=False))
     with pytest.raises(ValueError, match="options of the perceptron"):
         train(_model(True), SHORT, [], TrainConfig(decoder="auto", progress=False))

@@ -30,7 +30,7 @@ from lpparse.corpus import read_treebank
 from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.scoring import SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.scoring.model import MAX_BITS
-from lpparse.training import GP_MARGINALS, LP_DECODERS, TRAINERS, TrainConfig, describe, train, usable
+from lpparse.training import GP_MARGINALS, RELAXATION_DECODERS, TRAINERS, TrainConfig, describe, train, usable
 
 #: BP (iterations, damping) of --siblings training and dev decoding. Four undamped iterations (Gormley, Dredze
 #: & Eisner 2015, "Approximation-aware dependency parsing by belief propagation", TACL, who back-propagate
@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --order 2: add arbitrary-sibling parts (Martins et al. 2009 templates). CLL trains with BP "
         "marginals and measures dev UAS by the bp decoder with the TREE factor, iterations and damping of "
-        "training; the perceptron and hinge trainers train and measure dev UAS with the LP (--decoder)",
+        "training; the perceptron and hinge trainers train and measure dev UAS with --decoder (default: the LP)",
     )
     parser.add_argument(
         "--out",
@@ -96,17 +96,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--decoder",
-        choices=("gp-eisner", *LP_DECODERS),
+        choices=("gp-eisner", *RELAXATION_DECODERS),
         default=None,
-        help="perceptron and hinge, --order 2: the decoder of training and dev; gp-eisner (projective, grandparent "
-        "models; their default) or the LP by auto, bf or ppc, its optimum in the update fractional or not "
-        "(default with --siblings: auto)",
+        help="perceptron and hinge, --order 2: the decoder of training and dev; gp-eisner (projective, "
+        "grandparent models; their default), the LP by auto, bf or ppc, its optimum in the update fractional "
+        "or not (default with --siblings: auto), or exact (the best tree by branch and bound over the LP)",
     )
     parser.add_argument(
         "--cost",
         type=non_negative_float,
         default=None,
-        help="perceptron or hinge with an LP --decoder: Hamming cost per wrong head added in decoding "
+        help="perceptron or hinge with an LP or exact --decoder: Hamming cost per wrong head added in decoding "
         "(loss-augmented decoding; default 1 for hinge, 0 for the perceptron)",
     )
     parser.add_argument("--epochs", type=positive_int, default=10, help="maximum epochs (default 10)")
@@ -192,16 +192,19 @@ def run(args: argparse.Namespace) -> int:
     pruning = pruning_options(args)
     if args.trainer == "cll" and (args.decoder or args.cost is not None or pruning):
         raise UsageError("--decoder, --cost and arc pruning are options of --trainer perceptron and hinge")
-    lp = args.order == 2 and (args.decoder or ("auto" if args.siblings else "gp-eisner")) in LP_DECODERS
+    lp = (
+        args.order == 2
+        and (args.decoder or ("auto" if args.siblings else "gp-eisner")) in RELAXATION_DECODERS
+    )
     cost = (1.0 if args.trainer == "hinge" and lp else 0.0) if args.cost is None else args.cost
     if args.decoder and args.order != 2:
         raise UsageError(
             "--decoder is for --order 2 (a first-order perceptron decodes with cle, or eisner with --projective)"
         )
     if args.decoder == "gp-eisner" and args.siblings:
-        raise UsageError("--decoder gp-eisner takes no sibling parts: use an LP decoder (auto, bf, ppc)")
+        raise UsageError("--decoder gp-eisner takes no sibling parts: use auto, bf, ppc or exact")
     if cost and not lp:
-        raise UsageError("--cost needs an LP --decoder (auto, bf, ppc)")
+        raise UsageError("--cost needs an LP or exact --decoder (auto, bf, ppc, exact)")
     if pruning and not args.pruner:
         raise UsageError("arc pruning in training needs --pruner (a first-order model)")
     treebank = readable_file(args.treebank, "treebank")
