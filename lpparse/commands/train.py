@@ -100,7 +100,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="perceptron and hinge, --order 2: the decoder of training and dev; gp-eisner (projective, "
         "grandparent models; their default), the LP by auto, bf or ppc, its optimum in the update fractional "
-        "or not (default with --siblings: auto), or exact (the best tree by branch and bound over the LP)",
+        "or not (default with --siblings: auto), or exact (the best tree by branch and bound over the LP, at "
+        "most 10 s per sentence: start it from an LP-trained model with --init, as from zero weights every LP "
+        "is fractional)",
     )
     parser.add_argument(
         "--cost",
