@@ -195,6 +195,7 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         commands_line(result),
         "",
+        *([result["note"], ""] if result.get("note") else []),
         f"Machine: {result['machine']}, Python {result['python']}. {scope} (multi-root: "
         f"{', '.join(sorted(MULTI_ROOT))}). Every second-order model decodes over the arcs that the first-order "
         "model (`-1`) keeps at posterior 0.005 (at most 10 heads per word, the best first-order tree kept). "
@@ -229,6 +230,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first LIMIT dev sentences (default all)")
     parser.add_argument("--exact-time-limit", type=float, default=60.0, help="seconds per sentence for exact")
     parser.add_argument("--combine", type=Path, nargs="*", default=None, help="merge these parts' JSON files")
+    parser.add_argument("--note", default="", help="a sentence on the runs' conditions, printed under the commands")
     args = parser.parse_args()
     if args.combine:
         result = combine(args.combine, ("machine", "python", "exact_time_limit", "limit"))
@@ -239,6 +241,8 @@ def main() -> None:
             "limit": args.limit,
             "treebanks": [run_treebank(p, args) for p in dev_files(args)],
         }
+    if args.note:
+        result["note"] = args.note
     write_results(result, args.out, markdown(result))
 
 
