@@ -220,31 +220,10 @@ def test_cli_trains_a_sibling_model_by_the_relaxed_perceptron_over_pruned_arcs(
     sample = str(sample_treebank_path())
     first, model = tmp_path / "first.npz", tmp_path / "sib.npz"
     pruner.save(first)
-    args = [
-        "train",
-        "--treebank",
-        sample,
-        "--dev",
-        sample,
-        "--dev-limit",
-        "5",
-        "--order",
-        "2",
-        "--siblings",
-        "--multi-root",
-    ]
-    args += [
-        "--trainer",
-        "perceptron",
-        "--epochs",
-        "1",
-        "--bits",
-        "16",
-        "--limit",
-        "30",
-        "--max-length",
-        "12",
-    ]
+    data = ["--treebank", sample, "--dev", sample]
+    options = "--dev-limit 5 --order 2 --siblings --multi-root --trainer perceptron --epochs 1 --bits 16"
+    options += " --limit 30 --max-length 12"
+    args = ["train", *data, *options.split()]
     assert (
         main(
             [*args, "--pruner", str(first), "--prune-threshold", "0.01", "--out", str(model), "--no-progress"]

@@ -138,19 +138,7 @@ def test_an_interrupted_cli_run_keeps_its_best_epoch(
     monkeypatch.setattr(train_module, "evaluate", interrupting)
     out = tmp_path / "m.npz"
     sample = str(sample_treebank_path())
-    args = [
-        "train",
-        "--treebank",
-        sample,
-        "--dev",
-        sample,
-        "--dev-limit",
-        "10",
-        "--limit",
-        "30",
-        "--bits",
-        "16",
-    ]
+    args = ["train", "--treebank", sample, "--dev", sample, *"--dev-limit 10 --limit 30 --bits 16".split()]
     assert main([*args, "--epochs", "5", "--patience", "5", "--out", str(out), "--no-progress"]) == 130
     assert "interrupted" in capsys.readouterr().err
     saved = Model.load(out)
