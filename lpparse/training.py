@@ -42,7 +42,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from typing import Any, Self
 
@@ -78,10 +78,10 @@ __all__ = [
     "TrainConfig",
     "TripleTable",
     "bp_gp_marginals",
+    "checked_config",
     "describe",
     "exact_gp_marginals",
     "gold_triples",
-    "perceptron_decoder",
     "train",
     "usable",
 ]
@@ -196,31 +196,65 @@ class TrainConfig:
     max_length: int | None = None
     seed: int = 0
     progress: bool = True
-    #: the perceptron's decoder for second-order models (:func:`perceptron_decoder`; None: its default)
+    #: the perceptron's or hinge's decoder (:func:`checked_config`; None: its default)
     decoder: str | None = None
-    #: Hamming cost per wrong head added in the LP decoding of the perceptron or hinge trainer (the margin)
-    cost: float = 0.0
+    #: Hamming cost per wrong head added in the LP or exact decoding of the perceptron or hinge trainer (the
+    #: margin; None: 1 for hinge with such a decoder, else 0)
+    cost: float | None = None
     #: arc pruning of the perceptron's decoding and of the dev decoding (needs a first-order ``pruner``)
     pruning: ArcPruning | None = None
 
 
-def perceptron_decoder(model: Model, config: TrainConfig) -> str:
-    """The perceptron's decoder: ``cle`` or ``eisner`` (first order, by ``config.projective``);
-    ``config.decoder`` for second-order models, by default ``gp-eisner`` for grandparent models and ``auto``
-    (the LP) for models with sibling parts, which no exact dynamic program here decodes."""
-    if model.order == 1:
-        if config.decoder is not None:
+def checked_config(model: Model, config: TrainConfig, pruner: Model | None = None) -> TrainConfig:
+    """``config`` checked against ``model`` and ``pruner`` (ValueError), with its defaults made explicit.
+
+    The perceptron's and hinge's ``decoder``: ``cle`` or ``eisner`` for first-order models (by default as
+    ``projective`` says); for second-order ones ``gp-eisner`` (grandparent models only, their default) or one
+    of :data:`RELAXATION_DECODERS` (``auto``, the default for models with sibling parts, which no dynamic
+    program here decodes). ``cost``: 1 for hinge with a relaxation decoder, else 0. CLL takes neither, nor
+    pruning; pruning needs a first-order ``pruner`` with the model's root rule."""
+    if config.trainer not in TRAINERS:
+        raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, got {config.trainer!r}")
+    if config.trainer == "cll":
+        if model.order == 2 and config.gp_marginals not in GP_MARGINALS:
             raise ValueError(
-                "a first-order perceptron decodes with cle or eisner (option projective), not a decoder"
+                f"unknown grandparent marginals {config.gp_marginals!r}; choose from {sorted(GP_MARGINALS)}"
             )
-        return "eisner" if config.projective else "cle"
-    decoder = config.decoder or ("auto" if model.siblings else "gp-eisner")
-    allowed = RELAXATION_DECODERS if model.siblings else ("gp-eisner", *RELAXATION_DECODERS)
-    if decoder not in allowed:
-        raise ValueError(
-            f"the perceptron decodes this model with one of {', '.join(allowed)}, not {decoder!r}"
+        if config.decoder is not None or config.cost is not None or config.pruning is not None:
+            raise ValueError(
+                "decoder, cost and pruning are options of the perceptron and hinge trainers, not of cll"
+            )
+    else:
+        if model.order == 1:
+            allowed: tuple[str, ...] = ("cle", "eisner")
+            decoder = config.decoder or ("eisner" if config.projective else "cle")
+        else:
+            allowed = RELAXATION_DECODERS if model.siblings else ("gp-eisner", *RELAXATION_DECODERS)
+            decoder = config.decoder or ("auto" if model.siblings else "gp-eisner")
+        if decoder not in allowed:
+            raise ValueError(
+                f"the {config.trainer} decodes this model with one of {', '.join(allowed)}, not {decoder!r}"
+            )
+        relaxation = decoder in RELAXATION_DECODERS
+        cost = (
+            (1.0 if config.trainer == "hinge" and relaxation else 0.0) if config.cost is None else config.cost
         )
-    return decoder
+        if cost < 0 or not np.isfinite(cost):
+            raise ValueError(f"cost must be a finite number >= 0, got {cost}")
+        if cost and not relaxation:
+            raise ValueError(
+                "cost (loss-augmented decoding) needs an LP or exact decoder: "
+                + ", ".join(RELAXATION_DECODERS)
+            )
+        config = replace(config, decoder=decoder, cost=cost)
+    if (config.pruning is None) != (pruner is None):
+        raise ValueError("pruning needs a first-order pruner model, and a pruner needs pruning options")
+    if pruner is not None and (pruner.order != 1 or pruner.single_root != model.single_root):
+        raise ValueError(
+            f"the pruner must be a first-order model with the model's root rule; it is an order-{pruner.order}, "
+            f"{'single' if pruner.single_root else 'multi'}-root model"
+        )
+    return config
 
 
 @dataclass
@@ -415,17 +449,17 @@ def _cll_step(
 def _perceptron_step(
     model: Model, s: Sentence, config: TrainConfig, gold: NDArray[np.int64], keep: NDArray[np.bool_] | None
 ) -> _Update:
-    """Loss s(ŷ) − s(y*) ≥ 0 and the update f(y*) − f(ŷ) of the perceptron's decoder (:func:`perceptron_decoder`;
-    with an LP decoder, :func:`_relaxed_step`) over the arcs of ``keep`` (None: all)."""
+    """Loss s(ŷ) − s(y*) ≥ 0 and the update f(y*) − f(ŷ) of ``config.decoder`` (resolved by
+    :func:`checked_config`; an LP decoder: :func:`_relaxed_step`) over the arcs of ``keep`` (None: all)."""
     scorer = model.scorer(s)
     arcs = scorer.arc_scores()
     if keep is not None:
         arcs = np.where(keep, arcs, -np.inf)
-    decoder = perceptron_decoder(model, config)
+    decoder, cost = config.decoder, config.cost or 0.0
     if decoder in LP_DECODERS:
-        return _relaxed_step(scorer, arcs, decoder, config.cost, gold)
+        return _relaxed_step(scorer, arcs, decoder, cost, gold)
     if decoder == "exact":
-        return _exact_step(scorer, arcs, config.cost, gold)
+        return _exact_step(scorer, arcs, cost, gold)
     m = np.arange(1, s.n + 1)
     if model.order == 1:
         pred = (eisner if decoder == "eisner" else chu_liu_edmonds)(arcs, single_root=model.single_root)
@@ -582,27 +616,9 @@ def train(
     arcs under ``config.pruning`` (perceptron and hinge). ``checkpoint(weights, record)`` is called after each
     epoch that improves on the best, with its weights and the training record so far (what ends in
     ``model.training``), so that a caller can save them before the run ends."""
-    config = config or TrainConfig()
-    if config.trainer not in TRAINERS:
-        raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, got {config.trainer!r}")
+    config = checked_config(model, config or TrainConfig(), pruner)
     cll = config.trainer == "cll"
     averaged = config.trainer == "perceptron"
-    if model.order == 2 and cll and config.gp_marginals not in GP_MARGINALS:
-        raise ValueError(
-            f"unknown grandparent marginals {config.gp_marginals!r}; choose from {sorted(GP_MARGINALS)}"
-        )
-    if cll and (config.decoder is not None or config.cost or config.pruning is not None):
-        raise ValueError(
-            "decoder, cost and pruning are options of the perceptron and hinge trainers, not of cll"
-        )
-    if config.cost < 0 or not np.isfinite(config.cost):
-        raise ValueError(f"cost must be a finite number >= 0, got {config.cost}")
-    if config.cost and (cll or perceptron_decoder(model, config) not in RELAXATION_DECODERS):
-        raise ValueError(
-            "cost (loss-augmented decoding) needs an LP or exact decoder: " + ", ".join(RELAXATION_DECODERS)
-        )
-    if (config.pruning is None) != (pruner is None):
-        raise ValueError("pruning needs a first-order pruner model, and a pruner needs pruning options")
     data = usable(train_sentences, model.single_root, config.max_length)
     if not data:
         raise ValueError("no usable training sentences")
@@ -610,8 +626,6 @@ def train(
     keep: list[NDArray[np.bool_] | None] = [None] * len(data)
     dev_options: dict[str, Any] = {}
     if pruner is not None and config.pruning is not None:
-        if pruner.single_root != model.single_root:
-            raise ValueError("the pruner has the other root rule")
         keep = [
             pruning_mask(pruner.scorer(s).arc_scores(), config.pruning, model.single_root)
             | (_indicator(g) > 0)
@@ -625,9 +639,7 @@ def train(
     adagrad = AdaGrad(size, config.learning_rate, config.l2 / len(data), config.adagrad_delta)
     averager = _Averager(size)
     step = _cll_step if cll else _perceptron_step
-    decoder = (
-        default_decoder(model, config.projective, trained=False) if cll else perceptron_decoder(model, config)
-    )
+    decoder = config.decoder or default_decoder(model, config.projective, trained=False)  # cll: no decoder
     # 2nd-order CLL marginals are non-projective (TREE) whatever config.projective says of the gold trees
     decoder_options = default_decoder_options(model, decoder, config.projective and model.order == 1)
     if decoder == "exact":  # a dev sentence gets what a training sentence gets

@@ -118,7 +118,7 @@ def test_relaxed_perceptron_fits_its_training_sentences_and_records_its_decoder(
     assert model.training["decoder"] == "auto" == default_decoder(model)
     assert default_decoder(model, trained=False) == "bp"
     assert evaluate(model, SHORT).uas > 0.95  # the default decoder: auto, as trained
-    assert model.training["config"]["decoder"] is None and model.training["config"]["cost"] == 0.0
+    assert model.training["config"]["decoder"] == "auto" and model.training["config"]["cost"] == 0.0
     exact = _model(True)
     history = train(
         exact, SHORT, [], TrainConfig(trainer="perceptron", decoder="exact", epochs=4, progress=False)
@@ -210,6 +210,9 @@ def test_training_decodes_over_the_pruned_arcs_and_the_gold_ones(
         mask[s.heads[1:], m] = True
         assert np.array_equal(seen[id(s.heads)], mask)
     assert pruned_gold > 0  # the gold arcs really had to be put back
+    with pytest.raises(ValueError, match="with the model's root rule; it is an order-1, multi-root model"):
+        config = TrainConfig(trainer="perceptron", pruning=options, progress=False)
+        train(_model(True, single_root=True), SHORT, [], config, pruner=pruner)
     with pytest.raises(ValueError, match="pruning needs a first-order pruner"):
         train(_model(True), SHORT, [], TrainConfig(trainer="perceptron", pruning=options, progress=False))
 
@@ -249,9 +252,9 @@ def test_cli_trains_a_sibling_model_by_the_relaxed_perceptron_over_pruned_arcs(
     capsys.readouterr()
     for extra, message in (
         (["--prune-threshold", "0.01"], "needs --pruner"),
-        (["--decoder", "gp-eisner"], "takes no sibling parts"),
-        (["--pruner", str(model)], "is an order-2 model"),
-        (["--trainer", "cll", "--cost", "1"], "options of --trainer perceptron and hinge"),
+        (["--decoder", "gp-eisner"], "one of auto, bf, ppc, exact, not 'gp-eisner'"),
+        (["--pruner", str(model)], "the pruner must be a first-order model"),
+        (["--trainer", "cll", "--cost", "1"], "options of the perceptron and hinge trainers, not of cll"),
     ):
         assert main([*args, *extra, "--out", str(tmp_path / "x.npz"), "--no-progress"]) == 2
         assert message in capsys.readouterr().err

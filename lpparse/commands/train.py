@@ -30,7 +30,16 @@ from lpparse.corpus import read_treebank
 from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.scoring import SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.scoring.model import MAX_BITS
-from lpparse.training import GP_MARGINALS, RELAXATION_DECODERS, TRAINERS, TrainConfig, describe, train, usable
+from lpparse.training import (
+    GP_MARGINALS,
+    RELAXATION_DECODERS,
+    TRAINERS,
+    TrainConfig,
+    checked_config,
+    describe,
+    train,
+    usable,
+)
 
 #: BP (iterations, damping) of --siblings training and dev decoding. Four undamped iterations (Gormley, Dredze
 #: & Eisner 2015, "Approximation-aware dependency parsing by belief propagation", TACL, who back-propagate
@@ -178,35 +187,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _pruner(path: Path) -> Model:
-    """The first-order pruner model of ``--pruner`` (UsageError if it is not first-order)."""
-    pruner = Model.load(readable_file(path, "--pruner model"))
-    if pruner.order != 1:
-        raise UsageError(
-            f"--pruner: {path} is an order-{pruner.order} model; the pruner is a first-order one"
-        )
-    return pruner
-
-
 def run(args: argparse.Namespace) -> int:
     if args.siblings and args.order != 2:
         raise UsageError("--siblings needs --order 2")
     pruning = pruning_options(args)
-    if args.trainer == "cll" and (args.decoder or args.cost is not None or pruning):
-        raise UsageError("--decoder, --cost and arc pruning are options of --trainer perceptron and hinge")
-    lp = (
-        args.order == 2
-        and (args.decoder or ("auto" if args.siblings else "gp-eisner")) in RELAXATION_DECODERS
-    )
-    cost = (1.0 if args.trainer == "hinge" and lp else 0.0) if args.cost is None else args.cost
-    if args.decoder and args.order != 2:
-        raise UsageError(
-            "--decoder is for --order 2 (a first-order perceptron decodes with cle, or eisner with --projective)"
-        )
-    if args.decoder == "gp-eisner" and args.siblings:
-        raise UsageError("--decoder gp-eisner takes no sibling parts: use auto, bf, ppc or exact")
-    if cost and not lp:
-        raise UsageError("--cost needs an LP or exact --decoder (auto, bf, ppc, exact)")
     if pruning and not args.pruner:
         raise UsageError("arc pruning in training needs --pruner (a first-order model)")
     treebank = readable_file(args.treebank, "treebank")
@@ -214,12 +198,10 @@ def run(args: argparse.Namespace) -> int:
     out = output_path(args.out, "--out")
     sentences = selected_sentences(treebank, args, on_error="skip")
     dev = read_treebank(dev_path, on_error="skip", limit=args.dev_limit) if dev_path else []
-    pruner = _pruner(args.pruner) if pruning else None
+    pruner = Model.load(readable_file(args.pruner, "--pruner model")) if args.pruner else None
     single_root = resolve_single_root(args.single_root, sentences)
     if not usable(sentences, single_root):
         raise DataError(f"{treebank}: no sentence has a single root child, as --single-root needs")
-    if pruner is not None and pruner.single_root != single_root:
-        raise UsageError(f"--pruner: {args.pruner} has the other root rule")
     siblings = SIBLING_TEMPLATES if args.siblings else ()
     if args.init is not None:
         start = Model.load(readable_file(args.init, "--init model"))
@@ -255,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
         "init": str(args.init) if args.init else None,
         "pruner": str(args.pruner) if pruning else None,
     }
-    config = TrainConfig(
+    options = TrainConfig(
         trainer=args.trainer,
         epochs=args.epochs,
         patience=args.patience,
@@ -269,9 +251,13 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=not args.no_progress,
         decoder=args.decoder,
-        cost=cost,
+        cost=args.cost,
         pruning=pruning,
     )
+    try:  # the options checked against each other and the model, their defaults made explicit
+        config = checked_config(model, options, pruner)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
     kind = "single-root" if single_root else "multi-root"
     print(
         f"{args.treebank.name}: {len(sentences)} training, {len(dev)} dev sentences; order {args.order}"
@@ -280,18 +266,7 @@ def run(args: argparse.Namespace) -> int:
 
     def save_best(weights: NDArray[np.float64], record: dict[str, Any]) -> None:
         """Write the best epoch so far to --out: an interrupted run keeps it (``finished`` false)."""
-        best = Model(
-            model.vocab,
-            model.order,
-            model.bits,
-            model.single_root,
-            model.first_order,
-            model.grandparent,
-            model.siblings,
-            weights,
-            {**model.training, **record, "finished": False},
-        )
-        best.save(out)
+        model.with_weights(weights, {**model.training, **record, "finished": False}).save(out)
 
     history = train(
         model, sentences, dev, config, log=print, pruner=pruner, checkpoint=save_best if dev else None

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import zipfile
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from tokenize import TokenError
 from typing import Any
@@ -170,6 +170,10 @@ class Model:
                 for t, tpl in enumerate(self.templates)
             ]
         return self._bounds
+
+    def with_weights(self, weights: NDArray[np.float64], training: dict[str, Any]) -> Model:
+        """The same vocabulary and templates with other weights and training record (bounds recomputed)."""
+        return replace(self, weights=weights, training=training, _bounds=None)
 
     def scorer(self, sentence: Sentence) -> SentenceScorer:
         """Features of one sentence, ready to score with the current weights."""
