@@ -51,7 +51,6 @@ from numpy.typing import NDArray
 from tqdm import tqdm
 
 from lpparse.bp import bp_marginals
-from lpparse.colgen import ColgenOptions
 from lpparse.corpus import Sentence
 from lpparse.decoder import dense_triple_scores
 from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_inside_outside
@@ -450,16 +449,14 @@ def _perceptron_step(
     model: Model, s: Sentence, config: TrainConfig, gold: NDArray[np.int64], keep: NDArray[np.bool_] | None
 ) -> _Update:
     """Loss s(ŷ) − s(y*) ≥ 0 and the update f(y*) − f(ŷ) of ``config.decoder`` (resolved by
-    :func:`checked_config`; an LP decoder: :func:`_relaxed_step`) over the arcs of ``keep`` (None: all)."""
+    :func:`checked_config`; a relaxation decoder: :func:`_second_order_step`) over the arcs of ``keep`` (None: all)."""
     scorer = model.scorer(s)
     arcs = scorer.arc_scores()
     if keep is not None:
         arcs = np.where(keep, arcs, -np.inf)
     decoder, cost = config.decoder, config.cost or 0.0
-    if decoder in LP_DECODERS:
-        return _relaxed_step(scorer, arcs, decoder, cost, gold)
-    if decoder == "exact":
-        return _exact_step(scorer, arcs, cost, gold)
+    if decoder in RELAXATION_DECODERS:
+        return _second_order_step(scorer, arcs, decoder, cost, gold)
     m = np.arange(1, s.n + 1)
     if model.order == 1:
         pred = (eisner if decoder == "eisner" else chu_liu_edmonds)(arcs, single_root=model.single_root)
@@ -487,9 +484,11 @@ def _part_update(
     scorer: GrandparentScorer | SiblingModelScorer,
     gold: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
     parts: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
-    values: NDArray[np.float64],
+    values: NDArray[np.float64] | None,
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """(slots, values) of Σ_gold f(part) − Σ_parts value · f(part) for one part family."""
+    """(slots, values) of Σ_gold f(part) − Σ_parts value · f(part) for one part family (``values`` None: 1)."""
+    if values is None:
+        values = np.ones(parts[0].size)
     nonzero = np.abs(values) > LP_ZERO
     g_slots = scorer.slots(*gold)
     p_slots = scorer.slots(*(x[nonzero] for x in parts))
@@ -498,87 +497,61 @@ def _part_update(
     return slots.ravel(), np.broadcast_to(coef, slots.shape).ravel()
 
 
-def _relaxed_step(
+def _second_order_step(
     scorer: SentenceScorer, arcs: NDArray[np.float64], decoder: str, cost: float, gold: NDArray[np.int64]
 ) -> _Update:
-    """The perceptron step with the second-order LP (``decoder``: ``auto``, ``bf`` or ``ppc``) as its decoder:
-    ŷ is the LP optimum μ, fractional or not, and the update f(y*) − Σ μ_part f(part) (module docstring).
-    With ``cost``, the LP maximizes s(μ) + cost · Σ_m (1 − μ[y*_m, m]) (loss-augmented decoding). An LP that
-    is not solved to certified optimality gives no update (``unsolved``)."""
+    """The perceptron step of a relaxation decoder (:data:`RELAXATION_DECODERS`). With the LP (``auto``,
+    ``bf``, ``ppc``), ŷ is its optimum μ, fractional or not, and the update f(y*) − Σ μ_part f(part) (module
+    docstring); an LP not solved to certified optimality gives no update (``unsolved``). With ``exact``
+    (:func:`lpparse.ppc.exact.parse_exact`, at most :data:`EXACT_TRAIN_TIME_LIMIT` s), ŷ is the best tree
+    found and the update f(y*) − f(ŷ) (Collins 2002); ``unsolved``: not proved optimal. With ``cost``, the
+    decoder maximizes s(μ) + cost · Σ_m (1 − μ[y*_m, m]) (loss-augmented decoding)."""
     model = scorer.model
     target = _indicator(gold)
     triples = scorer.triples()
     siblings = scorer.siblings() if model.siblings else None
     decoded = arcs + cost * (1.0 - target) if cost else arcs  # -inf (no arc, pruned) stays -inf
-    result = solve_second_order(
-        decoded,
-        triples,
-        "all",
-        model.single_root,
-        options=ColgenOptions(),
-        sibling_scorer=siblings,
-        method=decoder,
-    )
-    if not result.certified:
-        return _Update(0.0, unsolved=True)
-    if result.heads is not None and np.array_equal(result.heads, gold):
-        return _Update(0.0)
-    x = result.solution.x
-    assert x is not None
-    program = result.program
-    m = np.arange(1, gold.size)
-    gold_score = arcs[gold[1:], m].sum() + triples.score(*gold_triples(gold)).sum()
-    idx, val = scorer.arcs.gradient(target - program.arc_values(x))
-    t_idx, t_val = _part_update(triples, gold_triples(gold), program.triples(), program.triple_values(x))
-    idx, val = [idx, t_idx], [val, t_val]
-    if siblings is not None:
-        gold_sibs = tree_siblings(gold)
-        gold_score += siblings.score(*gold_sibs).sum()
-        sib_program = result.info["siblings"]
-        s_idx, s_val = _part_update(
-            siblings, gold_sibs, sib_program.siblings(), sib_program.sibling_values(x)
+    if decoder == "exact":
+        exact = parse_exact(
+            decoded, triples, "all", model.single_root, EXACT_TRAIN_TIME_LIMIT, sibling_scorer=siblings
         )
-        idx.append(s_idx)
-        val.append(s_val)
-    return _Update(
-        float(result.objective - gold_score), np.concatenate(idx), np.concatenate(val), not result.integral
-    )
-
-
-def _exact_step(
-    scorer: SentenceScorer, arcs: NDArray[np.float64], cost: float, gold: NDArray[np.int64]
-) -> _Update:
-    """The perceptron step with exact second-order decoding (:func:`lpparse.ppc.exact.parse_exact`, at most
-    :data:`EXACT_TRAIN_TIME_LIMIT` s; with ``cost``, loss-augmented as in :func:`_relaxed_step`): the
-    update f(y*) − f(ŷ) of the best tree ŷ (Collins 2002)."""
-    model = scorer.model
-    target = _indicator(gold)
-    triples = scorer.triples()
-    siblings = scorer.siblings() if model.siblings else None
-    decoded = arcs + cost * (1.0 - target) if cost else arcs
-    result = parse_exact(
-        decoded, triples, "all", model.single_root, EXACT_TRAIN_TIME_LIMIT, sibling_scorer=siblings
-    )
-    fractional, unsolved = not result.stats.root_integral, not result.certified
-    pred = result.heads
-    if pred is None:
-        return _Update(0.0, fractional=fractional, unsolved=True)
-    if np.array_equal(pred, gold):
+        heads, objective = exact.heads, exact.objective
+        fractional, unsolved = not exact.stats.root_integral, not exact.certified
+        if heads is None:
+            return _Update(0.0, fractional=fractional, unsolved=True)
+        arc_values = _indicator(heads)
+        triple_point, sibling_point = (gold_triples(heads), None), (tree_siblings(heads), None)
+    else:
+        result = solve_second_order(
+            decoded, triples, single_root=model.single_root, sibling_scorer=siblings, method=decoder
+        )
+        if not result.certified:
+            return _Update(0.0, unsolved=True)
+        heads, objective = result.heads, result.objective
+        fractional, unsolved = not result.integral, False
+        x = result.solution.x
+        assert x is not None
+        program = result.program
+        arc_values = program.arc_values(x)
+        triple_point = program.triples(), program.triple_values(x)
+        sibling_program = result.info.get("siblings")
+        if sibling_program is not None:
+            sibling_point = sibling_program.siblings(), sibling_program.sibling_values(x)
+    if heads is not None and np.array_equal(heads, gold):
         return _Update(0.0, fractional=fractional, unsolved=unsolved)
     m = np.arange(1, gold.size)
     gold_score = arcs[gold[1:], m].sum() + triples.score(*gold_triples(gold)).sum()
-    idx, val = scorer.arcs.gradient(target - _indicator(pred))
-    predicted = gold_triples(pred)
-    t_idx, t_val = _part_update(triples, gold_triples(gold), predicted, np.ones(predicted[0].size))
+    idx, val = scorer.arcs.gradient(target - arc_values)
+    t_idx, t_val = _part_update(triples, gold_triples(gold), *triple_point)
     idx, val = [idx, t_idx], [val, t_val]
     if siblings is not None:
-        gold_sibs, pred_sibs = tree_siblings(gold), tree_siblings(pred)
-        gold_score += siblings.score(*gold_sibs).sum()
-        s_idx, s_val = _part_update(siblings, gold_sibs, pred_sibs, np.ones(pred_sibs[0].size))
+        gold_siblings = tree_siblings(gold)
+        gold_score += siblings.score(*gold_siblings).sum()
+        s_idx, s_val = _part_update(siblings, gold_siblings, *sibling_point)
         idx.append(s_idx)
         val.append(s_val)
     return _Update(
-        float(result.objective - gold_score), np.concatenate(idx), np.concatenate(val), fractional, unsolved
+        float(objective - gold_score), np.concatenate(idx), np.concatenate(val), fractional, unsolved
     )
 
 

@@ -72,7 +72,7 @@ def test_relaxed_update_against_brute_force(index: int, seed: int, siblings: boo
     scorer = model.scorer(sentence)
     arcs = scorer.arc_scores()
     gold = sentence.heads
-    update = training._relaxed_step(scorer, arcs, "bf", 0.0, gold)
+    update = training._second_order_step(scorer, arcs, "bf", 0.0, gold)
     gp = dense_triple_scores(arcs, scorer.triples())
     sib = dense_sibling_scores(arcs, scorer.siblings(), False) if siblings else None
     reference = solve_bf(
@@ -88,7 +88,7 @@ def test_relaxed_update_against_brute_force(index: int, seed: int, siblings: boo
     expected = _features(model, sentence, gold) - _features(model, sentence, best)
     if reference.integral:
         assert np.allclose(delta, expected, atol=1e-9)
-    exact = training._exact_step(model.scorer(sentence), arcs, 0.0, gold)
+    exact = training._second_order_step(model.scorer(sentence), arcs, "exact", 0.0, gold)
     assert not exact.unsolved and exact.loss == pytest.approx(best_value - gold_value, abs=1e-6)
     assert np.allclose(_dense(exact.idx, exact.val), expected, atol=1e-9)
 
@@ -101,10 +101,10 @@ def test_loss_augmented_decoding_adds_the_hamming_cost(siblings: bool) -> None:
     model = _model(siblings, seed=3)
     scorer = model.scorer(sentence)
     arcs = scorer.arc_scores()
-    plain = training._relaxed_step(scorer, arcs, "bf", 0.0, sentence.heads)
-    augmented = training._relaxed_step(model.scorer(sentence), arcs, "bf", 1.0, sentence.heads)
+    plain = training._second_order_step(scorer, arcs, "bf", 0.0, sentence.heads)
+    augmented = training._second_order_step(model.scorer(sentence), arcs, "bf", 1.0, sentence.heads)
     assert augmented.loss >= plain.loss - 1e-7
-    huge = training._relaxed_step(model.scorer(sentence), arcs, "bf", 1e4, sentence.heads)
+    huge = training._second_order_step(model.scorer(sentence), arcs, "bf", 1e4, sentence.heads)
     assert abs(huge.loss - 1e4 * sentence.n) < 1e3  # a tree with every head wrong exists for n >= 2 words
     with pytest.raises(ValueError, match="cost .* needs an LP or exact decoder"):
         train(_model(False), SHORT, [], TrainConfig(trainer="perceptron", cost=1.0, progress=False))
@@ -137,7 +137,7 @@ def test_hinge_trainer_takes_adagrad_steps_against_the_relaxed_update(
 ) -> None:
     """The hinge trainer minimizes: AdaGrad gets minus the perceptron's update; and it fits the sentences."""
     steps: list[np.ndarray] = []
-    real_step, real_update = training.AdaGrad.step, training._relaxed_step
+    real_step, real_update = training.AdaGrad.step, training._second_order_step
     updates: list[np.ndarray] = []
 
     def spy_adagrad(self, w, idx, val):  # type: ignore[no-untyped-def]
@@ -151,7 +151,7 @@ def test_hinge_trainer_takes_adagrad_steps_against_the_relaxed_update(
         return update
 
     monkeypatch.setattr(training.AdaGrad, "step", spy_adagrad)
-    monkeypatch.setattr(training, "_relaxed_step", spy_update)
+    monkeypatch.setattr(training, "_second_order_step", spy_update)
     model = _model(True)
     history = train(
         model,
@@ -180,7 +180,7 @@ def test_training_decodes_over_the_pruned_arcs_and_the_gold_ones(
     over the arcs the pruner keeps, with the same options."""
     options = ArcPruning(threshold=0.05, max_heads=2)
     seen: dict[int, np.ndarray] = {}
-    relaxed, evaluated = training._relaxed_step, []
+    relaxed, evaluated = training._second_order_step, []
 
     def spy_step(scorer, arcs, decoder, cost, gold):  # type: ignore[no-untyped-def]
         seen[id(gold)] = np.isfinite(arcs)
@@ -190,7 +190,7 @@ def test_training_decodes_over_the_pruned_arcs_and_the_gold_ones(
         evaluated.append(kwargs)
         return evaluate(model, sentences, decoder, progress, **kwargs)
 
-    monkeypatch.setattr(training, "_relaxed_step", spy_step)
+    monkeypatch.setattr(training, "_second_order_step", spy_step)
     monkeypatch.setattr(training, "evaluate", spy_evaluate)
     model = _model(True)
     train(
