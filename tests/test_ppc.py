@@ -281,13 +281,23 @@ def test_bad_input_gives_clear_errors_or_status() -> None:
         parse_price_cut(s, scorer, "nope")
     n = 40
     big, big_scorer = random_scores(n, 1), synthetic_triple_scorer(n, 1)
-    timed = parse_price_cut(big, big_scorer, time_limit=1e-3)
+    # out of time before the first solve (a deadline already passed: no dependence on the machine's speed)
+    timed = parse_price_cut(big, big_scorer, time_limit=0.0)
     assert timed.status is Status.TIME_LIMIT and not timed.certified and timed.heads is None
-    assert solve_bf(big, big_scorer, time_limit=1e-3).status is Status.TIME_LIMIT
-    capped = parse_price_cut(big, big_scorer, max_iterations=1)
-    assert capped.status is Status.ITERATION_LIMIT and not capped.certified
+    assert solve_bf(big, big_scorer, time_limit=0.0).status is Status.TIME_LIMIT
     with pytest.raises(RuntimeError, match="time limit"):
-        decode("ppc", big, big_scorer, time_limit=1e-3)
+        decode("ppc", big, big_scorer, time_limit=0.0)
+
+
+def test_a_run_stopped_by_a_limit_returns_no_tree() -> None:
+    """The contract at a limit: status says which, and no tree is returned, even when the last restricted LP
+    was integral (its tree is not proved optimal). One master solve of a clear-cut sentence is integral."""
+    gold = np.array([-1, 0, 1, 2, 3, 4, 5])
+    s = noisy_gold_scores(gold, rng=np.random.default_rng(0), gold_bonus=2.0)
+    scorer = synthetic_triple_scorer(6, 0, scale=3.0)
+    capped = parse_price_cut(s, scorer, max_iterations=1)
+    assert capped.status is Status.ITERATION_LIMIT and not capped.certified and capped.heads is None
+    assert capped.solution.status is Status.OPTIMAL and capped.solution.integral
 
 
 def test_decoders_bf_and_ppc_agree() -> None:

@@ -216,6 +216,9 @@ class Engine:
         unsolved = Solution(self.lp, Status.NOT_SOLVED, False)
         result = EngineResult(Status.ITERATION_LIMIT, unsolved, None, None, None, [], totals)
         while True:
+            if deadline is not None and time.perf_counter() >= deadline:
+                result.status = Status.TIME_LIMIT
+                break
             sol, iterations, seconds = self._solve(model, deadline, warm=result.iterations > 0)
             result.solution = sol
             result.simplex_iterations += iterations
@@ -245,9 +248,6 @@ class Engine:
                 break
             if result.iterations >= opts.max_iterations:
                 result.status = Status.ITERATION_LIMIT
-                break
-            if deadline is not None and time.perf_counter() > deadline:
-                result.status = Status.TIME_LIMIT
                 break
             for family, p, c in zip(self.families, priced, cuts):
                 totals[family.name].priced += p.columns

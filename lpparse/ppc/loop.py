@@ -249,13 +249,14 @@ def _validated(
 
 
 def _finish(
-    prog: GrandparentProgram, sol: Solution, stats: PPCStats, start: float, tol: float
+    prog: GrandparentProgram, sol: Solution, status: Status, stats: PPCStats, start: float
 ) -> NDArray[np.int64] | None:
-    """Fill the size and outcome statistics; return the heads of an integral optimum."""
+    """Fill the size and outcome statistics; return the heads of an integral optimum of the run (``status``
+    OPTIMAL: a run stopped by a limit returns no tree, even when its last restricted LP was integral)."""
     stats.rows, stats.cols = prog.lp.num_rows, prog.lp.num_cols
     stats.gps_added = prog.num_triples
     stats.time_total = time.perf_counter() - start
-    if sol.status is not Status.OPTIMAL or sol.x is None:
+    if status is not Status.OPTIMAL or sol.status is not Status.OPTIMAL or sol.x is None:
         return None
     stats.objective = sol.objective
     stats.integral = sol.integral
@@ -374,7 +375,7 @@ def run_ppc(
             sibs_cut=totals.cut,
         )
     sol = run.solution
-    heads = _finish(prog, sol, stats, start, options.tol)
+    heads = _finish(prog, sol, run.status, stats, start)
     outside: OutsideDuals = {}
     for part in parts:
         outside.update(part.outside_duals())
@@ -478,7 +479,7 @@ def solve_bf(
         sol = model.solve()
     stats.time_solving = sol.time
     stats.simplex_iterations = sol.iterations
-    heads = _finish(prog, sol, stats, start, certificate_tol)
+    heads = _finish(prog, sol, sol.status, stats, start)
     rounds: list[Round] = []
     if sol.status is Status.OPTIMAL:  # one round that leaves nothing out, as the engine would record it
         families: dict[str, FamilyRound] = {}
