@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from lpparse.corpus import read_treebank
 from lpparse.experiments.grandparent_tables import load_model
-from lpparse.ppc import PPCResult, candidate_parts, parse_price_cut, solve_bf
+from lpparse.ppc import PPCResult, candidate_parts, parse_price_cut, second_order_parts, solve_bf
 from lpparse.pruning import ArcPruning, prune_arcs
 from lpparse.scoring.model import Model, SentenceScorer
 from lpparse.table import markdown_table
@@ -85,12 +85,13 @@ def run_treebank(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
             if args.prune:
                 own = first.scorer(sentences[i]).arc_scores() if first is not None else None
                 arcs, _ = prune_arcs(arcs, ArcPruning(), single_root, own)
+            sibs = scorer.siblings() if args.siblings else None
             ppc_s, ppc = best_time(parse_price_cut, arcs, scorer, single_root, args.siblings, args.repeats)
             bf_s, bf = best_time(solve_bf, arcs, scorer, single_root, args.siblings, args.repeats)
             same = abs(ppc.objective - bf.objective) <= 1e-6 * (1 + abs(bf.objective))
             if not (ppc.certified and bf.certified and same):
                 raise RuntimeError(f"{name} #{i}: PPC and BF disagree or are not certified")
-            parts = candidate_parts(arcs, True, args.siblings, single_root)
+            parts = candidate_parts(arcs, second_order_parts(scorer.triples(), "all", sibs), single_root)
             records.append(
                 {"treebank": name, "sentence": int(i), "n": n, "parts": parts, "ppc": ppc_s, "bf": bf_s}
             )

@@ -3,7 +3,8 @@
 A decoder is ``func(arc_scores, triple_scorer, single_root, **options) -> DecodeResult``; first-order
 decoders (``order=1``) ignore ``triple_scorer`` (it may be None), second-order ones (``order=2``) need a
 :class:`lpparse.triples.TripleScorer`. A decoder registered with ``siblings=True`` also takes the option
-``sibling_scorer`` (a :class:`lpparse.triples.SiblingScorer`).
+``sibling_scorer`` (a :class:`lpparse.triples.SiblingScorer`), one registered with ``families=True`` the
+option ``parts``: any list of part families (:class:`lpparse.ppc.parts.Parts`, e.g. consecutive siblings).
 
 This module sits below the algorithms that define decoders (:mod:`lpparse.bp.decoder`,
 :mod:`lpparse.ppc.decoder`), which import it to register theirs. The registry that users read,
@@ -61,6 +62,7 @@ class Decoder:
     order: int
     description: str = ""
     siblings: bool = False  #: takes the ``sibling_scorer`` option
+    families: bool = False  #: takes the ``parts`` option: more part families (:class:`lpparse.ppc.parts.Parts`)
 
 
 #: Decoders by name, filled by :func:`register_decoder`; complete once :mod:`lpparse.decoding` is imported
@@ -68,13 +70,19 @@ REGISTRY: dict[str, Decoder] = {}
 
 
 def register_decoder(
-    name: str, func: DecoderFunc, order: int, description: str = "", siblings: bool = False
+    name: str,
+    func: DecoderFunc,
+    order: int,
+    description: str = "",
+    siblings: bool = False,
+    families: bool = False,
 ) -> None:
-    """Make ``func`` available as decoder ``name`` (order 1: arc scores only; 2: needs a triple scorer;
-    ``siblings``: it takes the ``sibling_scorer`` option)."""
+    """Make ``func`` available as decoder ``name`` (order 1: arc scores only; 2: needs a triple scorer or,
+    with ``families``, any part family; ``siblings``: it takes the ``sibling_scorer`` option; ``families``: the
+    ``parts`` option, a list of :class:`lpparse.ppc.parts.Parts`)."""
     if order not in (1, 2):
         raise ValueError(f"decoder order must be 1 or 2, got {order}")
-    REGISTRY[name] = Decoder(name, func, order, description, siblings)
+    REGISTRY[name] = Decoder(name, func, order, description, siblings, families)
 
 
 def _dense(

@@ -21,7 +21,7 @@ module is added to those imports. Users may register more decoders with :func:`r
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -75,18 +75,27 @@ def decode(
     sibling_scorer: SiblingScorer | None = None,
     pruning: ArcPruning | None = None,
     pruner_scores: NDArray[np.float64] | None = None,
+    parts: Sequence[Any] = (),
     **options: Any,
 ) -> DecodeResult:
-    """Run decoder ``name``; second-order decoders need ``triple_scorer``; ``sibling_scorer`` goes to the
-    decoders that take it (module docstring). With ``pruning``, the decoder sees only the arcs that survive it
+    """Run decoder ``name``; second-order decoders need ``triple_scorer`` (or, for the decoders that take part
+    families, some families in ``parts``: :class:`lpparse.ppc.parts.Parts`); ``sibling_scorer`` goes to the
+    decoders that take it (module docstring), ``parts`` to those that take families (any other decoder
+    refuses them: it would ignore them). With ``pruning``, the decoder sees only the arcs that survive it
     under the first-order posteriors of ``pruner_scores`` (default: ``arc_scores``; :func:`prune_arcs`), and
     so only the parts over those arcs; the result's ``kept_arcs`` and its ``arcs_kept`` statistic (the
     fraction of candidate arcs kept) say what was left."""
     decoder = get_decoder(name)
-    if decoder.order == 2 and triple_scorer is None:
+    if parts and not decoder.families:
+        names = ", ".join(sorted({p.name for p in parts}))
+        takes = ", ".join(sorted(n for n, d in REGISTRY.items() if d.families))
+        raise ValueError(f"decoder {name!r} cannot decode {names} parts; decoders that can: {takes}")
+    if decoder.order == 2 and triple_scorer is None and not parts:
         raise ValueError(f"decoder {name!r} is second-order and needs a grandparent model")
     if sibling_scorer is not None and decoder.siblings:
         options["sibling_scorer"] = sibling_scorer
+    if parts:
+        options["parts"] = list(parts)
     if pruning is None:
         return decoder.func(arc_scores, triple_scorer, single_root, **options)
     pruned, kept = prune_arcs(arc_scores, pruning, single_root, pruner_scores)

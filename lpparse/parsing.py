@@ -51,12 +51,14 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 def default_decoder(model: Model | ScoreFile, projective: bool = False, trained: bool = True) -> str:
     """The decoder a model was trained with (its training record's ``decoder``, when ``trained`` and the
-    record names a decoder for its order), else by kind: ``bp`` for models (or score files) with sibling parts
-    (no fast dynamic program takes them), ``gp-eisner`` for grandparent ones; ``eisner`` or ``cle`` for
-    first-order ones."""
+    record names a decoder for its order), else by kind: ``auto`` (the LP) for models and score files with
+    consecutive-sibling parts, ``bp`` for models (or score files) with sibling parts (no fast dynamic program
+    takes them), ``gp-eisner`` for grandparent ones; ``eisner`` or ``cle`` for first-order ones."""
     recorded = (getattr(model, "training", None) or {}).get("decoder") if trained else None
     if recorded in decoder_names(model.order):
         return str(recorded)
+    if getattr(model, "consecutive", False):
+        return "auto"  # only the LP decoders take consecutive siblings
     if model.siblings:
         return "bp"
     if model.order == 2:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse.formulations.consecutive import DenseConsecutiveScorer, check_csib_batch
 from lpparse.io import DataError, atomic_path, readable_file
 from lpparse.trees import allowed_mask_shape, check_tree, validate_scores
 from lpparse.triples import (
@@ -90,15 +91,18 @@ def noisy_gold_scores(
 # ------------------------------------------------------------------------------------------- score files
 
 SCORES_FORMAT = "lpparse-scores"
-SCORES_FORMAT_VERSION = 1
+#: version 2 adds consecutive-sibling scores (``csib``); version 1 files (arcs, grandparents, siblings) load
+SCORES_FORMAT_VERSION = 2
+#: the versions this lpparse reads
+SCORES_FORMAT_READS = (1, 2)
 #: Member prefixes of the parts a score file may hold besides arcs: grandparent triples and siblings
-PART_KINDS = ("gp", "sib")
+PART_KINDS = ("gp", "sib", "csib")
 
 
 @dataclass(frozen=True)
 class SparseParts:
     """Scores of some parts of one sentence, ``default`` for every other: row k of ``index`` is a part
-    (g, p, c) or (h, m, m') with m < m', ``values[k]`` its score."""
+    (g, p, c), (h, m, m') with m < m' or (h, a, b) (a consecutive-sibling window), ``values[k]`` its score."""
 
     index: NDArray[np.int64]
     values: NDArray[np.float64]
@@ -116,14 +120,16 @@ Parts = NDArray[np.float64] | SparseParts
 
 @dataclass(frozen=True)
 class SentenceScores:
-    """One sentence's scores: ``arcs`` (n+1, n+1), optional grandparent scores ``gp`` (``gp[g, p, c]``) and
-    sibling scores ``sib`` (``sib[h, m, m']``, read where m < m'), each a dense (n+1,)*3 array or
+    """One sentence's scores: ``arcs`` (n+1, n+1), optional grandparent scores ``gp`` (``gp[g, p, c]``),
+    sibling scores ``sib`` (``sib[h, m, m']``, read where m < m') and consecutive-sibling scores ``csib``
+    (``csib[h, a, b]``: :mod:`lpparse.formulations.consecutive`), each a dense (n+1,)*3 array or
     :class:`SparseParts`. Arrays of a loaded file are memory-mapped until a scorer is made."""
 
     sent_id: str
     arcs: NDArray[np.float64]
     gp: Parts | None = None
     sib: Parts | None = None
+    csib: Parts | None = None
 
     @property
     def n(self) -> int:
@@ -140,6 +146,10 @@ class SentenceScores:
     def siblings(self) -> DenseSiblingScorer | None:
         """A fresh counted sibling scorer with an exact bound (None without sibling scores)."""
         return None if self.sib is None else DenseSiblingScorer(self._cube(self.sib, "sibling"))
+
+    def consecutive(self) -> DenseConsecutiveScorer | None:
+        """A fresh counted consecutive-sibling scorer with exact bounds (None without such scores)."""
+        return None if self.csib is None else DenseConsecutiveScorer(self._cube(self.csib, "consecutive sibling"))
 
     def _cube(self, parts: Parts, kind: str) -> NDArray[np.float64]:
         size = self.n + 1
@@ -170,6 +180,7 @@ def check_sentence_scores(entry: SentenceScores) -> None:
     for parts, scorer, check_batch, kind in (
         (entry.gp, entry.triples, _check_batch, "grandparent"),
         (entry.sib, entry.siblings, check_sibling_batch, "sibling"),
+        (entry.csib, entry.consecutive, check_csib_batch, "consecutive sibling"),
     ):
         if parts is None:
             continue
@@ -185,7 +196,7 @@ def save_scores(
     sentences never needs all its cubes in memory. Every sentence must have the same kinds of parts;
     ``source`` is free-form JSON about where the scores come from. ValueError names a malformed sentence."""
     entries: list[dict[str, Any]] = []
-    kinds: tuple[bool, bool] | None = None
+    kinds: tuple[bool, ...] | None = None
     with atomic_path(path) as temporary, zipfile.ZipFile(temporary, "w", zipfile.ZIP_STORED) as archive:
         for i, entry in enumerate(sentences):
             where = f"sentence {i + 1} ({entry.sent_id})"
@@ -193,13 +204,13 @@ def save_scores(
                 check_sentence_scores(entry)
             except ValueError as err:
                 raise ValueError(f"{where}: {err}") from None
-            has = (entry.gp is not None, entry.sib is not None)
+            has = (entry.gp is not None, entry.sib is not None, entry.csib is not None)
             if kinds is not None and has != kinds:
                 raise ValueError(f"{where}: every sentence needs the same kinds of parts as the first")
             kinds = has
             _write(archive, f"arcs/{i}", np.asarray(entry.arcs, dtype=np.float64))
             record: dict[str, Any] = {"sent_id": str(entry.sent_id)}
-            for key, parts in zip(PART_KINDS, (entry.gp, entry.sib)):
+            for key, parts in zip(PART_KINDS, (entry.gp, entry.sib, entry.csib)):
                 if isinstance(parts, SparseParts):
                     _write(archive, f"{key}_index/{i}", np.asarray(parts.index, dtype=np.int64))
                     _write(archive, f"{key}_value/{i}", np.asarray(parts.values, dtype=np.float64))
@@ -215,6 +226,7 @@ def save_scores(
             "version": SCORES_FORMAT_VERSION,
             "grandparent": kinds[0],
             "siblings": kinds[1],
+            "consecutive": kinds[2],
             "source": source or {},
             "sentences": entries,
         }
@@ -270,6 +282,7 @@ class ScoreFile:
         self._members = members
         self.grandparent: bool = meta["grandparent"]
         self.siblings: bool = meta["siblings"]
+        self.consecutive: bool = bool(meta.get("consecutive", False))  # version 1: none
         self._entries: list[dict[str, Any]] = meta["sentences"]
         self.sent_ids = [str(e["sent_id"]) for e in self._entries]
         self.lengths = [members[f"arcs/{i}"].shape[0] - 1 for i in range(len(self._entries))]
@@ -284,8 +297,8 @@ class ScoreFile:
 
     @property
     def order(self) -> int:
-        """2 with grandparent scores, else 1 (as :attr:`lpparse.scoring.Model.order`)."""
-        return 2 if self.grandparent else 1
+        """2 with grandparent or consecutive-sibling scores, else 1 (as :attr:`lpparse.scoring.Model.order`)."""
+        return 2 if self.grandparent or self.consecutive else 1
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -361,10 +374,10 @@ def load_scores(path: str | Path, validate: bool = True) -> ScoreFile:
     if not isinstance(meta, dict) or meta.get("format") != SCORES_FORMAT:
         found = meta.get("format") if isinstance(meta, dict) else meta
         raise DataError(f"{path}: not an lpparse score file (format {found!r})")
-    if meta.get("version") != SCORES_FORMAT_VERSION:
+    if meta.get("version") not in SCORES_FORMAT_READS:
         raise DataError(
-            f"{path}: score file version {meta.get('version')!r}; this lpparse reads version "
-            f"{SCORES_FORMAT_VERSION}"
+            f"{path}: score file version {meta.get('version')!r}; this lpparse reads versions "
+            f"{', '.join(map(str, SCORES_FORMAT_READS))}"
         )
     try:
         scores = ScoreFile(path, meta, members)

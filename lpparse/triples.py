@@ -31,6 +31,7 @@ from lpparse.trees import allowed_mask_shape, check_tree
 
 __all__ = [
     "GP_DISTRIBUTIONS",
+    "DensePartScorer",
     "DenseSiblingScorer",
     "DenseTripleScorer",
     "SiblingScorer",
@@ -192,14 +193,27 @@ def _slack(slack: ArrayLike | None, size: int, name: str) -> NDArray[np.float64]
     return out
 
 
+def _check_range(n: int, *parts: ArrayLike) -> tuple[NDArray[np.int64], ...]:
+    """Index arrays of one length with every index in 0..n (ValueError otherwise)."""
+    arrays = tuple(np.asarray(a, dtype=np.int64).ravel() for a in parts)
+    if len({a.size for a in arrays}) > 1:
+        raise ValueError("the index arrays of a batch of parts must have one length")
+    for a in arrays:
+        if a.size and (a.min() < 0 or a.max() > n):
+            raise ValueError(f"part indices must lie in 0..{n}")
+    return arrays
+
+
 @dataclass
-class _DenseScorer:
-    """Counted scoring of parts read from a dense (n+1, n+1, n+1) array ``scores`` (``_check`` validates a
-    batch)."""
+class DensePartScorer:
+    """Counted scoring of parts of any arity k read from a dense (n+1,)*k array ``scores`` (a scorer for a
+    part family: ``n``, ``scored``, ``score(*index_arrays)``); ``_check`` validates a batch (here: indices in
+    range; subclasses check the part's shape). For small n: a third-order family's sparse scorer keeps no
+    (n+1)^4 array."""
 
     scores: NDArray[np.float64]
     _scored: int = field(default=0, init=False)
-    _check: ClassVar[Callable[[int, ArrayLike, ArrayLike, ArrayLike], Triples]]
+    _check: ClassVar[Callable[..., tuple[NDArray[np.int64], ...]]] = staticmethod(_check_range)
 
     @property
     def n(self) -> int:
@@ -209,14 +223,14 @@ class _DenseScorer:
     def scored(self) -> int:
         return self._scored
 
-    def score(self, i: ArrayLike, j: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
-        i, j, k = type(self)._check(self.n, i, j, k)
-        self._scored += i.size
-        return self.scores[i, j, k]
+    def score(self, *parts: ArrayLike) -> NDArray[np.float64]:
+        idx = type(self)._check(self.n, *parts)
+        self._scored += idx[0].size
+        return self.scores[idx]
 
 
 @dataclass
-class DenseTripleScorer(_DenseScorer):
+class DenseTripleScorer(DensePartScorer):
     """A scorer over an explicit (n+1, n+1, n+1) array ``scores[g, p, c]``, counting the triples it scores;
     ``-inf`` prunes a triple (no tree may hold it: :mod:`lpparse.formulations.grandparent`).
 
@@ -253,7 +267,7 @@ def _all_siblings(size: int) -> NDArray[np.bool_]:
 
 
 @dataclass
-class DenseSiblingScorer(_DenseScorer):
+class DenseSiblingScorer(DensePartScorer):
     """A :class:`SiblingScorer` over an explicit (n+1, n+1, n+1) array ``scores[h, m, m']`` read where m < m'
     (other entries are ignored), counting the parts it scores; ``-inf`` prunes a part
     (:mod:`lpparse.formulations.sibling`). Its bound is exact, plus ``slack[h, m]`` (non-negative, default

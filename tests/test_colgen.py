@@ -11,17 +11,25 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_siblings import instances as dense_instances
 
 from lpparse.colgen import ColgenOptions, Engine, PartFamily
 from lpparse.colgen.options import DEFAULT_MASTER, DEGENERATE_MASTER
 from lpparse.formulations.arborescence import solve_cycle_cuts
-from lpparse.formulations.grandparent import grandparent_program
+from lpparse.formulations.grandparent import arc_program
 from lpparse.lp import Status
 from lpparse.oracles.brute_force import brute_force
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.ppc import PPCResult, certify_full, parse_price_cut, solve_bf
-from lpparse.ppc.families import GrandparentFamily, SiblingFamily
-from lpparse.ppc.loop import run_ppc
+from lpparse.ppc import (
+    Binding,
+    GrandparentParts,
+    PPCResult,
+    SiblingParts,
+    certify_full,
+    parse_price_cut,
+    solve_bf,
+    solve_lp,
+)
 from lpparse.scores import noisy_gold_scores, random_scores
 from lpparse.trees import is_tree
 from lpparse.triples import (
@@ -31,7 +39,6 @@ from lpparse.triples import (
     synthetic_triple_scorer,
     tree_siblings,
 )
-from test_siblings import instances as dense_instances
 
 SETTINGS = settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 TOL = 1e-6
@@ -194,16 +201,17 @@ def test_lying_sibling_bounds_are_caught_by_the_full_certificate() -> None:
 
 
 def test_engine_api_options_trace_and_errors() -> None:
-    """``run_ppc`` with one options dataclass = the keyword wrapper; the engine's per-family trace matches the
-    PPCRound trace; a run needs a scorer; families are PartFamily and need distinct names."""
+    """``solve_lp`` over a list of families = the keyword wrapper; counts per family by name; the engine's
+    per-family trace matches the PPCRound trace; a run needs a family; families are PartFamily and need
+    distinct names."""
     rng = np.random.default_rng(2)
     n = 8
     s = random_scores(n, rng)
     gp = synthetic_triple_scorer(n, rng)
     sib = synthetic_sibling_scorer(n, rng)
-    options = ColgenOptions(per_pair=3, sibling_preset="all")
     sibs = DenseSiblingScorer(sib.scores)
-    a = run_ppc(s, DenseTripleScorer(gp.scores), "all", False, options=options, sibling_scorer=sibs)
+    parts = [GrandparentParts(DenseTripleScorer(gp.scores), per_pair=3), SiblingParts(sibs, "all")]
+    a = solve_lp(s, parts, "ppc")
     b = parse_price_cut(
         s,
         DenseTripleScorer(gp.scores),
@@ -215,6 +223,8 @@ def test_engine_api_options_trace_and_errors() -> None:
     assert a.certified and b.certified and a.objective == b.objective
     assert [r.objective for r in a.trace] == [r.objective for r in b.trace]
     assert len(a.rounds) == len(a.trace) == a.stats.iterations
+    assert set(a.counts) == {"grandparent", "sibling"} and set(a.families) == set(a.counts)
+    assert a.counts["sibling"].added == a.info["sibs_added"] and a.counts["grandparent"].scored == a.stats.gps_scored
     for r, p in zip(a.rounds, a.trace):
         assert set(r.families) == {"grandparent", "sibling"}
         assert p.gps_added == r.families["grandparent"].added and p.sibs_added == r.families["sibling"].added
@@ -223,24 +233,31 @@ def test_engine_api_options_trace_and_errors() -> None:
     assert d.max() <= 1e-6 and np.abs(d @ a.solution.x) <= 1e-6  # dual feasible, complementary
     with pytest.raises(ValueError, match="triple scorer, a sibling scorer or both"):
         parse_price_cut(s, None)
+    with pytest.raises(ValueError, match="at least one part family"):
+        solve_lp(s, [])
+    with pytest.raises(ValueError, match="names must differ"):
+        solve_lp(s, [parts[0], parts[0]])
+    with pytest.raises(TypeError, match="not a part family"):
+        solve_lp(s, [gp.scores])  # type: ignore[list-item]
     with pytest.raises(ValueError, match="unknown init"):
-        ColgenOptions(init="nope")
-    prog = grandparent_program(s, "all")
+        GrandparentParts(gp, init="nope")
+    prog = arc_program(s)
     tree = chu_liu_edmonds(s)
-    family = GrandparentFamily(prog, DenseTripleScorer(gp.scores), s, tree, ColgenOptions())
+    binding = Binding(prog, s, tree, ColgenOptions())
+    family = parts[0].bind(binding)
     assert isinstance(family, PartFamily)
-    assert isinstance(SiblingFamily(prog, DenseSiblingScorer(sib.scores), tree, ColgenOptions()), PartFamily)
+    assert isinstance(parts[1].bind(binding), PartFamily)
     with pytest.raises(ValueError, match="names must differ"):
         Engine(prog.lp, [family, family])
     # how the master re-solves: a family with a degenerate master asks for HiGHS's defaults, options override
-    fresh = grandparent_program(s, "all")
-    triples = GrandparentFamily(fresh, DenseTripleScorer(gp.scores), s, tree, ColgenOptions())
-    sibling = SiblingFamily(fresh, DenseSiblingScorer(sib.scores), tree, ColgenOptions())
+    fresh = arc_program(s)
+    bound = Binding(fresh, s, tree, ColgenOptions())
+    triples, sibling = parts[0].bind(bound), parts[1].bind(bound)
     assert Engine(fresh.lp, [triples]).settings == DEFAULT_MASTER
     assert Engine(fresh.lp, [triples, sibling]).settings == DEGENERATE_MASTER
-    forced = ColgenOptions(per_pair=3, sibling_preset="all", master=DEFAULT_MASTER)
+    forced = ColgenOptions(master=DEFAULT_MASTER)
     assert Engine(fresh.lp, [triples, sibling], forced).settings == DEFAULT_MASTER
-    c = run_ppc(s, DenseTripleScorer(gp.scores), "all", False, options=forced, sibling_scorer=sibs)
+    c = solve_lp(s, parts, "ppc", options=forced)
     assert c.certified and c.objective == pytest.approx(a.objective, abs=1e-7)  # settings change speed only
 
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lpparse.colgen import ColgenOptions
+from lpparse.colgen import Warm
 from lpparse.decoding import decode
 from lpparse.lp.pyomo_view import PyomoModel
 from lpparse.lp.solution import Status
@@ -22,7 +22,6 @@ from lpparse.ppc import parse_price_cut
 from lpparse.ppc.decoder import lp_summary
 from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, parse_exact
 from lpparse.ppc.heuristics import improve_tree, move_gains, tree_value
-from lpparse.ppc.loop import WarmStart
 from lpparse.ppc.pricing import ScoreCache
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, is_tree
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, sibling_mask
@@ -117,8 +116,8 @@ def test_branching_rules_agree_and_the_record_shows_the_search() -> None:
 def test_node_options_reach_every_node() -> None:
     s, t, single_root = _fractional_instance()
     _, value = brute_force(s, single_root, gp_scores=t)
-    options = ExactOptions(ppc=ColgenOptions(per_pair=None, lazy_arcgp=True), keep_results=True)
-    result = parse_exact(s, DenseTripleScorer(t), "martins", single_root, options=options)
+    options = ExactOptions(keep_results=True)
+    result = parse_exact(s, DenseTripleScorer(t), "martins", single_root, options=options, per_pair=None, lazy_arcgp=True)
     assert result.certified and result.objective == pytest.approx(value, abs=1e-9)
     assert result.stats.nodes > 1
     held_back = [r.program.held_back_arcgp for r in result.node_results.values()]
@@ -217,8 +216,8 @@ def test_warm_start_keeps_the_optimum_and_scores_nothing_twice() -> None:
     cold = parse_price_cut(s, DenseTripleScorer(t), "all", single_root)
     scorer = DenseTripleScorer(t)
     cache = ScoreCache(scorer, s.shape[0])
-    first = parse_price_cut(s, scorer, "all", single_root, warm=WarmStart(cache))
-    again = parse_price_cut(s, scorer, "all", single_root, warm=WarmStart(cache, first.program.triples()))
+    first = parse_price_cut(s, scorer, "all", single_root, warm={"grandparent": Warm(cache)})
+    again = parse_price_cut(s, scorer, "all", single_root, warm={"grandparent": first.families["grandparent"].warm()})
     assert again.certified and again.objective == pytest.approx(cold.objective, abs=1e-9)
     assert again.stats.iterations <= first.stats.iterations
     assert scorer.scored == np.count_nonzero(~np.isnan(cache.values))  # no triple scored twice
@@ -229,9 +228,12 @@ def test_warm_started_sibling_parts_keep_the_optimum_and_score_nothing_twice() -
     sibs = np.random.default_rng(0).normal(size=t.shape)
     triples, siblings = DenseTripleScorer(t), DenseSiblingScorer(sibs)
     size = s.shape[0]
-    warm = WarmStart(ScoreCache(triples, size), sibling_cache=ScoreCache(siblings, size, "sibling", ("bound_hm",)))
-    first = parse_price_cut(s, triples, "all", single_root, warm=warm, sibling_scorer=siblings)
-    warm.triples, warm.siblings = first.program.triples(), first.info["siblings"].siblings()
+    caches = {
+        "grandparent": Warm(ScoreCache(triples, size)),
+        "sibling": Warm(ScoreCache(siblings, size, "sibling", ("bound_hm",))),
+    }
+    first = parse_price_cut(s, triples, "all", single_root, warm=caches, sibling_scorer=siblings)
+    warm = {name: family.warm() for name, family in first.families.items()}
     again = parse_price_cut(s, triples, "all", single_root, warm=warm, sibling_scorer=siblings)
     cold = parse_price_cut(s, DenseTripleScorer(t), "all", single_root, sibling_scorer=DenseSiblingScorer(sibs))
     assert again.certified and again.objective == pytest.approx(cold.objective, abs=1e-9)
@@ -246,10 +248,11 @@ def test_warm_started_sibling_parts_keep_the_optimum_and_score_nothing_twice() -
     alone = parse_price_cut(node, DenseTripleScorer(t), "all", single_root, sibling_scorer=DenseSiblingScorer(sibs))
     assert child.certified and child.objective == pytest.approx(alone.objective, abs=1e-9)
     assert not child.info["siblings"].present[h, m, m2]
-    for scorer, cache in ((triples, warm.cache), (siblings, warm.sibling_cache)):
+    for scorer, cache in ((triples, warm["grandparent"].cache), (siblings, warm["sibling"].cache)):
         assert cache is not None and scorer.scored == np.count_nonzero(~np.isnan(cache.values))  # once each
-    with pytest.raises(ValueError, match="another scorer"):
-        parse_price_cut(s, triples, "all", single_root, warm=warm, sibling_scorer=DenseSiblingScorer(sibs))
+    other = {"sibling": Warm(ScoreCache(siblings, size + 1, "sibling", ("bound_hm",)))}
+    with pytest.raises(ValueError, match="warm start's sibling cache is for n="):
+        parse_price_cut(s, triples, "all", single_root, warm=other, sibling_scorer=DenseSiblingScorer(sibs))
 
 
 @settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])

@@ -21,8 +21,10 @@ from lpparse.oracles.brute_force import brute_force
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.ppc import (
     BF_BELOW_PARTS,
+    GrandparentParts,
     PPCResult,
     PPCRound,
+    SiblingParts,
     candidate_parts,
     certify_full,
     choose_method,
@@ -33,7 +35,13 @@ from lpparse.ppc import (
 )
 from lpparse.scores import noisy_gold_scores, random_scores
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, is_tree
-from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, synthetic_triple_scorer, triple_mask
+from lpparse.triples import (
+    GP_DISTRIBUTIONS,
+    DenseSiblingScorer,
+    DenseTripleScorer,
+    synthetic_triple_scorer,
+    triple_mask,
+)
 
 SETTINGS = settings(deadline=None, max_examples=250, suppress_health_check=[HealthCheck.too_slow])
 
@@ -353,7 +361,7 @@ def test_auto_runs_bf_below_the_threshold_and_ppc_from_it(
     ends it)."""
     s, scorer, single_root = instance
     parts = int(triple_mask(allowed_arcs(s)).sum())
-    assert candidate_parts(s) == parts
+    assert candidate_parts(s, [GrandparentParts(scorer)]) == parts
     with mock.patch("lpparse.ppc.loop.BF_BELOW_PARTS", below):
         auto = solve_second_order(s, DenseTripleScorer(scorer.scores), preset, single_root)
     ppc = parse_price_cut(s, DenseTripleScorer(scorer.scores), preset, single_root)
@@ -376,14 +384,21 @@ def test_method_follows_the_threshold() -> None:
     assert choose_method(1, "ppc") == "ppc" and choose_method(10**6, "bf") == "bf"
     with pytest.raises(ValueError, match="unknown method"):
         choose_method(5, "fast")
-    full = [candidate_parts(np.zeros((n + 1, n + 1))) for n in range(1, 20)]  # dense: n (n-1)²
+    def gp(n: int) -> GrandparentParts:
+        return GrandparentParts(DenseTripleScorer(np.zeros((n + 1,) * 3)))
+
+    def sib(n: int) -> SiblingParts:
+        return SiblingParts(DenseSiblingScorer(np.zeros((n + 1,) * 3)))
+
+    full = [candidate_parts(np.zeros((n + 1, n + 1)), [gp(n)]) for n in range(1, 20)]  # dense: n (n-1)²
     assert full[:4] == [0, 2, 12, 36] and all(a < b for a, b in zip(full[1:], full[2:]))
     n_switch = 1 + sum(parts < BF_BELOW_PARTS for parts in full)  # the first length PPC runs at
     for n in (3, 5, 7):  # sibling pairs of the root's n children (multi-root only) and of n - 1 per word
         dense = np.zeros((n + 1, n + 1))
-        assert candidate_parts(dense, False, True) == math.comb(n, 2) + n * math.comb(n - 1, 2)
-        assert candidate_parts(dense, False, True, single_root=True) == n * math.comb(n - 1, 2)
-        assert candidate_parts(dense, True, True) == n * (n - 1) ** 2 + candidate_parts(dense, False, True)
+        assert candidate_parts(dense, [sib(n)]) == math.comb(n, 2) + n * math.comb(n - 1, 2)
+        assert candidate_parts(dense, [sib(n)], single_root=True) == n * math.comb(n - 1, 2)
+        both = candidate_parts(dense, [gp(n), sib(n)])
+        assert both == n * (n - 1) ** 2 + candidate_parts(dense, [sib(n)])
     for n in (n_switch - 1, n_switch):
         rng = np.random.default_rng(n)
         gold = np.r_[-1, rng.integers(0, np.arange(1, n + 1))]

@@ -235,7 +235,7 @@ def test_zero_sibling_scores_give_the_grandparent_only_result(instance) -> None:
 
 def test_solve_bf_needs_a_scorer_of_the_right_length() -> None:
     s = random_scores(4, 0)
-    with pytest.raises(ValueError, match="needs a triple scorer, a sibling scorer or both"):
+    with pytest.raises(ValueError, match="need a triple scorer, a sibling scorer or both"):
         solve_bf(s, None)
     with pytest.raises(ValueError, match="sibling scorer is for n=3"):
         solve_bf(s, None, sibling_scorer=synthetic_sibling_scorer(3, 0))

@@ -3,9 +3,10 @@ protocol of the part families it prices and separates (:mod:`.family`), its opti
 certificate (:mod:`.certificate`). The part families of dependency parsing live in
 :mod:`lpparse.ppc.families`."""
 
+from lpparse.colgen.cache import ScoreCache
 from lpparse.colgen.certificate import ppc_certificate
 from lpparse.colgen.engine import Engine, EngineResult, FamilyRound, FamilyTotals, Round
-from lpparse.colgen.family import DualState, PartFamily, Priced, Separated
+from lpparse.colgen.family import DualState, PartFamily, Priced, Separated, Warm
 from lpparse.colgen.options import ColgenOptions
 
 __all__ = [
@@ -18,6 +19,8 @@ __all__ = [
     "PartFamily",
     "Priced",
     "Round",
+    "ScoreCache",
     "Separated",
+    "Warm",
     "ppc_certificate",
 ]

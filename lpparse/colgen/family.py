@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,7 +24,7 @@ from lpparse.lp.solution import Solution
 if TYPE_CHECKING:
     from lpparse.lp.views import LPModel
 
-__all__ = ["DualState", "PartFamily", "Priced", "Separated"]
+__all__ = ["DualState", "PartFamily", "Priced", "Separated", "Warm"]
 
 
 @dataclass
@@ -80,6 +80,16 @@ class Separated:
     infeasible: bool
 
 
+@dataclass(frozen=True)
+class Warm:
+    """What a run on a sentence hands a later run on the same sentence, per family: its score cache
+    (``cache``, so that no part is scored twice; None: a fresh one) and parts to start from (``parts``: index
+    arrays, one per part index; those whose arcs are no longer candidates are dropped)."""
+
+    cache: Any = None
+    parts: tuple[NDArray[np.int64], ...] | None = None
+
+
 @runtime_checkable
 class PartFamily(Protocol):
     """A kind of part priced and separated by :class:`lpparse.colgen.engine.Engine`.
@@ -109,8 +119,20 @@ class PartFamily(Protocol):
     @property
     def scoring_seconds(self) -> float: ...
 
+    #: the tree the restricted master starts from (its parts enter first), set by the front end before
+    #: :meth:`seed`: a tree with no pruned part of any family; None: start from every candidate part
+    tree: NDArray[np.int64] | None
+
+    def pruned_arcs(self, heads: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(h, m) of one arc of each of the tree's parts scored -inf (scoring them): the front end parses again
+        without those arcs to find a start tree free of pruned parts."""
+
+    def warm(self) -> Warm:
+        """The family's score cache and present parts, for a later run on the same sentence to start from."""
+
     def seed(self) -> None:
-        """Add the first columns (with their own rows) to the program, before the master is built."""
+        """Add the first columns (with their own rows) to the program, before the master is built: the parts
+        of :attr:`tree` (and of a warm start), or every candidate part when it is None."""
 
     def inactive(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(columns, rows) of the program to keep out of HiGHS at the start (forced to 0 by the program)."""

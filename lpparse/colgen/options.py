@@ -1,17 +1,20 @@
-"""Options of the column-and-row generation engine and of its part families, as one dataclass."""
+"""Options of the column-and-row generation engine, as one dataclass, and the defaults of the pricing devices
+of the grandparent family (:class:`lpparse.ppc.parts.GrandparentParts`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 
 from lpparse.lp.solution import TOL
 
 __all__ = [
     "BF_HIGHS_OPTIONS",
+    "BF_MASTER",
     "DEFAULT_MASTER",
     "DEFER",
     "DEGENERATE_MASTER",
+    "ENGINE_FIELDS",
     "HIGHS_OPTIONS",
     "INITS",
     "PER_PAIR",
@@ -62,6 +65,8 @@ DEFAULT_MASTER = MasterSettings(STALL_ROWS, HIGHS_OPTIONS)
 #: against 448k); scaling on, a 53-token sentence 174 s -> 97 s, the first 100 sentences 142k -> 104k
 #: simplex iterations (devex with scaling: 109 s on that sentence; an interior-point master was slower).
 DEGENERATE_MASTER = MasterSettings(None, {})
+#: Brute force's one cold solve of the full LP (:data:`BF_HIGHS_OPTIONS`); it never re-solves
+BF_MASTER = MasterSettings(None, BF_HIGHS_OPTIONS)
 #: Initial ⟨·,h,m⟩ triples for none of the arcs: T's triples alone. With dead arcs out of the master, a small
 #: start wins (CPU time vs 2 seed heads, the best before: English dev sentences of 21-30 / 31-40 / 41+ tokens
 #: -17% / -15% / -9%, Hungarian 21-30 / 31-40 -16% / -14%, Italian 21-40 -10%, Danish 21-40 +2%; fewer GPs
@@ -83,22 +88,15 @@ INITS = ("root", "tree")
 
 @dataclass(frozen=True)
 class ColgenOptions:
-    """Every option of a column-and-row generation run (:class:`lpparse.colgen.engine.Engine`) and of the part
-    families of parse-price-cut (:mod:`lpparse.ppc.families`).
+    """The options of a column-and-row generation run (:class:`lpparse.colgen.engine.Engine`); a part family's
+    own options live with the family (e.g. :class:`lpparse.ppc.parts.GrandparentParts`).
 
-    Engine: ``tol``: reduced costs and violations above it are priced/cut; ``certificate_tol``: the
-    certificate's tolerance (and HiGHS's); ``time_limit``: seconds for the whole run (status TIME_LIMIT);
-    ``max_iterations``: master solves; ``master``: how the master re-solves (:class:`MasterSettings`; None:
-    :data:`DEGENERATE_MASTER` when a family says its parts make the master degenerate, else
-    :data:`DEFAULT_MASTER`).
-
-    Parts: ``tighten``: dual tightening (§4.3.3, and the GPArc/SibArc duals of absent parts); ``init``,
-    ``seed_heads``: initial triples (:data:`INITS`, :data:`SEED_HEADS`); ``per_pair``: partial pricing, at
-    most that many new triples per ⟨p,c⟩ a round (None: all); ``parent_duals``: spend arc slack on the GPArc
-    rows of absent triples; ``defer``: hold back priced triples with both arcs at 0 (:data:`DEFER`; None:
-    never); ``lazy_arcgp``: a triple's ArcGP row enters only once violated (off; measured in
-    :mod:`lpparse.ppc.loop`); ``dead_arcs``: keep arcs without a triple out of HiGHS;
-    ``sibling_preset``: the sibling polytope's families (``martins``, ``all`` or a set)."""
+    ``tol``: reduced costs and violations above it are priced/cut; ``certificate_tol``: the certificate's
+    tolerance (and HiGHS's); ``time_limit``: seconds for the whole run (status TIME_LIMIT; a limit already
+    passed stops the run before its first solve); ``max_iterations``: master solves; ``master``: how the
+    master re-solves (:class:`MasterSettings`; None: :data:`DEGENERATE_MASTER` when a family says its parts
+    make the master degenerate, else :data:`DEFAULT_MASTER`); ``tighten``: families may tighten duals
+    (Riedel, Smith & McCallum 2012, §4.3.3, and the duals of absent parts' rows), so that fewer parts enter."""
 
     tol: float = 1e-7
     certificate_tol: float = TOL
@@ -106,15 +104,13 @@ class ColgenOptions:
     max_iterations: int = 1000
     master: MasterSettings | None = None
     tighten: bool = True
-    init: str = "root"
-    seed_heads: int | None = SEED_HEADS
-    per_pair: int | None = PER_PAIR
-    parent_duals: bool = True
-    defer: float | None = DEFER
-    lazy_arcgp: bool = False
-    dead_arcs: bool = True
-    sibling_preset: str | Iterable[str] = "martins"
 
     def __post_init__(self) -> None:
-        if self.init not in INITS:
-            raise ValueError(f"unknown init {self.init!r}; choose from {INITS}")
+        if self.time_limit is not None and not self.time_limit >= 0:
+            raise ValueError(f"time_limit must be >= 0 seconds or None, got {self.time_limit!r}")
+        if self.max_iterations < 1:
+            raise ValueError(f"max_iterations must be >= 1, got {self.max_iterations!r}")
+
+
+#: the field names of :class:`ColgenOptions`
+ENGINE_FIELDS = frozenset(f.name for f in fields(ColgenOptions))

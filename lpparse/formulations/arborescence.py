@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
 
 from lpparse.colgen.engine import Engine
-from lpparse.colgen.family import DualState, Priced, Separated
+from lpparse.colgen.family import DualState, Priced, Separated, Warm
 from lpparse.colgen.options import DEGENERATE_MASTER, ColgenOptions
 from lpparse.lp.program import LinearProgram, Terms
 from lpparse.lp.solution import TOL, FractionalSolutionError, Solution
@@ -239,6 +239,14 @@ class CycleCutFamily:
     def added(self) -> int:
         """NoCycle rows in the program."""
         return len(self.lp.cuts)
+
+    tree = None  # nothing to start from: no part
+
+    def pruned_arcs(self, heads: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+
+    def warm(self) -> Warm:
+        return Warm()
 
     def seed(self) -> None:
         pass

@@ -60,6 +60,7 @@ __all__ = [
     "FAMILIES",
     "PRESETS",
     "GrandparentProgram",
+    "arc_program",
     "full_grandparent_program",
     "grandparent_program",
     "resolve_families",
@@ -120,6 +121,27 @@ class GrandparentProgram:
     @property
     def n(self) -> int:
         return self.arc_mask.shape[0] - 1
+
+    def use_families(self, families: str | Iterable[str]) -> None:
+        """Turn on the grandparent constraint ``families`` (a preset or family names) of a program without
+        any yet (:func:`arc_program`): the OneGP/NoGP rows over its arcs, the triples' rows as they enter."""
+        if self.families or self.num_triples or self.pruned.any():
+            raise ValueError("the grandparent families are chosen once, before any triple enters")
+        fams = resolve_families(families)
+        lp, z_col = self.lp, self.z_col
+        arcs = lp.var_blocks["z"].index
+        z = z_col[arcs[:, 0], arcs[:, 1]]
+        n = self.n
+        if "OneGP" in fams:  # OneGP[p,c]: Σ_g zgp[g,p,c] - z[p,c] = 0, the zgp terms coming with the triples
+            word = arcs[:, 0] > 0
+            self.onegp_row[arcs[word, 0], arcs[word, 1]] = lp.constrain(
+                "OneGP", arcs[word], -Terms.columns(z[word]), 0.0, 0.0
+            )
+        if "NoGP" in fams:  # NoGP[g,p]: Σ_c zgp[g,p,c] - n z[g,p] <= 0
+            self.nogp_row[arcs[:, 0], arcs[:, 1]] = lp.constrain(
+                "NoGP", arcs, -float(n) * Terms.columns(z), upper=0.0
+            )
+        self.families = fams
 
     @property
     def num_triples(self) -> int:
@@ -233,36 +255,34 @@ def grandparent_program(
 ) -> GrandparentProgram:
     """The arborescence program ``base`` (a key of :data:`BASES`) with the OneGP/NoGP rows of ``families``
     and no triple yet (add them with :meth:`GrandparentProgram.add_triples`). Raises NoTreeError."""
-    fams = resolve_families(families)
+    prog = arc_program(arc_scores, single_root, base)
+    prog.use_families(families)
+    return prog
+
+
+def arc_program(arc_scores: ArrayLike, single_root: bool = False, base: str = "single-flow") -> GrandparentProgram:
+    """The arborescence program ``base`` (a key of :data:`BASES`) as a grandparent program without constraint
+    families and triples: the base every part family attaches to (:meth:`GrandparentProgram.use_families`
+    turns the grandparent families on). Raises NoTreeError."""
     if base not in BASES:
         raise ValueError(f"unknown base formulation {base!r}; choose from {BASES}")
     s = validate_scores(arc_scores)
     lp = FORMULATIONS[base](s, single_root)
     lp.name = f"grandparent/{base}"
     size = s.shape[0]
-    n = size - 1
-    arc_mask = allowed_arcs(s)
     arcs = lp.var_blocks["z"].index
     z_col = np.full((size, size), -1, np.int64)
-    z_col[arcs[:, 0], arcs[:, 1]] = z = lp.cols("z")
-    onegp_row = np.full((size, size), -1, np.int64)
-    nogp_row = np.full((size, size), -1, np.int64)
-    if "OneGP" in fams:  # OneGP[p,c]: Σ_g zgp[g,p,c] - z[p,c] = 0, the zgp terms coming with the triples
-        word = arcs[:, 0] > 0
-        onegp_row[arcs[word, 0], arcs[word, 1]] = lp.constrain(
-            "OneGP", arcs[word], -Terms.columns(z[word]), 0.0, 0.0
-        )
-    if "NoGP" in fams:  # NoGP[g,p]: Σ_c zgp[g,p,c] - n z[g,p] <= 0
-        nogp_row[arcs[:, 0], arcs[:, 1]] = lp.constrain("NoGP", arcs, -float(n) * Terms.columns(z), upper=0.0)
+    z_col[arcs[:, 0], arcs[:, 1]] = lp.cols("z")
     lp.add_variables("zgp", np.empty((0, 3), np.int64), integer=True)
     cube = (size, size, size)
+    none = np.full((size, size), -1, np.int64)
     return GrandparentProgram(
         lp,
-        fams,
-        arc_mask,
+        (),
+        allowed_arcs(s),
         z_col,
-        onegp_row,
-        nogp_row,
+        none,
+        none.copy(),
         np.zeros(cube, bool),
         np.zeros(cube, bool),
         np.zeros(cube, bool),

@@ -1,47 +1,59 @@
-"""Parse, Price and Cut (Riedel, Smith & McCallum 2012 §4): delayed column and row generation for the
-grandparent and sibling LPs on the engine of :mod:`lpparse.colgen`, their pricing, separation and
-certificates, the brute-force baseline, and exact decoding with a proof on top of them
-(:mod:`lpparse.ppc.exact`)."""
+"""Parse, Price and Cut (Riedel, Smith & McCallum 2012 §4): delayed column and row generation over any list
+of part families (:mod:`lpparse.ppc.parts`: grandparent triples, arbitrary siblings, and families written
+elsewhere) on the engine of :mod:`lpparse.colgen`, their pricing, separation and certificates, the
+brute-force baseline (:func:`solve_lp`), and exact decoding with a proof on top of them
+(:func:`exact_search`)."""
 
+from lpparse.colgen.family import Warm
 from lpparse.ppc.certificate import certify_full, extend_solution, ppc_certificate
-from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, parse_exact
+from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, check_proof, exact_search, parse_exact
 from lpparse.ppc.loop import (
     BF_BELOW_PARTS,
     METHODS,
+    FamilyCounts,
     PPCResult,
     PPCRound,
     PPCStats,
-    WarmStart,
     candidate_parts,
     choose_method,
     parse_price_cut,
     project_to_tree,
-    run_ppc,
+    second_order_parts,
     solve_bf,
+    solve_lp,
     solve_second_order,
     tree_objective,
 )
+from lpparse.ppc.parts import Binding, GrandparentParts, Parts, SiblingParts
 
 __all__ = [
     "BF_BELOW_PARTS",
     "METHODS",
+    "Binding",
     "ExactOptions",
     "ExactResult",
+    "FamilyCounts",
+    "GrandparentParts",
     "PPCResult",
     "PPCRound",
     "PPCStats",
-    "WarmStart",
+    "Parts",
+    "SiblingParts",
+    "Warm",
+    "candidate_parts",
     "certify_full",
     "check_exact",
-    "candidate_parts",
+    "check_proof",
     "choose_method",
+    "exact_search",
     "extend_solution",
     "parse_exact",
     "parse_price_cut",
     "ppc_certificate",
     "project_to_tree",
-    "run_ppc",
+    "second_order_parts",
     "solve_bf",
+    "solve_lp",
     "solve_second_order",
     "tree_objective",
 ]

@@ -13,58 +13,101 @@ rounded tree shows. Should that tree hold a part scored -inf (a pruned part), th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.decoder import DecodeResult, DecoderFunc, register_decoder
 from lpparse.colgen import ColgenOptions
+from lpparse.decoder import DecodeResult, DecoderFunc, register_decoder
 from lpparse.lp.solution import Status
-from lpparse.ppc.exact import ExactOptions, parse_exact
-from lpparse.ppc.loop import BF_BELOW_PARTS, PPCResult, project_to_tree, solve_second_order, tree_objective
+from lpparse.ppc.exact import ExactOptions, exact_search
+from lpparse.ppc.loop import BF_BELOW_PARTS, PPCResult, _split_options, project_to_tree, solve_lp
+from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
 from lpparse.trees import NoTreeError, allowed_arcs, validate_scores
-from lpparse.triples import SiblingScorer, TripleScorer, sibling_mask, tree_siblings, triple_mask
+from lpparse.triples import SiblingScorer, TripleScorer
 
 __all__ = ["auto_decode", "bf_decode", "exact_decode", "ppc_decode"]
 
 
+def _families(
+    triple_scorer: TripleScorer | None,
+    preset: str | Iterable[str],
+    sibling_scorer: SiblingScorer | None,
+    parts: Sequence[Parts],
+    options: dict[str, Any],
+) -> tuple[ColgenOptions, list[Parts]]:
+    """The engine's options and every family: the grandparent family of ``triple_scorer`` (with the
+    :class:`GrandparentParts` options among ``options``), the sibling family of ``sibling_scorer`` (option
+    ``sibling_preset``) and the families ``parts``."""
+    engine, family = _split_options(None, options)
+    sibling_preset = family.pop("sibling_preset", "martins")
+    families: list[Parts] = []
+    if triple_scorer is not None:
+        families.append(GrandparentParts(triple_scorer, preset, **family))
+    elif family:
+        raise TypeError(f"options {sorted(family)} need a grandparent model")
+    if sibling_scorer is not None:
+        families.append(SiblingParts(sibling_scorer, sibling_preset))
+    families.extend(parts)
+    if not families:
+        raise ValueError("second-order decoding needs part families: a grandparent model, siblings or parts")
+    return engine, families
+
+
+def _tree_value(arc_scores: NDArray[np.float64], parts: Sequence[Parts], heads: NDArray[np.int64]) -> float:
+    """The tree's score: its arcs and the parts of every family (scored by each family's scorer)."""
+    m = np.arange(1, heads.size)
+    value = float(arc_scores[heads[1:], m].sum())
+    for part in parts:
+        idx = part.tree_parts(heads)
+        if idx[0].size:
+            value += float(np.sum(part.scorer.score(*idx)))
+    return value
+
+
+def _part_stats(
+    parts: Sequence[Parts], arc_mask: NDArray[np.bool_], single_root: bool, scored: dict[str, int]
+) -> dict[str, int]:
+    """Parts scored and candidates per family: ``triples_*`` (grandparents), ``sibs_*`` (arbitrary
+    siblings), ``<name>_*`` for the others."""
+    prefix = {GrandparentParts.name: "triples", SiblingParts.name: "sibs"}
+    stats: dict[str, int] = {}
+    for part in parts:
+        key = prefix.get(part.name, part.name)
+        stats[f"{key}_scored"] = scored.get(part.name, 0)
+        stats[f"{key}_total"] = int(part.candidates(arc_mask, single_root)[0].size)
+    return stats
+
+
 def _decoded(
-    arc_scores: NDArray[np.float64],
-    scorer: TripleScorer,
-    result: PPCResult,
-    single_root: bool,
-    sibling_scorer: SiblingScorer | None = None,
+    arc_scores: NDArray[np.float64], parts: Sequence[Parts], result: PPCResult, single_root: bool
 ) -> DecodeResult:
     if result.status is Status.INFEASIBLE:  # the LP relaxes the trees: none is left
         raise NoTreeError("the LP has no point: no tree avoids the pruned parts (scored -inf)")
     if not result.certified:
-        raise RuntimeError(f"grandparent LP not solved to certified optimality: status {result.status.value}")
+        raise RuntimeError(
+            f"second-order LP not solved to certified optimality: status {result.status.value}"
+        )
     heads = project_to_tree(result, single_root)
-    before = scorer.scored
-    objective = result.objective
-    if not result.integral:
-        objective = tree_objective(arc_scores, scorer, heads)
-        if sibling_scorer is not None:
-            objective += float(sibling_scorer.score(*tree_siblings(heads)).sum())
+    before = sum(p.scorer.scored for p in parts)
+    objective = result.objective if result.integral else _tree_value(arc_scores, parts, heads)
     stats = result.stats.as_dict()
+    scored = {name: c.scored for name, c in result.counts.items()}
     stats.update(
         lp_objective=result.objective,
         certified=True,
-        triples_scored=stats["gps_scored"],
-        triples_total=stats["gps_total"],
+        **_part_stats(parts, result.program.arc_mask, single_root, scored),
     )
-    stats["projection_scored"] = scorer.scored - before
-    if sibling_scorer is not None:
-        stats.update(sibs_total=result.info["sibs_total"], sibs_scored=result.info["sibs_scored"])
+    stats["projection_scored"] = sum(p.scorer.scored for p in parts) - before
     return DecodeResult(heads, objective, stats)
 
 
 def _lp_decoder(method: str) -> DecoderFunc:
-    """A decoder running :func:`solve_second_order` with ``method``; options: ``preset``, ``base``,
-    ``sibling_scorer`` and the fields of :class:`ColgenOptions` (BF uses ``certificate_tol``, ``time_limit``
-    and ``sibling_preset`` of them)."""
+    """A decoder running :func:`lpparse.ppc.solve_lp` with ``method``; options: ``preset``, ``base``,
+    ``sibling_scorer``, ``sibling_preset``, ``parts`` (more part families), the fields of
+    :class:`lpparse.colgen.ColgenOptions` and the options of :class:`lpparse.ppc.parts.GrandparentParts`."""
 
     def run(
         arc_scores: NDArray[np.float64],
@@ -73,19 +116,21 @@ def _lp_decoder(method: str) -> DecoderFunc:
         preset: str = "all",
         base: str = "single-flow",
         sibling_scorer: SiblingScorer | None = None,
+        parts: Sequence[Parts] = (),
         **options: Any,
     ) -> DecodeResult:
-        assert triple_scorer is not None
         s = validate_scores(arc_scores)
-        opts = ColgenOptions(**options)
-        result = solve_second_order(s, triple_scorer, preset, single_root, base, opts, sibling_scorer, method)
-        decoded = _decoded(s, triple_scorer, result, single_root, sibling_scorer)
+        opts, families = _families(triple_scorer, preset, sibling_scorer, parts, options)
+        result = solve_lp(s, families, method, single_root, base, opts)
+        decoded = _decoded(s, families, result, single_root)
         if np.isfinite(decoded.objective):
             return decoded
         # the rounded tree holds a pruned part (-inf): exact decoding's tree avoids every pruned part
-        exact = parse_exact(s, triple_scorer, preset, single_root, opts.time_limit, ExactOptions(ppc=opts), sibling_scorer)
+        exact = exact_search(s, families, single_root, opts.time_limit, ExactOptions(base=base, ppc=opts))
         if exact.heads is None or not np.isfinite(exact.objective):
-            raise NoTreeError("the LP optimum rounds to a tree with a pruned part, and exact decoding found none")
+            raise NoTreeError(
+                "the LP optimum rounds to a tree with a pruned part, and exact decoding found none"
+            )
         decoded.heads, decoded.objective = exact.heads, exact.objective
         decoded.stats.update(rounded_to_pruned_part=True, exact_certified=exact.certified)
         return decoded
@@ -105,35 +150,31 @@ def exact_decode(
     preset: str = "all",
     time_limit: float | None = None,
     sibling_scorer: SiblingScorer | None = None,
-    sibling_preset: str = "martins",
+    parts: Sequence[Parts] = (),
     **ppc_options: Any,
 ) -> DecodeResult:
-    """The best second-order tree with a proof (:func:`parse_exact`; with the sibling parts of
-    ``sibling_scorer`` when given); ``ppc_options`` go to every node's parse-price-cut. Under ``time_limit``
-    the best tree found comes back with ``certified`` False and the proved bound; with no tree at all,
-    RuntimeError."""
-    assert triple_scorer is not None
+    """The best tree under the arcs and every part family with a proof (:func:`exact_search`; grandparent
+    triples of ``triple_scorer``, sibling parts of ``sibling_scorer`` and the families ``parts``);
+    ``ppc_options`` go to every node's parse-price-cut. Under ``time_limit`` the best tree found comes back
+    with ``certified`` False and the proved bound; with no tree at all, RuntimeError."""
     s = validate_scores(arc_scores)
-    options = ExactOptions(ppc=ColgenOptions(**ppc_options, sibling_preset=sibling_preset))
-    result = parse_exact(s, triple_scorer, preset, single_root, time_limit, options, sibling_scorer)
+    engine, families = _families(triple_scorer, preset, sibling_scorer, parts, ppc_options)
+    result = exact_search(s, families, single_root, time_limit, ExactOptions(ppc=engine))
     if result.heads is None:
         raise RuntimeError(f"exact decoding found no tree: status {result.status.value}")
     stats = result.stats.as_dict()
-    arc = allowed_arcs(s)
     stats.update(
         status=result.status.value,
         certified=result.certified,
         bound=result.bound,
         lp_objective=result.stats.root_bound,
         integral=result.stats.root_integral,
-        triples_scored=result.stats.gps_scored,
-        triples_total=int(triple_mask(arc).sum()),
+        **_part_stats(families, allowed_arcs(s), single_root, result.stats.scored),
     )
-    if sibling_scorer is not None:
-        stats["sibs_total"] = int(sibling_mask(arc, single_root).sum())
     if result.status is not Status.OPTIMAL:
         stats["gap"] = result.gap
     return DecodeResult(result.heads, result.objective, stats)
+
 
 register_decoder(
     "ppc",
@@ -141,6 +182,7 @@ register_decoder(
     2,
     "grandparent (and sibling) LP by parse-price-cut (options preset=all|martins|onegp, sibling_preset)",
     siblings=True,
+    families=True,
 )
 register_decoder(
     "auto",
@@ -149,6 +191,7 @@ register_decoder(
     f"grandparent (and sibling) LP by brute force below {BF_BELOW_PARTS} candidate parts, else by parse-price-cut "
     "(options as ppc and bf; stats method says which ran)",
     siblings=True,
+    families=True,
 )
 register_decoder(
     "exact",
@@ -157,6 +200,7 @@ register_decoder(
     "best non-projective second-order tree with a proof: parse-price-cut, then branch and bound "
     "(options preset, time_limit, sibling_preset)",
     siblings=True,
+    families=True,
 )
 register_decoder(
     "bf",
@@ -164,6 +208,7 @@ register_decoder(
     2,
     "grandparent (and sibling) LP with every part scored (options preset=all|martins|onegp, sibling_preset)",
     siblings=True,
+    families=True,
 )
 
 
@@ -187,7 +232,9 @@ def lp_summary(results: Sequence[DecodeResult]) -> str | None:
         )
     elif fractional:
         gaps = [r.stats["lp_objective"] - r.objective for r in fractional]
-        line += f"; rounded there, largest gap between LP bound and tree {max(gaps):.4g} (use --decoder exact)"
+        line += (
+            f"; rounded there, largest gap between LP bound and tree {max(gaps):.4g} (use --decoder exact)"
+        )
     return line + _parts_scored(lp)
 
 
@@ -196,7 +243,19 @@ def _parts_scored(results: Sequence[DecodeResult]) -> str:
     ("; scored a of b candidate triples (x%) and c of d sibling parts (y%)"; sibling parts when every
     sentence has them)."""
     counts = []
-    for key, name in (("triples", "candidate triples"), ("sibs", "sibling parts")):
+    first = results[0].stats
+    keys = [
+        k[: -len("_total")]
+        for k in first
+        if k.endswith("_total") and f"{k[: -len('_total')]}_scored" in first
+    ]
+    names = {
+        "triples": "candidate triples",
+        "sibs": "sibling parts",
+        "consecutive": "consecutive-sibling parts",
+    }
+    for key in keys:
+        name = names.get(key, f"{key} parts")
         if all(f"{key}_total" in r.stats for r in results):
             scored = sum(r.stats[f"{key}_scored"] for r in results)
             total = sum(r.stats[f"{key}_total"] for r in results)

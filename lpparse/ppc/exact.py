@@ -61,30 +61,24 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.colgen import ColgenOptions
+from lpparse.colgen import ColgenOptions, Warm
+from lpparse.colgen.cache import ScoreCache
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import TOL, Certificate, Status, farkas_margin
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.ppc.heuristics import improve_tree, tree_value
-from lpparse.ppc.loop import PPCResult, WarmStart, _validated, run_ppc
-from lpparse.ppc.pricing import ScoreCache
+from lpparse.ppc.heuristics import improve_tree
+from lpparse.ppc.loop import PPCResult, _validated, second_order_parts, solve_lp
+from lpparse.ppc.parts import GrandparentParts, Parts
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_error, tree_problem
-from lpparse.triples import (
-    DenseSiblingScorer,
-    SiblingScorer,
-    TripleScorer,
-    candidate_siblings,
-    candidate_triples,
-    tree_siblings,
-)
+from lpparse.triples import SiblingScorer, TripleScorer
 
 __all__ = [
     "BranchNode",
@@ -92,6 +86,8 @@ __all__ = [
     "ExactResult",
     "ExactStats",
     "check_exact",
+    "check_proof",
+    "exact_search",
     "parse_exact",
 ]
 
@@ -174,6 +170,7 @@ class ExactStats:
     arcs_fixed: int = 0
     gps_scored: int = 0
     sibs_scored: int = 0
+    scored: dict[str, int] = field(default_factory=dict)  # parts scored, per family
     gps_added: int = 0  # triple columns over all node LPs
     priced: int = 0
     cut: int = 0
@@ -289,70 +286,58 @@ def _split(
 
 
 class _Parts:
-    """The scores of a sentence's parts that every node shares, and a tree's score recomputed from them: one
-    :class:`ScoreCache` of the triples (each scored at most once) and, with sibling parts, one of a dense
-    table into which every candidate part is scored at the start (module docstring)."""
+    """The families of a search, with the scores every node shares: one score cache per family (each part
+    scored at most once; :meth:`lpparse.ppc.parts.Parts.cache`), and a tree's score recomputed from them."""
 
-    def __init__(
-        self,
-        s: NDArray[np.float64],
-        triples: TripleScorer | None,
-        siblings: SiblingScorer | None,
-        single_root: bool,
-    ) -> None:
-        size = s.shape[0]
-        self.s = s
-        self.cache = ScoreCache(triples, size) if triples is not None else None
-        self.sibling_cache: ScoreCache | None = None
-        if siblings is not None:
-            table = np.zeros((size,) * 3)
-            h, m, m2 = candidate_siblings(allowed_arcs(s), single_root)
-            table[h, m, m2] = siblings.score(h, m, m2)
-            self.sibling_cache = ScoreCache(DenseSiblingScorer(table), size, "sibling", ("bound_hm",))
+    def __init__(self, s: NDArray[np.float64], parts: Sequence[Parts], single_root: bool) -> None:
+        arc = allowed_arcs(s)
+        self.s, self.parts = s, list(parts)
+        self.caches = {p.name: p.cache(arc, single_root) for p in parts}
 
-    def warm(self, result: PPCResult | None = None) -> WarmStart:
-        """The shared caches, with the triples and sibling parts of a solved node's LP (``result``) for its
-        children to start from (None: the root's, caches only)."""
+    def warm(self, result: PPCResult | None = None) -> dict[str, Warm]:
+        """The shared caches, with the parts of a solved node's LP (``result``) for its children to start
+        from (None: the root's, caches only)."""
         if result is None:
-            return WarmStart(self.cache, sibling_cache=self.sibling_cache)
-        warm = WarmStart(self.cache, result.program.triples(), self.sibling_cache)
-        if self.sibling_cache is not None:
-            warm.siblings = result.info["siblings"].siblings()
-        return warm
+            return {name: Warm(cache) for name, cache in self.caches.items()}
+        return {name: replace(f.warm(), cache=self.caches[name]) for name, f in result.families.items()}
 
     def value(self, heads: NDArray[np.int64]) -> float:
-        """The tree's score: arcs, triples and sibling parts."""
-        value = tree_value(self.s, self.cache, heads)
-        if self.sibling_cache is not None:
-            value += float(self.sibling_cache.get(*tree_siblings(heads)).sum())
+        """The tree's score: its arcs and the parts of every family."""
+        m = np.arange(1, heads.size)
+        value = float(self.s[heads[1:], m].sum())
+        for part in self.parts:
+            idx = part.tree_parts(heads)
+            if idx[0].size:
+                value += float(self.caches[part.name].get(*idx).sum())
         return value
 
     def max_parts(self, n: int) -> int:
         """The most parts a tree of n tokens has outside the arcs (for reduced-cost fixing's ε)."""
-        siblings = n * (n - 1) // 2 if self.sibling_cache is not None else 0
-        return (n if self.cache is not None else 0) + siblings
+        return sum(p.max_per_tree(n) for p in self.parts)
+
+    @property
+    def climbing(self) -> ScoreCache | None:
+        """The triple cache when the grandparent family is the only one (hill climbing's move gains count
+        triples only), else None."""
+        if len(self.parts) == 1 and isinstance(self.parts[0], GrandparentParts):
+            return self.caches[GrandparentParts.name]
+        return None
 
 
 class _Search:
     """The state of one :func:`parse_exact` run (best-bound branch and bound, module docstring)."""
 
     def __init__(
-        self,
-        parts: _Parts,
-        scorer: TripleScorer | None,
-        families: str | Iterable[str],
-        single_root: bool,
-        options: ExactOptions,
-        deadline: float | None,
+        self, parts: _Parts, single_root: bool, options: ExactOptions, deadline: float | None
     ) -> None:
         s = parts.s
-        self.s, self.scorer, self.families, self.single_root = s, scorer, families, single_root
+        self.s, self.single_root = s, single_root
         self.options, self.deadline = options, deadline
         self.parts = parts
         self.nodes: list[BranchNode] = []
         self.results: dict[int, PPCResult] = {}
         #: the warm start of each solved node whose children are not all solved yet: their starting columns
-        self.warm: dict[int, WarmStart] = {}
+        self.warm: dict[int, dict[str, Warm]] = {}
         self.unsolved_children: dict[int, int] = {}
         self.heap: list[tuple[float, int]] = []
         self.best: NDArray[np.int64] | None = None
@@ -388,15 +373,14 @@ class _Search:
     def _lp(self, node: BranchNode, time_limit: float | None) -> PPCResult:
         """The node's LP by parse-price-cut, from its parent's parts and the shared scores."""
         warm = self.warm[node.parent] if node.parent >= 0 else self.parts.warm()
-        return run_ppc(
+        return solve_lp(
             np.where(node.mask, self.s, -np.inf),
-            self.scorer,
-            self.families,
+            self.parts.parts,
+            "ppc",
             self.single_root,
             self.options.base,
             replace(self.options.ppc, time_limit=time_limit),
             warm,
-            self.parts.sibling_cache.scorer if self.parts.sibling_cache is not None else None,
         )
 
     def solve(self, node: BranchNode) -> PPCResult:
@@ -430,10 +414,10 @@ class _Search:
         else:
             rounded = _rounded(result, node.mask, self.single_root)
             self.offer(rounded)
-            climb = node.id == 0 and self.options.local_search and self.parts.sibling_cache is None
+            cache = self.parts.climbing
+            climb = node.id == 0 and self.options.local_search and cache is not None
             if climb and self.parts.value(rounded) > -np.inf:  # move gains need a tree without pruned parts
-                assert self.parts.cache is not None
-                improved, moves = improve_tree(self.s, self.parts.cache, rounded, self.single_root)
+                improved, moves = improve_tree(self.s, cache, rounded, self.single_root)
                 self.stats.heuristic_moves += moves
                 self.offer(improved)
         self.stats.time_heuristics += time.perf_counter() - t0
@@ -443,7 +427,9 @@ class _Search:
             node.closed = "bound"
             return
         if self.options.fixing:
-            node.fixed, node.fix_slack = _fixings(result, self.lower, self.parts.max_parts(node.mask.shape[0] - 1))
+            node.fixed, node.fix_slack = _fixings(
+                result, self.lower, self.parts.max_parts(node.mask.shape[0] - 1)
+            )
             self.stats.arcs_fixed += len(node.fixed)
         modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching)
         node.closed = "branched"
@@ -501,33 +487,27 @@ class _Search:
         return float(max([self.lower, *leaves]))
 
 
-def parse_exact(
+def exact_search(
     arc_scores: ArrayLike,
-    triple_scorer: TripleScorer | None,
-    preset: str | Iterable[str] = "all",
+    parts: Sequence[Parts],
     single_root: bool = False,
     time_limit: float | None = None,
     options: ExactOptions | None = None,
-    sibling_scorer: SiblingScorer | None = None,
 ) -> ExactResult:
-    """The best non-projective second-order tree (grandparent triples, and sibling parts when
-    ``sibling_scorer`` is given; either scorer may be None, not both), with a proof (module docstring).
+    """The best non-projective tree under the arcs and every part family of ``parts``
+    (:class:`lpparse.ppc.parts.Parts`), with a proof (module docstring).
 
-    ``preset`` chooses the grandparent LP relaxation (``all``, ``martins``, ``onegp`` or families; the answer
-    is the same, the bound and the search differ). ``time_limit`` in seconds for the whole search; when it
-    (or ``options.max_nodes``) is hit, the status says so and the result holds the best tree and the proved
-    bound so far. Raises ValueError (NaN scores) or NoTreeError, as :func:`parse_price_cut`.
-    """
+    ``time_limit`` in seconds for the whole search; when it (or ``options.max_nodes``) is hit, the status
+    says so and the result holds the best tree and the proved bound so far. Raises ValueError (NaN scores)
+    or NoTreeError, as :func:`lpparse.ppc.solve_lp`."""
     start = time.perf_counter()
     opts = options or ExactOptions()
-    if triple_scorer is None and sibling_scorer is None:
-        raise ValueError("parse_exact needs a triple scorer, a sibling scorer or both")
-    s, _ = _validated(arc_scores, triple_scorer, sibling_scorer)
+    s = _validated(arc_scores, parts)
     check_tree_exists(s, single_root)
     deadline = None if time_limit is None else start + time_limit
-    scored0 = [scorer.scored if scorer is not None else 0 for scorer in (triple_scorer, sibling_scorer)]
-    parts = _Parts(s, triple_scorer, sibling_scorer, single_root)
-    search = _Search(parts, triple_scorer, preset, single_root, opts, deadline)
+    scored0 = {p.name: p.scorer.scored for p in parts}
+    shared = _Parts(s, parts, single_root)
+    search = _Search(shared, single_root, opts, deadline)
     search.new_node(None)
     status = search.run()
     stats = search.stats
@@ -536,16 +516,13 @@ def parse_exact(
         stats.root_integral = root.heads is not None
         stats.root_bound = root.certificate.dual_objective
     if search.best is None and status is Status.OPTIMAL:
-        raise NoTreeError(
-            "every tree over the candidate arcs holds a pruned part (a triple or sibling part scored -inf)"
-        )
+        raise NoTreeError("every tree over the candidate arcs holds a pruned part (a part scored -inf)")
     if search.best is None:  # stopped before the root LP was solved: the first-order best tree
         search.offer(chu_liu_edmonds(s, single_root=single_root))
     stats.root_objective = search.lower
-    stats.gps_scored, stats.sibs_scored = (
-        scorer.scored - before if scorer is not None else 0
-        for scorer, before in zip((triple_scorer, sibling_scorer), scored0)
-    )
+    stats.scored = {p.name: p.scorer.scored - scored0[p.name] for p in parts}
+    stats.gps_scored = stats.scored.get("grandparent", 0)
+    stats.sibs_scored = stats.scored.get("sibling", 0)
     stats.time_total = time.perf_counter() - start
     stats.time_branch = max(stats.time_total - stats.time_root - stats.time_heuristics, 0.0)
     result = ExactResult(
@@ -560,8 +537,28 @@ def parse_exact(
         root,
         node_results=search.results if opts.keep_results else {},
     )
-    result.certified = status is Status.OPTIMAL and check_exact(s, triple_scorer, result, sibling_scorer) is None
+    result.certified = status is Status.OPTIMAL and check_proof(s, parts, result) is None
     return result
+
+
+def parse_exact(
+    arc_scores: ArrayLike,
+    triple_scorer: TripleScorer | None,
+    preset: str | Iterable[str] = "all",
+    single_root: bool = False,
+    time_limit: float | None = None,
+    options: ExactOptions | None = None,
+    sibling_scorer: SiblingScorer | None = None,
+    sibling_preset: str | Iterable[str] = "martins",
+    **grandparent: Any,
+) -> ExactResult:
+    """The best non-projective second-order tree (grandparent triples under ``preset``, and sibling parts
+    under ``sibling_preset`` when ``sibling_scorer`` is given; either scorer may be None, not both), with a
+    proof: :func:`exact_search` on :func:`lpparse.ppc.second_order_parts` (``grandparent``: options of
+    :class:`lpparse.ppc.parts.GrandparentParts`). The preset changes the bound and the search, not the
+    answer."""
+    parts = second_order_parts(triple_scorer, preset, sibling_scorer, sibling_preset, **grandparent)
+    return exact_search(arc_scores, parts, single_root, time_limit, options)
 
 
 def check_exact(
@@ -570,8 +567,14 @@ def check_exact(
     result: ExactResult,
     sibling_scorer: SiblingScorer | None = None,
 ) -> str | None:
-    """Why ``result`` is not a proof that ``result.heads`` is an optimal tree (None when it is): see the
-    module docstring. Re-scores the tree's parts (counted by the scorers) and re-checks infeasible leaves."""
+    """:func:`check_proof` for grandparent triples and/or arbitrary siblings."""
+    return check_proof(arc_scores, second_order_parts(triple_scorer, "all", sibling_scorer), result)
+
+
+def check_proof(arc_scores: ArrayLike, parts: Sequence[Parts], result: ExactResult) -> str | None:
+    """Why ``result`` is not a proof that ``result.heads`` is an optimal tree under the arcs and the
+    families ``parts`` (None when it is): see the module docstring. Re-scores the tree's parts (counted by
+    the scorers) and re-checks infeasible leaves."""
     s = np.asarray(arc_scores, dtype=np.float64)
     if result.heads is None:
         return "no tree"
@@ -581,10 +584,11 @@ def check_exact(
     m = np.arange(1, result.heads.size)
     if not np.isfinite(s[result.heads[1:], m]).all():
         return "the tree uses an arc that is not a candidate"
-    cache = ScoreCache(triple_scorer, s.shape[0]) if triple_scorer is not None else None
-    value = tree_value(s, cache, result.heads)
-    if sibling_scorer is not None:
-        value += float(sibling_scorer.score(*tree_siblings(result.heads)).sum())
+    value = float(s[result.heads[1:], m].sum())
+    for part in parts:
+        idx = part.tree_parts(result.heads)
+        if idx[0].size:
+            value += float(np.sum(part.scorer.score(*idx)))
     if abs(value - result.objective) > 1e-9 * (1.0 + abs(value)):
         return f"objective {result.objective!r} is not the tree's score {value!r}"
     gap_abs = _gap_abs(value, result.gap_tol)
@@ -596,19 +600,17 @@ def check_exact(
     if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
         return "the root node does not hold every candidate arc"
     for node in nodes:
-        problem = _node_problem(node, nodes, value, result, triple_scorer, sibling_scorer)
+        problem = _node_problem(node, nodes, value, result, parts)
         if problem is not None:
             return f"node {node.id}: {problem}"
     return None
 
 
-def _farkas_problem(
-    node: BranchNode, single_root: bool, triples: TripleScorer | None, siblings: SiblingScorer | None
-) -> str | None:
+def _farkas_problem(node: BranchNode, single_root: bool, parts: Sequence[Parts]) -> str | None:
     """Why a node closed as infeasible with trees over its arcs is not proved so by its ``farkas`` record:
-    a program over its arcs with every candidate part of the scorers (a column, or the row of a part they
-    score -inf) and a dual ray that proves the program infeasible (None when it is). Scores the pruned
-    parts."""
+    a program over its arcs with every candidate part of every family (a column, or the row of a part scored
+    -inf, or for a family whose pruned parts get no row, nothing: then the part must score -inf) and a dual
+    ray that proves the program infeasible (None when it is). Scores the pruned parts."""
     if node.farkas is None:
         return "a tree exists over its arcs"
     lp, ray = node.farkas
@@ -617,20 +619,22 @@ def _farkas_problem(
     arcs[tuple(lp.var_blocks["z"].index.T)] = True
     if not np.array_equal(arcs, node.mask):
         return "its infeasible program is not over its arcs"
-    kinds = (
-        ("zgp", "PrunedGP", triples, candidate_triples(node.mask)),
-        ("zsib", "PrunedSib", siblings, candidate_siblings(node.mask, single_root)),
-    )
-    for column, pruned, scorer, candidates in kinds:
-        if scorer is None:
-            continue
-        rows = lp.con_blocks[pruned].index if pruned in lp.con_blocks else np.empty((0, 3), np.int64)
-        held = np.concatenate([lp.var_blocks[column].index, rows])
-        keys = np.sort(np.ravel_multi_index(tuple(held.T), (size,) * 3))
-        if not np.array_equal(keys, np.ravel_multi_index(candidates, (size,) * 3)):
-            return f"its infeasible program lacks some {column} parts"
-        if rows.size and not np.isneginf(scorer.score(*rows.T)).all():
-            return f"its {pruned} rows cut parts that are not pruned"
+    for part in parts:
+        shape = (size,) * part.arity
+        candidates = np.ravel_multi_index(part.candidates(node.mask, single_root), shape)
+        block = lp.var_blocks.get(part.column_block)
+        columns = block.index if block is not None else np.empty((0, part.arity), np.int64)
+        pruned = part.pruned_block
+        rows = lp.con_blocks[pruned].index if pruned in lp.con_blocks else np.empty((0, part.arity), np.int64)
+        held = np.ravel_multi_index(tuple(np.concatenate([columns, rows]).T), shape)
+        if not np.isin(held, candidates).all():
+            return f"its infeasible program holds {part.name} parts that are not candidates"
+        missing = np.setdiff1d(candidates, held)
+        if pruned is not None and missing.size:
+            return f"its infeasible program lacks some {part.column_block} parts"
+        cut = np.concatenate([rows, np.column_stack(np.unravel_index(missing, shape)).astype(np.int64)])
+        if cut.size and not np.isneginf(part.scorer.score(*cut.T)).all():
+            return f"its program leaves out {part.name} parts that are not pruned"
     if not farkas_margin(lp, ray) > 0:
         return "its dual ray does not prove its program infeasible"
     return None
@@ -641,14 +645,13 @@ def _node_problem(
     nodes: list[BranchNode],
     value: float,
     result: ExactResult,
-    triples: TripleScorer | None,
-    siblings: SiblingScorer | None,
+    parts: Sequence[Parts],
 ) -> str | None:
-    """Why one node's record does not hold (None when it does); ``triples``, ``siblings``: the scorers."""
+    """Why one node's record does not hold (None when it does); ``parts``: the families."""
     if node.closed == "infeasible":
         if tree_problem(node.mask, result.single_root) is not None:
             return None
-        return _farkas_problem(node, result.single_root, triples, siblings)
+        return _farkas_problem(node, result.single_root, parts)
     if node.closed == "open":
         return "left open"
     if node.closed == "bound" and node.certificate is None:  # closed unsolved: its parent's bound

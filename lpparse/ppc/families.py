@@ -21,7 +21,7 @@ absent part the dual -λ lowers the part's reduced cost by λ and raises d_z by 
 summed within its β the extended duals stay feasible and complementary. Parts are priced out greedily,
 cheapest first, on their bounds (never scored), then on their exact reduced costs. Separation: an absent
 part has zsib = 0, so its ArcSib row reads z[h,m] + z[h,m'] <= 1; the violated ones enter as columns. The
-start: the sibling parts of the first-order best tree, and those of a warm start (:class:`WarmStart`).
+start: the sibling parts of the first-order best tree, and those of a warm start (:class:`lpparse.colgen.Warm`).
 
 **Pruned parts** (scored -inf; :mod:`lpparse.formulations.grandparent`, :mod:`lpparse.formulations.sibling`)
 have no column in the full LP but their PrunedGP/PrunedSib row z + z' <= 1, under every preset. Pricing never
@@ -35,13 +35,12 @@ restricted LP is then the full LP).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.colgen.family import DualState, Priced, Separated
-from lpparse.colgen.options import ColgenOptions
+from lpparse.colgen.cache import ScoreCache
+from lpparse.colgen.family import DualState, PartFamily, Priced, Separated, Warm
 from lpparse.formulations.arborescence import arc_matrix
 from lpparse.formulations.grandparent import GrandparentProgram
 from lpparse.formulations.sibling import SiblingProgram, sibling_program
@@ -49,19 +48,18 @@ from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.dead_arcs import DeadArcs
-from lpparse.ppc.pricing import PriceResult, ScoreCache, Triples, _spend, arc_slack, gp_duals, price
+from lpparse.ppc.parts import Binding, GrandparentParts, SiblingParts
+from lpparse.ppc.pricing import PriceResult, Triples, _spend, arc_slack, gp_duals, price
 from lpparse.ppc.separation import CutResult, separate_arcgp
 from lpparse.trees import NoTreeError
 from lpparse.triples import (
-    SiblingScorer,
-    TripleScorer,
     candidate_triples,
     sibling_mask,
     tree_siblings,
     triple_mask,
 )
 
-__all__ = ["GPArcDuals", "GrandparentFamily", "SiblingFamily", "WarmStart", "clean_tree", "initial_triples"]
+__all__ = ["Counted", "GPArcDuals", "GrandparentFamily", "SiblingFamily", "clean_tree", "initial_triples"]
 
 #: (g, p, c, λ): absent triples whose GPArc row z[g,p] - zgp[g,p,c] >= 0 carries dual -λ (pricing module)
 GPArcDuals = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]
@@ -86,33 +84,17 @@ def _arc_values(state: DualState, prog: GrandparentProgram | SiblingProgram) -> 
     return state.cached("arc_values", lambda: arc_matrix(prog.lp, state.x))
 
 
-def _arc_shift(num_cols: int, z_col: NDArray[np.int64], h: NDArray[np.int64], m: NDArray[np.int64],
-               lam: NDArray[np.float64]) -> NDArray[np.float64]:
+def _arc_shift(
+    num_cols: int,
+    z_col: NDArray[np.int64],
+    h: NDArray[np.int64],
+    m: NDArray[np.int64],
+    lam: NDArray[np.float64],
+) -> NDArray[np.float64]:
     """Aᵀy over the program's columns of absent rows z[h,m] - part >= 0 with duals -λ: -λ summed on z[h,m]."""
     shift = np.zeros(num_cols)
     np.add.at(shift, z_col[h, m], -lam)
     return shift
-
-
-@dataclass
-class WarmStart:
-    """What a parse-price-cut run on a sentence may take from earlier runs on the same sentence (the nodes
-    of :func:`lpparse.ppc.exact.parse_exact`), per part family: the score cache of the family's scorer, so
-    that no part is scored twice, and parts to start from besides the first-order tree's (those whose arcs
-    are no longer candidates are dropped). Grandparent triples: ``cache`` and ``triples``; sibling parts:
-    ``sibling_cache`` and ``siblings``. A family whose cache is None starts with a fresh one."""
-
-    cache: ScoreCache | None = None
-    triples: Triples = _NONE
-    sibling_cache: ScoreCache | None = None
-    siblings: Triples = _NONE
-
-
-def _shared(cache: ScoreCache | None, scorer: TripleScorer | SiblingScorer) -> ScoreCache | None:
-    """A warm start's ``cache``, checked to be of ``scorer``."""
-    if cache is not None and cache.scorer is not scorer:
-        raise ValueError(f"the warm start's {cache.kind} cache is of another scorer")
-    return cache
 
 
 def _union(parts: list[Triples], size: int) -> Triples:
@@ -128,11 +110,11 @@ def initial_triples(
     tree: NDArray[np.int64],
     init: str,
     seed_heads: int | None,
-    warm: WarmStart | None = None,
+    warm: Triples | None = None,
 ) -> Triples:
     """One triple per word arc h→m with h among the ``seed_heads`` best-scoring heads of m (None: every
     arc), the triples of the first-order best tree T (Chu-Liu-Edmonds, ``tree``) and the candidate ones of
-    ``warm``.
+    ``warm`` (a warm start's triples).
 
     ``root`` (§4.2): ⟨0,h,m⟩ when 0→h is a candidate; ``tree``: ⟨head_T(h),h,m⟩, else ⟨0,h,m⟩. Either way T's
     own triples are present, so T is feasible in the restricted LP: with GPArc or NoGP, ⟨0,h,m⟩ alone allows
@@ -154,7 +136,7 @@ def initial_triples(
     tm = np.flatnonzero(tree > 0)
     parts = [(g[ok], h[ok], m[ok]), (tree[tree[tm]], tree[tm], tm)]
     if warm is not None:
-        wg, wp, wc = warm.triples
+        wg, wp, wc = warm
         keep = arc[wg, wp] & arc[wp, wc]
         parts.append((wg[keep], wp[keep], wc[keep]))
     return _union(parts, s.shape[0])
@@ -164,7 +146,7 @@ def clean_tree(
     arc_scores: NDArray[np.float64],
     single_root: bool,
     tree: NDArray[np.int64],
-    families: Sequence[GrandparentFamily | SiblingFamily],
+    families: Sequence[PartFamily],
 ) -> NDArray[np.int64] | None:
     """A tree without pruned parts (scored -inf), to start the restricted LP from (module docstring):
     ``tree`` (the first-order best tree) while it holds one, parsed again (Chu-Liu-Edmonds) without the arcs
@@ -185,13 +167,14 @@ def clean_tree(
     return None
 
 
-class _Counted:
-    """What a part family counts: its ``candidates``, the parts its scorer scored in this run (``scored``) and
-    the time its cache spent scoring (``scoring_seconds``)."""
+class Counted:
+    """What a part family counts, for :class:`lpparse.colgen.PartFamily`: its ``candidates``, the parts
+    scored in this run through its score ``cache`` (``scored``: counted by the cache's scorer) and the time
+    the cache spent scoring (``scoring_seconds``). A family's base class."""
 
-    def __init__(self, scorer: TripleScorer | SiblingScorer, cache: ScoreCache, candidates: int) -> None:
-        self.scorer, self.cache = scorer, cache
-        self._scored0, self._seconds0, self._candidates = scorer.scored, cache.seconds, candidates
+    def __init__(self, cache: ScoreCache, candidates: int) -> None:
+        self.cache = cache
+        self._scored0, self._seconds0, self._candidates = cache.scorer.scored, cache.seconds, candidates
 
     @property
     def candidates(self) -> int:
@@ -199,34 +182,31 @@ class _Counted:
 
     @property
     def scored(self) -> int:
-        return self.scorer.scored - self._scored0
+        return self.cache.scorer.scored - self._scored0
 
     @property
     def scoring_seconds(self) -> float:
         return self.cache.seconds - self._seconds0
 
 
-class GrandparentFamily(_Counted):
+class GrandparentFamily(Counted):
     """Grandparent triples on a :class:`GrandparentProgram` (module docstring): a
-    :class:`lpparse.colgen.family.PartFamily`. ``tree``: the start, a tree with no pruned triple
-    (:func:`clean_tree`; None: start from every candidate triple)."""
+    :class:`lpparse.colgen.family.PartFamily`, with the options of its ``spec``. ``tree``: the start, a tree
+    with no pruned triple (:func:`clean_tree`; None: start from every candidate triple)."""
 
     name = "grandparent"
     degenerate_master = False
 
-    def __init__(
-        self,
-        prog: GrandparentProgram,
-        scorer: TripleScorer,
-        arc_scores: NDArray[np.float64],
-        tree: NDArray[np.int64] | None,
-        options: ColgenOptions,
-        warm: WarmStart | None = None,
-    ) -> None:
-        cache = _shared(warm.cache if warm else None, scorer) or ScoreCache(scorer, prog.arc_mask.shape[0])
-        super().__init__(scorer, cache, int(triple_mask(prog.arc_mask).sum()))
-        self.prog, self.options, self.warm = prog, options, warm
-        self._arc_scores, self.tree = arc_scores, tree
+    def __init__(self, prog: GrandparentProgram, spec: GrandparentParts, binding: Binding) -> None:
+        warm = binding.warm
+        cache = (
+            warm.cache if warm is not None and warm.cache is not None else spec.cache(prog.arc_mask, False)
+        )
+        super().__init__(cache, int(triple_mask(prog.arc_mask).sum()))
+        self.prog, self.spec, self.tighten = prog, spec, binding.options.tighten
+        self._warm_parts: Triples | None = warm.parts if warm is not None else None  # type: ignore[assignment]
+        self._arc_scores, self._first_order = binding.arc_scores, binding.first_order
+        self.tree: NDArray[np.int64] | None = binding.first_order
         self.dead: DeadArcs | None = None
         self.gparc: GPArcDuals = NO_GPARC
         self._priced: PriceResult | None = None
@@ -251,16 +231,19 @@ class GrandparentFamily(_Counted):
         pruned = np.isneginf(self.cache.get(heads[p], p, c))
         return p[pruned], c[pruned]
 
+    def warm(self) -> Warm:
+        return Warm(self.cache, self.prog.triples())
+
     def seed(self) -> None:
-        opts, prog = self.options, self.prog
+        spec, prog = self.spec, self.prog
         if self.tree is None:
             g, p, c = candidate_triples(prog.arc_mask)
         else:
             g, p, c = initial_triples(
-                self._arc_scores, prog.arc_mask, self.tree, opts.init, opts.seed_heads, self.warm
+                self._arc_scores, prog.arc_mask, self.tree, spec.init, spec.seed_heads, self._warm_parts
             )
-        prog.add_triples(g, p, c, self.cache.get(g, p, c), arcgp=not opts.lazy_arcgp)
-        if opts.dead_arcs and DeadArcs.applies(prog):
+        prog.add_triples(g, p, c, self.cache.get(g, p, c), arcgp=not spec.lazy_arcgp)
+        if spec.dead_arcs and self.tree is not None and DeadArcs.applies(prog):
             self.dead = DeadArcs(prog)
 
     def inactive(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -270,20 +253,30 @@ class GrandparentFamily(_Counted):
         return self.dead.extend(solution) if self.dead is not None else solution
 
     def price(self, state: DualState) -> Priced:
-        prog, opts = self.prog, self.options
+        prog, opts = self.prog, self.spec
         sol = state.solution
         assert sol.row_dual is not None
-        slack = _arc_slack(state, prog, opts.tighten)
+        slack = _arc_slack(state, prog, self.tighten)
         mu_onegp, mu_nogp = gp_duals(prog, sol.row_dual)
         bound_gp, bound_pc = self._bounds
         priced = price(
-            prog, self.cache, bound_gp, bound_pc, mu_onegp, mu_nogp, slack, state.tol, opts.per_pair,
-            opts.parent_duals, _arc_values(state, prog), opts.defer,
+            prog,
+            self.cache,
+            bound_gp,
+            bound_pc,
+            mu_onegp,
+            mu_nogp,
+            slack,
+            state.tol,
+            opts.per_pair,
+            opts.parent_duals,
+            _arc_values(state, prog),
+            opts.defer,
         )
         raised = prog.onegp_row >= 0
         state.y[prog.onegp_row[raised]] += priced.onegp_raise[raised]
         self.gparc = priced.gparc
-        if opts.tighten:  # what is left of the arcs' slack for the next family
+        if self.tighten:  # what is left of the arcs' slack for the next family
             g, p, _, lam = priced.gparc
             spent = priced.onegp_raise.copy()
             np.add.at(spent, (g, p), lam)
@@ -315,7 +308,7 @@ class GrandparentFamily(_Counted):
         prog, priced, cuts = self.prog, self._priced, self._cuts
         assert priced is not None and cuts is not None
         prog.add_arcgp_rows(*cuts.rows)
-        prog.add_triples(priced.g, priced.p, priced.c, priced.scores, arcgp=not self.options.lazy_arcgp)
+        prog.add_triples(priced.g, priced.p, priced.c, priced.scores, arcgp=not self.spec.lazy_arcgp)
         cg, cp, cc = self._cut
         prog.add_triples(cg, cp, cc, self._cut_scores)  # cut: their ArcGP (PrunedGP) rows are violated now
         if self.dead is not None:
@@ -332,7 +325,7 @@ class GrandparentFamily(_Counted):
         return _arc_shift(self.prog.lp.num_cols, self.prog.z_col, g, p, lam)
 
 
-class SiblingFamily(_Counted):
+class SiblingFamily(Counted):
     """Arbitrary-sibling parts attached to an arborescence or grandparent program ``lp`` (module
     docstring): a :class:`lpparse.colgen.family.PartFamily`. ``tree``: a tree with no pruned part (its parts
     are the start, with the candidate ones of ``warm``, whose score cache it shares; None: start from every
@@ -341,21 +334,19 @@ class SiblingFamily(_Counted):
     name = "sibling"
     degenerate_master = True  # thousands of parts with both arcs at 0 (colgen.options.DEGENERATE_MASTER)
 
-    def __init__(
-        self,
-        prog: GrandparentProgram,
-        scorer: SiblingScorer,
-        tree: NDArray[np.int64] | None,
-        options: ColgenOptions,
-        warm: WarmStart | None = None,
-    ) -> None:
-        self.sibs = sibling_program(prog.lp, options.sibling_preset)
-        self.options, self.tree, self._warm = options, tree, warm
+    def __init__(self, prog: GrandparentProgram, spec: SiblingParts, binding: Binding) -> None:
+        self.sibs = sibling_program(prog.lp, spec.preset)
+        self.spec, self.tighten = spec, binding.options.tighten
+        self.tree: NDArray[np.int64] | None = binding.first_order
+        warm = binding.warm
+        self._warm_parts: Triples | None = warm.parts if warm is not None else None  # type: ignore[assignment]
         self._mask = sibling_mask(self.sibs.arc_mask, self.sibs.single_root)
-        cache = _shared(warm.sibling_cache if warm else None, scorer) or ScoreCache(
-            scorer, self._mask.shape[0], "sibling", ("bound_hm",)
+        cache = (
+            warm.cache
+            if warm is not None and warm.cache is not None
+            else ScoreCache(spec.scorer, self._mask.shape[0], "sibling", ("bound_hm",))
         )
-        super().__init__(scorer, cache, int(self._mask.sum()))
+        super().__init__(cache, int(self._mask.sum()))
         #: (h, m, m', side, λ) of the absent parts whose SibArc row [h,m,m',side] carries dual -λ
         self.sibarc: tuple[NDArray[np.int64], ...] = (_EMPTY,) * 4 + (np.empty(0),)
         self._new: Triples = _NONE
@@ -384,11 +375,14 @@ class SiblingFamily(_Counted):
         pruned = np.isneginf(self.cache.get(h, m, m2))
         return h[pruned], m2[pruned]
 
+    def warm(self) -> Warm:
+        return Warm(self.cache, self.sibs.siblings())
+
     def seed(self) -> None:
         if self.tree is None:
             h, m, m2 = self.sibs.candidates()
         else:
-            warm = [self._warm.siblings] if self._warm is not None else []
+            warm = [self._warm_parts] if self._warm_parts is not None else []
             h, m, m2 = self._candidate_parts(_union([tree_siblings(self.tree), *warm], self._mask.shape[0]))
         self.sibs.add_siblings(h, m, m2, self.cache.get(h, m, m2))
 
@@ -416,13 +410,13 @@ class SiblingFamily(_Counted):
         max_bound = float(bound[absent & ~cand].max(initial=-np.inf))
         h, m, m2 = (a.astype(np.int64) for a in np.nonzero(cand))
         rb = bound[h, m, m2]
-        per_part = getattr(self.scorer, "bound_siblings", None)
+        per_part = getattr(self.cache.scorer, "bound_siblings", None)
         if per_part is not None and h.size:  # a scorer's tighter per-part bound, still without scoring
             rb = np.minimum(rb, np.asarray(per_part(h, m, m2), dtype=np.float64) + mu[h])
             tight = rb > tol
             max_bound = max(max_bound, float(rb[~tight].max(initial=-np.inf)))
             h, m, m2, rb = h[tight], m[tight], m2[tight], rb[tight]
-        use_slack = self.options.tighten and "SibArc" in sibs.families
+        use_slack = self.tighten and "SibArc" in sibs.families
         slack = _arc_slack(state, sibs, use_slack)
         size = slack.shape[0]
         # SibArc duals on bounds for arcs whose slack covers all their parts (never scored), then on exact
@@ -451,8 +445,12 @@ class SiblingFamily(_Counted):
 
     @staticmethod
     def _spend(
-        h: NDArray[np.int64], m: NDArray[np.int64], m2: NDArray[np.int64], cost: NDArray[np.float64],
-        slack: NDArray[np.float64], size: int,
+        h: NDArray[np.int64],
+        m: NDArray[np.int64],
+        m2: NDArray[np.int64],
+        cost: NDArray[np.float64],
+        slack: NDArray[np.float64],
+        size: int,
     ) -> tuple[NDArray[np.bool_], NDArray[np.float64], NDArray[np.int64]]:
         """Price parts out with SibArc duals: greedily, cheapest first, on the slack of h→m (side 0), then
         of h→m' (side 1); spends ``slack`` in place. (priced out, λ, side) per part."""
@@ -472,8 +470,12 @@ class SiblingFamily(_Counted):
 
     @staticmethod
     def _spend_whole(
-        h: NDArray[np.int64], m: NDArray[np.int64], m2: NDArray[np.int64], cost: NDArray[np.float64],
-        slack: NDArray[np.float64], size: int,
+        h: NDArray[np.int64],
+        m: NDArray[np.int64],
+        m2: NDArray[np.int64],
+        cost: NDArray[np.float64],
+        slack: NDArray[np.float64],
+        size: int,
     ) -> tuple[NDArray[np.bool_], NDArray[np.float64], NDArray[np.int64]]:
         """Price out every part of an arc whose slack covers the parts' total ``cost``: arcs h→m (side 0),
         then h→m' (side 1) for the parts left; spends ``slack`` in place. (priced out, λ, side) per part."""

@@ -1,14 +1,17 @@
 """Parse, Price and Cut (Riedel, Smith & McCallum 2012, §4, Algorithm 1) and the
-brute-force baseline (BF, §6: the full LP with every triple scored and instantiated).
+brute-force baseline (BF, §6: the full LP with every part scored and instantiated), over any list of part
+families.
 
-Parse-price-cut runs on the column-and-row generation engine (:class:`lpparse.colgen.Engine`, which owns
-the loop: solve, price, cut, add in one batch, certify) with the part families of
-:mod:`lpparse.ppc.families`: grandparent triples (:class:`~lpparse.ppc.families.GrandparentFamily`) and,
-with ``sibling_scorer``, arbitrary siblings (:class:`~lpparse.ppc.families.SiblingFamily`); either may be
-absent (not both). :func:`parse_price_cut` is a thin wrapper that builds the program, the families and the
-options (:class:`lpparse.colgen.ColgenOptions`), and turns the engine's result into a :class:`PPCResult`.
-:func:`solve_second_order` runs BF instead on sentences with fewer than :data:`BF_BELOW_PARTS` candidate
-parts, where the full LP solves faster than PPC's rounds (measured there), and says which ran (:attr:`PPCResult.method`).
+:func:`solve_lp` is the one front end: it builds the arborescence program, binds every family of the list
+(:class:`lpparse.ppc.parts.Parts`: grandparent triples, arbitrary siblings, consecutive siblings, or a family
+written elsewhere) to it, and runs the column-and-row generation engine (:class:`lpparse.colgen.Engine`,
+which owns the loop: solve, price, cut, add in one batch, certify). Parse-price-cut starts the families from
+the parts of a tree without pruned parts; brute force starts them from every candidate part, so that the
+engine's first solve is the full LP and nothing is left to price: one implementation of both, which cannot
+drift apart. ``auto`` runs BF on sentences with fewer than :data:`BF_BELOW_PARTS` candidate parts, where the
+full LP solves faster than PPC's rounds (measured there), and says which ran (:attr:`PPCResult.method`).
+:func:`parse_price_cut`, :func:`solve_bf` and :func:`solve_second_order` are thin wrappers for grandparent
+and sibling scorers (:func:`second_order_parts`).
 
 The grandparent family starts from every candidate arc and the triples of the first-order best tree T
 (Chu-Liu-Edmonds; with parts scored -inf, a tree without them: :func:`lpparse.ppc.families.clean_tree`), so
@@ -42,51 +45,45 @@ prices with r = s; ``all`` has no NoGP); ``onegp`` has no ArcGP rows and so no c
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.colgen.engine import Engine, FamilyRound, Round
-from lpparse.colgen.options import BF_HIGHS_OPTIONS, DEFER, PER_PAIR, SEED_HEADS, ColgenOptions
-from lpparse.formulations.grandparent import GrandparentProgram, grandparent_program, resolve_families
-from lpparse.formulations.sibling import sibling_program
-from lpparse.lp.highs_view import HighsModel
-from lpparse.lp.solution import TOL, Certificate, Solution, Status
+from lpparse.colgen.engine import Engine, EngineResult, FamilyRound, Round
+from lpparse.colgen.family import PartFamily, Warm
+from lpparse.colgen.options import BF_MASTER, ENGINE_FIELDS, ColgenOptions
+from lpparse.formulations.grandparent import GrandparentProgram, arc_program
+from lpparse.lp.solution import Certificate, Solution, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals
-from lpparse.ppc.families import GPArcDuals, GrandparentFamily, SiblingFamily, WarmStart, clean_tree
+from lpparse.ppc.families import GPArcDuals, GrandparentFamily, SiblingFamily, clean_tree
+from lpparse.ppc.parts import Binding, GrandparentParts, Parts, SiblingParts
 from lpparse.trees import allowed_arcs, validate_scores
-from lpparse.triples import (
-    SiblingScorer,
-    TripleScorer,
-    candidate_triples,
-    check_part_scores,
-    sibling_mask,
-    triple_mask,
-)
+from lpparse.triples import SiblingScorer, TripleScorer
 
 __all__ = [
     "BF_BELOW_PARTS",
-    "candidate_parts",
     "METHODS",
+    "FamilyCounts",
     "GPArcDuals",
     "PPCResult",
     "PPCRound",
     "PPCStats",
-    "WarmStart",
+    "candidate_parts",
     "choose_method",
     "parse_price_cut",
     "project_to_tree",
-    "run_ppc",
+    "second_order_parts",
     "solve_bf",
+    "solve_lp",
     "solve_second_order",
     "tree_objective",
 ]
 
-#: :func:`solve_second_order`'s methods: ``ppc`` (:func:`run_ppc`), ``bf`` (:func:`solve_bf`) or ``auto``
+#: :func:`solve_lp`'s methods: ``ppc`` (parse-price-cut), ``bf`` (brute force) or ``auto``
 METHODS = ("auto", "ppc", "bf")
 #: ``auto`` runs BF on sentences with fewer candidate second-order parts (grandparent triples plus sibling
 #: parts over the candidate arcs: :func:`candidate_parts`), PPC on the others: PPC gains by leaving parts
@@ -98,6 +95,22 @@ METHODS = ("auto", "ppc", "bf")
 #: sentences of 1-40 tokens: 6.01 s at 3,000, 5.58 s at 4,000, optimum 5.51 s at 4,514, PPC alone 8.01 s, BF
 #: alone 5.74 s. One threshold for both: 4,000 is within 1.3% of each optimum (BF up to 16 tokens unpruned).
 BF_BELOW_PARTS = 4000
+
+
+@dataclass(frozen=True)
+class FamilyCounts:
+    """One part family's counts over a run: its ``candidates``, the parts ``scored`` and ``added`` (with a
+    column), the columns ``priced`` and ``cut`` and the rows ``rows_cut`` that entered after the start, the
+    duals ``tightened``, and the seconds spent scoring."""
+
+    candidates: int = 0
+    scored: int = 0
+    added: int = 0
+    priced: int = 0
+    cut: int = 0
+    rows_cut: int = 0
+    tightened: int = 0
+    scoring_seconds: float = 0.0
 
 
 @dataclass
@@ -194,6 +207,8 @@ class PPCResult:
     rounds: list[Round] = field(default_factory=list)
     outside: OutsideDuals = field(default_factory=dict)
     outside_shift: NDArray[np.float64] | None = None
+    counts: dict[str, FamilyCounts] = field(default_factory=dict)
+    families: dict[str, PartFamily] = field(default_factory=dict)
 
     @property
     def method(self) -> str:
@@ -237,15 +252,23 @@ class PPCResult:
         return self.program.arc_values(self.solution.x)
 
 
-def _validated(
-    arc_scores: ArrayLike, *scorers: TripleScorer | SiblingScorer | None
-) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    s = validate_scores(arc_scores, "arc scores")  # grandparent_program raises NoTreeError if no tree exists
-    for scorer in scorers:
-        if scorer is not None and scorer.n != s.shape[0] - 1:
-            kind = "sibling" if isinstance(scorer, SiblingScorer) else "triple"
-            raise ValueError(f"{kind} scorer is for n={scorer.n}, arc scores for n={s.shape[0] - 1}")
-    return s, allowed_arcs(s)
+def _validated(arc_scores: ArrayLike, parts: Sequence[Parts]) -> NDArray[np.float64]:
+    """The arc scores, checked (NaN: ValueError), and the families checked against them: at least one,
+    distinct names, scorers for the same n."""
+    s = validate_scores(arc_scores, "arc scores")  # arc_program raises NoTreeError if no tree exists
+    if not parts:
+        raise ValueError("give at least one part family (e.g. GrandparentParts(scorer))")
+    for part in parts:
+        if not isinstance(part, Parts):
+            raise TypeError(f"{type(part).__name__} is not a part family (lpparse.ppc.parts.Parts)")
+    names = [p.name for p in parts]
+    if len(set(names)) < len(names):
+        raise ValueError(f"part family names must differ, got {names}")
+    for part in parts:
+        n = getattr(part.scorer, "n", None)
+        if n != s.shape[0] - 1:
+            raise ValueError(f"{part.name} scorer is for n={n}, arc scores for n={s.shape[0] - 1}")
+    return s
 
 
 def _finish(
@@ -268,117 +291,88 @@ def _finish(
     return heads
 
 
-def parse_price_cut(
+def solve_lp(
     arc_scores: ArrayLike,
-    triple_scorer: TripleScorer | None,
-    preset: str | Iterable[str] = "all",
-    single_root: bool = False,
-    base: str = "single-flow",
-    tighten: bool = True,
-    tol: float = 1e-7,
-    certificate_tol: float = TOL,
-    time_limit: float | None = None,
-    max_iterations: int = 1000,
-    init: str = "root",
-    seed_heads: int | None = SEED_HEADS,
-    per_pair: int | None = PER_PAIR,
-    parent_duals: bool = True,
-    defer: float | None = DEFER,
-    lazy_arcgp: bool = False,
-    dead_arcs: bool = True,
-    warm: WarmStart | None = None,
-    sibling_scorer: SiblingScorer | None = None,
-    sibling_preset: str | Iterable[str] = "martins",
-) -> PPCResult:
-    """Parse, Price and Cut (Algorithm 1) on one sentence; see the module docstring. The keywords build a
-    :class:`lpparse.colgen.ColgenOptions` (documented there) for :func:`run_ppc`.
-
-    ``preset``: ``martins``, ``onegp``, ``all`` or an iterable of grandparent families; ``triple_scorer``
-    may be None when ``sibling_scorer`` is given (arcs and siblings only), ``sibling_preset`` the sibling
-    polytope's families (:mod:`lpparse.formulations.sibling`); ``warm``: the score caches, triples and
-    sibling parts of an earlier run on the same sentence (:class:`WarmStart`). Raises ValueError (NaN
-    scores) or NoTreeError.
-    """
-    options = ColgenOptions(
-        tol=tol,
-        certificate_tol=certificate_tol,
-        time_limit=time_limit,
-        max_iterations=max_iterations,
-        tighten=tighten,
-        init=init,
-        seed_heads=seed_heads,
-        per_pair=per_pair,
-        parent_duals=parent_duals,
-        defer=defer,
-        lazy_arcgp=lazy_arcgp,
-        dead_arcs=dead_arcs,
-        sibling_preset=sibling_preset,
-    )
-    return run_ppc(arc_scores, triple_scorer, preset, single_root, base, options, warm, sibling_scorer)
-
-
-def run_ppc(
-    arc_scores: ArrayLike,
-    triple_scorer: TripleScorer | None,
-    preset: str | Iterable[str] = "all",
+    parts: Sequence[Parts],
+    method: str = "auto",
     single_root: bool = False,
     base: str = "single-flow",
     options: ColgenOptions | None = None,
-    warm: WarmStart | None = None,
-    sibling_scorer: SiblingScorer | None = None,
+    warm: Mapping[str, Warm] | None = None,
 ) -> PPCResult:
-    """Parse-price-cut with its options as one :class:`lpparse.colgen.ColgenOptions`: the grandparent
-    family of ``triple_scorer`` under ``preset`` and the sibling family of ``sibling_scorer`` (either may be
-    None, not both) on the arborescence program ``base``, run by :class:`lpparse.colgen.Engine`."""
-    if triple_scorer is None and sibling_scorer is None:
-        raise ValueError("parse_price_cut needs a triple scorer, a sibling scorer or both")
+    """The LP of the arcs and every part family of ``parts`` (:class:`lpparse.ppc.parts.Parts`), by
+    ``method``: ``ppc`` (parse-price-cut: the column-and-row generation engine from the parts of a tree
+    without pruned parts), ``bf`` (brute force, §6: every candidate part of every family scored and added,
+    the full LP solved once, by the same engine with nothing left to price) or ``auto``
+    (:func:`choose_method`). Either way the answer is certified on the full LP; ``result.counts`` counts
+    each family's parts by name. ``options``: the engine's (:class:`lpparse.colgen.ColgenOptions`);
+    ``warm``: per family name, the score cache and parts of an earlier run on the same sentence. Raises
+    ValueError (NaN scores, a scorer for another n) or NoTreeError."""
     options = options or ColgenOptions()
     start = time.perf_counter()
-    s, _ = _validated(arc_scores, triple_scorer, sibling_scorer)
-    families = resolve_families(preset) if triple_scorer is not None else ()
-    prog = grandparent_program(s, families or "martins", single_root, base)
+    s = _validated(arc_scores, parts)
+    method = choose_method(candidate_parts(s, parts, single_root), method)
+    prog = arc_program(s, single_root, base)
     tree = chu_liu_edmonds(s, single_root=single_root)
-    parts: list[GrandparentFamily | SiblingFamily] = []
-    gp = sib = None
-    if triple_scorer is not None:
-        gp = GrandparentFamily(prog, triple_scorer, s, tree, options, warm)
-        parts.append(gp)
-    if sibling_scorer is not None:
-        sib = SiblingFamily(prog, sibling_scorer, tree, options, warm)
-        parts.append(sib)
-    start_tree = clean_tree(s, single_root, tree, parts)  # None: every part enters at the start
-    for part in parts:
-        part.tree = start_tree
-    run = Engine(prog.lp, parts, options, start).run()
-    stats = PPCStats(prog.n, "ppc", families, gp.candidates if gp is not None else 0)
+    warm = warm or {}
+    for name, given in warm.items():
+        if given.cache is not None and given.cache.shape[0] != s.shape[0]:
+            raise ValueError(
+                f"the warm start's {name} cache is for n={given.cache.shape[0] - 1}, not {s.shape[0] - 1}"
+            )
+    families = [p.bind(Binding(prog, s, tree, options, warm.get(p.name))) for p in parts]
+    if method == "ppc":
+        start_tree = clean_tree(s, single_root, tree, families)  # None: every part enters at the start
+    else:
+        start_tree = None
+        options = replace(options, master=options.master or BF_MASTER)
+    for family in families:
+        family.tree = start_tree
+    run = Engine(prog.lp, families, options, start).run()
+    return _result(prog, families, run, method, start)
+
+
+def _result(
+    prog: GrandparentProgram, families: list[PartFamily], run: EngineResult, method: str, start: float
+) -> PPCResult:
+    """The engine's run as a :class:`PPCResult`, with each family's counts by name."""
+    counts = {
+        f.name: FamilyCounts(
+            f.candidates, f.scored, f.added, t.priced, t.cut, t.rows_cut, t.tightened, f.scoring_seconds
+        )
+        for f, t in ((f, run.totals[f.name]) for f in families)
+    }
+    bound = {f.name: f for f in families}
+    gp = counts.get(GrandparentParts.name, FamilyCounts())
+    names = tuple(getattr(bound.get(GrandparentParts.name), "prog", prog).families)
+    stats = PPCStats(prog.n, method, names, gp.candidates, gp.scored)
     stats.iterations, stats.simplex_iterations = run.iterations, run.simplex_iterations
     stats.time_solving, stats.time_pricing = run.time_solving, run.time_pricing
-    stats.time_scoring = sum(part.scoring_seconds for part in parts)
-    stats.duals_tightened = sum(t.tightened for t in run.totals.values())
+    stats.time_scoring = sum(c.scoring_seconds for c in counts.values())
+    stats.duals_tightened = sum(c.tightened for c in counts.values())
+    stats.priced, stats.cut, stats.rows_cut = gp.priced, gp.cut, gp.rows_cut
     info: dict[str, Any] = {
         "max_reduced_cost": run.max_reduced_cost,
         "max_arcgp_violation": run.max_violation,
         "stalled": run.info["stalled"],
     }
-    if gp is not None:
-        totals = run.totals[gp.name]
-        stats.gps_scored = gp.scored
-        stats.priced, stats.cut, stats.rows_cut = totals.priced, totals.cut, totals.rows_cut
-    if sib is not None:
-        totals = run.totals[sib.name]
+    sib = bound.get(SiblingParts.name)
+    if isinstance(sib, SiblingFamily):
+        c = counts[sib.name]
         info.update(
             siblings=sib.sibs,
-            sibs_total=sib.candidates,
-            sibs_scored=sib.scored,
-            sibs_added=sib.added,
-            sibs_priced=totals.priced,
-            sibs_cut=totals.cut,
+            sibs_total=c.candidates,
+            sibs_scored=c.scored,
+            sibs_added=c.added,
+            sibs_priced=c.priced,
+            sibs_cut=c.cut,
         )
     sol = run.solution
     heads = _finish(prog, sol, run.status, stats, start)
     outside: OutsideDuals = {}
-    for part in parts:
-        outside.update(part.outside_duals())
+    for family in families:
+        outside.update(family.outside_duals())
+    gp_family = bound.get(GrandparentParts.name)
     return PPCResult(
         run.status,
         prog,
@@ -387,40 +381,65 @@ def run_ppc(
         run.row_dual,
         run.certificate,
         heads,
-        gparc_duals=gp.gparc if gp is not None else None,
+        gparc_duals=gp_family.gparc if isinstance(gp_family, GrandparentFamily) else None,
         info=info,
         trace=[_ppc_round(r) for r in run.trace],
         rounds=run.trace,
         outside=outside if run.status is Status.OPTIMAL else {},
         outside_shift=run.outside_shift,
+        counts=counts,
+        families=bound,
     )
 
 
-def _ppc_round(r: Round) -> PPCRound:
-    """The engine's round as a :class:`PPCRound` (grandparent and sibling counts)."""
-    none = FamilyRound(0, 0, 0, 0, 0, 0, -np.inf, -np.inf)
-    gp = r.families.get(GrandparentFamily.name, none)
-    sib = r.families.get(SiblingFamily.name, none)
-    return PPCRound(
-        round=r.round,
-        objective=r.objective,
-        simplex_iterations=r.simplex_iterations,
-        solve_seconds=r.solve_seconds,
-        gps_scored=gp.scored,
-        gps_added=gp.added,
-        rows=r.rows,
-        cols=r.cols,
-        arcs_out=gp.held_out,
-        priced=gp.priced,
-        cut=gp.cut,
-        rows_cut=gp.rows_cut,
-        max_reduced_cost=r.max_reduced_cost,
-        max_violation=r.max_violation,
-        sibs_scored=sib.scored,
-        sibs_added=sib.added,
-        sibs_priced=sib.priced,
-        sibs_cut=sib.cut,
-    )
+def second_order_parts(
+    triple_scorer: TripleScorer | None,
+    preset: str | Iterable[str] = "all",
+    sibling_scorer: SiblingScorer | None = None,
+    sibling_preset: str | Iterable[str] = "martins",
+    **grandparent: Any,
+) -> list[Parts]:
+    """The grandparent family of ``triple_scorer`` under ``preset`` (with the options ``grandparent`` of
+    :class:`GrandparentParts`) and the sibling family of ``sibling_scorer`` under ``sibling_preset``, for
+    those that are given (at least one)."""
+    parts: list[Parts] = []
+    if triple_scorer is not None:
+        parts.append(GrandparentParts(triple_scorer, preset, **grandparent))
+    if sibling_scorer is not None:
+        parts.append(SiblingParts(sibling_scorer, sibling_preset))
+    if not parts:
+        raise ValueError("second-order parts need a triple scorer, a sibling scorer or both")
+    return parts
+
+
+def parse_price_cut(
+    arc_scores: ArrayLike,
+    triple_scorer: TripleScorer | None,
+    preset: str | Iterable[str] = "all",
+    single_root: bool = False,
+    base: str = "single-flow",
+    options: ColgenOptions | None = None,
+    warm: Mapping[str, Warm] | None = None,
+    sibling_scorer: SiblingScorer | None = None,
+    sibling_preset: str | Iterable[str] = "martins",
+    **grandparent: Any,
+) -> PPCResult:
+    """Parse, Price and Cut (Algorithm 1) on one sentence with grandparent triples and/or arbitrary
+    siblings: :func:`solve_lp` with ``method="ppc"`` on :func:`second_order_parts` (``grandparent``: the
+    options of :class:`GrandparentParts`, such as ``per_pair``); ``options``: the engine's, or keywords of
+    :class:`lpparse.colgen.ColgenOptions` among ``grandparent``."""
+    options, grandparent = _split_options(options, grandparent)
+    parts = second_order_parts(triple_scorer, preset, sibling_scorer, sibling_preset, **grandparent)
+    return solve_lp(arc_scores, parts, "ppc", single_root, base, options, warm)
+
+
+def _split_options(
+    options: ColgenOptions | None, keywords: dict[str, Any]
+) -> tuple[ColgenOptions, dict[str, Any]]:
+    """Engine options (``options`` updated by the keywords that are its fields) and the other keywords."""
+    engine = {k: v for k, v in keywords.items() if k in ENGINE_FIELDS}
+    rest = {k: v for k, v in keywords.items() if k not in ENGINE_FIELDS}
+    return replace(options or ColgenOptions(), **engine), rest
 
 
 def solve_bf(
@@ -429,92 +448,27 @@ def solve_bf(
     preset: str | Iterable[str] = "all",
     single_root: bool = False,
     base: str = "single-flow",
-    certificate_tol: float = TOL,
-    time_limit: float | None = None,
+    options: ColgenOptions | None = None,
     sibling_scorer: SiblingScorer | None = None,
     sibling_preset: str | Iterable[str] = "martins",
+    **engine: Any,
 ) -> PPCResult:
-    """Brute force (BF, §6): score every candidate part, build the full LP and solve it once.
-
-    Parts: grandparent triples of ``triple_scorer`` under ``preset``, and arbitrary siblings of
-    ``sibling_scorer`` under ``sibling_preset`` (:mod:`lpparse.formulations.sibling`); either may be None
-    (not both). With siblings, ``info`` holds the :class:`~lpparse.formulations.sibling.SiblingProgram`
-    (``siblings``) and the parts it scored (``sibs_scored``, all of them: ``sibs_total``). ``time_limit``:
-    seconds for the whole run, scoring and building included: HiGHS gets what is left, or does not run when
-    nothing is (status TIME_LIMIT either way). HiGHS checks its limit between simplex iterations, not in its
-    presolve and setup (0.6 s and 0 iterations on the 30,000-row full LP of n = 25, on a loaded machine)."""
-    if triple_scorer is None and sibling_scorer is None:
-        raise ValueError("solve_bf needs a triple scorer, a sibling scorer or both")
-    start = time.perf_counter()
-    s, arc = _validated(arc_scores, triple_scorer, sibling_scorer)
-    # without triples only the per-triple families (martins) add no row: the program is the arborescence
-    families = resolve_families(preset) if triple_scorer is not None else ()
-    prog = grandparent_program(s, families or "martins", single_root, base)
-    stats = PPCStats(prog.n, "bf", families, 0, iterations=1)
-    info: dict[str, Any] = {}
-    if triple_scorer is not None:
-        scored0 = triple_scorer.scored
-        g, p, c = candidate_triples(arc)
-        t0 = time.perf_counter()
-        values = triple_scorer.score(g, p, c)
-        stats.time_scoring += time.perf_counter() - t0
-        check_part_scores(values, "triple")
-        prog.add_triples(g, p, c, values)  # a pruned triple (-inf) as its PrunedGP row
-        stats.gps_total, stats.gps_scored = g.size, triple_scorer.scored - scored0
-    if sibling_scorer is not None:
-        sibs = sibling_program(prog.lp, sibling_preset)
-        scored0 = sibling_scorer.scored
-        h, m, m2 = sibs.candidates()
-        t0 = time.perf_counter()
-        values = sibling_scorer.score(h, m, m2)
-        stats.time_scoring += time.perf_counter() - t0
-        check_part_scores(values, "sibling")
-        sibs.add_siblings(h, m, m2, values)  # a pruned part (-inf) as its PrunedSib row
-        info.update(siblings=sibs, sibs_total=h.size, sibs_scored=sibling_scorer.scored - scored0)
-    deadline = None if time_limit is None else start + time_limit
-    sol = Solution.checked(prog.lp, Status.TIME_LIMIT, False)
-    if deadline is None or time.perf_counter() < deadline:  # else out of time before the solve
-        model = HighsModel(prog.lp, tol=certificate_tol, options=BF_HIGHS_OPTIONS)
-        model.set_deadline(deadline)
-        sol = model.solve()
-    stats.time_solving = sol.time
-    stats.simplex_iterations = sol.iterations
-    heads = _finish(prog, sol, sol.status, stats, start)
-    rounds: list[Round] = []
-    if sol.status is Status.OPTIMAL:  # one round that leaves nothing out, as the engine would record it
-        families: dict[str, FamilyRound] = {}
-        if triple_scorer is not None:
-            families[GrandparentFamily.name] = FamilyRound(
-                stats.gps_scored, stats.gps_added, 0, 0, 0, 0, -np.inf, -np.inf
-            )
-        if sibling_scorer is not None:
-            families[SiblingFamily.name] = FamilyRound(
-                info["sibs_scored"], info["sibs_total"], 0, 0, 0, 0, -np.inf, -np.inf
-            )
-        rounds.append(Round(1, sol.objective, sol.iterations, sol.time, stats.rows, stats.cols, families))
-        info.update(max_reduced_cost=-np.inf, max_arcgp_violation=-np.inf, stalled=False)
-    return PPCResult(
-        sol.status,
-        prog,
-        sol,
-        stats,
-        sol.row_dual,
-        sol.certificate,
-        heads,
-        info=info,
-        trace=[_ppc_round(r) for r in rounds],
-        rounds=rounds,
-    )
+    """Brute force (BF, §6) with grandparent triples and/or arbitrary siblings: :func:`solve_lp` with
+    ``method="bf"`` on :func:`second_order_parts`. ``time_limit`` (in ``options`` or a keyword): seconds for
+    the whole run, scoring and building included; HiGHS gets what is left, or does not run when nothing is
+    (status TIME_LIMIT either way)."""
+    options, rest = _split_options(options, engine)
+    if rest:
+        raise TypeError(f"solve_bf got unexpected options {sorted(rest)}")
+    parts = second_order_parts(triple_scorer, preset, sibling_scorer, sibling_preset)
+    return solve_lp(arc_scores, parts, "bf", single_root, base, options)
 
 
-def candidate_parts(
-    arc_scores: ArrayLike, grandparent: bool = True, siblings: bool = False, single_root: bool = False
-) -> int:
-    """How many second-order parts the candidate arcs of ``arc_scores`` (finite entries) allow: grandparent
-    triples (with ``grandparent``) plus sibling parts (with ``siblings``)."""
+def candidate_parts(arc_scores: ArrayLike, parts: Sequence[Parts], single_root: bool = False) -> int:
+    """How many parts of the families ``parts`` the candidate arcs of ``arc_scores`` (finite entries) allow
+    (what ``auto`` compares with :data:`BF_BELOW_PARTS`)."""
     arc = allowed_arcs(validate_scores(arc_scores))
-    parts = int(triple_mask(arc).sum()) if grandparent else 0
-    return parts + (int(sibling_mask(arc, single_root).sum()) if siblings else 0)
+    return sum(int(p.candidates(arc, single_root)[0].size) for p in parts)
 
 
 def choose_method(parts: int, method: str = "auto") -> str:
@@ -536,26 +490,41 @@ def solve_second_order(
     options: ColgenOptions | None = None,
     sibling_scorer: SiblingScorer | None = None,
     method: str = "auto",
+    sibling_preset: str | Iterable[str] = "martins",
+    **grandparent: Any,
 ) -> PPCResult:
-    """The second-order LP (grandparent triples under ``preset``, sibling parts under
-    ``options.sibling_preset``) by the cheaper of parse-price-cut and brute force (Riedel, Smith & McCallum
-    2012, §4 and §6; :func:`choose_method`). Either way the answer is certified on the full LP;
-    ``result.stats.method`` says which ran (BF takes ``certificate_tol``, ``time_limit`` and
-    ``sibling_preset`` of ``options``, and leaves the rest)."""
-    options = options or ColgenOptions()
-    parts = candidate_parts(arc_scores, triple_scorer is not None, sibling_scorer is not None, single_root)
-    if choose_method(parts, method) == "ppc":
-        return run_ppc(arc_scores, triple_scorer, preset, single_root, base, options, None, sibling_scorer)
-    return solve_bf(
-        arc_scores,
-        triple_scorer,
-        preset,
-        single_root,
-        base,
-        options.certificate_tol,
-        options.time_limit,
-        sibling_scorer,
-        options.sibling_preset,
+    """The second-order LP (grandparent triples under ``preset``, sibling parts under ``sibling_preset``) by
+    the cheaper of parse-price-cut and brute force (Riedel, Smith & McCallum 2012, §4 and §6;
+    :func:`choose_method`): :func:`solve_lp` on :func:`second_order_parts`."""
+    options, grandparent = _split_options(options, grandparent)
+    parts = second_order_parts(triple_scorer, preset, sibling_scorer, sibling_preset, **grandparent)
+    return solve_lp(arc_scores, parts, method, single_root, base, options)
+
+
+def _ppc_round(r: Round) -> PPCRound:
+    """The engine's round as a :class:`PPCRound` (grandparent and sibling counts)."""
+    none = FamilyRound(0, 0, 0, 0, 0, 0, -np.inf, -np.inf)
+    gp = r.families.get(GrandparentParts.name, none)
+    sib = r.families.get(SiblingParts.name, none)
+    return PPCRound(
+        round=r.round,
+        objective=r.objective,
+        simplex_iterations=r.simplex_iterations,
+        solve_seconds=r.solve_seconds,
+        gps_scored=gp.scored,
+        gps_added=gp.added,
+        rows=r.rows,
+        cols=r.cols,
+        arcs_out=gp.held_out,
+        priced=gp.priced,
+        cut=gp.cut,
+        rows_cut=gp.rows_cut,
+        max_reduced_cost=r.max_reduced_cost,
+        max_violation=r.max_violation,
+        sibs_scored=sib.scored,
+        sibs_added=sib.added,
+        sibs_priced=sib.priced,
+        sibs_cut=sib.cut,
     )
 
 

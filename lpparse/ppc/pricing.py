@@ -26,63 +26,17 @@ their bounds (never scored) and then, for the survivors, on their exact reduced 
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from lpparse.colgen.cache import ScoreCache
 from lpparse.formulations.grandparent import GrandparentProgram
-from lpparse.triples import SiblingScorer, TripleScorer, check_part_scores
 
 __all__ = ["PriceResult", "ScoreCache", "arc_slack", "gp_duals", "price"]
 
 Triples = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
-
-
-class ScoreCache:
-    """Exact part scores, each asked from the scorer once (the scorer counts them); times the scoring.
-
-    ``kind`` names the parts in errors; ``bound_names``: the scorer's factorized bounds, asked for once
-    (:meth:`bounds`): (s̄(g,p,·), s̄(·,p,c)) of a :class:`~lpparse.triples.TripleScorer` (eq. 11) by default,
-    ``("bound_hm",)`` for a :class:`~lpparse.triples.SiblingScorer`."""
-
-    def __init__(
-        self,
-        scorer: TripleScorer | SiblingScorer,
-        size: int,
-        kind: str = "triple",
-        bound_names: tuple[str, ...] = ("bound_gp", "bound_pc"),
-    ) -> None:
-        self.scorer = scorer
-        self.kind = kind
-        self.bound_names = bound_names
-        self.values = np.full((size, size, size), np.nan)
-        self.seconds = 0.0
-        self._bounds: tuple[NDArray[np.float64], ...] | None = None
-
-    def bounds(self) -> tuple[NDArray[np.float64], ...]:
-        """The scorer's factorized bounds, asked for once."""
-        if self._bounds is None:
-            start = time.perf_counter()
-            self._bounds = tuple(
-                np.asarray(getattr(self.scorer, name)(), dtype=np.float64) for name in self.bound_names
-            )
-            self.seconds += time.perf_counter() - start
-        return self._bounds
-
-    def get(self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]) -> NDArray[np.float64]:
-        """Scores of a batch of parts, scoring only those not seen before."""
-        values = self.values[g, p, c]
-        new = np.isnan(values)
-        if new.any():
-            start = time.perf_counter()
-            fresh = np.asarray(self.scorer.score(g[new], p[new], c[new]), dtype=np.float64)
-            self.seconds += time.perf_counter() - start
-            check_part_scores(fresh, self.kind)
-            values[new] = fresh
-            self.values[g[new], p[new], c[new]] = fresh
-        return values
 
 
 def gp_duals(

@@ -1,0 +1,95 @@
+"""A score cache for parts of any arity: each part is asked from its scorer once, and the scoring is timed.
+
+Riedel, Smith & McCallum (2012, "Parse, Price and Cut—Delayed Column and Row Generation for Graph Based
+Parsers", EMNLP-CoNLL 2012) §4.3: pricing scores only the parts its bounds cannot rule out, so what a run
+costs is the number of parts scored. The cache keeps every score it has seen, so that the rounds of one run,
+and the runs of one sentence (the nodes of branch and bound), score no part twice. Parts of k indices over
+0..n are stored densely ((n+1)^k floats) while that is small (:data:`DENSE_LIMIT` entries: 3-index parts up to
+n = 255), else by their flat index in a sorted array (4-index parts of long sentences).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lpparse.triples import check_part_scores
+
+__all__ = ["DENSE_LIMIT", "ScoreCache"]
+
+#: the most entries of a dense cache; larger index spaces are stored sparsely
+DENSE_LIMIT = 1 << 24
+
+
+class ScoreCache:
+    """Exact scores of parts ⟨i_1, ..., i_k⟩ (``arity`` k, indices in 0..size-1), each asked from ``scorer``
+    once (the scorer counts what it scores); ``seconds`` times the scoring.
+
+    ``kind`` names the parts in errors; ``bound_names``: the scorer's factorized bounds, asked for once
+    (:meth:`bounds`): (s̄(g,p,·), s̄(·,p,c)) of a :class:`~lpparse.triples.TripleScorer` (eq. 11) by default,
+    ``("bound_hm",)`` for a :class:`~lpparse.triples.SiblingScorer`."""
+
+    def __init__(
+        self,
+        scorer: Any,
+        size: int,
+        kind: str = "triple",
+        bound_names: tuple[str, ...] = ("bound_gp", "bound_pc"),
+        arity: int = 3,
+    ) -> None:
+        self.scorer = scorer
+        self.kind = kind
+        self.bound_names = bound_names
+        self.shape = (size,) * arity
+        self.seconds = 0.0
+        self._bounds: tuple[NDArray[np.float64], ...] | None = None
+        self._dense = size**arity <= DENSE_LIMIT
+        self.values = np.full(self.shape, np.nan) if self._dense else None
+        self._keys = np.empty(0, np.int64)
+        self._stored = np.empty(0)
+
+    def bounds(self) -> tuple[NDArray[np.float64], ...]:
+        """The scorer's factorized bounds, asked for once."""
+        if self._bounds is None:
+            start = time.perf_counter()
+            self._bounds = tuple(
+                np.asarray(getattr(self.scorer, name)(), dtype=np.float64) for name in self.bound_names
+            )
+            self.seconds += time.perf_counter() - start
+        return self._bounds
+
+    def _lookup(self, keys: NDArray[np.int64]) -> NDArray[np.float64]:
+        at = np.searchsorted(self._keys, keys)
+        found = at < self._keys.size
+        found[found] = self._keys[at[found]] == keys[found]
+        return np.where(found, self._stored[np.minimum(at, max(self._keys.size - 1, 0))], np.nan)
+
+    def get(self, *parts: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Scores of a batch of parts (one index array per position), scoring only those not seen before."""
+        keys = None
+        if self._dense:
+            assert self.values is not None
+            values = self.values[parts]
+        else:
+            keys = np.ravel_multi_index(parts, self.shape).astype(np.int64)
+            values = self._lookup(keys)
+        new = np.isnan(values)
+        if new.any():
+            start = time.perf_counter()
+            fresh = np.asarray(self.scorer.score(*(a[new] for a in parts)), dtype=np.float64)
+            self.seconds += time.perf_counter() - start
+            check_part_scores(fresh, self.kind)
+            values[new] = fresh
+            if keys is None:
+                assert self.values is not None
+                self.values[tuple(a[new] for a in parts)] = fresh
+            else:
+                k, first = np.unique(keys[new], return_index=True)
+                merged = np.concatenate([self._keys, k])
+                order = np.argsort(merged, kind="stable")
+                self._keys = merged[order]
+                self._stored = np.concatenate([self._stored, fresh[first]])[order]
+        return values

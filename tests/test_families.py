@@ -1,0 +1,290 @@
+"""Part families through one front end: the family kit (lpparse.colgen.testing) on every built-in family, on
+the minimal family of docs/families.md and on combinations; a planted sign flip caught; consecutive siblings
+alone and with grandparents and arbitrary siblings against brute force (BF, PPC, exact)."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lpparse.colgen.testing import FamilyCheckError, check_parts, check_rows, random_arc_scores
+from lpparse.formulations import arborescence
+from lpparse.formulations.arborescence import CycleCutFamily, add_subtour_cuts, cycle_cut_program
+from lpparse.formulations.consecutive import DenseConsecutiveScorer, synthetic_csib_scorer
+from lpparse.oracles.brute_force import enumerate_trees
+from lpparse.ppc import GrandparentParts, SiblingParts, exact_search, solve_lp
+from lpparse.ppc.consecutive import ConsecutiveSiblingFamily, ConsecutiveSiblingParts
+from lpparse.triples import DensePartScorer, DenseSiblingScorer, DenseTripleScorer
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "head_bigrams.py"
+
+
+def _cube(rng: np.random.Generator, n: int, scale: float = 1.0) -> np.ndarray:
+    return rng.normal(scale=scale, size=(n + 1,) * 3)
+
+
+def _pruned(rng: np.random.Generator, cube: np.ndarray, share: float = 0.1) -> np.ndarray:
+    out = cube.copy()
+    out[rng.random(cube.shape) < share] = -np.inf
+    return out
+
+
+def grandparents(preset: str):
+    def make(s: np.ndarray, single_root: bool, rng: np.random.Generator) -> list:
+        return [GrandparentParts(DenseTripleScorer(_pruned(rng, _cube(rng, s.shape[0] - 1))), preset)]
+
+    return make
+
+
+def siblings(preset: str):
+    def make(s: np.ndarray, single_root: bool, rng: np.random.Generator) -> list:
+        return [SiblingParts(DenseSiblingScorer(_pruned(rng, _cube(rng, s.shape[0] - 1))), preset)]
+
+    return make
+
+
+def consecutive(s: np.ndarray, single_root: bool, rng: np.random.Generator) -> list:
+    n = s.shape[0] - 1
+    return [ConsecutiveSiblingParts(DenseConsecutiveScorer(_pruned(rng, _cube(rng, n))))]
+
+
+def standard(s: np.ndarray, single_root: bool, rng: np.random.Generator) -> list:
+    """TurboParser's standard model: arcs, consecutive siblings and grandparents (plus arbitrary siblings)."""
+    n = s.shape[0] - 1
+    return [
+        ConsecutiveSiblingParts(synthetic_csib_scorer(n, rng)),
+        GrandparentParts(DenseTripleScorer(_cube(rng, n)), "martins"),
+        SiblingParts(DenseSiblingScorer(_cube(rng, n, 0.5))),
+    ]
+
+
+def _example():
+    spec = importlib.util.spec_from_file_location("head_bigrams", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["head_bigrams"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def bigrams(s: np.ndarray, single_root: bool, rng: np.random.Generator) -> list:
+    return [_example().HeadBigramParts(DensePartScorer(_pruned(rng, _cube(rng, s.shape[0] - 1))))]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        grandparents("all"),
+        grandparents("martins"),
+        grandparents("onegp"),
+        siblings("martins"),
+        siblings("all"),
+        consecutive,
+        bigrams,
+        standard,
+    ],
+    ids=["gp-all", "gp-martins", "gp-onegp", "sib-martins", "sib-all", "consecutive", "bigrams", "standard"],
+)
+def test_the_kit_passes_every_family(make) -> None:
+    report = check_parts(make, seed=1)
+    assert report.sentences + len(report.notes) == 16 and report.trees > 300 and report.entered > 0
+    assert report.fractional > 0  # the instances reach fractional LPs, where pricing matters
+
+
+def test_the_minimal_family_is_short_and_the_doc_shows_it() -> None:
+    assert len(EXAMPLE.read_text().splitlines()) < 150
+    doc = (EXAMPLE.parents[1] / "families.md").read_text()
+    assert "examples/head_bigrams.py" in doc and "check_parts" in doc
+
+
+def test_the_kit_catches_over_estimated_reduced_costs() -> None:
+    """Pricing that drops the positive part of the duals (r = s - min(ν, 0) - min(μ_In, 0) >= the true
+    reduced cost): parse-price-cut still ends certified at BF's value (it only adds columns the duals do not
+    ask for), so end-to-end tests pass; the kit names the family and the part."""
+    real = ConsecutiveSiblingFamily._duals
+
+    def generous(self, y):
+        nu, into = real(self, y)
+        return np.minimum(nu, 0.0), np.minimum(into, 0.0)
+
+    rng = np.random.default_rng(5)
+    with mock.patch.object(ConsecutiveSiblingFamily, "_duals", generous):
+        for _ in range(5):  # end to end, it goes unseen
+            n = 5
+            s = random_arc_scores(n, rng)
+            scores = _cube(rng, n)
+            ppc = solve_lp(s, [ConsecutiveSiblingParts(DenseConsecutiveScorer(scores))], "ppc")
+            bf = solve_lp(s, [ConsecutiveSiblingParts(DenseConsecutiveScorer(scores))], "bf")
+            assert ppc.certified and ppc.objective == pytest.approx(bf.objective, abs=1e-6)
+        with pytest.raises(FamilyCheckError, match="'consecutive'.*over-estimates reduced costs"):
+            check_parts(consecutive, seed=1)
+
+
+def test_the_kit_catches_a_sign_flip() -> None:
+    """r = s + ν + μ_In: the kit stops at the first round whose claims the full program contradicts."""
+    real = ConsecutiveSiblingFamily._duals
+
+    def flipped(self, y):
+        nu, into = real(self, y)
+        return -nu, -into
+
+    with mock.patch.object(ConsecutiveSiblingFamily, "_duals", flipped):
+        with pytest.raises(FamilyCheckError, match="'consecutive'.*-estimates reduced costs"):
+            check_parts(consecutive, seed=1)
+
+
+def test_the_kit_catches_under_estimated_reduced_costs() -> None:
+    """A bound that leaves out parts with positive reduced cost: the kit names the part."""
+    real = ConsecutiveSiblingFamily.price
+
+    def timid(self, state):
+        found = real(self, state)
+        self._new = tuple(a[:0] for a in self._new)  # price nothing, claim the usual bound
+        return type(found)(0, found.max_reduced_cost if found.columns == 0 else 0.0)
+
+    with mock.patch.object(ConsecutiveSiblingFamily, "price", timid):
+        with pytest.raises(FamilyCheckError, match="under-estimates"):
+            check_parts(consecutive, seed=1)
+
+
+def _brute_force(s: np.ndarray, parts: list, single_root: bool) -> float:
+    n = s.shape[0] - 1
+    m = np.arange(1, n + 1)
+    best = -np.inf
+    for heads in enumerate_trees(n, single_root):
+        value = float(s[heads[1:], m].sum())
+        for part in parts:
+            idx = part.tree_parts(heads)
+            if idx[0].size:
+                value += float(part.scorer.scores[idx].sum())
+        best = max(best, value)
+    return best
+
+
+@settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 6), st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from(["alone", "standard"]))
+def test_consecutive_siblings_bf_ppc_exact_against_brute_force(
+    n: int, seed: int, single_root: bool, combo: str
+) -> None:
+    rng = np.random.default_rng(seed)
+    s = random_arc_scores(n, rng, single_root=single_root)
+    cs = _pruned(rng, _cube(rng, n), 0.05)
+    gp, sib = _cube(rng, n), _cube(rng, n, 0.5)
+
+    def parts() -> list:
+        out: list = [ConsecutiveSiblingParts(DenseConsecutiveScorer(cs))]
+        if combo == "standard":
+            out += [GrandparentParts(DenseTripleScorer(gp)), SiblingParts(DenseSiblingScorer(sib))]
+        return out
+
+    best = _brute_force(s, parts(), single_root)
+    if np.isneginf(best):
+        return
+    bf = solve_lp(s, parts(), "bf", single_root)
+    ppc = solve_lp(s, parts(), "ppc", single_root)
+    assert bf.certified and ppc.certified
+    assert bf.objective >= best - 1e-6
+    assert ppc.objective == pytest.approx(bf.objective, abs=1e-6)
+    assert (
+        ppc.counts["consecutive"].scored
+        <= bf.counts["consecutive"].scored
+        == bf.counts["consecutive"].candidates
+    )
+    exact = exact_search(s, parts(), single_root)
+    assert exact.certified and exact.objective == pytest.approx(best, abs=1e-6)
+
+
+def test_parse_exact_on_a_score_file_with_consecutive_siblings(tmp_path: Path) -> None:
+    """A version-2 score file with arcs, grandparents and consecutive siblings (and one with arcs and
+    consecutive siblings alone): ``lpparse parse --decoder exact`` returns the brute-force optimum of every
+    sentence; a decoder that cannot take the parts is refused."""
+    from test_cli_errors import fails, lpparse
+
+    from lpparse.corpus import read_treebank, sample_treebank_path, write_treebank
+    from lpparse.scores import SentenceScores, load_scores, save_scores
+
+    sentences = [s for s in read_treebank(sample_treebank_path()) if 2 <= s.n <= 6][:5]
+    single_root = all(s.single_rooted for s in sentences)  # what parse infers from the gold trees
+    treebank = tmp_path / "short.conllu"
+    write_treebank(treebank, sentences)
+    rng = np.random.default_rng(11)
+    entries = [
+        SentenceScores(
+            s.sent_id, random_arc_scores(s.n, rng, prune=0.0), _cube(rng, s.n), None, _cube(rng, s.n)
+        )
+        for s in sentences
+    ]
+    for name, kept in (
+        ("both", entries),
+        ("csib", [SentenceScores(e.sent_id, e.arcs, csib=e.csib) for e in entries]),
+    ):
+        path = tmp_path / f"{name}.npz"
+        save_scores(path, kept)
+        assert load_scores(path).consecutive and load_scores(path).meta["version"] == 2
+        out = tmp_path / f"{name}.conllu"
+        done = lpparse(
+            "parse",
+            "--scores",
+            path,
+            "--treebank",
+            treebank,
+            "--decoder",
+            "exact",
+            "--out",
+            out,
+            "--no-progress",
+        )
+        assert done.returncode == 0, done.stderr
+        assert "consecutive-sibling parts" in done.stdout
+        parsed = read_treebank(out)
+        for entry, sentence in zip(kept, parsed):
+            parts = [ConsecutiveSiblingParts(DenseConsecutiveScorer(np.asarray(entry.csib)))]
+            if entry.gp is not None:
+                parts.append(GrandparentParts(DenseTripleScorer(np.asarray(entry.gp))))
+            best = _brute_force(np.asarray(entry.arcs), parts, single_root)
+            m = np.arange(1, sentence.n + 1)
+            heads = np.asarray(sentence.heads)
+            value = float(np.asarray(entry.arcs)[heads[1:], m].sum())
+            for part in parts:
+                value += float(part.scorer.scores[part.tree_parts(heads)].sum())
+            assert value == pytest.approx(best, abs=1e-6)
+    fails(
+        lpparse("parse", "--scores", tmp_path / "both.npz", "--treebank", treebank, "--decoder", "bp"),
+        2,
+        "consecutive",
+    )
+
+
+def _cycle_cuts(s: np.ndarray, single_root: bool):
+    lp = cycle_cut_program(s, single_root)
+    return lp, CycleCutFamily(lp)
+
+
+def _every_cycle_row(s: np.ndarray, single_root: bool):
+    lp = cycle_cut_program(s, single_root)
+    n = s.shape[0] - 1
+    add_subtour_cuts(lp, [c for k in range(2, n + 1) for c in itertools.combinations(range(1, n + 1), k)])
+    return lp
+
+
+def test_the_kit_passes_cycle_cuts_and_catches_a_missed_cut() -> None:
+    """Riedel & Clarke's cycle cuts, a family that only separates: every tree satisfies every subtour row,
+    the run's point violates none, its value is the full LP's. A separation that drops its last cut is caught."""
+    report = check_rows(_cycle_cuts, _every_cycle_row)
+    assert report.sentences == 16 and report.trees > 500 and report.rounds > 16
+    real = arborescence.separate_subtours
+
+    def forgetful(zm: np.ndarray, tol: float) -> list:
+        return real(zm, tol)[:-1]
+
+    with mock.patch.object(arborescence, "separate_subtours", forgetful):
+        with pytest.raises(FamilyCheckError, match="separation missed it"):
+            check_rows(_cycle_cuts, _every_cycle_row)
