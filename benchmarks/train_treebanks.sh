@@ -53,3 +53,9 @@ run da_ddt-2s-lp "${DA[@]}" "${LP[@]}" --siblings --pruner "$OUT/da_ddt-1.npz"
 run da_ddt-2-lp "${DA[@]}" "${LP[@]}" --pruner "$OUT/da_ddt-1.npz"
 run en_ewt-2s-lp "${EN[@]}" "${LP[@]}" --siblings --pruner "$OUT/en_ewt-1.npz" --limit 4000 --dev-limit 500
 run en_ewt-2-lp "${EN[@]}" "${LP[@]}" --pruner "$OUT/en_ewt-1.npz" --limit 4000 --dev-limit 500
+# TurboParser's standard model (*-2c-lp): arcs + consecutive siblings + grandparents, trained as the *-2-lp models
+# (benchmarks/standard.py compares the three)
+run da_ddt-2c-lp "${DA[@]}" "${LP[@]}" --consecutive --pruner "$OUT/da_ddt-1.npz"
+run hu_szeged-2c-lp "${HU[@]}" "${LP[@]}" --consecutive --pruner "$OUT/hu_szeged-1.npz"
+run it_partut-2c-lp "${IT[@]}" "${LP[@]}" --consecutive --pruner "$OUT/it_partut-1.npz"
+run en_ewt-2c-lp "${EN[@]}" "${LP[@]}" --consecutive --pruner "$OUT/en_ewt-1.npz" --limit 4000 --dev-limit 500

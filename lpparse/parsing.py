@@ -10,7 +10,8 @@ from typing import Any
 from tqdm import tqdm
 
 from lpparse.corpus import UAS, Sentence, corpus_uas
-from lpparse.decoding import DecodeResult, decode, decoder_names
+from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
+from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.scores import ScoreFile
 from lpparse.scoring.model import Model
 
@@ -123,7 +124,8 @@ def parse(
     """Decode every sentence with ``decoder`` (default :func:`default_decoder`) under the model's root rule;
     ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.scoring.model.BOUNDS`). A model's
     sibling parts go to the decoders that take them (:func:`lpparse.decoding.decode`) unless ``options``
-    has ``siblings=False`` (:func:`decode_sentence`)."""
+    has ``siblings=False``, its consecutive-sibling parts to the decoders that take part families unless it
+    has ``consecutive=False`` (:func:`decode_sentence`)."""
     name = decoder or default_decoder(model)
     bar = tqdm(sentences, desc=f"parsing ({name})", unit="sent", disable=not progress, leave=False)
     return [decode_sentence(model, s, name, bounds, **options) for s in bar]
@@ -136,10 +138,14 @@ def decode_sentence(
     bounds: str = "sentence",
     siblings: bool = True,
     pruner: Model | None = None,
+    consecutive: bool = True,
     **options: Any,
 ) -> DecodeResult:
     """Score one sentence with the model and decode it with ``decoder`` under the model's root rule (its
-    sibling parts go to the decoders that take them, unless ``siblings`` is False). With the ``pruning``
+    sibling parts go to the decoders that take them, unless ``siblings`` is False; its consecutive-sibling
+    parts, :class:`lpparse.ppc.consecutive.ConsecutiveSiblingParts`, to the decoders that take part families
+    (``ppc``, ``bf``, ``auto``, ``exact``), unless ``consecutive`` is False: the others decode without
+    them, as first-order decoders do without triples). With the ``pruning``
     option (:class:`lpparse.pruning.ArcPruning`), arcs are pruned by the posteriors of ``pruner``'s arc
     scores (a first-order model), else of the model's own."""
     scorer = model.scorer(sentence)
@@ -147,6 +153,8 @@ def decode_sentence(
     sibling_scorer = scorer.siblings() if model.siblings and siblings else None
     if pruner is not None:
         options["pruner_scores"] = pruner.scorer(sentence).arc_scores()
+    if model.consecutive and consecutive and get_decoder(decoder).families:
+        options["parts"] = [*options.get("parts", ()), ConsecutiveSiblingParts(scorer.consecutive())]
     return decode(decoder, scorer.arc_scores(), triples, model.single_root, sibling_scorer, **options)
 
 

@@ -21,7 +21,11 @@ with AdaGrad, for both model orders.
   wrong head to the decoded scores (loss-augmented decoding, a structured hinge loss; Taskar et al. 2004).
   With ``decoder="exact"`` it decodes exactly instead (branch and bound over the LP, at most
   :data:`EXACT_TRAIN_TIME_LIMIT` s per sentence), the plain perceptron with the decoder the model is meant
-  for.
+  for. Models with consecutive-sibling parts (``Model.consecutive``: windows ⟨h, a, b⟩ of head automata,
+  :mod:`lpparse.formulations.consecutive`) train this way only: their family
+  (:class:`lpparse.ppc.consecutive.ConsecutiveSiblingParts`) joins the LP or the exact search, and the update
+  subtracts the LP values of its ``zcs`` columns (the windows of the best tree with ``exact``) too. CLL
+  refuses them: BP has no head-automaton factor here, so there are no window marginals.
 * **Structured hinge loss** (``trainer="hinge"``; Taskar et al. 2004, Tsochantaridis et al. 2005): the
   perceptron's decoding and update with ``cost`` as the margin, taken as the subgradient of the ℓ2-regularized
   hinge loss max_y [s(y) + cost·Δ(y, y*)] − s(y*) by the AdaGrad of CLL (Ratliff, Bagnell & Zinkevich 2007,
@@ -53,14 +57,22 @@ from tqdm import tqdm
 from lpparse.bp import bp_marginals
 from lpparse.corpus import Sentence
 from lpparse.decoder import dense_triple_scores
+from lpparse.formulations.consecutive import tree_csibs
 from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_inside_outside
 from lpparse.oracles.brute_force import _tree_scores
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.parsing import default_decoder, default_decoder_options, evaluate
-from lpparse.ppc.exact import parse_exact
-from lpparse.ppc.loop import solve_second_order
+from lpparse.ppc.consecutive import ConsecutiveSiblingParts
+from lpparse.ppc.exact import exact_search
+from lpparse.ppc.loop import second_order_parts, solve_lp
 from lpparse.pruning import ArcPruning, pruning_mask
-from lpparse.scoring.model import GrandparentScorer, Model, SentenceScorer, SiblingModelScorer
+from lpparse.scoring.model import (
+    ConsecutiveModelScorer,
+    GrandparentScorer,
+    Model,
+    SentenceScorer,
+    SiblingModelScorer,
+)
 from lpparse.trees import allowed_arcs
 from lpparse.triples import candidate_siblings, candidate_triples, tree_siblings
 
@@ -209,11 +221,17 @@ def checked_config(model: Model, config: TrainConfig, pruner: Model | None = Non
 
     The perceptron's and hinge's ``decoder``: ``cle`` or ``eisner`` for first-order models (by default as
     ``projective`` says); for second-order ones ``gp-eisner`` (grandparent models only, their default) or one
-    of :data:`RELAXATION_DECODERS` (``auto``, the default for models with sibling parts, which no dynamic
-    program here decodes). ``cost``: 1 for hinge with a relaxation decoder, else 0. CLL takes neither, nor
-    pruning; pruning needs a first-order ``pruner`` with the model's root rule."""
+    of :data:`RELAXATION_DECODERS` (``auto``, the default for models with sibling or consecutive-sibling
+    parts, which no dynamic program here decodes). ``cost``: 1 for hinge with a relaxation decoder, else 0.
+    CLL takes neither, nor pruning, nor models with consecutive-sibling parts; pruning needs a first-order
+    ``pruner`` with the model's root rule."""
     if config.trainer not in TRAINERS:
         raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, got {config.trainer!r}")
+    if config.trainer == "cll" and model.consecutive:
+        raise ValueError(
+            "cll cannot train consecutive-sibling parts (BP has no head-automaton factor, so there are no "
+            "window marginals); train them with the perceptron or hinge trainer"
+        )
     if config.trainer == "cll":
         if model.order == 2 and config.gp_marginals not in GP_MARGINALS:
             raise ValueError(
@@ -228,8 +246,9 @@ def checked_config(model: Model, config: TrainConfig, pruner: Model | None = Non
             allowed: tuple[str, ...] = ("cle", "eisner")
             decoder = config.decoder or ("eisner" if config.projective else "cle")
         else:
-            allowed = RELAXATION_DECODERS if model.siblings else ("gp-eisner", *RELAXATION_DECODERS)
-            decoder = config.decoder or ("auto" if model.siblings else "gp-eisner")
+            lp_only = bool(model.siblings) or model.consecutive
+            allowed = RELAXATION_DECODERS if lp_only else ("gp-eisner", *RELAXATION_DECODERS)
+            decoder = config.decoder or ("auto" if lp_only else "gp-eisner")
         if decoder not in allowed:
             raise ValueError(
                 f"the {config.trainer} decodes this model with one of {', '.join(allowed)}, not {decoder!r}"
@@ -481,7 +500,7 @@ def _perceptron_step(
 
 
 def _part_update(
-    scorer: GrandparentScorer | SiblingModelScorer,
+    scorer: GrandparentScorer | SiblingModelScorer | ConsecutiveModelScorer,
     gold: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
     parts: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
     values: NDArray[np.float64] | None,
@@ -497,34 +516,44 @@ def _part_update(
     return slots.ravel(), np.broadcast_to(coef, slots.shape).ravel()
 
 
+#: A point of one part family: its parts (index arrays) and their values (None: 1 each, a tree's parts).
+_Point = tuple[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]], NDArray[np.float64] | None]
+
+
 def _second_order_step(
     scorer: SentenceScorer, arcs: NDArray[np.float64], decoder: str, cost: float, gold: NDArray[np.int64]
 ) -> _Update:
-    """The perceptron step of a relaxation decoder (:data:`RELAXATION_DECODERS`). With the LP (``auto``,
-    ``bf``, ``ppc``), ŷ is its optimum μ, fractional or not, and the update f(y*) − Σ μ_part f(part) (module
-    docstring); an LP not solved to certified optimality gives no update (``unsolved``). With ``exact``
-    (:func:`lpparse.ppc.exact.parse_exact`, at most :data:`EXACT_TRAIN_TIME_LIMIT` s), ŷ is the best tree
-    found and the update f(y*) − f(ŷ) (Collins 2002); ``unsolved``: not proved optimal. With ``cost``, the
-    decoder maximizes s(μ) + cost · Σ_m (1 − μ[y*_m, m]) (loss-augmented decoding)."""
+    """The perceptron step of a relaxation decoder (:data:`RELAXATION_DECODERS`) over the model's part
+    families: grandparent triples, and its sibling and consecutive-sibling parts when it has them. With the
+    LP (``auto``, ``bf``, ``ppc``: :func:`lpparse.ppc.solve_lp`), ŷ is its optimum μ, fractional or not, and
+    the update f(y*) − Σ μ_part f(part) over every family (module docstring); an LP not solved to certified
+    optimality gives no update (``unsolved``). With ``exact`` (:func:`lpparse.ppc.exact_search`, at most
+    :data:`EXACT_TRAIN_TIME_LIMIT` s), ŷ is the best tree found and the update f(y*) − f(ŷ) (Collins 2002);
+    ``unsolved``: not proved optimal. With ``cost``, the decoder maximizes s(μ) + cost · Σ_m (1 − μ[y*_m, m])
+    (loss-augmented decoding)."""
     model = scorer.model
     target = _indicator(gold)
     triples = scorer.triples()
     siblings = scorer.siblings() if model.siblings else None
+    consecutive = scorer.consecutive() if model.consecutive else None
+    parts = second_order_parts(triples, "all", siblings)
+    if consecutive is not None:
+        parts.append(ConsecutiveSiblingParts(consecutive))
     decoded = arcs + cost * (1.0 - target) if cost else arcs  # -inf (no arc, pruned) stays -inf
+    sibling_point: _Point | None = None
+    consecutive_point: _Point | None = None
     if decoder == "exact":
-        exact = parse_exact(
-            decoded, triples, "all", model.single_root, EXACT_TRAIN_TIME_LIMIT, sibling_scorer=siblings
-        )
+        exact = exact_search(decoded, parts, model.single_root, EXACT_TRAIN_TIME_LIMIT)
         heads, objective = exact.heads, exact.objective
         fractional, unsolved = not exact.stats.root_integral, not exact.certified
         if heads is None:
             return _Update(0.0, fractional=fractional, unsolved=True)
         arc_values = _indicator(heads)
-        triple_point, sibling_point = (gold_triples(heads), None), (tree_siblings(heads), None)
+        triple_point: _Point = (gold_triples(heads), None)
+        sibling_point = (tree_siblings(heads), None)
+        consecutive_point = (tree_csibs(heads), None)
     else:
-        result = solve_second_order(
-            decoded, triples, single_root=model.single_root, sibling_scorer=siblings, method=decoder
-        )
+        result = solve_lp(decoded, parts, decoder, model.single_root)
         if not result.certified:
             return _Update(0.0, unsolved=True)
         heads, objective = result.heads, result.objective
@@ -537,6 +566,9 @@ def _second_order_step(
         sibling_program = result.info.get("siblings")
         if sibling_program is not None:
             sibling_point = sibling_program.siblings(), sibling_program.sibling_values(x)
+        if consecutive is not None:
+            windows = result.families[ConsecutiveSiblingParts.name].csibs  # type: ignore[attr-defined]
+            consecutive_point = windows.parts(), windows.part_values(x)
     if heads is not None and np.array_equal(heads, gold):
         return _Update(0.0, fractional=fractional, unsolved=unsolved)
     m = np.arange(1, gold.size)
@@ -544,12 +576,18 @@ def _second_order_step(
     idx, val = scorer.arcs.gradient(target - arc_values)
     t_idx, t_val = _part_update(triples, gold_triples(gold), *triple_point)
     idx, val = [idx, t_idx], [val, t_val]
-    if siblings is not None:
-        gold_siblings = tree_siblings(gold)
-        gold_score += siblings.score(*gold_siblings).sum()
-        s_idx, s_val = _part_update(siblings, gold_siblings, *sibling_point)
-        idx.append(s_idx)
-        val.append(s_val)
+    for family, gold_parts, point in (
+        (siblings, tree_siblings, sibling_point),
+        (consecutive, tree_csibs, consecutive_point),
+    ):
+        if family is None:
+            continue
+        assert point is not None
+        in_gold = gold_parts(gold)
+        gold_score += family.score(*in_gold).sum()
+        p_idx, p_val = _part_update(family, in_gold, *point)
+        idx.append(p_idx)
+        val.append(p_val)
     return _Update(
         float(objective - gold_score), np.concatenate(idx), np.concatenate(val), fractional, unsolved
     )

@@ -144,6 +144,9 @@ def _damaged_models(good: Path, folder: Path) -> dict[str, Path]:
     weights = archive["weight_value"].copy()
     weights[0] = np.nan
     np.savez_compressed(folder / "nan.npz", **archive | {"weight_value": weights})
+    index = archive["weight_index"].copy()
+    index[0] = -1  # would write the last weight through a wrap-around
+    np.savez_compressed(folder / "negative.npz", **archive | {"weight_index": index})
     flipped = bytearray(data)
     flipped[len(data) // 2] ^= 0x01  # inside a compressed member: its CRC no longer matches
     cases = {
@@ -154,7 +157,7 @@ def _damaged_models(good: Path, folder: Path) -> dict[str, Path]:
     }
     for name, content in cases.items():
         (folder / f"{name}.npz").write_bytes(content)
-    return {name: folder / f"{name}.npz" for name in [*cases, "version", "nan"]}
+    return {name: folder / f"{name}.npz" for name in [*cases, "version", "nan", "negative"]}
 
 
 def test_damaged_model_files_are_one_data_error(tmp_path: Path, gp_model: Path) -> None:
@@ -165,6 +168,7 @@ def test_damaged_model_files_are_one_data_error(tmp_path: Path, gp_model: Path) 
         "text": "not an npz archive",
         "version": "not an integer",
         "nan": "NaN or infinite",
+        "negative": "weight_index outside",
     }
     for name, path in _damaged_models(gp_model, tmp_path).items():
         fails(lpparse("parse", "--model", path, "--treebank", SAMPLE), 1, str(path), reasons[name])
@@ -314,6 +318,7 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers die with the run on Linux")
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="--workers starts no more processes than cores")
 def test_killed_run_leaves_no_worker(tmp_path: Path) -> None:
     out = tmp_path / "ppc.jsonl"
     argv = [

@@ -141,7 +141,9 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
     consecutive = getattr(model, "consecutive", False)
     if consecutive and get_decoder(decoder).order == 2 and not get_decoder(decoder).families:
         takes = ", ".join(n for n in decoder_names() if get_decoder(n).families)
-        raise UsageError(f"--decoder {decoder} cannot use the consecutive-sibling scores of {args.scores}; use {takes}")
+        raise UsageError(
+            f"--decoder {decoder} cannot use the consecutive-sibling scores of {args.scores}; use {takes}"
+        )
     if consecutive and not model.grandparent and get_decoder(decoder).order == 2 and args.preset is not None:
         raise UsageError(f"--preset: {args.scores} has no grandparent scores")
     options: dict[str, object] = dict(default_decoder_options(model, decoder))  # bp: the training tree factor

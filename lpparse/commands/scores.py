@@ -6,13 +6,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.decoder import dense_sibling_scores, dense_triple_scores
+from lpparse.formulations.consecutive import candidate_csibs
 from lpparse.io import file_digest, output_path, readable_file
 from lpparse.scores import SentenceScores, save_scores
 from lpparse.scoring import Model
+from lpparse.trees import allowed_arcs
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,12 +23,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(title="actions", dest="action", metavar="ACTION", required=True)
     export = actions.add_parser(
         "export",
-        help="write a model's arc, grandparent and sibling scores for a treebank as a score file",
+        help="write a model's arc, grandparent, sibling and consecutive-sibling scores for a treebank as a "
+        "score file",
         description=(
             "Scores every sentence of the treebank with the model and writes a score file (one entry per "
-            "sentence, in order): arc scores, and the score of every grandparent triple and sibling part "
-            "when the model has them (dense cubes). 'parse', 'solve', 'experiment' and 'dd' read it with "
-            "--scores."
+            "sentence, in order): arc scores, and the score of every grandparent triple, sibling part and "
+            "consecutive-sibling window when the model has them (dense cubes). 'parse', 'solve', 'experiment' "
+            "and 'dd' read it with --scores."
         ),
         epilog="Example: lpparse scores export --model gp.npz --treebank dev.conllu --out dev-scores.npz",
     )
@@ -38,13 +42,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def model_scores(model: Model, sentence: Sentence) -> SentenceScores:
-    """A model's scores of one sentence as arrays: arcs, and every grandparent triple's and sibling part's
-    score (0 where no part can be) when the model has them."""
+    """A model's scores of one sentence as arrays: arcs, and every grandparent triple's, sibling part's and
+    consecutive-sibling window's score (0 where no part can be; windows of either root rule, as siblings)
+    when the model has them."""
     scorer = model.scorer(sentence)
     arcs = scorer.arc_scores()
     gp = dense_triple_scores(arcs, scorer.triples()) if model.order == 2 else None
     sib = dense_sibling_scores(arcs, scorer.siblings(), single_root=False) if model.siblings else None
-    return SentenceScores(sentence.sent_id, arcs, gp, sib)
+    csib = None
+    if model.consecutive:
+        windows = candidate_csibs(allowed_arcs(arcs), single_root=False)
+        csib = np.zeros((arcs.shape[0],) * 3)
+        csib[windows] = scorer.consecutive().score(*windows)
+    return SentenceScores(sentence.sent_id, arcs, gp, sib, csib)
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -59,5 +69,6 @@ def run_export(args: argparse.Namespace) -> int:
         source.update(decoder=model.training.get("decoder"), decoder_options=model.training["decoder_options"])
     save_scores(out, (model_scores(model, s) for s in bar), source)
     parts = ["arcs"] + ["grandparent"] * (model.order == 2) + ["sibling"] * bool(model.siblings)
+    parts += ["consecutive-sibling"] * model.consecutive
     print(f"wrote {out}: {len(sentences)} sentences of {treebank.name}, {', '.join(parts)} scores")
     return 0

@@ -1,5 +1,5 @@
-"""``lpparse train``: train a first-order, grandparent or grandparent + sibling model on a treebank and write a
-model file."""
+"""``lpparse train``: train a first-order, grandparent or grandparent + sibling (arbitrary and/or consecutive)
+model on a treebank and write a model file."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from lpparse.commands._common import (
 )
 from lpparse.corpus import read_treebank
 from lpparse.io import DataError, UsageError, output_path, readable_file
-from lpparse.scoring import SIBLING_TEMPLATES, Model, Vocabulary
+from lpparse.scoring import CONSECUTIVE_TEMPLATES, SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.scoring.model import MAX_BITS
 from lpparse.training import (
     GP_MARGINALS,
@@ -58,11 +58,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="train a first-order or grandparent scoring model on a treebank",
         description=(
             "Trains a hashed linear model (McDonald et al. 2005 first-order templates; grandparent templates "
-            "of Riedel et al. 2012 eqs. 4-6 for --order 2, plus arbitrary-sibling templates with --siblings) by conditional log-likelihood with AdaGrad (marginals "
+            "of Riedel et al. 2012 eqs. 4-6 for --order 2, plus arbitrary-sibling templates with --siblings and "
+            "consecutive-sibling templates with --consecutive) by conditional log-likelihood with AdaGrad (marginals "
             "from the matrix-tree theorem, inside-outside, or belief propagation for grandparent models) or by the "
             "averaged perceptron with exact decoding (first order, grandparent Eisner) or with the second-order "
             "LP, its optimum fractional or not (relaxed training, Martins et al. 2009; the default for sibling "
-            "models), or by the structured hinge loss with the same decoders, optionally over pruned arcs. Keeps the epoch with the best dev UAS (no punctuation) and "
+            "models; consecutive-sibling models train only with it, by the perceptron or the hinge loss), or by the structured hinge loss with the same decoders, optionally over pruned arcs. Keeps the epoch with the best dev UAS (no punctuation) and "
             "writes a versioned model file (npz) with weights and grandparent bound tables; lpparse parse "
             "decodes it with the dev decoder of training by default."
         ),
@@ -81,6 +82,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "training; the perceptron and hinge trainers train and measure dev UAS with --decoder (default: the LP)",
     )
     parser.add_argument(
+        "--consecutive",
+        action="store_true",
+        help="with --order 2 and --trainer perceptron or hinge: add consecutive-sibling parts <h, a, b> "
+        "(head automata: a = h for the first child, b = h after the last; Koo & Collins 2010 / Martins et "
+        "al. 2013 templates). They join the LP (or exact) decoder of training, dev and lpparse parse "
+        "(default --decoder auto); cll cannot train them (BP has no head-automaton factor here)",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         required=True,
@@ -93,15 +102,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         metavar="MODEL",
         help="start from this trained model's weights, vocabulary, bits and root rule (same --order); with "
-        "--siblings, e.g. a grandparent model (sibling features start from their hashed slots' weights: 0 "
-        "unless they collide)",
+        "--siblings or --consecutive, e.g. a grandparent model (the new features start from their hashed "
+        "slots' weights: 0 unless they collide)",
     )
     parser.add_argument(
         "--trainer",
         choices=TRAINERS,
-        default="cll",
+        default=None,
         help="objective: conditional log-likelihood, averaged perceptron, or structured hinge loss (the "
-        "perceptron's decoding and update, with --cost as margin, by AdaGrad with --l2; default cll)",
+        "perceptron's decoding and update, with --cost as margin, by AdaGrad with --l2; default cll, or "
+        "perceptron with --consecutive: cll refuses consecutive-sibling parts, having no marginals for them)",
     )
     parser.add_argument(
         "--decoder",
@@ -109,9 +119,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="perceptron and hinge, --order 2: the decoder of training and dev; gp-eisner (projective, "
         "grandparent models; their default), the LP by auto, bf or ppc, its optimum in the update fractional "
-        "or not (default with --siblings: auto), or exact (the best tree by branch and bound over the LP, at "
-        "most 10 s per sentence: start it from an LP-trained model with --init, as from zero weights every LP "
-        "is fractional)",
+        "or not (default with --siblings or --consecutive: auto), or exact (the best tree by branch and "
+        "bound over the LP, at most 10 s per sentence: start it from an LP-trained model with --init, as from "
+        "zero weights every LP is fractional)",
     )
     parser.add_argument(
         "--cost",
@@ -190,6 +200,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.siblings and args.order != 2:
         raise UsageError("--siblings needs --order 2")
+    if args.consecutive and args.order != 2:
+        raise UsageError("--consecutive needs --order 2")
+    trainer = args.trainer or ("perceptron" if args.consecutive else "cll")
+    if args.consecutive and trainer == "cll":
+        raise UsageError(
+            "--consecutive needs --trainer perceptron or hinge: cll has no marginals for consecutive-sibling "
+            "parts (BP has no head-automaton factor here)"
+        )
     pruning = pruning_options(args)
     if pruning and not args.pruner:
         raise UsageError("arc pruning in training needs --pruner (a first-order model)")
@@ -211,6 +229,12 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--init: {args.init} has the other root rule")
         if start.siblings and start.siblings != siblings:
             raise UsageError(f"--init: {args.init} has other sibling templates")
+        other = start.consecutive_templates != CONSECUTIVE_TEMPLATES
+        if start.consecutive and (not args.consecutive or other):
+            raise UsageError(
+                f"--init: {args.init} has consecutive-sibling templates"
+                + (" of another set" if args.consecutive else "; pass --consecutive")
+            )
         model = Model(
             start.vocab,
             order=args.order,
@@ -219,6 +243,7 @@ def run(args: argparse.Namespace) -> int:
             first_order=start.first_order,
             grandparent=start.grandparent,
             siblings=siblings,
+            consecutive=args.consecutive,
         )
         model.weights = start.weights.copy()
     else:
@@ -228,6 +253,7 @@ def run(args: argparse.Namespace) -> int:
             bits=args.bits,
             single_root=single_root,
             siblings=siblings,
+            consecutive=args.consecutive,
         )
     model.training = {
         "command": shlex.join(["lpparse", *sys.argv[1:]]),
@@ -238,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
         "pruner": str(args.pruner) if pruning else None,
     }
     options = TrainConfig(
-        trainer=args.trainer,
+        trainer=trainer,
         epochs=args.epochs,
         patience=args.patience,
         learning_rate=args.learning_rate,
@@ -261,7 +287,8 @@ def run(args: argparse.Namespace) -> int:
     kind = "single-root" if single_root else "multi-root"
     print(
         f"{args.treebank.name}: {len(sentences)} training, {len(dev)} dev sentences; order {args.order}"
-        f"{' + siblings' if args.siblings else ''}, {args.trainer}, {kind}"
+        f"{' + siblings' if args.siblings else ''}{' + consecutive siblings' if args.consecutive else ''}, "
+        f"{trainer}, {kind}"
     )
 
     def save_best(weights: NDArray[np.float64], record: dict[str, Any]) -> None:

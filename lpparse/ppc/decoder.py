@@ -69,11 +69,11 @@ def _tree_value(arc_scores: NDArray[np.float64], parts: Sequence[Parts], heads: 
 
 def _part_stats(
     parts: Sequence[Parts], arc_mask: NDArray[np.bool_], single_root: bool, scored: dict[str, int]
-) -> dict[str, int]:
+) -> dict[str, Any]:
     """Parts scored and candidates per family: ``triples_*`` (grandparents), ``sibs_*`` (arbitrary
-    siblings), ``<name>_*`` for the others."""
+    siblings), ``<name>_*`` for the others, and those prefixes in order (``families_counted``)."""
     prefix = {GrandparentParts.name: "triples", SiblingParts.name: "sibs"}
-    stats: dict[str, int] = {}
+    stats: dict[str, Any] = {"families_counted": [prefix.get(p.name, p.name) for p in parts]}
     for part in parts:
         key = prefix.get(part.name, part.name)
         stats[f"{key}_scored"] = scored.get(part.name, 0)
@@ -243,18 +243,12 @@ def _parts_scored(results: Sequence[DecodeResult]) -> str:
     ("; scored a of b candidate triples (x%) and c of d sibling parts (y%)"; sibling parts when every
     sentence has them)."""
     counts = []
-    first = results[0].stats
-    keys = [
-        k[: -len("_total")]
-        for k in first
-        if k.endswith("_total") and f"{k[: -len('_total')]}_scored" in first
-    ]
     names = {
         "triples": "candidate triples",
         "sibs": "sibling parts",
         "consecutive": "consecutive-sibling parts",
     }
-    for key in keys:
+    for key in results[0].stats.get("families_counted", ()):
         name = names.get(key, f"{key} parts")
         if all(f"{key}_total" in r.stats for r in results):
             scored = sum(r.stats[f"{key}_scored"] for r in results)

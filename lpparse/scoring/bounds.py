@@ -26,6 +26,10 @@ from numpy.typing import NDArray
 
 from lpparse.scoring.features import (
     BOUNDARY,
+    CSIB_CONTEXTS,
+    CSIB_SEED,
+    CSIB_START,
+    CSIB_STOP,
     DISTANCE_EDGES,
     DISTANCES,
     GP_SEED,
@@ -33,16 +37,25 @@ from lpparse.scoring.features import (
     SIB_SEED,
     SIDES,
     VALID_RELATIONS,
+    CSibTemplate,
     GPTemplate,
     SibTemplate,
     TokenIds,
     Vocabulary,
+    csib_code,
     hash_columns,
     relation,
     sibling_code,
 )
 
-__all__ = ["BoundTables", "RestrictedBounds", "SiblingBounds", "bound_tables", "sentence_bounds"]
+__all__ = [
+    "BoundTables",
+    "ConsecutiveBounds",
+    "RestrictedBounds",
+    "SiblingBounds",
+    "bound_tables",
+    "sentence_bounds",
+]
 
 _CHUNK = 1 << 22
 #: The index of each relation code (eq. 6) among :data:`VALID_RELATIONS`, the last axis of an enumeration.
@@ -344,4 +357,119 @@ class SiblingBounds:
         side, with_distance = sibling_code(h, m, m2, False), sibling_code(h, m, m2, True)
         code = side + self._distance * (with_distance - side)  # each template's own context code
         at = self._hm_index[:, h, m] + self._s_index[:, m2] + code
+        return self._weights[np.ascontiguousarray(at)].sum(axis=0)
+
+
+def _extended(
+    values: NDArray[np.int64], looked_at: bool, symbol: int
+) -> tuple[NDArray[np.int64], slice, int]:
+    """A window end's grid axis: the sentence's distinct ids and ``symbol`` (START or STOP) after them, the
+    slice of the real ids and the index of the symbol; a template that does not look at the token has one
+    cell (id 0) for both."""
+    if not looked_at:
+        return values, slice(0, 1), 0
+    return np.append(values, symbol), slice(0, values.size), values.size
+
+
+class ConsecutiveBounds:
+    """Upper bounds on the consecutive-sibling scores of one sentence, per template, without computing any
+    window's features (the counterpart of :class:`SiblingBounds` for windows ⟨h, a, b⟩).
+
+    Each template t is enumerated on the sentence's distinct values of its attributes of h (the root
+    included), a and b (tokens), plus START for a and STOP for b, and on every context code (side, kind and
+    distance bin: :func:`lpparse.scoring.features.csib_code`); then, with v_x the value of token x and only
+    the cells a window of that kind can take (START only in first-child windows, STOP only in last-child
+    ones),
+
+    * F_t[h, h] = max over first-child cells of h's value on the sides where h can have a child (b's value
+      and distance free);
+      F_t[h, a] (a ≠ h) = max(middle cells at (v_h, v_a, side of a), b's value and distance free; the
+      last-child cell at (v_h, v_a, STOP, side of a, bin |a - h|)) ≥ w_t of every window ⟨h, a, ·⟩;
+    * S_t[h, h] = max over last-child cells of h's value, likewise; S_t[h, b] (b ≠ h) = max(the first-child cell at
+      (v_h, START, v_b, side of b, bin |b - h|); middle cells at (v_h, v_b, side of b), a's value and
+      distance free) ≥ w_t of every window ⟨h, ·, b⟩.
+
+    :meth:`bound_first` = Σ_t F_t ≥ max_b s(h, a, b) and :meth:`bound_second` = Σ_t S_t ≥ max_a s(h, a, b):
+    valid because every window's template weight is one cell of its enumeration (hash collisions included),
+    and each template is maximized on its own. -inf where no window has that pair (a child 0, a head with
+    no token on either side).
+    """
+
+    def __init__(
+        self, weights: NDArray[np.float64], templates: Sequence[CSibTemplate], bits: int, ids: TokenIds
+    ) -> None:
+        size = ids.n + 1
+        pos = np.arange(size)
+        diagonal = pos[:, None] == pos[None, :]
+        right = (pos[None, :] > pos[:, None]).astype(np.int64)  # right[h, x]: x is right of h
+        gap = np.searchsorted(DISTANCE_EDGES, np.abs(pos[None, :] - pos[:, None]), side="right")
+        # the sides on which h can have a child: left (a token 1..h-1), right (h+1..n)
+        sides = np.column_stack([pos >= 2, pos < ids.n])
+        sentence_values = _SentenceValues(ids)
+        first, second = np.zeros((size, size)), np.zeros((size, size))
+        enumerated: list[NDArray[np.float64]] = []  # each template's grid, flat, one after another
+        ha_index, hb_index = [], []  # a window's cell: ha_index[t][h, a] + hb_index[t][h, b] + code
+        offset = 0
+        for t, tpl in enumerate(templates):
+            (vh, ah), (va, aa), (vb, ab) = (
+                sentence_values(x, words) for x, words in ((tpl.h, False), (tpl.a, True), (tpl.b, True))
+            )
+            va, a_real, a_start = _extended(va, tpl.a is not None, CSIB_START)
+            vb, b_real, b_stop = _extended(vb, tpl.b is not None, CSIB_STOP)
+            bins = DISTANCE_EDGES.size + 1 if tpl.distance else 1
+            codes = np.arange(CSIB_CONTEXTS * bins)
+            grid = [
+                x
+                for v, x in (
+                    (tpl.h, vh[:, None, None, None]),
+                    (tpl.a, va[None, :, None, None]),
+                    (tpl.b, vb[None, None, :, None]),
+                )
+                if v is not None
+            ]
+            w = weights[hash_columns(CSIB_SEED + t, [*grid, codes[None, None, None, :]], bits)]
+            w = np.broadcast_to(w, (vh.size, va.size, vb.size, codes.size))
+            # code = side + 2·kind + 6·distance: the last axis as (distance, kind, side)
+            cells = w.reshape(vh.size, va.size, vb.size, bins, 3, 2)
+            opening = cells[:, a_start, b_real, :, 0, :]  # (v_h, v_b, distance, side)
+            middle = cells[:, a_real, b_real, :, 1, :]  # (v_h, v_a, v_b, distance, side)
+            closing = cells[:, a_real, b_stop, :, 2, :]  # (v_h, v_a, distance, side)
+            at_gap = gap if tpl.distance else np.zeros_like(gap)
+            hh = ah[:, None]
+            xa, xb = aa[None, :], ab[None, :]
+            f = np.maximum(middle.max(axis=(2, 3))[hh, xa, right], closing[hh, xa, at_gap, right])  # a ≠ h
+            f[diagonal] = np.where(sides, opening.max(axis=(1, 2))[ah], -np.inf).max(axis=1)
+            s = np.maximum(opening[hh, xb, at_gap, right], middle.max(axis=(1, 3))[hh, xb, right])  # b ≠ h
+            s[diagonal] = np.where(sides, closing.max(axis=(1, 2))[ah], -np.inf).max(axis=1)
+            first += f
+            second += s
+            enumerated.append(w.ravel())
+            a_cell = np.where(diagonal, a_start, aa[None, :])
+            b_cell = np.where(diagonal, b_stop, ab[None, :])
+            ha_index.append(offset + (ah[:, None] * va.size + a_cell) * vb.size * codes.size)
+            hb_index.append(b_cell * codes.size)
+            offset += w.size
+        no_child = ~diagonal & (pos[None, :] == 0)  # ⟨h, 0, ·⟩ and ⟨h, ·, 0⟩ with h ≠ 0: 0 is no child
+        first[no_child] = -np.inf
+        second[no_child] = -np.inf
+        self._first, self._second = first, second
+        self._weights = np.concatenate(enumerated) if enumerated else np.zeros(0)
+        self._ha_index = np.stack(ha_index) if ha_index else np.zeros((0, size, size), np.int64)
+        self._hb_index = np.stack(hb_index) if hb_index else np.zeros((0, size, size), np.int64)
+        self._distance = np.array([tpl.distance for tpl in templates], dtype=bool)[:, None]
+
+    def bound_first(self) -> NDArray[np.float64]:
+        """B1[h, a] ≥ max_b s(h, a, b) (a = h: the first-child windows of h)."""
+        return self._first.copy()
+
+    def bound_second(self) -> NDArray[np.float64]:
+        """B2[h, b] ≥ max_a s(h, a, b) (b = h: the last-child windows of h)."""
+        return self._second.copy()
+
+    def scores(self, h: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.float64]:
+        """The scores of a batch of windows read off the enumeration, as :meth:`RestrictedBounds.scores` (the
+        same slots as :func:`lpparse.scoring.features.csib_slots`, the same sums)."""
+        plain, far = csib_code(h, a, b, False), csib_code(h, a, b, True)
+        code = np.where(self._distance, far, plain)  # each template's own context code
+        at = self._ha_index[:, h, a] + self._hb_index[:, h, b] + code
         return self._weights[np.ascontiguousarray(at)].sum(axis=0)

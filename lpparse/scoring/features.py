@@ -14,6 +14,13 @@ grandparent triples, the relation d = (I[g > p], I[g > c], I[p > c]) (eq. 6).
   templates (arbitrary siblings ⟨h, m, m'⟩, m < m': Martins, Smith & Xing 2009, "Concise Integer Linear
   Programming Formulations for Dependency Parsing", ACL-IJCNLP 2009) conjoin attributes of h, m and m' with
   the side of h (before m, between, after m') and, for some, the binned distance m' - m.
+* Consecutive-sibling templates (windows ⟨h, a, b⟩ of a head automaton, :data:`CONSECUTIVE_TEMPLATES`:
+  McDonald & Pereira 2006, "Online Learning of Approximate Dependency Parsing Algorithms", EACL 2006; the
+  feature set of Koo & Collins 2010, "Efficient Third-order Dependency Parsers", ACL 2010, and of Martins,
+  Almeida & Smith 2013, "Turning on the Turbo: Fast Third-Order Non-Projective Turbo Parsers", ACL 2013)
+  conjoin attributes of h, a and b, a = h read as a ``START`` symbol and b = h as ``STOP``, with the side of
+  the window, its kind (first child, between two children, last child) and, for some, the binned distance
+  |b - a|.
 * A feature is hashed to a slot of one weight vector of 2^bits entries (feature hashing); all hashes of a
   sentence are computed at once with uint64 arithmetic, one array per template.
 """
@@ -41,10 +48,16 @@ __all__ = [
     "ArcFeatures",
     "GPTemplate",
     "SIBLING_TEMPLATES",
+    "CONSECUTIVE_TEMPLATES",
+    "CSIB_START",
+    "CSIB_STOP",
+    "CSibTemplate",
     "SibTemplate",
     "TokenIds",
     "Vocabulary",
     "arc_features",
+    "csib_code",
+    "csib_slots",
     "encode",
     "hash_columns",
     "relation",
@@ -146,6 +159,45 @@ SIBLING_TEMPLATES: tuple[SibTemplate, ...] = (
     SibTemplate("cpos", "cpos", "gword"),
     SibTemplate(None, "gword", "cpos"),
     SibTemplate(None, "cpos", "gword"),
+)
+
+
+@dataclass(frozen=True)
+class CSibTemplate:
+    """A consecutive-sibling template over a window ⟨h, a, b⟩: one attribute (or None) for each of h, a and b
+    (a = h, the first child's window, reads :data:`CSIB_START`; b = h, the last child's, :data:`CSIB_STOP`),
+    always with the side and kind of the window (:func:`csib_code`), and with the binned distance |b - a| when
+    ``distance``."""
+
+    h: str | None
+    a: str | None
+    b: str | None
+    distance: bool = False
+
+    def name(self) -> str:
+        fields = (f"{x}.{v}" for x, v in zip("hab", (self.h, self.a, self.b)) if v)
+        return " ".join([*fields, "side", "kind", *(["dist"] if self.distance else [])])
+
+
+#: Consecutive-sibling templates, after the sibling features of Koo & Collins (2010) and TurboParser's
+#: (Martins, Almeida & Smith 2013): the tag triple (with and without the coarse tags and distance), the two
+#: siblings' tags with distance, the head with the outer sibling and with the inner one (the latter, with
+#: STOP, the head's valency on that side), word variants in which one token's frequent word replaces its
+#: coarse tag, and the two siblings' words; the first (no token at all) is the bias of a side, a kind and a
+#: distance.
+CONSECUTIVE_TEMPLATES: tuple[CSibTemplate, ...] = (
+    CSibTemplate(None, None, None, True),
+    CSibTemplate("pos", "pos", "pos"),
+    CSibTemplate("cpos", "cpos", "cpos", True),
+    CSibTemplate(None, "pos", "pos", True),
+    CSibTemplate("pos", None, "pos"),
+    CSibTemplate("pos", "pos", None),
+    CSibTemplate("gword", "cpos", "cpos"),
+    CSibTemplate("cpos", "gword", "cpos"),
+    CSibTemplate("cpos", "cpos", "gword"),
+    CSibTemplate(None, "gword", "cpos"),
+    CSibTemplate(None, "cpos", "gword"),
+    CSibTemplate(None, "gword", "gword"),
 )
 
 
@@ -445,4 +497,59 @@ def sibling_slots(
     for t, tpl in enumerate(templates):
         fields = [ids.at(a, x) for a, x in ((tpl.h, h), (tpl.m, m), (tpl.s, m2)) if a is not None]
         out[t] = hash_columns(SIB_SEED + t, [*fields, sibling_code(h, m, m2, tpl.distance)], bits)
+    return out
+
+
+# ------------------------------------------------------------------------------------- consecutive siblings
+
+#: Seeds of consecutive-sibling templates start here (the other families' seeds stay below).
+CSIB_SEED = 3000
+#: The attribute value of a = h (the window before the first child) and of b = h (after the last child): no
+#: id of a :class:`Vocabulary` (those are >= 0), so they never collide with a token's.
+CSIB_START, CSIB_STOP = -1, -2
+#: Window kinds: first child ⟨h, h, b⟩, between two children ⟨h, a, b⟩, last child ⟨h, a, h⟩.
+FIRST, MIDDLE, LAST = 0, 1, 2
+#: Context codes without distance: side (0 left, 1 right) + 2 · kind.
+CSIB_CONTEXTS = 6
+
+
+def csib_code(
+    h: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64], distance: bool
+) -> NDArray[np.int64]:
+    """The context of windows ⟨h, a, b⟩: side + 2 · kind (+ 6 · binned |b - a| when ``distance``). The side is
+    right when a child is right of h (max(a, b) > h: a = h or b = h is the head itself); the distance is
+    between the window's two ends, h standing for START and STOP (the first child's distance to h, the last
+    child's to h, else the two siblings')."""
+    side = (np.maximum(a, b) > h).astype(np.int64)
+    kind = np.where(a == h, FIRST, np.where(b == h, LAST, MIDDLE))
+    code = side + 2 * kind
+    if not distance:
+        return code
+    return code + CSIB_CONTEXTS * np.searchsorted(DISTANCE_EDGES, np.abs(b - a), side="right")
+
+
+def csib_slots(
+    ids: TokenIds,
+    h: NDArray[np.int64],
+    a: NDArray[np.int64],
+    b: NDArray[np.int64],
+    bits: int,
+    templates: Sequence[CSibTemplate] = CONSECUTIVE_TEMPLATES,
+) -> NDArray[np.int64]:
+    """(templates, windows) slots of the consecutive-sibling features of a batch of windows ⟨h, a, b⟩, one
+    template at a time (a = h reads :data:`CSIB_START`, b = h :data:`CSIB_STOP`)."""
+    out = np.empty((len(templates), h.size), dtype=np.int64)
+    start, stop = a == h, b == h
+    codes: dict[bool, NDArray[np.int64]] = {}
+    for t, tpl in enumerate(templates):
+        fields = []
+        if tpl.h is not None:
+            fields.append(ids.at(tpl.h, h))
+        if tpl.a is not None:
+            fields.append(np.where(start, CSIB_START, ids.at(tpl.a, a)))
+        if tpl.b is not None:
+            fields.append(np.where(stop, CSIB_STOP, ids.at(tpl.b, b)))
+        if tpl.distance not in codes:
+            codes[tpl.distance] = csib_code(h, a, b, tpl.distance)
+        out[t] = hash_columns(CSIB_SEED + t, [*fields, codes[tpl.distance]], bits)
     return out

@@ -7,20 +7,26 @@ dense arc scores (Riedel, Smith & McCallum 2012, eq. 2 parts) and a :class:`Gran
 counted :class:`lpparse.triples.TripleScorer` of eq. 4 with the factorized bounds of eqs. 12–13. A
 grandparent model with sibling templates (``siblings``) also gives a :class:`SiblingModelScorer`, the
 :class:`lpparse.triples.SiblingScorer` of its arbitrary-sibling parts, with per-template bounds from the
-sentence's own values (:class:`lpparse.scoring.bounds.SiblingBounds`).
+sentence's own values (:class:`lpparse.scoring.bounds.SiblingBounds`). A grandparent model with
+``consecutive`` also scores consecutive-sibling windows ⟨h, a, b⟩ (:class:`ConsecutiveModelScorer`, the
+``ConsecutiveSiblingScorer`` of :mod:`lpparse.formulations.consecutive`, with the per-template bounds of
+:class:`lpparse.scoring.bounds.ConsecutiveBounds`).
 
 Model file format (``MODEL_FORMAT_VERSION``), one ``.npz`` archive (``numpy.savez_compressed``) holding:
 
 * ``meta``: a JSON string with ``format`` ("lpparse-model"), ``version``, ``order`` (1 or 2), ``bits``,
   ``single_root``, ``first_order_templates`` (lists of field names), ``grandparent_templates`` (lists
-  [g, p, c] of attribute names or null), ``sibling_templates`` (version 2 only: lists [h, m, m', distance]),
-  ``vocabulary`` (attribute -> list of strings; the position is the
+  [g, p, c] of attribute names or null), ``sibling_templates`` (versions 2 and 3, models with sibling
+  templates: lists [h, m, m', distance]), ``consecutive`` and ``consecutive_templates`` (version 3 only: true,
+  and lists [h, a, b, distance]), ``vocabulary`` (attribute -> list of strings; the position is the
   id) and ``training`` (free-form: treebank, trainer, epochs, dev UAS, ...);
 * ``weight_index`` (int64) and ``weight_value`` (float64): the non-zero weights;
 * ``bound_pc_<t>`` and ``bound_gp_<t>`` (float64): the bound tables of grandparent template t.
 
-A model without sibling templates is written as version 1, one with them as version 2, so grandparent
-models stay readable by earlier lpparse; both versions load. Loading a file that is not a complete model of
+A model without sibling templates is written as version 1, one with them as version 2, one with
+consecutive-sibling templates as version 3, so grandparent models stay readable by earlier lpparse, and an
+lpparse that would ignore consecutive siblings refuses the model instead (its version); all three load, a
+file without ``consecutive`` as a model without them. Loading a file that is not a complete model of
 a readable version (another version, a truncated, empty, damaged or foreign file) raises one
 :class:`ModelFormatError` that says why.
 """
@@ -40,16 +46,26 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.corpus import Sentence
 from lpparse.io import DataError, atomic_write, readable_file
-from lpparse.scoring.bounds import BoundTables, RestrictedBounds, SiblingBounds, bound_tables, sentence_bounds
+from lpparse.scoring.bounds import (
+    BoundTables,
+    ConsecutiveBounds,
+    RestrictedBounds,
+    SiblingBounds,
+    bound_tables,
+    sentence_bounds,
+)
 from lpparse.scoring.features import (
+    CONSECUTIVE_TEMPLATES,
     FIRST_ORDER_TEMPLATES,
     GRANDPARENT_TEMPLATES,
     ArcFeatures,
+    CSibTemplate,
     GPTemplate,
     SibTemplate,
     TokenIds,
     Vocabulary,
     arc_features,
+    csib_slots,
     encode,
     sibling_slots,
     triple_slots,
@@ -59,6 +75,8 @@ from lpparse.triples import _check_batch, check_sibling_batch
 __all__ = [
     "BOUNDS",
     "MAX_BITS",
+    "MODEL_FORMAT",
+    "ConsecutiveModelScorer",
     "MODEL_FORMAT_VERSION",
     "GrandparentScorer",
     "Model",
@@ -67,19 +85,20 @@ __all__ = [
     "SiblingModelScorer",
 ]
 
-MODEL_FORMAT_VERSION = 2
-#: Versions this lpparse reads: 1 (no sibling templates) and 2.
-READABLE_VERSIONS = (1, 2)
+MODEL_FORMAT_VERSION = 3
+#: Versions this lpparse reads: 1 (no sibling templates), 2 (sibling templates), 3 (consecutive siblings).
+READABLE_VERSIONS = (1, 2, 3)
 #: Largest ``bits`` a model may have (2^30 weights take 8 GB)
 MAX_BITS = 30
-_FORMAT = "lpparse-model"
+MODEL_FORMAT = "lpparse-model"
 
 
 class ModelFormatError(DataError):
     """A model file that is not a complete lpparse model of a readable format version."""
 
 
-#: Fields of ``meta`` and their JSON types (``sibling_templates``, of version 2 only, is checked on use)
+#: Fields of ``meta`` and their JSON types (``sibling_templates``, ``consecutive`` and
+#: ``consecutive_templates``, of later versions only, are checked on use)
 _META = {
     "format": str,
     "version": int,
@@ -109,7 +128,7 @@ def _read_archive(path: Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         raise ModelFormatError(f"{path}: not an lpparse model file (no meta record)") from None
     except (OSError, ValueError, EOFError, SyntaxError, TokenError, zipfile.BadZipFile, zlib.error) as err:
         raise ModelFormatError(f"{path}: damaged model file ({type(err).__name__}: {err})") from None
-    if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
+    if not isinstance(meta, dict) or meta.get("format") != MODEL_FORMAT:
         found = meta.get("format") if isinstance(meta, dict) else meta
         raise ModelFormatError(f"{path}: not an lpparse model file (format {found!r})")
     version = meta.get("version")
@@ -130,7 +149,7 @@ def _read_archive(path: Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
 @dataclass
 class Model:
     """Weights over hashed first-order (and, for ``order == 2``, grandparent and, if ``siblings`` is not
-    empty, arbitrary-sibling) features."""
+    empty, arbitrary-sibling, and with ``consecutive``, consecutive-sibling) features."""
 
     vocab: Vocabulary
     order: int = 1
@@ -139,6 +158,9 @@ class Model:
     first_order: tuple[tuple[str, ...], ...] = FIRST_ORDER_TEMPLATES
     grandparent: tuple[GPTemplate, ...] = GRANDPARENT_TEMPLATES
     siblings: tuple[SibTemplate, ...] = ()
+    #: consecutive-sibling parts ⟨h, a, b⟩ scored by ``consecutive_templates`` (grandparent models only)
+    consecutive: bool = False
+    consecutive_templates: tuple[CSibTemplate, ...] = CONSECUTIVE_TEMPLATES
     weights: NDArray[np.float64] = field(default=None)  # type: ignore[assignment]
     training: dict[str, Any] = field(default_factory=dict)
     _bounds: list[BoundTables] | None = field(default=None, repr=False)
@@ -148,6 +170,10 @@ class Model:
             raise ValueError(f"order must be 1 or 2, got {self.order}")
         if self.siblings and self.order != 2:
             raise ValueError("sibling templates need a grandparent (order 2) model")
+        if self.consecutive and self.order != 2:
+            raise ValueError("consecutive-sibling parts need a grandparent (order 2) model")
+        if self.consecutive and not self.consecutive_templates:
+            raise ValueError("a model with consecutive-sibling parts needs consecutive-sibling templates")
         if self.weights is None:
             self.weights = np.zeros(1 << self.bits)
         if self.weights.shape != (1 << self.bits,):
@@ -186,8 +212,8 @@ class Model:
         """Write the model file described in the module docstring."""
         nz = np.flatnonzero(self.weights)
         meta = {
-            "format": _FORMAT,
-            "version": 2 if self.siblings else 1,
+            "format": MODEL_FORMAT,
+            "version": 3 if self.consecutive else 2 if self.siblings else 1,
             "order": self.order,
             "bits": self.bits,
             "single_root": self.single_root,
@@ -198,6 +224,9 @@ class Model:
         }
         if self.siblings:
             meta["sibling_templates"] = [[t.h, t.m, t.s, t.distance] for t in self.siblings]
+        if self.consecutive:
+            meta["consecutive"] = True
+            meta["consecutive_templates"] = [[t.h, t.a, t.b, t.distance] for t in self.consecutive_templates]
         arrays: dict[str, NDArray[Any]] = {
             "weight_index": nz.astype(np.int64),
             "weight_value": self.weights[nz],
@@ -225,8 +254,21 @@ class Model:
             raise ValueError(f"bits {bits} out of range")
         if not np.isfinite(archive["weight_value"]).all():
             raise ValueError("weights that are NaN or infinite")
+        index = archive["weight_index"]
+        if index.dtype.kind not in "iu" or index.ndim != 1 or index.shape != archive["weight_value"].shape:
+            raise ValueError(f"weight_index of dtype {index.dtype} and shape {index.shape} does not fit its values")
+        if index.size and (index.min() < 0 or index.max() >= 1 << bits):
+            raise ValueError(f"weight_index outside 0..2^{bits} - 1 (a negative index would wrap around)")
+        if np.unique(index).size != index.size:
+            raise ValueError("weight_index lists a weight twice")
         weights = np.zeros(1 << bits)
-        weights[archive["weight_index"]] = archive["weight_value"]
+        weights[index] = archive["weight_value"]
+        consecutive = meta.get("consecutive", False)  # versions 1 and 2: none
+        if type(consecutive) is not bool:
+            raise TypeError(f"meta field 'consecutive' is {consecutive!r}, not a bool")
+        csib_templates = meta.get("consecutive_templates")
+        if consecutive and csib_templates is None:
+            raise KeyError("consecutive_templates")
         model = cls(
             vocab=Vocabulary({a: list(v) for a, v in meta["vocabulary"].items()}),
             order=int(meta["order"]),
@@ -235,6 +277,10 @@ class Model:
             first_order=tuple(tuple(t) for t in meta["first_order_templates"]),
             grandparent=tuple(GPTemplate(*t) for t in meta["grandparent_templates"]),
             siblings=tuple(SibTemplate(*t) for t in meta.get("sibling_templates", ())),
+            consecutive=consecutive,
+            consecutive_templates=(
+                tuple(CSibTemplate(*t) for t in csib_templates) if consecutive else CONSECUTIVE_TEMPLATES
+            ),
             weights=weights,
             training=meta["training"],
         )
@@ -280,6 +326,12 @@ class SentenceScorer:
             raise ValueError("the model has no sibling templates")
         return SiblingModelScorer(self.model, self.ids)
 
+    def consecutive(self) -> ConsecutiveModelScorer:
+        """A fresh counted consecutive-sibling scorer (models with ``consecutive`` only)."""
+        if not self.model.consecutive:
+            raise ValueError("the model has no consecutive-sibling parts")
+        return ConsecutiveModelScorer(self.model, self.ids)
+
 
 @dataclass
 class _PartScorer:
@@ -290,7 +342,9 @@ class _PartScorer:
     _scored: int = field(default=0, init=False)
     #: the per-sentence bounds once built (by the subclass): their enumeration holds every template weight
     #: the sentence's parts can have, so scoring reads it instead of hashing (the same sums, bit for bit)
-    _tables: RestrictedBounds | SiblingBounds | None = field(default=None, init=False, repr=False)
+    _tables: RestrictedBounds | SiblingBounds | ConsecutiveBounds | None = field(
+        default=None, init=False, repr=False
+    )
 
     @property
     def n(self) -> int:
@@ -409,3 +463,62 @@ class SiblingModelScorer(_PartScorer):
     def bound_siblings(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> NDArray[np.float64]:
         """Per-part upper bounds, at most min(B[h, m], B[h, m']); nothing is scored or counted."""
         return self._bounds().parts(*self._checked(h, m, m2))
+
+
+def check_window_batch(
+    n: int, h: ArrayLike, a: ArrayLike, b: ArrayLike
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """The batch as int64 arrays; ValueError unless every ⟨h, a, b⟩ lies in 0..n and is a consecutive-sibling
+    window shape: ⟨h, h, b⟩ (b a token ≠ h), ⟨h, a, h⟩ (a a token ≠ h), or a strictly nearer h than b on one
+    side (the check of :func:`lpparse.formulations.consecutive.check_csib_batch`, which this layer does not
+    import)."""
+    h, a, b = (np.asarray(x, dtype=np.int64).ravel() for x in (h, a, b))
+    if not h.shape == a.shape == b.shape:
+        raise ValueError(
+            f"consecutive-sibling index arrays must have the same length, got {[h.shape, a.shape, b.shape]}"
+        )
+    if h.size == 0:
+        return h, a, b
+    if min(int(x.min()) for x in (h, a, b)) < 0 or max(int(x.max()) for x in (h, a, b)) > n:
+        raise ValueError(f"consecutive-sibling indices must lie in 0..{n}")
+    first = (a == h) & (b != h) & (b > 0)
+    last = (b == h) & (a != h) & (a > 0)
+    middle = (a > 0) & (b > 0) & (((h < a) & (a < b)) | ((b < a) & (a < h)))
+    bad = ~(first | last | middle)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"⟨{h[i]}, {a[i]}, {b[i]}⟩ is not a consecutive-sibling window (need ⟨h, h, b⟩, ⟨h, a, h⟩ or "
+            "h < a < b or b < a < h, children >= 1)"
+        )
+    return h, a, b
+
+
+@dataclass
+class ConsecutiveModelScorer(_PartScorer):
+    """The consecutive-sibling scorer
+    (:class:`lpparse.formulations.consecutive.ConsecutiveSiblingScorer`) of a model's consecutive-sibling templates on one sentence: counted scores by feature look-up, and the
+    per-template bounds of :class:`lpparse.scoring.bounds.ConsecutiveBounds` (built on first use, from the
+    templates' weights on the sentence's attribute values: no window is scored, nothing is counted)."""
+
+    def _checked(
+        self, h: ArrayLike, a: ArrayLike, b: ArrayLike
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        return check_window_batch(self.n, h, a, b)
+
+    def _slots(self, h: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.int64]:
+        return csib_slots(self.ids, h, a, b, self.model.bits, self.model.consecutive_templates)
+
+    def _bounds(self) -> ConsecutiveBounds:
+        if not isinstance(self._tables, ConsecutiveBounds):
+            model = self.model
+            self._tables = ConsecutiveBounds(model.weights, model.consecutive_templates, model.bits, self.ids)
+        return self._tables
+
+    def bound_first(self) -> NDArray[np.float64]:
+        """B1[h, a] ≥ max_b s(h, a, b); -inf where no window starts at a (a = 0 ≠ h)."""
+        return self._bounds().bound_first()
+
+    def bound_second(self) -> NDArray[np.float64]:
+        """B2[h, b] ≥ max_a s(h, a, b); -inf where no window ends at b (b = 0 ≠ h)."""
+        return self._bounds().bound_second()
