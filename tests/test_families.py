@@ -22,7 +22,7 @@ from lpparse.formulations.consecutive import DenseConsecutiveScorer, synthetic_c
 from lpparse.oracles.brute_force import enumerate_trees
 from lpparse.ppc import GrandparentParts, SiblingParts, exact_search, solve_lp
 from lpparse.ppc.consecutive import ConsecutiveSiblingFamily, ConsecutiveSiblingParts
-from lpparse.triples import DensePartScorer, DenseSiblingScorer, DenseTripleScorer
+from lpparse.triples import DensePartScorer, DenseSiblingScorer, DenseTripleScorer, SparsePartScorer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "head_bigrams.py"
 
@@ -288,3 +288,27 @@ def test_the_kit_passes_cycle_cuts_and_catches_a_missed_cut() -> None:
     with mock.patch.object(arborescence, "separate_subtours", forgetful):
         with pytest.raises(FamilyCheckError, match="separation missed it"):
             check_rows(_cycle_cuts, _every_cycle_row)
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.integers(1, 6), st.integers(3, 4), st.integers(0, 2**32 - 1), st.floats(-2, 2))
+def test_sparse_scorer_of_any_arity_against_its_dense_array(n: int, arity: int, seed: int, default: float) -> None:
+    """A sparse scorer of 3- and 4-index parts scores as the dense array it stands for (built here only to
+    check), counts what it scores, and its factorized bounds bound every part."""
+    rng = np.random.default_rng(seed)
+    dense = np.full((n + 1,) * arity, default)
+    listed = rng.random(dense.shape) < 0.3
+    dense[listed] = rng.normal(size=int(listed.sum()))
+    dense[listed & (rng.random(dense.shape) < 0.1)] = -np.inf
+    index = np.argwhere(listed)
+    scorer = SparsePartScorer(n, index[::-1], dense[tuple(index[::-1].T)], default)
+    every = np.indices(dense.shape).reshape(arity, -1)
+    np.testing.assert_array_equal(scorer.score(*every), dense.ravel())
+    assert scorer.scored == dense.size
+    for keep in ((0,), (0, 1), (1, arity - 1)):
+        axes = tuple(i for i in range(arity) if i not in keep)
+        assert (scorer.bound(keep) >= dense.max(axis=axes) - 1e-12).all()
+    with pytest.raises(ValueError, match="twice"):
+        SparsePartScorer(n, np.r_[index, index[:1]], np.r_[dense[tuple(index.T)], 0.0])
+    with pytest.raises(ValueError, match="NaN"):
+        SparsePartScorer(n, index[:1], [np.nan])
