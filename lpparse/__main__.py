@@ -1,5 +1,5 @@
 import sys
 
-from lpparse.cli import main
+from lpparse.entry import main
 
 sys.exit(main())

@@ -334,7 +334,8 @@ class ScoreFile:
 
     def validate(self) -> None:
         """Check every sentence (:func:`check_sentence_scores`), one at a time; DataError naming the first
-        malformed one."""
+        malformed one. First every member's bytes against their CRC-32 (:func:`_check_crcs`)."""
+        _check_crcs(self.path)
         for i in range(len(self)):
             try:
                 check_sentence_scores(self[i])
@@ -363,6 +364,7 @@ def load_scores(path: str | Path, validate: bool = True) -> ScoreFile:
     only, then (``validate``) checks every sentence's arrays one at a time through memory maps, so memory
     holds one sentence's arrays at most. DataError (naming the file and sentence) on any damage."""
     path = readable_file(path, "score file")
+    _refuse_model_file(path)
     try:
         members = _members(path)
         with zipfile.ZipFile(path) as archive, archive.open("meta.npy") as handle:
@@ -386,3 +388,32 @@ def load_scores(path: str | Path, validate: bool = True) -> ScoreFile:
     if validate:
         scores.validate()
     return scores
+
+
+def _refuse_model_file(path: Path) -> None:
+    """DataError when ``path`` is an lpparse model file (given where a score file belongs): say so, and how to
+    make a score file from it."""
+    try:
+        with zipfile.ZipFile(path) as archive, archive.open("meta.npy") as handle:
+            meta = json.loads(str(np.lib.format.read_array(handle, allow_pickle=False)))
+    except (KeyError, OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return  # not a model either: the score-file checks say what is wrong
+    from lpparse.scoring.model import MODEL_FORMAT
+
+    if isinstance(meta, dict) and meta.get("format") == MODEL_FORMAT:
+        raise DataError(
+            f"{path} is an lpparse model file, not a score file: give it as --model, or export its scores "
+            "with 'lpparse scores export --model MODEL --treebank TREEBANK --out SCORES'"
+        )
+
+
+def _check_crcs(path: Path) -> None:
+    """DataError unless every member's bytes match the CRC-32 the archive recorded for them (a flipped bit in
+    a score is otherwise a valid number: memory maps never check). Reads the file once, member by member."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+    except (OSError, zipfile.BadZipFile) as err:
+        raise DataError(f"{path}: damaged score file ({type(err).__name__}: {err})") from None
+    if bad is not None:
+        raise DataError(f"{path}: damaged score file: member {bad} does not match its CRC-32 (a changed byte)")

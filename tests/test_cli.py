@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import lpparse.commands
+from lpparse import __version__
 from lpparse.cli import COMMANDS, build_parser, main
 from lpparse.io import relative_paths
 
@@ -92,3 +93,10 @@ def test_committed_results_use_repository_relative_paths(tmp_path: Path) -> None
     for path in results.iterdir():
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"(?<![\w.])/(work|home|root|tmp|Users)/", text), path
+
+
+def test_version_answers_without_importing_the_commands() -> None:
+    """``lpparse --version`` prints the version without loading numpy, HiGHS or Pyomo (it took 2.5 s)."""
+    probe = "import sys; from lpparse.entry import main; main(['--version']); print('numpy' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["lpparse", __version__, "False"]

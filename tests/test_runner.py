@@ -15,9 +15,9 @@ import pytest
 
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.experiments.first_order import first_order_task
-from lpparse.experiments.runner import Task, read_header, read_results, run_tasks
-from lpparse.trees import NoTreeError
+from lpparse.experiments.runner import Task, read_header, read_results, run_tasks, worker_count
 from lpparse.io import UsageError, UserError
+from lpparse.trees import NoTreeError
 
 
 def tasks(limit: int = 20) -> list[Task]:
@@ -145,3 +145,10 @@ def test_records_written_twice_count_once(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     out.write_text('{"key": "a", "x": 1}\n{"key": "b", "x": 2}\n{"key": "a", "x": 3}\n')
     assert read_results(out) == [{"key": "a", "x": 3}, {"key": "b", "x": 2}]
+
+
+def test_workers_are_capped_by_the_work_and_the_cores() -> None:
+    cores = len(os.sched_getaffinity(0))
+    assert worker_count(100_000, 2) == min(2, cores)
+    assert worker_count(6, 2) <= 2 and worker_count(1, 50) == 1 and worker_count(3, 0) == 1
+    assert worker_count(100_000, 100_000) == cores

@@ -16,9 +16,11 @@ from test_cli_errors import fails, lpparse
 
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.experiments.runner import read_results
+from lpparse.io import DataError
 from lpparse.scores import (
     SentenceScores,
     SparseParts,
+    _members,
     load_scores,
     random_scores,
     save_scores,
@@ -341,3 +343,24 @@ def test_scores_on_the_command_line(model_and_scores: tuple[Path, Path], tmp_pat
     fails(lpparse("parse", "--scores", squeezed, "--treebank", SAMPLE), 1, "compressed", "memory-mapped")
     (tmp_path / "junk.npz").write_text("not a zip")
     fails(lpparse("parse", "--scores", tmp_path / "junk.npz", "--treebank", SAMPLE), 1, "not an lpparse score file")
+
+
+def test_a_flipped_bit_is_refused(tmp_path: Path) -> None:
+    """A score file with one changed byte inside a score is still a valid zip of valid numbers; its CRC-32 is
+    not: load_scores refuses it, naming the member, and the CLI exits 1 with one line."""
+    sentences = read_treebank(SAMPLE)
+    path = tmp_path / "scores.npz"
+    save_scores(path, (SentenceScores(s.sent_id, random_scores(s.n, i)) for i, s in enumerate(sentences)))
+    member = _members(path)["arcs/1"]
+    raw = bytearray(path.read_bytes())
+    raw[member.offset + 8 * (sentences[1].n + 3) + 6] ^= 0x10  # a bit of the exponent of S[1, 2]
+    path.write_bytes(bytes(raw))
+    with pytest.raises(DataError, match="arcs/1.npy does not match its CRC-32"):
+        load_scores(path)
+    assert load_scores(path, validate=False).lengths[:2] == [s.n for s in sentences[:2]]  # the index still reads
+    fails(lpparse("solve", "--scores", path), 1, "CRC-32")
+
+
+def test_a_model_given_as_scores_is_named(model_and_scores: tuple[Path, Path]) -> None:
+    model, _ = model_and_scores
+    fails(lpparse("parse", "--scores", model, "--treebank", SAMPLE), 1, "is an lpparse model file", "--model")

@@ -254,7 +254,12 @@ def add_scored_run_options(parser: argparse.ArgumentParser, out_help: str) -> No
         "--seed", type=non_negative_int, default=0, help="base seed of the synthetic scores (default 0)"
     )
     add_root_options(parser)
-    parser.add_argument("--workers", type=positive_int, default=1, help="local worker processes (default 1)")
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="local worker processes (default 1; never more than the sentences to do or the cores available)",
+    )
     parser.add_argument("--scheduler", default=None, help="address of a Dask scheduler, e.g. tcp://host:8786")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 

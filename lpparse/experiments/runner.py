@@ -52,6 +52,7 @@ __all__ = [
     "read_header",
     "read_results",
     "run_tasks",
+    "worker_count",
 ]
 
 Record = dict[str, Any]
@@ -184,9 +185,17 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     )
 
 
+def worker_count(requested: int, tasks: int) -> int:
+    """Local worker processes for ``tasks`` tasks: the ``requested`` number, but never more than the tasks nor
+    than the cores this process may run on (``os.sched_getaffinity``; more would only compete for them)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(requested, tasks, cores))
+
+
 def _local(
     func: Callable[[Any], Record], tasks: Sequence[Task], workers: int
 ) -> Iterator[tuple[int, Record]]:
+    workers = worker_count(workers, len(tasks))
     if workers <= 1:
         for i, task in enumerate(tasks):
             yield i, func(task.payload)
