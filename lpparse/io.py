@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -66,10 +66,27 @@ def readable_file(path: str | Path, what: str) -> Path:
     return path
 
 
-def output_path(path: str | Path, what: str) -> Path:
+def _special(path: Path) -> bool:
+    """Whether ``path`` (after symbolic links) exists and is not a regular file or directory: a device, a
+    FIFO or a socket, which an output is written through, never replaced."""
+    return path.exists() and not path.is_file() and not path.is_dir()
+
+
+def output_path(path: str | Path, what: str, inputs: Iterable[str | Path | None] = ()) -> Path:
     """Check before any work that ``path`` can be written: create its missing directories, refuse a
-    directory or an unwritable location with a :class:`UsageError` naming it as ``what``."""
+    directory, an unwritable location or one of the command's ``inputs`` (the same file under any name) with
+    a :class:`UsageError` naming it as ``what``. A symbolic link is written through to its target, a device
+    or FIFO (``/dev/null``, ``/dev/stdout``) written to directly (:func:`atomic_path`)."""
     path = Path(path)
+    for given in inputs:
+        if given is not None and path.exists() and Path(given).exists() and os.path.samefile(path, given):
+            raise UsageError(
+                f"{what} {path} is an input of this command ({given}); writing it would destroy it"
+            )
+    if _special(path):
+        if not os.access(path, os.W_OK):
+            raise UsageError(f"{what} {path} is not writable (permission denied)")
+        return path
     if path.is_dir():
         raise UsageError(f"{what} {path} is a directory; give a file name")
     parent = path.parent
@@ -107,8 +124,19 @@ def relative_paths(text: str, root: Path) -> str:
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` (same suffix, for writers that go by the extension); renamed onto
-    ``path`` when the block ends without error, removed otherwise."""
+    ``path`` when the block ends without error, removed otherwise. A symbolic link is followed, so that its
+    target is replaced and the link kept; a device or FIFO (``/dev/null``, a pipe) is written directly, as
+    renaming onto it would replace it with a regular file (and a full disk behind ``/dev/full`` is an error
+    like any other)."""
     path = Path(path)
+    if path.is_symlink():
+        path = path.resolve()
+    if _special(path):
+        try:
+            yield path
+        except OSError as err:
+            raise UserError(f"cannot write {path}: {err.strerror or err}") from err
+        return
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp{path.suffix}")
     try:
         yield temporary
@@ -130,4 +158,5 @@ def atomic_write(path: str | Path, mode: str = "w", **kwargs: Any) -> Iterator[I
         with temporary.open(mode, **kwargs) as handle:
             yield handle
             handle.flush()
-            os.fsync(handle.fileno())
+            if temporary.is_file():  # a device or FIFO has nothing to sync (and refuses to)
+                os.fsync(handle.fileno())

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -214,6 +215,28 @@ def test_parse_time_limit_loses_only_the_slow_sentence(tmp_path: Path, gp_model:
     assert done.returncode == 0 and "4 sentences" in done.stdout
 
 
+def test_an_unproved_exact_tree_is_left_out(tmp_path: Path, gp_model: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """exact returns its best tree at its time limit, unproved: parse leaves it out like a sentence out of time
+    (the decoder's answer is replaced here, so that no timing decides the test)."""
+    from lpparse.commands import parse as parse_command
+    from lpparse.decoder import DecodeResult
+
+    real = parse_command._decode
+
+    def stopped(*args, **kwargs):  # type: ignore[no-untyped-def]
+        result = real(*args, **kwargs)
+        if args[2].sent_id == "s1":
+            result.stats.update(status="time limit", certified=False, gap=0.25)
+        return result
+
+    monkeypatch.setattr(parse_command, "_decode", stopped)
+    treebank, out = conll(tmp_path / "three.conllu", [4, 5, 3]), tmp_path / "pred.conllu"
+    argv = ["parse", "--model", str(gp_model), "--treebank", str(treebank), "--decoder", "exact", "--out", str(out)]
+    assert main([*argv, "--no-progress"]) == 1
+    assert "s1 (5 tokens) not parsed: time limit before the tree was proved optimal (gap 0.25)" in capsys.readouterr().err
+    assert [s.sent_id for s in read_treebank(out)] == ["s0", "s2"]
+
+
 def test_parse_warns_of_a_single_root_model_on_multi_root_data(tmp_path: Path, gp_model: Path) -> None:
     treebank = conll(tmp_path / "multi.conllu", [4, 5], roots=2)
     done = lpparse("parse", "--model", gp_model, "--treebank", treebank, "--no-progress")
@@ -412,3 +435,38 @@ def test_commands_print_no_solver_banner() -> None:
     assert done.returncode == 0, done.stderr
     assert "sample.conllu: 2 sentences" in done.stdout
     assert "HiGHS" not in done.stdout and "HiGHS" not in done.stderr
+
+
+def test_outputs_never_destroy_inputs_devices_or_links(tmp_path: Path, gp_model: Path) -> None:
+    """--out naming an input is refused before any work; a symbolic link is written through (the link stays, its
+    target gets the output); a FIFO is written to, not replaced by a file; results never overwrite a file
+    that is not theirs, nor their own summary."""
+    treebank = tmp_path / "t.conllu"
+    treebank.write_bytes(SAMPLE.read_bytes())
+    before = treebank.read_bytes()
+    fails(lpparse("train", "--treebank", treebank, "--epochs", "1", "--out", treebank), 2, "is an input")
+    alias = tmp_path / "alias.conllu"
+    alias.symlink_to(treebank)
+    fails(lpparse("parse", "--model", gp_model, "--treebank", treebank, "--out", alias), 2, "is an input")
+    fails(lpparse("scores", "export", "--model", gp_model, "--treebank", SAMPLE, "--out", gp_model), 2, "is an input")
+    assert treebank.read_bytes() == before and gp_model.stat().st_size > 0
+    target = tmp_path / "real.conllu"
+    link = tmp_path / "link.conllu"
+    link.symlink_to(target)
+    done = lpparse("parse", "--model", gp_model, "--treebank", SAMPLE, "--limit", "2", "--out", link, "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert link.is_symlink() and len(read_treebank(target)) == 2
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    done = lpparse("parse", "--model", gp_model, "--treebank", SAMPLE, "--limit", "2", "--out", fifo, "--no-progress")
+    reader.join(timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert fifo.is_fifo() and got and got[0].count(b"\n\n") == 2
+    other = tmp_path / "notes.jsonl"
+    other.write_text("my notes\n")
+    fails(lpparse("experiment", "ppc", "--synthetic", "--limit", "1", "--out", other), 2, "not an lpparse results file")
+    assert other.read_text() == "my notes\n"
+    fails(lpparse("experiment", "ppc", "--synthetic", "--limit", "1", "--out", tmp_path / "r.md"), 2, ".jsonl")

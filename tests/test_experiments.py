@@ -69,6 +69,19 @@ def test_experiment_command_resumes_and_reports(tmp_path: Path, capsys: pytest.C
     text = report.read_text()
     images = re.findall(r"\]\(([^()]+\.png)\)", text)
     assert len(images) == 3 and all((report.parent / name).stat().st_size > 5000 for name in images)
+    # two results files of one name: two sets of plots; a bad later input leaves no plot behind
+    copy = tmp_path / "b" / "ppc.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes(out.read_bytes())
+    both = tmp_path / "both" / "r.md"
+    assert main(["report", str(out), str(copy), "--out", str(both)]) == 0
+    images = re.findall(r"\]\(([^()]+\.png)\)", both.read_text())
+    assert len(images) == len(set(images)) == 6
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    failed = tmp_path / "failed" / "r.md"
+    assert main(["report", str(out), str(empty), "--out", str(failed)]) == 1
+    assert not failed.parent.exists() or not any(failed.parent.iterdir())
 
 
 def test_experiment_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

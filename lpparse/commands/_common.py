@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from lpparse.corpus import Sentence, read_treebank, sample_treebank_path
 from lpparse.experiments.grandparent_tables import ScoreSource, load_model
 from lpparse.experiments.runner import check_scheduler
-from lpparse.io import DataError, file_digest, output_path, readable_file
+from lpparse.io import DataError, UsageError, file_digest, output_path, readable_file
 from lpparse.pruning import ArcPruning
 from lpparse.scores import ScoreFile, load_scores, noisy_gold_scores
 from lpparse.trees import NoTreeError, check_tree_exists
@@ -288,7 +288,13 @@ def scored_run(args: argparse.Namespace, name: str) -> ScoredRun:
     path = readable_file(args.treebank or sample_treebank_path(), "treebank").resolve()
     model = readable_file(args.model, "model").resolve() if args.model else None
     scores = readable_file(args.scores, "score file").resolve() if args.scores else None
-    out = output_path(args.out or Path("results") / f"{name}-{path.stem}.jsonl", "--out")
+    out = output_path(
+        args.out or Path("results") / f"{name}-{path.stem}.jsonl", "--out", (path, model, scores)
+    )
+    if out.suffix in (".md", ".csv"):
+        raise UsageError(
+            f"--out {out}: the results are JSON lines and their summary goes to .md and .csv; give a .jsonl name"
+        )
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
     if scores is not None:

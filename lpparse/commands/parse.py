@@ -41,7 +41,8 @@ from lpparse.scoring.model import BOUNDS
 from lpparse.trees import NoTreeError
 
 #: Decoders that stop at a time limit of their own and return the best tree found: a sentence's --time-limit
-#: goes to them, and the alarm that drops a sentence only rings at twice it
+#: goes to them, and the alarm that drops a sentence only rings at twice it. A tree they return unproved is left
+#: out like a sentence out of time (one rule for every decoder: what is written is what was asked for)
 ANYTIME = ("exact",)
 
 
@@ -227,18 +228,15 @@ def _decoded(
     for position, sentence in zip(positions, bar):
         try:
             with time_limit(limit):
-                results.append(
-                    _decode(
-                        source,
-                        position,
-                        sentence,
-                        decoder,
-                        single_root,
-                        not args.no_siblings,
-                        pruner,
-                        **options,
-                    )
+                result = _decode(
+                    source, position, sentence, decoder, single_root, not args.no_siblings, pruner, **options
                 )
+            if result.stats.get("status", "optimal") != "optimal":  # exact stopped by its limit: no proof
+                gap = result.stats.get("gap", float("nan"))
+                raise TimeLimitExceeded(
+                    f"{result.stats['status']} before the tree was proved optimal (gap {gap:.4g})"
+                )
+            results.append(result)
             kept.append(sentence)
         except (TimeLimitExceeded, MemoryError, NoTreeError) as err:  # no tree: pruned parts leave none
             reason = "out of memory" if isinstance(err, MemoryError) else str(err)
@@ -282,7 +280,8 @@ def pruning_summary(sentences: list[Sentence], results: list[DecodeResult]) -> s
 
 def run(args: argparse.Namespace) -> int:
     treebank = readable_file(args.treebank, "treebank")
-    out = output_path(args.out, "--out") if args.out else None
+    inputs = (args.treebank, args.model, args.scores, args.pruner)
+    out = output_path(args.out, "--out", inputs) if args.out else None
     source: Model | ScoreFile
     if args.model:
         source, positions, sentences, decoder, options = _model_sentences(args, treebank)

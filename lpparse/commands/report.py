@@ -29,6 +29,6 @@ def run(args: argparse.Namespace) -> int:
     from lpparse.experiments.report import write_report  # matplotlib is imported only when reporting
 
     results = [readable_file(path, "results file") for path in args.results]
-    out = write_report(results, output_path(args.out, "--out"))
+    out = write_report(results, output_path(args.out, "--out", args.results))
     print(f"wrote {out} and its plots")
     return 0

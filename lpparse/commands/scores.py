@@ -60,7 +60,7 @@ def model_scores(model: Model, sentence: Sentence) -> SentenceScores:
 def run_export(args: argparse.Namespace) -> int:
     model_path = readable_file(args.model, "model")
     treebank = readable_file(args.treebank, "treebank")
-    out = output_path(args.out, "--out")
+    out = output_path(args.out, "--out", (args.model, args.treebank))
     model = Model.load(model_path)
     sentences = read_treebank(treebank)
     bar = tqdm(sentences, desc="scoring", unit="sent", disable=args.no_progress, leave=False)

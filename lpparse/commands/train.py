@@ -213,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("arc pruning in training needs --pruner (a first-order model)")
     treebank = readable_file(args.treebank, "treebank")
     dev_path = readable_file(args.dev, "dev treebank") if args.dev else None
-    out = output_path(args.out, "--out")
+    out = output_path(args.out, "--out", (args.treebank, args.dev, args.init, args.pruner))
     sentences = selected_sentences(treebank, args, on_error="skip")
     dev = read_treebank(dev_path, on_error="skip", limit=args.dev_limit) if dev_path else []
     pruner = Model.load(readable_file(args.pruner, "--pruner model")) if args.pruner else None

@@ -217,16 +217,20 @@ def write_report(results: Sequence[str | Path], out: str | Path) -> Path:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     sections = [f"# lpparse report\n\nResults: {', '.join(str(r) for r in results)}\n"]
-    for path in map(Path, results):
+    loaded = []
+    for path in map(Path, results):  # every input read and checked before any plot is written
         records = load_results(path)
         if not records:
             raise DataError(f"{path}: no results")
-        kind = experiment_kind(records)
+        loaded.append((path, records, experiment_kind(records)))
+    stems = [path.stem for path in map(Path, results)]
+    for i, (path, records, kind) in enumerate(loaded):
         title, headers, table = _summary(kind, records)
-        stem = out.with_name(f"{out.stem}-{path.stem}")
+        label = path.stem if stems.count(path.stem) == 1 else f"{path.stem}-{i + 1}"  # a/ppc, b/ppc: ppc-1, ppc-2
+        stem = out.with_name(f"{out.stem}-{label}")
         figures = FIGURES[kind](records, stem)
         count = f"{len(records)} runs" if kind == "bp-sweep" else f"{len(records)} sentences"
-        section = [f"## {path.stem}: {title} ({count})\n"]
+        section = [f"## {path}: {title} ({count})\n"]
         section.append(markdown_table(headers, table, digits=3) + "\n")
         for caption, figure in figures:
             section.append(f"![{caption}]({figure.name})\n")

@@ -147,8 +147,11 @@ def _prepare(out: Path, settings: Record | None) -> None:
         )
         raise UsageError(f"{out} holds results of other settings ({diff}); use another --out")
     records = read_results(out)
-    if settings is not None and header is None and records:
-        raise UsageError(f"{out} has no settings header (written by an older lpparse); use another --out")
+    if settings is not None and header is None and out.exists() and out.stat().st_size > 0:
+        raise UsageError(
+            f"{out} exists and is not an lpparse results file with a settings header (another file, or one "
+            "written by an older lpparse); use another --out"
+        )
     if header is None and settings is not None:
         header = {"format": HEADER_FORMAT, "version": HEADER_VERSION, "settings": settings}
     lines = [{"header": header}] if header is not None else []
