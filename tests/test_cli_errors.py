@@ -470,3 +470,21 @@ def test_outputs_never_destroy_inputs_devices_or_links(tmp_path: Path, gp_model:
     fails(lpparse("experiment", "ppc", "--synthetic", "--limit", "1", "--out", other), 2, "not an lpparse results file")
     assert other.read_text() == "my notes\n"
     fails(lpparse("experiment", "ppc", "--synthetic", "--limit", "1", "--out", tmp_path / "r.md"), 2, ".jsonl")
+
+
+def test_a_punctuation_only_sentence_poisons_no_uas(tmp_path: Path, gp_model: Path) -> None:
+    """A sentence of punctuation alone (Danish dev has one) has no token to score without punctuation: every
+    command's UAS is pooled over tokens, so it neither turns a table's UAS into NaN nor crashes compare."""
+    treebank = conll(tmp_path / "t.conllu", [4, 5])
+    text = treebank.read_text() + "# sent_id = p\n1\t.\t.\tPUNCT\t.\t_\t0\tpunct\t_\t_\n2\t!\t!\tPUNCT\t.\t_\t1\tpunct\t_\t_\n\n"
+    treebank.write_text(text)
+    out = tmp_path / "p.conllu"
+    done = lpparse("parse", "--model", gp_model, "--treebank", treebank, "--out", out, "--no-progress")
+    assert done.returncode == 0 and "nan" not in done.stdout.lower(), done.stdout
+    done = lpparse("compare", treebank, out, out)
+    assert done.returncode == 0 and "nan" not in done.stdout.lower(), done.stderr
+    results = tmp_path / "r.jsonl"
+    done = lpparse("experiment", "ppc", "--model", gp_model, "--treebank", treebank, "--out", results, "--no-progress")
+    assert done.returncode == 0, done.stderr
+    table = results.with_suffix(".md").read_text()
+    assert "nan" not in table.lower() and " - |" not in table.split("\n")[-2]

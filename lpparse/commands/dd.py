@@ -17,6 +17,7 @@ from lpparse.commands._common import (
 )
 from lpparse.dd.core import STEP_RULES
 from lpparse.experiments.dd_table import bucket_table, dd_task, from_dict
+from lpparse.experiments.grandparent_tables import pooled_uas
 from lpparse.experiments.runner import Task, run_tasks
 from lpparse.table import markdown_table
 
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         (
             f"certified {100 * np.mean([r.certified for r in runs]):.1f}%, median DD seconds "
             f"{np.median([r.dd_seconds for r in runs]):.3f}, mean UAS of the best tree "
-            f"{100 * np.mean([r['uas'] for r in records]):.1f}"
+            f"{pooled_uas(records):.1f}"
         ),
     ]
     if args.compare_lp:

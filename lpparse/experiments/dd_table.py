@@ -184,12 +184,13 @@ def dd_task(payload: dict[str, Any]) -> dict[str, Any]:
         arc_share=payload["arc_share"],
         traces=True,
     )
-    uas = sentence_uas(sentence, np.asarray(run.heads)).uas_no_punct
+    uas = sentence_uas(sentence, np.asarray(run.heads))
     return {
         "sent_id": sentence.sent_id,
         **asdict(run),
         "certified_at": run.iterations if run.certified else None,
-        "uas": uas,
+        "uas_correct": uas.correct_no_punct,
+        "uas_total": uas.total_no_punct,
     }
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "bounds_task",
     "load_model",
     "open_scores",
+    "pooled_uas",
     "ppc_task",
     "sentence_scores",
     "summarize",
@@ -129,8 +130,22 @@ def _record(sentence: Sentence, result: PPCResult, single_root: bool) -> dict[st
     out = result.stats.as_dict()
     out.update(status=result.status.value, certified=result.certified)
     if result.certified:
-        out["uas"] = sentence_uas(sentence, project_to_tree(result, single_root)).uas_no_punct
+        out.update(_uas_counts(sentence, project_to_tree(result, single_root)))
     return out
+
+
+def _uas_counts(sentence: Sentence, heads: NDArray[np.int64]) -> dict[str, int]:
+    """Correct heads and scored tokens without punctuation: summed over sentences, never averaged (a sentence
+    of punctuation alone has none, and its UAS is undefined)."""
+    uas = sentence_uas(sentence, heads)
+    return {"uas_correct": uas.correct_no_punct, "uas_total": uas.total_no_punct}
+
+
+def pooled_uas(runs: Sequence[dict[str, Any]]) -> float:
+    """100 x correct heads / scored tokens (no punctuation) over the runs that counted them; NaN when none
+    scored a token."""
+    total = sum(r.get("uas_total", 0) for r in runs)
+    return 100 * sum(r.get("uas_correct", 0) for r in runs) / total if total else math.nan
 
 
 def _exact_record(sentence: Sentence, result: ExactResult) -> dict[str, Any]:
@@ -142,7 +157,7 @@ def _exact_record(sentence: Sentence, result: ExactResult) -> dict[str, Any]:
         bound=result.bound,
     )
     if result.heads is not None:
-        out["uas"] = sentence_uas(sentence, result.heads).uas_no_punct
+        out.update(_uas_counts(sentence, result.heads))
     return out
 
 
@@ -214,7 +229,7 @@ def _table1_row(label: str, records: list[dict[str, Any]]) -> dict[str, Any]:
         "objective = BF": f"{same}/{len(records)}",
         "% integral BF": 100 * _ratio(sum(b["integral"] for b in bf), len(bf)),
         "% integral PPC": 100 * _ratio(sum(p["integral"] for p in ppc), len(ppc)),
-        "UAS PPC": 100 * statistics.fmean([p["uas"] for p in ppc if "uas" in p] or [math.nan]),
+        "UAS PPC": pooled_uas(ppc),
         "PPC iterations": statistics.fmean(p["iterations"] for p in ppc),
         **_exact_cells([r["exact"] for r in records if "exact" in r]),
     }
@@ -234,7 +249,7 @@ def _exact_cells(exact: list[dict[str, Any]]) -> dict[str, Any]:
             f"{statistics.median(stage):.3f}/{statistics.fmean(stage):.3f}/{max(stage):.3f}" if stage else "-"
         ),
         "exact certified": f"{sum(e['certified'] for e in exact)}/{len(exact)}",
-        "UAS exact": 100 * statistics.fmean([e["uas"] for e in exact if "uas" in e] or [math.nan]),
+        "UAS exact": pooled_uas(exact),
     }
 
 
@@ -245,7 +260,7 @@ def _table2_row(label: str, records: list[dict[str, Any]]) -> dict[str, Any]:
         runs = [r[preset] for r in records]
         row[f"{preset} speed rel. martins"] = _ratio(base, sum(x["time_total"] for x in runs))
         row[f"{preset} % integral"] = 100 * _ratio(sum(x["integral"] for x in runs), len(runs))
-        row[f"{preset} UAS"] = 100 * statistics.fmean([x["uas"] for x in runs if "uas" in x] or [math.nan])
+        row[f"{preset} UAS"] = pooled_uas(runs)
     row["all <= martins, onegp"] = (
         f"{sum(r['all']['objective'] <= min(r['martins']['objective'], r['onegp']['objective']) + 1e-6 for r in records)}"
         f"/{len(records)}"
