@@ -88,6 +88,14 @@ class Sentence:
         spelled)."""
         return str(self.tokens.metadata.get("sent_id", f"{Path(self.source).name}:{self.line}"))
 
+    def same_id(self, sent_id: str) -> bool:
+        """Whether ``sent_id`` (e.g. from a score file) names this sentence: its ``sent_id`` comment, or
+        without one (CoNLL-X) any ``FILE:LINE`` of its line, so that a copy of the treebank under another name
+        still matches."""
+        if "sent_id" in self.tokens.metadata:
+            return sent_id == self.sent_id
+        return sent_id.rpartition(":")[2] == str(self.line)
+
     @property
     def root_children(self) -> int:
         return int(np.sum(self.heads[1:] == 0))
@@ -95,6 +103,11 @@ class Sentence:
     @property
     def single_rooted(self) -> bool:
         return self.root_children == 1
+
+    @property
+    def annotated(self) -> bool:
+        """Whether the sentence has a gold tree (read with ``gold=False``, a sentence of HEAD ``_`` has not)."""
+        return bool(self.heads[1:].min(initial=0) >= 0)
 
     @property
     def projective(self) -> bool:
@@ -151,8 +164,9 @@ def _blocks(path: Path) -> Iterator[tuple[int, list[tuple[int, str]]]]:
         yield block[0][0], block
 
 
-def _check_block(path: Path, block: list[tuple[int, str]]) -> tuple[list[int], list[int]]:
-    """Check columns, ids and heads of one sentence block; return (heads, line numbers) of its words."""
+def _check_block(path: Path, block: list[tuple[int, str]], gold: bool = True) -> tuple[list[int], list[int]]:
+    """Check columns, ids and heads of one sentence block; return (heads, line numbers) of its words. With
+    ``gold`` False a sentence may have no gold tree: every HEAD ``_`` (heads -1), as in text to be parsed."""
     heads: list[int] = []
     lines: list[int] = []
     for number, line in block:
@@ -168,12 +182,25 @@ def _check_block(path: Path, block: list[tuple[int, str]]) -> tuple[list[int], l
             raise CorpusError(path, number, f"token id {tid!r} is not an integer, a range a-b or a decimal a.b")
         if int(tid) != len(heads) + 1:
             raise CorpusError(path, number, f"token id {tid} out of sequence (expected {len(heads) + 1})")
-        if not _INT.match(head):
+        if head == "_" and not gold:
+            heads.append(-1)
+        elif head == "_":
+            raise CorpusError(
+                path, number, f"head '_' of token {tid}: no gold tree (parse and scores export read such text; "
+                "this command needs gold heads)"
+            )
+        elif not _INT.match(head):
             raise CorpusError(path, number, f"head {head!r} of token {tid} is not a non-negative integer")
-        heads.append(int(head))
+        else:
+            heads.append(int(head))
         lines.append(number)
     if not heads:
         raise CorpusError(path, block[0][0], "sentence has no tokens")
+    unknown = [number for h, number in zip(heads, lines) if h < 0]
+    if unknown and len(unknown) < len(heads):
+        raise CorpusError(path, unknown[0], "head '_' in a sentence whose other heads are given: all or none")
+    if unknown:
+        return heads, lines
     n = len(heads)
     for m, (h, number) in enumerate(zip(heads, lines), start=1):
         if h > n:
@@ -184,8 +211,8 @@ def _check_block(path: Path, block: list[tuple[int, str]]) -> tuple[list[int], l
     return heads, lines
 
 
-def _sentence(path: Path, start: int, block: list[tuple[int, str]]) -> Sentence:
-    heads, _ = _check_block(path, block)
+def _sentence(path: Path, start: int, block: list[tuple[int, str]], gold: bool = True) -> Sentence:
+    heads, _ = _check_block(path, block, gold)
     tokens = conllu.parse_token_and_metadata("\n".join(line for _, line in block), field_parsers=_RAW)
     words = [t for t in tokens if isinstance(t["id"], int)]
     value = lambda v: "_" if v is None else str(v)
@@ -204,9 +231,10 @@ def _sentence(path: Path, start: int, block: list[tuple[int, str]]) -> Sentence:
 
 
 def iter_treebank(
-    path: str | Path, on_error: Literal["raise", "skip"] = "raise"
+    path: str | Path, on_error: Literal["raise", "skip"] = "raise", gold: bool = True
 ) -> Iterator[Sentence]:
-    """Yield the sentences of a CoNLL-U or CoNLL-X file.
+    """Yield the sentences of a CoNLL-U or CoNLL-X file; with ``gold`` False, sentences without a gold tree
+    (every HEAD ``_``: :attr:`Sentence.annotated` False) are read too.
 
     ``on_error="raise"`` stops at the first malformed sentence with a :class:`CorpusError` naming file and
     line; ``"skip"`` drops such sentences and warns once at the end with their count and the first reason.
@@ -217,7 +245,7 @@ def iter_treebank(
     skipped: list[CorpusError] = []
     for start, block in _blocks(path):
         try:
-            yield _sentence(path, start, block)
+            yield _sentence(path, start, block, gold)
         except CorpusError as err:
             if on_error == "raise":
                 raise
@@ -233,11 +261,12 @@ def read_treebank(
     on_error: Literal["raise", "skip"] = "raise",
     limit: int | None = None,
     max_length: int | None = None,
+    gold: bool = True,
 ) -> list[Sentence]:
     """Read a whole treebank (see :func:`iter_treebank`), optionally the first ``limit`` sentences of at
     most ``max_length`` tokens."""
     out: list[Sentence] = []
-    for sentence in iter_treebank(path, on_error):
+    for sentence in iter_treebank(path, on_error, gold):
         if max_length is not None and sentence.n > max_length:
             continue
         out.append(sentence)
@@ -318,6 +347,8 @@ def sentence_uas(sentence: Sentence, predicted: ArrayLike) -> UAS:
     pred = np.asarray(predicted)
     if pred.shape != sentence.heads.shape:
         raise ValueError(f"predicted heads have shape {pred.shape}, expected {sentence.heads.shape}")
+    if not sentence.annotated:  # no gold tree: nothing to score
+        return UAS(0, 0, 0, 0)
     hit = pred[1:] == sentence.heads[1:]
     keep = ~sentence.punct_mask[1:]
     return UAS(int(hit.sum()), sentence.n, int(hit[keep].sum()), int(keep.sum()))

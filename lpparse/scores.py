@@ -348,7 +348,7 @@ class ScoreFile:
         if len(sentences) != len(self):
             raise DataError(f"{self.path} holds {len(self)} sentences, {treebank} has {len(sentences)}")
         for i, sentence in enumerate(sentences):
-            if sentence.sent_id != self.sent_ids[i]:
+            if not sentence.same_id(self.sent_ids[i]):
                 raise DataError(
                     f"{self.where(i)}: {treebank} has sentence {sentence.sent_id!r} there "
                     f"(line {sentence.line})"

@@ -364,3 +364,40 @@ def test_a_flipped_bit_is_refused(tmp_path: Path) -> None:
 def test_a_model_given_as_scores_is_named(model_and_scores: tuple[Path, Path]) -> None:
     model, _ = model_and_scores
     fails(lpparse("parse", "--scores", model, "--treebank", SAMPLE), 1, "is an lpparse model file", "--model")
+
+
+def test_text_without_gold_trees_is_exported_and_parsed_and_copies_keep_their_ids(
+    tmp_path: Path, model_and_scores: tuple[Path, Path]
+) -> None:
+    """HEAD '_' throughout (text to parse): scores export and parse read it and write trees, UAS is reported
+    only where gold trees exist; training refuses it naming the line. A CoNLL-X file (no sent_id comments)
+    copied under another name still matches the score file exported from the original."""
+    model, _ = model_and_scores
+    sentences = read_treebank(SAMPLE)[:3]
+    text = SAMPLE.read_text().split("\n\n")
+    blind = []
+    for block in text[:3]:
+        rows = [line.split("\t") if line and not line.startswith("#") else line for line in block.split("\n")]
+        blind.append("\n".join("\t".join([*r[:6], "_", "_", *r[8:]]) if isinstance(r, list) else r for r in rows))
+    raw = tmp_path / "raw.conllu"
+    raw.write_text("\n\n".join(blind) + "\n\n")
+    scores = tmp_path / "raw.npz"
+    done = lpparse("scores", "export", "--model", model, "--treebank", raw, "--out", scores, "--no-progress")
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "parsed.conllu"
+    done = lpparse("parse", "--scores", scores, "--treebank", raw, "--decoder", "auto", "--out", out, "--no-progress")
+    assert done.returncode == 0 and "no gold trees to score" in done.stdout, done.stderr
+    assert [s.n for s in read_treebank(out)] == [s.n for s in sentences]
+    assert all(s.annotated for s in read_treebank(out))
+    done = lpparse("train", "--treebank", raw, "--out", tmp_path / "m.npz", "--epochs", "1")
+    assert done.returncode == 1 and "raw.conllu:3: head '_' of token 1: no gold tree" in done.stderr
+    assert "Traceback" not in done.stderr
+    conllx = tmp_path / "a.conll"
+    conllx.write_text("\n\n".join("\n".join("\t".join(line.split("\t")[:10]) for line in block.split("\n")
+                                            if line and not line.startswith("#")) for block in text[:3]) + "\n\n")
+    exported = tmp_path / "a.npz"
+    assert lpparse("scores", "export", "--model", model, "--treebank", conllx, "--out", exported).returncode == 0
+    copy = tmp_path / "b.conll"
+    copy.write_bytes(conllx.read_bytes())
+    done = lpparse("parse", "--scores", exported, "--treebank", copy, "--decoder", "cle", "--no-progress")
+    assert done.returncode == 0, done.stderr

@@ -140,8 +140,9 @@ def pruning_options(args: argparse.Namespace) -> ArcPruning | None:
 
 
 def resolve_single_root(choice: bool | None, sentences: list[Sentence]) -> bool:
-    """The user's choice, else single-root iff every gold tree has exactly one root child."""
-    return all(s.single_rooted for s in sentences) if choice is None else choice
+    """The user's choice, else single-root iff every gold tree has exactly one root child (sentences without
+    a gold tree say nothing; with none at all, single-root, as in Universal Dependencies)."""
+    return all(s.single_rooted for s in sentences if s.annotated) if choice is None else choice
 
 
 def add_noisy_treebank_options(parser: argparse.ArgumentParser, noise: float = 0.4) -> None:
@@ -176,10 +177,11 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
 
 
 def selected_sentences(
-    path: Path, args: argparse.Namespace, on_error: Literal["raise", "skip"] = "raise"
+    path: Path, args: argparse.Namespace, on_error: Literal["raise", "skip"] = "raise", gold: bool = True
 ) -> list[Sentence]:
-    """The first ``--limit`` sentences of at most ``--max-length`` tokens; a :class:`DataError` if none."""
-    sentences = read_treebank(path, on_error, limit=args.limit, max_length=args.max_length)
+    """The first ``--limit`` sentences of at most ``--max-length`` tokens; a :class:`DataError` if none.
+    ``gold`` False: sentences without gold trees are read too (:attr:`lpparse.corpus.Sentence.annotated`)."""
+    sentences = read_treebank(path, on_error, limit=args.limit, max_length=args.max_length, gold=gold)
     if not sentences:
         raise _nothing_selected(path, args)
     return sentences
@@ -190,12 +192,14 @@ def _nothing_selected(path: Path, args: argparse.Namespace) -> DataError:
     return DataError(f"{path}: no sentences{longest} to read")
 
 
-def scored_selection(path: Path, args: argparse.Namespace) -> tuple[ScoreFile, list[int], list[Sentence]]:
+def scored_selection(
+    path: Path, args: argparse.Namespace, gold: bool = True
+) -> tuple[ScoreFile, list[int], list[Sentence]]:
     """The score file ``args.scores`` checked before any work, against every sentence of the treebank
     (count, ids, lengths) and then array by array (shapes, NaN: :meth:`ScoreFile.validate`); the
     ``--max-length`` / ``--limit`` selection and each selected sentence's position in the file."""
     scores = load_scores(args.scores, validate=False)
-    every = read_treebank(path)
+    every = read_treebank(path, gold=gold)
     scores.check(every, path)
     scores.validate()
     positions = [i for i, s in enumerate(every) if args.max_length is None or s.n <= args.max_length]

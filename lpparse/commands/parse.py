@@ -255,8 +255,8 @@ def _model_sentences(
         )
     model = Model.load(readable_file(args.model, "model"))
     decoder, options = _decoder_options(args, model)
-    sentences = selected_sentences(treebank, args)
-    multi = sum(not s.single_rooted for s in sentences)
+    sentences = selected_sentences(treebank, args, gold=False)
+    multi = sum(s.annotated and not s.single_rooted for s in sentences)
     if model.single_root and multi:
         warnings.warn(
             f"{args.model} is a single-root model but {multi} of {len(sentences)} sentences of {treebank} "
@@ -268,7 +268,9 @@ def _model_sentences(
 def pruning_summary(sentences: list[Sentence], results: list[DecodeResult]) -> str:
     """One line: the share of candidate arcs that arc pruning kept, and of the input's (gold) arcs."""
     recall = [
-        gold_recall(r.kept_arcs, s.heads) for s, r in zip(sentences, results) if r.kept_arcs is not None
+        gold_recall(r.kept_arcs, s.heads)
+        for s, r in zip(sentences, results)
+        if r.kept_arcs is not None and s.annotated
     ]
     kept = float(np.mean([r.stats["arcs_kept"] for r in results]))
     gold = sum(k for k, _ in recall) / max(1, sum(t for _, t in recall))
@@ -287,7 +289,7 @@ def run(args: argparse.Namespace) -> int:
         source, positions, sentences, decoder, options = _model_sentences(args, treebank)
         single_root = source.single_root
     else:
-        source, positions, sentences = scored_selection(treebank, args)
+        source, positions, sentences = scored_selection(treebank, args, gold=False)
         decoder, options = _decoder_options(args, source)
         single_root = resolve_single_root(args.single_root, sentences)
     start = time.perf_counter()
@@ -301,10 +303,16 @@ def run(args: argparse.Namespace) -> int:
     uas = corpus_uas(parsed, heads)
     objective = float(np.mean([r.objective for r in results]))
     failed = len(sentences) - len(parsed)
+    gold = sum(s.annotated for s in parsed)
+    if not gold:
+        scored = "no gold trees to score"
+    else:
+        scored = f"UAS {100 * uas.uas:.2f}%" + (f" (the {gold} with gold trees)" if gold < len(parsed) else "")
+        if uas.total_no_punct:
+            scored += f", UAS no punct {100 * uas.uas_no_punct:.2f}%"
     print(
         f"{treebank.name}: {len(parsed)} sentences{f' ({failed} not parsed)' if failed else ''}, "
-        f"decoder {decoder}, {seconds:.1f} s; UAS {100 * uas.uas:.2f}%, "
-        f"UAS no punct {100 * uas.uas_no_punct:.2f}%, mean objective {objective:.3f}"
+        f"decoder {decoder}, {seconds:.1f} s; {scored}, mean objective {objective:.3f}"
     )
     summary = lp_summary(results)
     if summary:

@@ -62,7 +62,7 @@ def run_export(args: argparse.Namespace) -> int:
     treebank = readable_file(args.treebank, "treebank")
     out = output_path(args.out, "--out", (args.model, args.treebank))
     model = Model.load(model_path)
-    sentences = read_treebank(treebank)
+    sentences = read_treebank(treebank, gold=False)  # scoring needs no gold tree
     bar = tqdm(sentences, desc="scoring", unit="sent", disable=args.no_progress, leave=False)
     source = {"model": model_path.name, "model_sha256": file_digest(model_path), "treebank": treebank.name}
     if model.training.get("decoder_options"):  # parse --scores decodes as parse --model does
