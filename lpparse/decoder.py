@@ -62,7 +62,10 @@ class Decoder:
     order: int
     description: str = ""
     siblings: bool = False  #: takes the ``sibling_scorer`` option
-    families: bool = False  #: takes the ``parts`` option: more part families (:class:`lpparse.ppc.parts.Parts`)
+    families: bool = (
+        False  #: takes the ``parts`` option: more part families (:class:`lpparse.ppc.parts.Parts`)
+    )
+    projective: bool = False  #: returns projective trees only (arc pruning then keeps a projective tree)
 
 
 #: Decoders by name, filled by :func:`register_decoder`; complete once :mod:`lpparse.decoding` is imported
@@ -76,13 +79,14 @@ def register_decoder(
     description: str = "",
     siblings: bool = False,
     families: bool = False,
+    projective: bool = False,
 ) -> None:
     """Make ``func`` available as decoder ``name`` (order 1: arc scores only; 2: needs a triple scorer or,
     with ``families``, any part family; ``siblings``: it takes the ``sibling_scorer`` option; ``families``: the
-    ``parts`` option, a list of :class:`lpparse.ppc.parts.Parts`)."""
+    ``parts`` option, a list of :class:`lpparse.ppc.parts.Parts`; ``projective``: its trees are projective)."""
     if order not in (1, 2):
         raise ValueError(f"decoder order must be 1 or 2, got {order}")
-    REGISTRY[name] = Decoder(name, func, order, description, siblings, families)
+    REGISTRY[name] = Decoder(name, func, order, description, siblings, families, projective)
 
 
 def _dense(

@@ -98,7 +98,8 @@ def decode(
         options["parts"] = list(parts)
     if pruning is None:
         return decoder.func(arc_scores, triple_scorer, single_root, **options)
-    pruned, kept = prune_arcs(arc_scores, pruning, single_root, pruner_scores)
+    projective = decoder.projective or bool(options.get("projective"))
+    pruned, kept = prune_arcs(arc_scores, pruning, single_root, pruner_scores, projective)
     result = decoder.func(pruned, triple_scorer, single_root, **options)
     result.kept_arcs = allowed_arcs(pruned)
     result.stats["arcs_kept"] = kept
@@ -147,7 +148,11 @@ register_decoder(
     "Chu-Liu-Edmonds: best non-projective tree",
 )
 register_decoder(
-    "eisner", _first_order(lambda s, r: eisner(s, single_root=r)), 1, "Eisner: best projective tree"
+    "eisner",
+    _first_order(lambda s, r: eisner(s, single_root=r)),
+    1,
+    "Eisner: best projective tree",
+    projective=True,
 )
 register_decoder("mbr", _mbr, 1, "max expected recall under arc marginals (option projective)")
-register_decoder("gp-eisner", _gp_eisner, 2, "exact projective grandparent decoding, O(n^4)")
+register_decoder("gp-eisner", _gp_eisner, 2, "exact projective grandparent decoding, O(n^4)", projective=True)

@@ -8,7 +8,8 @@ probable heads of m. This is the "basic pruner" of TurboParser, the parser of Ma
 scripts set a posterior threshold of 10⁻⁴ and at most 10 candidate heads per word: the defaults here. The
 pruner's distribution is a first-order model's (TurboParser trains one for the purpose), or the decoded
 model's own arc scores. The arcs of the best first-order tree (Chu-Liu-Edmonds) are always
-kept, so that a tree remains.
+kept, so that a tree remains, and for projective decoders (Eisner, grandparent Eisner) those of the best
+projective tree too (the kept arcs of a non-projective best tree may hold no projective tree).
 
 Pruning shrinks the candidate grandparent triples and sibling parts from O(n³) to O(n·k²) for k heads per
 word. Decoding is then exact (and certified) *for the pruned problem*: an arc pruned away is in no tree the
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.oracles import arc_marginals, chu_liu_edmonds
+from lpparse.oracles import arc_marginals, chu_liu_edmonds, eisner
 from lpparse.trees import allowed_arcs, validate_scores
 
 __all__ = ["ArcPruning", "gold_recall", "prune_arcs", "pruning_mask"]
@@ -43,9 +44,12 @@ class ArcPruning:
             raise ValueError(f"max_heads must be at least 1, got {self.max_heads}")
 
 
-def pruning_mask(pruner_scores: ArrayLike, options: ArcPruning, single_root: bool = False) -> NDArray[np.bool_]:
+def pruning_mask(
+    pruner_scores: ArrayLike, options: ArcPruning, single_root: bool = False, projective: bool = False
+) -> NDArray[np.bool_]:
     """The (n+1, n+1) mask of arcs that survive ``options`` under first-order ``pruner_scores`` (``-inf`` =
-    already pruned): the posterior rule of the module docstring, plus the best tree's arcs."""
+    already pruned): the posterior rule of the module docstring, plus the best tree's arcs and, for a
+    ``projective`` decoder, the best projective tree's (Eisner), so that a projective tree remains."""
     s = validate_scores(pruner_scores, "pruner scores")
     allowed = allowed_arcs(s)
     mu = arc_marginals(s, single_root)
@@ -58,9 +62,9 @@ def pruning_mask(pruner_scores: ArrayLike, options: ArcPruning, single_root: boo
         rank = np.empty_like(order)
         np.put_along_axis(rank, order, np.arange(size)[:, None], axis=0)
         keep &= rank < options.max_heads
-    best = chu_liu_edmonds(s, single_root)
     m = np.arange(1, size)
-    keep[best[m], m] = True
+    for best in [chu_liu_edmonds(s, single_root), *([eisner(s, single_root)] if projective else [])]:
+        keep[best[m], m] = True
     return keep
 
 
@@ -69,10 +73,11 @@ def prune_arcs(
     options: ArcPruning,
     single_root: bool = False,
     pruner_scores: ArrayLike | None = None,
+    projective: bool = False,
 ) -> tuple[NDArray[np.float64], float]:
     """``arc_scores`` with the arcs that ``options`` prunes set to ``-inf``, and the fraction of candidate arcs
     kept. The posteriors come from ``pruner_scores`` (a first-order model's arc scores for the same sentence),
-    else from ``arc_scores`` themselves."""
+    else from ``arc_scores`` themselves; ``projective``: for a projective decoder (:func:`pruning_mask`)."""
     s = validate_scores(arc_scores)
     allowed = allowed_arcs(s)
     p = s
@@ -81,7 +86,7 @@ def prune_arcs(
         if p.shape != s.shape:
             raise ValueError(f"pruner scores have shape {p.shape}, arc scores {s.shape}")
         p = np.where(allowed, p, -np.inf)
-    keep = pruning_mask(p, options, single_root)
+    keep = pruning_mask(p, options, single_root, projective)
     total = int(allowed.sum())
     return np.where(keep, s, -np.inf), (float(keep.sum()) / total if total else 1.0)
 

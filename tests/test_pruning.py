@@ -17,7 +17,7 @@ from lpparse.oracles import chu_liu_edmonds
 from lpparse.oracles.brute_force import all_trees, brute_force_marginals, second_order_tree_scores
 from lpparse.pruning import ArcPruning, gold_recall, prune_arcs, pruning_mask
 from lpparse.trees import check_tree_exists
-from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
+from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, synthetic_triple_scorer
 
 
 def _scores(n: int, seed: int, scale: float) -> np.ndarray:
@@ -132,3 +132,31 @@ def test_parse_prune_reports_kept_arcs(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(base + ["--decoder", "ppc", "--pruner", str(tmp_path / "missing.npz")]) != 0
     err = capsys.readouterr().err
     assert "missing.npz" in err and "Traceback" not in err
+
+
+def test_projective_decoders_keep_a_projective_tree_after_pruning() -> None:
+    """Pruning to one head per word keeps the best (non-projective) tree alone: no projective tree is left,
+    unless the decoder is projective, when the best projective tree's arcs are kept too."""
+    from lpparse.oracles import eisner
+    from lpparse.trees import NoTreeError, is_projective
+
+    rng = np.random.default_rng(0)
+    tight = ArcPruning(threshold=0.0, max_heads=1)
+    found = 0
+    for _ in range(40):
+        s = rng.normal(size=(8, 8))
+        s[:, 0] = -np.inf
+        np.fill_diagonal(s, -np.inf)
+        pruned, _ = prune_arcs(s, tight)
+        if is_projective(chu_liu_edmonds(pruned)):
+            continue
+        found += 1
+        with pytest.raises(NoTreeError):
+            eisner(pruned)
+        kept, _ = prune_arcs(s, tight, projective=True)
+        assert (np.isfinite(kept) >= np.isfinite(pruned)).all()
+        assert is_projective(eisner(kept))
+        for name in ("eisner", "gp-eisner"):
+            gp = synthetic_triple_scorer(7, rng) if name == "gp-eisner" else None
+            assert is_projective(decode(name, s, gp, pruning=tight).heads)
+    assert found >= 5
