@@ -488,3 +488,10 @@ def test_a_punctuation_only_sentence_poisons_no_uas(tmp_path: Path, gp_model: Pa
     assert done.returncode == 0, done.stderr
     table = results.with_suffix(".md").read_text()
     assert "nan" not in table.lower() and " - |" not in table.split("\n")[-2]
+
+
+def test_exact_gp_marginals_need_short_sentences(tmp_path: Path) -> None:
+    argv = ["train", "--treebank", SAMPLE, "--order", "2", "--gp-marginals", "exact", "--out", tmp_path / "m.npz"]
+    fails(lpparse(*argv, "--max-length", "8"), 2, "--gp-marginals exact", "--max-length 6")
+    done = lpparse(*argv, "--max-length", "6", "--epochs", "1", "--bits", "12", "--no-progress")
+    assert done.returncode == 0, done.stderr

@@ -312,3 +312,12 @@ def test_sparse_scorer_of_any_arity_against_its_dense_array(n: int, arity: int, 
         SparsePartScorer(n, np.r_[index, index[:1]], np.r_[dense[tuple(index.T)], 0.0])
     with pytest.raises(ValueError, match="NaN"):
         SparsePartScorer(n, index[:1], [np.nan])
+
+
+def test_api_misuse_gets_a_clear_error() -> None:
+    """A cube where a scorer belongs, a preset of None: one clear error each, before any work."""
+    s = random_arc_scores(4, np.random.default_rng(0))
+    with pytest.raises(TypeError, match="not a scorer.*DenseTripleScorer"):
+        solve_lp(s, [GrandparentParts(np.zeros((5, 5, 5)))])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="give a preset"):
+        GrandparentParts(DenseTripleScorer(np.zeros((5, 5, 5))), preset=None)  # type: ignore[arg-type]

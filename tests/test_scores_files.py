@@ -401,3 +401,11 @@ def test_text_without_gold_trees_is_exported_and_parsed_and_copies_keep_their_id
     copy.write_bytes(conllx.read_bytes())
     done = lpparse("parse", "--scores", exported, "--treebank", copy, "--decoder", "cle", "--no-progress")
     assert done.returncode == 0, done.stderr
+
+
+def test_dd_and_experiments_say_they_leave_sibling_parts_out(tmp_path: Path, model_and_scores: tuple[Path, Path]) -> None:
+    model, scores = model_and_scores
+    for source in (["--model", model], ["--scores", scores]):
+        done = lpparse("dd", *source, "--limit", "2", "--max-length", "8", "--out", tmp_path / "d.jsonl", "--no-progress")
+        assert done.returncode == 0 and "the sibling parts of" in done.stderr and "left out" in done.stderr
+        (tmp_path / "d.jsonl").unlink()

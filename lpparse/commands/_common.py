@@ -311,10 +311,17 @@ def scored_run(args: argparse.Namespace, name: str) -> ScoredRun:
         positions = list(range(len(sentences)))
     source = ScoreSource(model=str(model) if model else None, scores=str(scores) if scores else None)
     single_root = args.single_root
-    if source.model is not None and single_root is None:
-        single_root = load_model(source.model).single_root
-    elif source.model is not None:
-        load_model(source.model)
+    held: Any = score_file if scores is not None else None
+    if source.model is not None:
+        held = load_model(source.model)
+        single_root = held.single_root if single_root is None else single_root
+    kinds = (("sibling", "siblings"), ("consecutive-sibling", "consecutive"))
+    extra = [kind for kind, attr in kinds if held is not None and getattr(held, attr, False)]
+    if extra:
+        warnings.warn(
+            f"{name} uses arcs and grandparent triples only: the {' and '.join(extra)} parts of "
+            f"{model or scores} are left out (parse --decoder exact decodes them)"
+        )
     single_root = resolve_single_root(single_root, sentences)
     source_settings = asdict(replace(source, model=None))
     del source_settings["scores"]  # its content goes in below: headers of runs without one stay as they were

@@ -31,6 +31,7 @@ from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.scoring import CONSECUTIVE_TEMPLATES, SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.scoring.model import MAX_BITS
 from lpparse.training import (
+    EXACT_MAX_N,
     GP_MARGINALS,
     RELAXATION_DECODERS,
     TRAINERS,
@@ -220,6 +221,12 @@ def run(args: argparse.Namespace) -> int:
     single_root = resolve_single_root(args.single_root, sentences)
     if not usable(sentences, single_root):
         raise DataError(f"{treebank}: no sentence has a single root child, as --single-root needs")
+    longest = max((s.n for s in sentences), default=0)
+    if args.order == 2 and args.gp_marginals == "exact" and longest > EXACT_MAX_N:
+        raise UsageError(
+            f"--gp-marginals exact enumerates every tree, up to {EXACT_MAX_N} tokens; the longest sentence has "
+            f"{longest}: add --max-length {EXACT_MAX_N}, or use bp"
+        )
     siblings = SIBLING_TEMPLATES if args.siblings else ()
     if args.init is not None:
         start = Model.load(readable_file(args.init, "--init model"))

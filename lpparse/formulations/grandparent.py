@@ -84,6 +84,8 @@ def resolve_families(
 ) -> tuple[str, ...]:
     """A preset name or an iterable of family names -> the families, in ``known`` order (the grandparent
     :data:`FAMILIES` and :data:`PRESETS` by default)."""
+    if families is None:
+        raise ValueError(f"give a preset ({', '.join(sorted(presets))}) or a set of {known}, not None")
     if isinstance(families, str):
         if families not in presets:
             raise ValueError(

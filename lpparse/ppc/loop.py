@@ -265,7 +265,13 @@ def _validated(arc_scores: ArrayLike, parts: Sequence[Parts]) -> NDArray[np.floa
     if len(set(names)) < len(names):
         raise ValueError(f"part family names must differ, got {names}")
     for part in parts:
-        n = getattr(part.scorer, "n", None)
+        scorer = part.scorer
+        if not all(hasattr(scorer, a) for a in ("n", "scored", "score")):
+            raise TypeError(
+                f"the {part.name} family's scorer is a {type(scorer).__name__}, not a scorer (n, scored, score): "
+                "wrap a dense cube in its Dense*Scorer, e.g. lpparse.triples.DenseTripleScorer(cube)"
+            )
+        n = scorer.n
         if n != s.shape[0] - 1:
             raise ValueError(f"{part.name} scorer is for n={n}, arc scores for n={s.shape[0] - 1}")
     return s
