@@ -1,12 +1,27 @@
 """The ``lpparse`` console script: ``lpparse --version`` answers at once, without importing the commands
-(numpy, scipy, HiGHS, Pyomo: about 1.5 s); everything else goes to :func:`lpparse.cli.main`."""
+(numpy, scipy, HiGHS, Pyomo: about 1.5 s); everything else goes to :func:`lpparse.cli.main`.
+
+SIGTERM and SIGHUP end a command as Ctrl-C does (exit code 128 + the signal's number), through every
+``finally``: a half-written output's temporary file is removed, finished results are kept, worker processes
+are stopped. Ctrl-C while the commands load prints one line, not a traceback."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from collections.abc import Sequence
+from types import FrameType
 
 from lpparse import __version__
+
+
+class Terminated(SystemExit):
+    """SIGTERM or SIGHUP, raised in the main thread so that every ``finally`` runs."""
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise Terminated(128 + signum)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -14,6 +29,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args == ["--version"]:
         print(f"lpparse {__version__}")
         return 0
-    from lpparse.cli import main as run
-
-    return run(args)
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _terminate)
+    try:
+        from lpparse.cli import main as run
+    except KeyboardInterrupt:
+        print("lpparse: interrupted", file=sys.stderr)
+        return 130
+    try:
+        code = run(args)
+    except Terminated as stop:
+        code = int(stop.code or 1)
+    else:
+        if code != 130:
+            return code
+    # Interrupted: every finally has run (outputs written whole or removed, finished records kept, worker
+    # processes terminated). Leave at once: at a normal exit concurrent.futures joins the bookkeeping thread of
+    # a process pool whose workers were terminated, which can wait for ever.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

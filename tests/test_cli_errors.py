@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -219,7 +220,6 @@ def test_an_unproved_exact_tree_is_left_out(tmp_path: Path, gp_model: Path, monk
     """exact returns its best tree at its time limit, unproved: parse leaves it out like a sentence out of time
     (the decoder's answer is replaced here, so that no timing decides the test)."""
     from lpparse.commands import parse as parse_command
-    from lpparse.decoder import DecodeResult
 
     real = parse_command._decode
 
@@ -495,3 +495,67 @@ def test_exact_gp_marginals_need_short_sentences(tmp_path: Path) -> None:
     fails(lpparse(*argv, "--max-length", "8"), 2, "--gp-marginals exact", "--max-length 6")
     done = lpparse(*argv, "--max-length", "6", "--epochs", "1", "--bits", "12", "--no-progress")
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers die with the run on Linux")
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="--workers starts no more processes than cores")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_run_stops_at_once_and_keeps_its_records(tmp_path: Path, sig: int) -> None:
+    """Ctrl-C (or SIGTERM) on a run with workers: it stops within seconds (it used to wait for every task),
+    stops its workers, keeps every finished record, leaves no temporary file, and a second signal cannot hang
+    it; the run resumes from what it kept."""
+    out = tmp_path / "ppc.jsonl"
+    argv = [sys.executable, "-m", "lpparse", *EXPERIMENT, "--max-length", "25", "--workers", "2", "--out", str(out)]
+    run = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(keys(out) if out.exists() else []) < 2:
+        time.sleep(0.05)
+    workers = _descendants(run.pid)
+    assert run.poll() is None and workers, "the run must be interrupted while its workers work"
+    run.send_signal(sig)
+    time.sleep(0.2)
+    if run.poll() is None:
+        run.send_signal(sig)  # a second one must not deadlock it
+    code = run.wait(timeout=20)
+    run.stderr.close()
+    assert code in (130, 128 + sig, -sig)
+    deadline = time.time() + 10
+    while time.time() < deadline and any(map(_alive, workers)):
+        time.sleep(0.05)
+    assert not [pid for pid in workers if _alive(pid)]
+    kept = keys(out)
+    assert len(kept) >= 2 and len(kept) == len(set(kept))
+    assert not [p for p in tmp_path.iterdir() if ".tmp" in p.name]  # no hidden temporary file (the lock file stays)
+    resumed = lpparse(*EXPERIMENT, "--max-length", "25", "--limit", str(len(kept) + 1), "--out", out)
+    assert resumed.returncode == 0, resumed.stderr
+
+
+@pytest.mark.parametrize("banner", [b"", b"HTTP/1.1 400 Bad Request\r\n\r\n"], ids=["silent", "http"])
+def test_a_server_that_is_no_dask_scheduler_fails_within_seconds(tmp_path: Path, banner: bytes) -> None:
+    """A TCP server that accepts and then says nothing (or something else than Dask's protocol): one line, exit
+    2, within the handshake's timeout, not a hang or an internal error."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    port = server.getsockname()[1]
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if banner:
+                conn.sendall(banner)
+                conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    start = time.time()
+    address = f"tcp://127.0.0.1:{port}"
+    argv = ["experiment", "ppc", "--synthetic", "--limit", "1", "--scheduler", address, "--no-progress"]
+    done = lpparse(*argv, "--out", tmp_path / "r.jsonl", timeout=120)
+    server.close()
+    fails(done, 2, "--scheduler", "no Dask scheduler answered")
+    assert time.time() - start < 60

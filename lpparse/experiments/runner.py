@@ -21,6 +21,7 @@ function and deterministic given its task (seed it from the task), so every back
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import fcntl
 import functools
@@ -107,7 +108,8 @@ def completed_keys(path: str | Path) -> set[str]:
 
 
 def check_scheduler(address: str) -> None:
-    """Fail fast with a :class:`UsageError` unless a TCP connection to the Dask scheduler opens in 5 s."""
+    """Fail fast with a :class:`UsageError` unless a TCP connection to the Dask scheduler opens in 5 s and,
+    over plain TCP, the server starts its handshake within 5 s (a silent server would hang the client)."""
     parts = urlsplit(address if "://" in address else f"tcp://{address}")
     try:
         host, port = parts.hostname, parts.port
@@ -116,9 +118,17 @@ def check_scheduler(address: str) -> None:
     if parts.scheme not in ("tcp", "tls") or not host or port is None:
         raise UsageError(f"--scheduler {address!r}: expected an address such as tcp://HOST:8786")
     try:
-        socket.create_connection((host, port), timeout=5).close()
+        sock = socket.create_connection((host, port), timeout=5)
     except OSError as err:
         raise UsageError(f"--scheduler {address}: cannot connect ({err.strerror or err})") from None
+    with sock:
+        if parts.scheme == "tcp":  # a Dask scheduler sends its handshake as soon as it accepts a connection
+            try:
+                sock.recv(1)
+            except TimeoutError:
+                raise UsageError(f"--scheduler {address}: no Dask scheduler answered (silent for 5 s)") from None
+            except OSError:
+                pass  # reset or closed: the client's own handshake below says what it is
 
 
 @contextmanager
@@ -203,7 +213,8 @@ def _local(
         for i, task in enumerate(tasks):
             yield i, func(task.payload)
         return
-    with _pool(workers) as pool:
+    pool = _pool(workers)
+    try:
         pending: dict[Future[Record], int] = {pool.submit(func, t.payload): i for i, t in enumerate(tasks)}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -216,6 +227,18 @@ def _local(
                         f"a worker process died (killed, or out of memory?) on task {tasks[i].key}; "
                         "results so far are kept, run again to resume"
                     ) from None
+    except BaseException:  # an interrupt (or an error): stop the workers now rather than finish every task
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and terminate the workers at once (shutdown alone waits for the running
+    tasks; ``_processes`` is the executor's own table of its worker processes)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _dask(
@@ -228,15 +251,24 @@ def _dask(
     else:
         try:
             client = Client(scheduler, timeout=10)
-        except OSError as err:
-            raise UsageError(f"--scheduler {scheduler}: {err}") from None
+        except Exception as err:  # refused, timed out, or a server that does not speak Dask's protocol
+            raise UsageError(
+                f"--scheduler {scheduler}: no Dask scheduler answered ({type(err).__name__}: {err})"
+            ) from None
     try:
         futures = client.map(
             func, [t.payload for t in tasks], key=[f"lpparse-{t.key}" for t in tasks], pure=False
         )
         index = {f.key: i for i, f in enumerate(futures)}
         for future in as_completed(futures):
-            yield index[future.key], future.result()
+            try:
+                result = future.result()
+            except (OSError, asyncio.CancelledError) as err:
+                raise UserError(
+                    f"lost the Dask scheduler {scheduler} ({type(err).__name__}: {err}); results so far are "
+                    "kept, run again to resume"
+                ) from None
+            yield index[future.key], result
     finally:
         if client is not scheduler:
             client.close()
@@ -275,13 +307,18 @@ def run_tasks(
                 total=len(tasks), initial=len(tasks) - len(todo), desc=desc, unit="task", disable=not progress
             ) as bar,
         ):
-            for i, record in stream:
-                waiting[i] = {"key": todo[i].key, **record}
-                bar.update(1)
-                while next_index in waiting:
-                    handle.write(json.dumps(waiting.pop(next_index), sort_keys=True) + "\n")
-                    next_index += 1
+            try:
+                for i, record in stream:
+                    waiting[i] = {"key": todo[i].key, **record}
+                    bar.update(1)
+                    while next_index in waiting:
+                        handle.write(json.dumps(waiting.pop(next_index), sort_keys=True) + "\n")
+                        next_index += 1
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            finally:  # interrupted: keep every finished record, in any order (a resumed run reads them by key)
+                handle.writelines(json.dumps(r, sort_keys=True) + "\n" for r in waiting.values())
                 handle.flush()
-                os.fsync(handle.fileno())
+                stream.close()  # stops the workers at once if the run did not finish (_local, _dask)
     by_key = {r["key"]: r for r in read_results(out)}
     return [by_key[k] for k in keys if k in by_key]
