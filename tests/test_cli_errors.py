@@ -285,7 +285,7 @@ def test_experiment_resume_checks_settings_and_path_spelling(tmp_path: Path) -> 
     fails(lpparse(*EXPERIMENT, "--treebank", other, "--out", out), 2, "treebank_sha256", "another --out")
     legacy = tmp_path / "legacy.jsonl"
     legacy.write_text("".join(line + "\n" for line in out.read_text().splitlines()[1:]))
-    fails(lpparse(*EXPERIMENT, "--limit", "5", "--out", legacy), 2, "no settings header")
+    fails(lpparse(*EXPERIMENT, "--limit", "5", "--out", legacy), 2, "not an lpparse results file with a settings header")
     assert len(read_results(legacy)) == 5  # still readable, e.g. by 'lpparse report'
 
 
