@@ -126,3 +126,14 @@ def test_report_dd_and_bp_sweep(tmp_path: Path) -> None:
     assert "Rush et al. 2010, Table 1" in text and "5-10" in text and "l2 exact" in text
     images = re.findall(r"\]\(([^()]+\.png)\)", text)
     assert len(images) == 2 and all((report.parent / name).stat().st_size > 5000 for name in images)
+
+
+def test_experiment_markdown_names_no_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The summary names the model by its file name: a committed report holds no machine's absolute paths."""
+    model = tmp_path / "deep" / "m.npz"
+    argv = ["train", "--treebank", str(sample_treebank_path()), "--order", "2", "--epochs", "1", "--bits", "12"]
+    assert main([*argv, "--max-length", "8", "--limit", "5", "--no-progress", "--out", str(model)]) == 0
+    out = tmp_path / "r.jsonl"
+    assert main(["experiment", "ppc", "--model", str(model), "--limit", "2", "--out", str(out), "--no-progress"]) == 0
+    text = out.with_suffix(".md").read_text()
+    assert "trained model m.npz" in text and str(tmp_path) not in text

@@ -19,6 +19,7 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -77,10 +78,10 @@ class ScoreSource:
     gp_slack: float = 0.5
 
     def describe(self) -> str:
-        if self.model is not None:
-            return f"trained model {self.model}"
+        if self.model is not None:  # the file's name: a report names no machine's folders
+            return f"trained model {Path(self.model).name}"
         if self.scores is not None:
-            return f"score file {self.scores}"
+            return f"score file {Path(self.scores).name}"
         return (
             f"synthetic: noisy-gold arcs (gold +1, noise {self.noise}) and grandparent triples (gold "
             f"+{self.gp_bonus}, noise {self.gp_noise}), bound slack U(0, {self.gp_slack})"
