@@ -81,6 +81,19 @@ def random_arc_scores(
             return s
 
 
+def _sentences(
+    sizes: Sequence[int], per_size: int, seed: int
+) -> Iterator[tuple[NDArray[np.float64], bool, str, np.random.Generator]]:
+    """The kit's random sentences: (arc scores, single_root, where, rng), ``per_size`` of each length,
+    multiple and single root alternating."""
+    rng = np.random.default_rng(seed)
+    for n in sizes:
+        for k in range(per_size):
+            single_root = bool(k % 2)
+            s = random_arc_scores(n, rng, single_root=single_root)
+            yield s, single_root, f"n={n}, single_root={single_root}, sentence {k} of seed {seed}", rng
+
+
 def _trees(s: NDArray[np.float64], single_root: bool) -> Iterator[NDArray[np.int64]]:
     from lpparse.oracles.brute_force import enumerate_trees
 
@@ -305,71 +318,79 @@ def check_parts(
     ``sizes`` (multiple and single root alternating; about a fifth of the arcs pruned), with the families
     ``make_parts(arc_scores, single_root, rng)`` returns. Raises :class:`FamilyCheckError` at the first
     failure, naming the sentence, the tree, row or part; returns a :class:`KitReport` of what it checked."""
+    report = KitReport()
+    for s, single_root, where, rng in _sentences(sizes, per_size, seed):
+        parts = list(make_parts(s, single_root, rng))
+        full, base_rows = _full_program(s, parts, single_root, base)
+        trees = [h for h in _trees(s, single_root)]
+        values = np.array([_tree_value(s, parts, h) for h in trees])
+        report.trees += _check_rows(full, base_rows, parts, trees, tol, where)
+        best = float(values.max())
+        lp = HighsModel(full.lp).solve()
+        if lp.status is Status.INFEASIBLE and np.isneginf(best):
+            report.notes.append(f"{where}: every tree holds a pruned part; the LP is infeasible")
+            continue
+        if not lp.certified:
+            raise FamilyCheckError(f"{where}: the full LP was not solved ({lp.status.value})")
+        if lp.objective < best - tol * (1 + abs(best)):
+            raise FamilyCheckError(
+                f"{where}: full LP value {lp.objective:.9g} < best tree {best:.9g}: not a relaxation"
+            )
+        report.fractional += not lp.integral
+        mip = HighsModel(full.lp, mip=True).solve()
+        if mip.status is not Status.OPTIMAL or abs(mip.objective - best) > tol * (1 + abs(best)):
+            raise FamilyCheckError(
+                f"{where}: ILP value {mip.objective:.9g} ({mip.status.value}) != best tree {best:.9g}: the "
+                "rows do not describe the trees exactly"
+            )
+        _check_run(s, parts, single_root, base, full.lp, lp.objective, tol, where, report)
+        report.sentences += 1
+    return report
+
+
+def _check_run(
+    s: NDArray[np.float64],
+    parts: Sequence[Any],
+    single_root: bool,
+    base: str,
+    full: LinearProgram,
+    value: float,
+    tol: float,
+    where: str,
+    report: KitReport,
+) -> None:
+    """A parse-price-cut run of ``parts``, watched round by round (:class:`_Auditor`), then its certificate
+    checked on the ``full`` program and its value against the full LP's ``value``."""
     from lpparse.formulations.grandparent import arc_program
     from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
     from lpparse.ppc.certificate import certify_full
     from lpparse.ppc.families import clean_tree
     from lpparse.ppc.parts import Binding
 
-    rng = np.random.default_rng(seed)
-    report = KitReport()
-    for n in sizes:
-        for k in range(per_size):
-            single_root = bool(k % 2)
-            s = random_arc_scores(n, rng, single_root=single_root)
-            parts = list(make_parts(s, single_root, rng))
-            where = f"n={n}, single_root={single_root}, sentence {k} of seed {seed}"
-            full, base_rows = _full_program(s, parts, single_root, base)
-            trees = [h for h in _trees(s, single_root)]
-            values = np.array([_tree_value(s, parts, h) for h in trees])
-            report.trees += _check_rows(full, base_rows, parts, trees, tol, where)
-            best = float(values.max())
-            lp = HighsModel(full.lp).solve()
-            if lp.status is Status.INFEASIBLE and np.isneginf(best):
-                report.notes.append(f"{where}: every tree holds a pruned part; the LP is infeasible")
-                continue
-            if not lp.certified:
-                raise FamilyCheckError(f"{where}: the full LP was not solved ({lp.status.value})")
-            if lp.objective < best - tol * (1 + abs(best)):
-                raise FamilyCheckError(
-                    f"{where}: full LP value {lp.objective:.9g} < best tree {best:.9g}: not a relaxation"
-                )
-            report.fractional += not lp.integral
-            mip = HighsModel(full.lp, mip=True).solve()
-            if mip.status is not Status.OPTIMAL or abs(mip.objective - best) > tol * (1 + abs(best)):
-                raise FamilyCheckError(
-                    f"{where}: ILP value {mip.objective:.9g} ({mip.status.value}) != best tree {best:.9g}: the "
-                    "rows do not describe the trees exactly"
-                )
-            # a parse-price-cut run, watched
-            prog = arc_program(s, single_root, base)
-            tree = chu_liu_edmonds(s, single_root=single_root)
-            families = [p.bind(Binding(prog, s, tree, ColgenOptions())) for p in parts]
-            start = clean_tree(s, single_root, tree, families)
-            for family in families:
-                family.tree = start
-            auditor = _Auditor(prog.lp, full.lp, parts, tol, where)
-            auditor.watches = [_Watch(f, auditor) for f in families]
-            run = Engine(prog.lp, auditor.watches, ColgenOptions()).run()  # type: ignore[arg-type]
-            auditor.finish()
-            report.rounds += auditor.rounds
-            report.entered += auditor.entered
-            if run.status is not Status.OPTIMAL or run.certificate is None or not run.certificate.ok:
-                raise FamilyCheckError(f"{where}: parse-price-cut ended {run.status.value}, not certified")
-            outside: dict[str, Any] = {}
-            for family in families:
-                outside.update(family.outside_duals())
-            sol: Solution = run.solution
-            assert sol.x is not None and run.row_dual is not None
-            cert = certify_full(full.lp, prog.lp, sol.x, run.row_dual, tol, outside)
-            if not cert.ok:
-                raise FamilyCheckError(f"{where}: the run's certificate fails on the full program: {cert}")
-            if abs(sol.objective - lp.objective) > tol * (1 + abs(lp.objective)):
-                raise FamilyCheckError(
-                    f"{where}: parse-price-cut {sol.objective:.9g} != full LP {lp.objective:.9g}"
-                )
-            report.sentences += 1
-    return report
+    prog = arc_program(s, single_root, base)
+    tree = chu_liu_edmonds(s, single_root=single_root)
+    families = [p.bind(Binding(prog, s, tree, ColgenOptions())) for p in parts]
+    start = clean_tree(s, single_root, tree, families)
+    for family in families:
+        family.tree = start
+    auditor = _Auditor(prog.lp, full, parts, tol, where)
+    auditor.watches = [_Watch(f, auditor) for f in families]
+    run = Engine(prog.lp, auditor.watches, ColgenOptions()).run()  # type: ignore[arg-type]
+    auditor.finish()
+    report.rounds += auditor.rounds
+    report.entered += auditor.entered
+    if run.status is not Status.OPTIMAL or run.certificate is None or not run.certificate.ok:
+        raise FamilyCheckError(f"{where}: parse-price-cut ended {run.status.value}, not certified")
+    outside: dict[str, Any] = {}
+    for family in families:
+        outside.update(family.outside_duals())
+    sol: Solution = run.solution
+    assert sol.x is not None and run.row_dual is not None
+    cert = certify_full(full, prog.lp, sol.x, run.row_dual, tol, outside)
+    if not cert.ok:
+        raise FamilyCheckError(f"{where}: the run's certificate fails on the full program: {cert}")
+    if abs(sol.objective - value) > tol * (1 + abs(value)):
+        raise FamilyCheckError(f"{where}: parse-price-cut {sol.objective:.9g} != full LP {value:.9g}")
 
 
 def check_rows(
@@ -388,52 +409,47 @@ def check_rows(
     the best tree's. Raises :class:`FamilyCheckError`; returns what it checked."""
     from lpparse.formulations.arborescence import arc_matrix
 
-    rng = np.random.default_rng(seed)
     report = KitReport()
-    for n in sizes:
-        for k in range(per_size):
-            single_root = bool(k % 2)
-            s = random_arc_scores(n, rng, single_root=single_root)
-            where = f"n={n}, single_root={single_root}, sentence {k} of seed {seed}"
-            lp, family = make(s, single_root)
-            full = make_full(s, single_root)
-            arcs = full.var_blocks["z"]
-            if len(arcs) != full.num_cols:
-                raise FamilyCheckError(f"{where}: check_rows needs a program of arc columns only")
-            trees = list(_trees(s, single_root))
-            best = -np.inf
-            for heads in trees:
-                x = np.zeros(full.num_cols)
-                x[arcs.find(np.column_stack([heads[1:], np.arange(1, heads.size)]))] = 1.0
-                act = full.A @ x
-                bad = np.flatnonzero((act < full.row_lower - tol) | (act > full.row_upper + tol))
-                if bad.size:
-                    raise FamilyCheckError(
-                        f"{where}: tree {heads.tolist()} violates row {full.row_label(int(bad[0]))}"
-                    )
-                best = max(best, float(full.cost @ x))
-            report.trees += len(trees)
-            run = Engine(lp, [family], ColgenOptions()).run()
-            report.rounds += run.iterations
-            if run.status is not Status.OPTIMAL or run.certificate is None or not run.certificate.ok:
-                raise FamilyCheckError(f"{where}: the run ended {run.status.value}, not certified")
-            assert run.solution.x is not None
-            zm = arc_matrix(lp, run.solution.x)  # type: ignore[arg-type]
-            x = zm[arcs.index[:, 0], arcs.index[:, 1]]
+    for s, single_root, where, _ in _sentences(sizes, per_size, seed):
+        lp, family = make(s, single_root)
+        full = make_full(s, single_root)
+        arcs = full.var_blocks["z"]
+        if len(arcs) != full.num_cols:
+            raise FamilyCheckError(f"{where}: check_rows needs a program of arc columns only")
+        trees = list(_trees(s, single_root))
+        best = -np.inf
+        for heads in trees:
+            x = np.zeros(full.num_cols)
+            x[arcs.find(np.column_stack([heads[1:], np.arange(1, heads.size)]))] = 1.0
             act = full.A @ x
             bad = np.flatnonzero((act < full.row_lower - tol) | (act > full.row_upper + tol))
             if bad.size:
                 raise FamilyCheckError(
-                    f"{where}: the run's point violates {full.row_label(int(bad[0]))}: separation missed it"
+                    f"{where}: tree {heads.tolist()} violates row {full.row_label(int(bad[0]))}"
                 )
-            value = HighsModel(full).solve()
-            if abs(value.objective - run.solution.objective) > tol * (1 + abs(value.objective)):
-                raise FamilyCheckError(
-                    f"{where}: run {run.solution.objective:.9g} != full LP {value.objective:.9g}"
-                )
-            report.fractional += not value.integral
-            mip = HighsModel(full, mip=True).solve()
-            if abs(mip.objective - best) > tol * (1 + abs(best)):
-                raise FamilyCheckError(f"{where}: full ILP {mip.objective:.9g} != best tree {best:.9g}")
-            report.sentences += 1
+            best = max(best, float(full.cost @ x))
+        report.trees += len(trees)
+        run = Engine(lp, [family], ColgenOptions()).run()
+        report.rounds += run.iterations
+        if run.status is not Status.OPTIMAL or run.certificate is None or not run.certificate.ok:
+            raise FamilyCheckError(f"{where}: the run ended {run.status.value}, not certified")
+        assert run.solution.x is not None
+        zm = arc_matrix(lp, run.solution.x)  # type: ignore[arg-type]
+        x = zm[arcs.index[:, 0], arcs.index[:, 1]]
+        act = full.A @ x
+        bad = np.flatnonzero((act < full.row_lower - tol) | (act > full.row_upper + tol))
+        if bad.size:
+            raise FamilyCheckError(
+                f"{where}: the run's point violates {full.row_label(int(bad[0]))}: separation missed it"
+            )
+        value = HighsModel(full).solve()
+        if abs(value.objective - run.solution.objective) > tol * (1 + abs(value.objective)):
+            raise FamilyCheckError(
+                f"{where}: run {run.solution.objective:.9g} != full LP {value.objective:.9g}"
+            )
+        report.fractional += not value.integral
+        mip = HighsModel(full, mip=True).solve()
+        if abs(mip.objective - best) > tol * (1 + abs(best)):
+            raise FamilyCheckError(f"{where}: full ILP {mip.objective:.9g} != best tree {best:.9g}")
+        report.sentences += 1
     return report

@@ -87,7 +87,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.arborescence import FORMULATIONS, ArborescenceLP, arc_matrix
-from lpparse.formulations.pairs import taken
+from lpparse.formulations.pairs import OnArcs, taken
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import Terms
 from lpparse.lp.solution import Solution
@@ -281,7 +281,7 @@ def synthetic_csib_scorer(
 
 
 @dataclass
-class ConsecutiveSiblingProgram:
+class ConsecutiveSiblingProgram(OnArcs):
     """Consecutive-sibling columns and rows on an arborescence program (arc columns ``z``), and the dense maps
     that grow them: ``z_col[h, m]``: column of z[h,m] (-1 = no arc); ``in_row[h, m]``, ``out_row[h, m]``:
     rows CSibIn/CSibOut[h,m] (-1 = no arc); ``start_row[h, σ]``: row CSibStart[h,σ] (σ = 0 left, 1 right; -1 =
@@ -296,14 +296,6 @@ class ConsecutiveSiblingProgram:
     start_row: NDArray[np.int64]
     present: NDArray[np.bool_]
     pruned: NDArray[np.bool_]
-
-    @property
-    def n(self) -> int:
-        return self.z_col.shape[0] - 1
-
-    @property
-    def arc_mask(self) -> NDArray[np.bool_]:
-        return self.z_col >= 0
 
     @property
     def num_parts(self) -> int:

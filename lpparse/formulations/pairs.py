@@ -17,7 +17,22 @@ from numpy.typing import NDArray
 
 from lpparse.lp.program import LinearProgram, Terms
 
-__all__ = ["add_and_rows", "add_arc_rows", "taken"]
+__all__ = ["OnArcs", "add_and_rows", "add_arc_rows", "taken"]
+
+
+class OnArcs:
+    """What a part program on an arborescence program's arcs derives from its dense arc map ``z_col[h, m]``
+    (column of z[h,m], -1 = no candidate arc): ``n`` and the candidate-arc mask."""
+
+    z_col: NDArray[np.int64]
+
+    @property
+    def n(self) -> int:
+        return self.z_col.shape[0] - 1
+
+    @property
+    def arc_mask(self) -> NDArray[np.bool_]:
+        return self.z_col >= 0
 
 
 def add_and_rows(

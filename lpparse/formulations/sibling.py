@@ -56,7 +56,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.arborescence import ArborescenceLP
 from lpparse.formulations.grandparent import resolve_families
-from lpparse.formulations.pairs import add_and_rows, add_arc_rows, taken
+from lpparse.formulations.pairs import OnArcs, add_and_rows, add_arc_rows, taken
 from lpparse.lp.program import Terms
 from lpparse.triples import candidate_siblings, sibling_mask
 
@@ -82,7 +82,7 @@ def _ragged(counts: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.in
 
 
 @dataclass
-class SiblingProgram:
+class SiblingProgram(OnArcs):
     """Sibling columns and rows on an arborescence program (arc columns ``z``), and the dense maps that grow
     them: ``z_col[h, m]``: column of z[h,m] (-1 = no arc); ``clique_row[h, α]``: row of SibClique[h,α] (-1 =
     none); masks ``present[h, m, m']``: the part has a column (:meth:`sibling_cols`); ``pruned[h, m, m']``: the
@@ -96,14 +96,6 @@ class SiblingProgram:
     clique_row: NDArray[np.int64]
     present: NDArray[np.bool_]
     pruned: NDArray[np.bool_]
-
-    @property
-    def n(self) -> int:
-        return self.z_col.shape[0] - 1
-
-    @property
-    def arc_mask(self) -> NDArray[np.bool_]:
-        return self.z_col >= 0
 
     @property
     def num_siblings(self) -> int:

@@ -431,12 +431,20 @@ def parse_price_cut(
     **grandparent: Any,
 ) -> PPCResult:
     """Parse, Price and Cut (Algorithm 1) on one sentence with grandparent triples and/or arbitrary
-    siblings: :func:`solve_lp` with ``method="ppc"`` on :func:`second_order_parts` (``grandparent``: the
-    options of :class:`GrandparentParts`, such as ``per_pair``); ``options``: the engine's, or keywords of
-    :class:`lpparse.colgen.ColgenOptions` among ``grandparent``."""
-    options, grandparent = _split_options(options, grandparent)
-    parts = second_order_parts(triple_scorer, preset, sibling_scorer, sibling_preset, **grandparent)
-    return solve_lp(arc_scores, parts, "ppc", single_root, base, options, warm)
+    siblings: :func:`solve_second_order` with ``method="ppc"``."""
+    return solve_second_order(
+        arc_scores,
+        triple_scorer,
+        preset,
+        single_root,
+        base,
+        options,
+        sibling_scorer,
+        "ppc",
+        sibling_preset,
+        warm,
+        **grandparent,
+    )
 
 
 def _split_options(
@@ -459,15 +467,24 @@ def solve_bf(
     sibling_preset: str | Iterable[str] = "martins",
     **engine: Any,
 ) -> PPCResult:
-    """Brute force (BF, §6) with grandparent triples and/or arbitrary siblings: :func:`solve_lp` with
-    ``method="bf"`` on :func:`second_order_parts`. ``time_limit`` (in ``options`` or a keyword): seconds for
-    the whole run, scoring and building included; HiGHS gets what is left, or does not run when nothing is
-    (status TIME_LIMIT either way)."""
-    options, rest = _split_options(options, engine)
-    if rest:
-        raise TypeError(f"solve_bf got unexpected options {sorted(rest)}")
-    parts = second_order_parts(triple_scorer, preset, sibling_scorer, sibling_preset)
-    return solve_lp(arc_scores, parts, "bf", single_root, base, options)
+    """Brute force (BF, §6) with grandparent triples and/or arbitrary siblings: :func:`solve_second_order`
+    with ``method="bf"``. ``time_limit`` (in ``options`` or a keyword): seconds for the whole run, scoring and
+    building included; HiGHS gets what is left, or does not run when nothing is (status TIME_LIMIT either
+    way)."""
+    if set(engine) - ENGINE_FIELDS:
+        raise TypeError(f"solve_bf got unexpected options {sorted(set(engine) - ENGINE_FIELDS)}")
+    return solve_second_order(
+        arc_scores,
+        triple_scorer,
+        preset,
+        single_root,
+        base,
+        options,
+        sibling_scorer,
+        "bf",
+        sibling_preset,
+        **engine,
+    )
 
 
 def candidate_parts(arc_scores: ArrayLike, parts: Sequence[Parts], single_root: bool = False) -> int:
@@ -497,14 +514,17 @@ def solve_second_order(
     sibling_scorer: SiblingScorer | None = None,
     method: str = "auto",
     sibling_preset: str | Iterable[str] = "martins",
+    warm: Mapping[str, Warm] | None = None,
     **grandparent: Any,
 ) -> PPCResult:
     """The second-order LP (grandparent triples under ``preset``, sibling parts under ``sibling_preset``) by
-    the cheaper of parse-price-cut and brute force (Riedel, Smith & McCallum 2012, §4 and §6;
-    :func:`choose_method`): :func:`solve_lp` on :func:`second_order_parts`."""
+    ``method`` (``auto``: the cheaper of parse-price-cut and brute force, Riedel, Smith & McCallum 2012, §4 and
+    §6; :func:`choose_method`): :func:`solve_lp` on :func:`second_order_parts`. ``grandparent``: options of
+    :class:`GrandparentParts` (such as ``per_pair``) and keywords of :class:`lpparse.colgen.ColgenOptions`
+    (overriding ``options``); ``warm``: per family, an earlier run's caches and parts."""
     options, grandparent = _split_options(options, grandparent)
     parts = second_order_parts(triple_scorer, preset, sibling_scorer, sibling_preset, **grandparent)
-    return solve_lp(arc_scores, parts, method, single_root, base, options)
+    return solve_lp(arc_scores, parts, method, single_root, base, options, warm)
 
 
 def _ppc_round(r: Round) -> PPCRound:
