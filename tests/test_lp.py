@@ -314,3 +314,29 @@ def test_inactive_columns_and_rows_stay_out_until_activated(seed: int) -> None:
     assert grown.certified and full.certified
     assert grown.objective == pytest.approx(full.objective, abs=1e-7)
     assert extra.size == 1
+
+
+def test_highs_out_of_memory_is_a_memory_error() -> None:
+    """HiGHS reports "memory limit reached" (seen under ulimit -v on a 110-token brute-force LP) as a model status,
+    not an exception: lpparse raises MemoryError, which commands report per sentence, not NOT_SOLVED."""
+    import highspy
+
+    from lpparse.formulations.arborescence import single_commodity_flow
+    from lpparse.lp.highs_view import HighsModel
+    from lpparse.scores import random_scores
+
+    model = HighsModel(single_commodity_flow(random_scores(4, 0)))
+
+    class OutOfMemory:
+        def __init__(self, inner: object) -> None:
+            self.inner = inner
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.inner, name)
+
+        def getModelStatus(self) -> object:  # noqa: N802 (HiGHS's name)
+            return highspy.HighsModelStatus.kMemoryLimit
+
+    model.highs = OutOfMemory(model.highs)  # type: ignore[assignment]
+    with pytest.raises(MemoryError, match="HiGHS ran out of memory"):
+        model.solve()

@@ -434,6 +434,10 @@ class HighsModel:
         run_status = self.highs.run()
         elapsed = time.perf_counter() - start
         info = self.highs.getInfo()
+        if self.highs.getModelStatus() == highspy.HighsModelStatus.kMemoryLimit:
+            raise MemoryError(
+                f"HiGHS ran out of memory on a program of {self.lp.num_rows} rows and {self.lp.num_cols} columns"
+            )
         status = _STATUS.get(self.highs.getModelStatus(), Status.NOT_SOLVED)
         if run_status == highspy.HighsStatus.kError and status is Status.OPTIMAL:
             status = Status.NUMERICAL_TROUBLE
