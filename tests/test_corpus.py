@@ -93,7 +93,7 @@ def test_write_back_keeps_every_other_column(tmp_path: Path) -> None:
         ("1\tGo\tgo\tVERB\tVB\t_\t0\troot\t_\t_", "1\tGo\tgo\tVERB\tVB\t_\t0\troot\t_", "10 tab-separated columns", 12),
         ("1\tGo\tgo\tVERB\tVB\t_\t0\troot\t_\t_", "x\tGo\tgo\tVERB\tVB\t_\t0\troot\t_\t_", "not an integer", 12),
         ("2\t!\t!\tPUNCT\t.\t_\t1\tpunct\t_\t_", "2\t!\t!\tPUNCT\t.\t_\t7\tpunct\t_\t_", "out of range", 13),
-        ("2\t!\t!\tPUNCT\t.\t_\t1\tpunct\t_\t_", "2\t!\t!\tPUNCT\t.\t_\t_\tpunct\t_\t_", "not a non-negative integer", 13),
+        ("2\t!\t!\tPUNCT\t.\t_\t1\tpunct\t_\t_", "2\t!\t!\tPUNCT\t.\t_\t_\tpunct\t_\t_", "head '_' of token 2: no gold tree", 13),
         ("2\t!\t!\tPUNCT\t.\t_\t1\tpunct\t_\t_", "3\t!\t!\tPUNCT\t.\t_\t1\tpunct\t_\t_", "out of sequence", 13),
         ("1\tGo\tgo\tVERB\tVB\t_\t0\troot\t_\t_", "1\tGo\tgo\tVERB\tVB\t_\t2\troot\t_\t_", "cycle", 12),
         ("2\t!\t!\tPUNCT\t.\t_\t1\tpunct\t_\t_", "2\t!\t!\tPUNCT\t.\t_\t2\tpunct\t_\t_", "cycle", 13),

@@ -94,8 +94,8 @@ def bigrams(s: np.ndarray, single_root: bool, rng: np.random.Generator) -> list:
     ids=["gp-all", "gp-martins", "gp-onegp", "sib-martins", "sib-all", "consecutive", "bigrams", "standard"],
 )
 def test_the_kit_passes_every_family(make) -> None:
-    report = check_parts(make, seed=1)
-    assert report.sentences + len(report.notes) == 16 and report.trees > 300 and report.entered > 0
+    report = check_parts(make, per_size=3, seed=1)
+    assert report.sentences + len(report.notes) == 12 and report.trees > 200 and report.entered > 0
     assert report.fractional > 0  # the instances reach fractional LPs, where pricing matters
 
 
@@ -169,7 +169,7 @@ def _brute_force(s: np.ndarray, parts: list, single_root: bool) -> float:
     return best
 
 
-@settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=15, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(2, 6), st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from(["alone", "standard"]))
 def test_consecutive_siblings_bf_ppc_exact_against_brute_force(
     n: int, seed: int, single_root: bool, combo: str

@@ -228,7 +228,7 @@ def test_experiment_through_scores_matches_the_model(model_and_scores: tuple[Pat
     assert lpparse("experiment", *common, "--model", model, "--out", tmp_path / "m.jsonl").returncode == 0
     done = lpparse("experiment", *common, "--scores", scores, "--out", tmp_path / "s.jsonl")
     assert done.returncode == 0, done.stderr
-    assert f"score file {scores}" in done.stdout
+    assert f"score file {scores.name}" in done.stdout and str(scores.parent) not in done.stdout
     by_model, by_scores = read_results(tmp_path / "m.jsonl"), read_results(tmp_path / "s.jsonl")
     assert [r["sent_id"] for r in by_model] == [r["sent_id"] for r in by_scores]
     for a, b in zip(by_model, by_scores):
