@@ -308,10 +308,11 @@ def test_sparse_scorer_of_any_arity_against_its_dense_array(n: int, arity: int, 
     for keep in ((0,), (0, 1), (1, arity - 1)):
         axes = tuple(i for i in range(arity) if i not in keep)
         assert (scorer.bound(keep) >= dense.max(axis=axes) - 1e-12).all()
+    one = np.zeros((1, arity), np.int64)
     with pytest.raises(ValueError, match="twice"):
-        SparsePartScorer(n, np.r_[index, index[:1]], np.r_[dense[tuple(index.T)], 0.0])
+        SparsePartScorer(n, np.r_[one, one], [0.0, 1.0])
     with pytest.raises(ValueError, match="NaN"):
-        SparsePartScorer(n, index[:1], [np.nan])
+        SparsePartScorer(n, one, [np.nan])
 
 
 def test_api_misuse_gets_a_clear_error() -> None:

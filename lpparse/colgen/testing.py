@@ -104,16 +104,6 @@ def _trees(s: NDArray[np.float64], single_root: bool) -> Iterator[NDArray[np.int
             yield heads
 
 
-def _tree_value(s: NDArray[np.float64], parts: Sequence[Any], heads: NDArray[np.int64]) -> float:
-    m = np.arange(1, heads.size)
-    value = float(s[heads[1:], m].sum())
-    for part in parts:
-        idx = part.tree_parts(heads)
-        if idx[0].size:
-            value += float(np.sum(part.scorer.score(*idx)))
-    return value
-
-
 def _full_program(
     s: NDArray[np.float64], parts: Sequence[Any], single_root: bool, base: str
 ) -> tuple[Any, set[str]]:
@@ -318,12 +308,14 @@ def check_parts(
     ``sizes`` (multiple and single root alternating; about a fifth of the arcs pruned), with the families
     ``make_parts(arc_scores, single_root, rng)`` returns. Raises :class:`FamilyCheckError` at the first
     failure, naming the sentence, the tree, row or part; returns a :class:`KitReport` of what it checked."""
+    from lpparse.ppc.parts import tree_score
+
     report = KitReport()
     for s, single_root, where, rng in _sentences(sizes, per_size, seed):
         parts = list(make_parts(s, single_root, rng))
         full, base_rows = _full_program(s, parts, single_root, base)
         trees = [h for h in _trees(s, single_root)]
-        values = np.array([_tree_value(s, parts, h) for h in trees])
+        values = np.array([tree_score(s, parts, h) for h in trees])
         report.trees += _check_rows(full, base_rows, parts, trees, tol, where)
         best = float(values.max())
         lp = HighsModel(full.lp).solve()

@@ -24,7 +24,7 @@ from lpparse.decoder import DecodeResult, DecoderFunc, register_decoder
 from lpparse.lp.solution import Status
 from lpparse.ppc.exact import ExactOptions, exact_search
 from lpparse.ppc.loop import BF_BELOW_PARTS, PPCResult, _split_options, project_to_tree, solve_lp
-from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
+from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts, tree_score
 from lpparse.trees import NoTreeError, allowed_arcs, validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer
 
@@ -56,17 +56,6 @@ def _families(
     return engine, families
 
 
-def _tree_value(arc_scores: NDArray[np.float64], parts: Sequence[Parts], heads: NDArray[np.int64]) -> float:
-    """The tree's score: its arcs and the parts of every family (scored by each family's scorer)."""
-    m = np.arange(1, heads.size)
-    value = float(arc_scores[heads[1:], m].sum())
-    for part in parts:
-        idx = part.tree_parts(heads)
-        if idx[0].size:
-            value += float(np.sum(part.scorer.score(*idx)))
-    return value
-
-
 def _part_stats(
     parts: Sequence[Parts], arc_mask: NDArray[np.bool_], single_root: bool, scored: dict[str, int]
 ) -> dict[str, Any]:
@@ -92,7 +81,7 @@ def _decoded(
         )
     heads = project_to_tree(result, single_root)
     before = sum(p.scorer.scored for p in parts)
-    objective = result.objective if result.integral else _tree_value(arc_scores, parts, heads)
+    objective = result.objective if result.integral else tree_score(arc_scores, parts, heads)
     stats = result.stats.as_dict()
     scored = {name: c.scored for name, c in result.counts.items()}
     stats.update(

@@ -76,7 +76,7 @@ from lpparse.lp.solution import TOL, Certificate, Status, farkas_margin
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.heuristics import improve_tree
 from lpparse.ppc.loop import PPCResult, _validated, second_order_parts, solve_lp
-from lpparse.ppc.parts import GrandparentParts, Parts
+from lpparse.ppc.parts import GrandparentParts, Parts, tree_score
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_error, tree_problem
 from lpparse.triples import SiblingScorer, TripleScorer
 
@@ -303,13 +303,7 @@ class _Parts:
 
     def value(self, heads: NDArray[np.int64]) -> float:
         """The tree's score: its arcs and the parts of every family."""
-        m = np.arange(1, heads.size)
-        value = float(self.s[heads[1:], m].sum())
-        for part in self.parts:
-            idx = part.tree_parts(heads)
-            if idx[0].size:
-                value += float(self.caches[part.name].get(*idx).sum())
-        return value
+        return tree_score(self.s, self.parts, heads, self.caches)
 
     def max_parts(self, n: int) -> int:
         """The most parts a tree of n tokens has outside the arcs (for reduced-cost fixing's ε)."""
@@ -584,11 +578,7 @@ def check_proof(arc_scores: ArrayLike, parts: Sequence[Parts], result: ExactResu
     m = np.arange(1, result.heads.size)
     if not np.isfinite(s[result.heads[1:], m]).all():
         return "the tree uses an arc that is not a candidate"
-    value = float(s[result.heads[1:], m].sum())
-    for part in parts:
-        idx = part.tree_parts(result.heads)
-        if idx[0].size:
-            value += float(np.sum(part.scorer.score(*idx)))
+    value = tree_score(s, parts, result.heads)
     if abs(value - result.objective) > 1e-9 * (1.0 + abs(value)):
         return f"objective {result.objective!r} is not the tree's score {value!r}"
     gap_abs = _gap_abs(value, result.gap_tol)

@@ -17,7 +17,7 @@ write another: ``docs/families.md``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -38,7 +38,7 @@ from lpparse.triples import (
     tree_siblings,
 )
 
-__all__ = ["Binding", "GrandparentParts", "Parts", "SiblingParts", "tree_triples"]
+__all__ = ["Binding", "GrandparentParts", "Parts", "SiblingParts", "tree_score", "tree_triples"]
 
 Index = tuple[NDArray[np.int64], ...]
 
@@ -89,6 +89,24 @@ class Parts(Protocol):
 
     def bind(self, binding: Binding) -> PartFamily:
         """The family bound to one run (its columns and rows attached to ``binding.program``)."""
+
+
+def tree_score(
+    arc_scores: NDArray[np.float64],
+    parts: Sequence[Parts],
+    heads: NDArray[np.int64],
+    caches: Mapping[str, ScoreCache] | None = None,
+) -> float:
+    """A tree's score: its arcs and the parts of every family, scored by each family's scorer, or through
+    ``caches`` by family name (each part scored at most once)."""
+    m = np.arange(1, heads.size)
+    value = float(arc_scores[heads[1:], m].sum())
+    for part in parts:
+        idx = part.tree_parts(heads)
+        if idx[0].size:
+            scores = caches[part.name].get(*idx) if caches is not None else part.scorer.score(*idx)
+            value += float(np.sum(scores))
+    return value
 
 
 def tree_triples(heads: NDArray[np.int64]) -> Index:
