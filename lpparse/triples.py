@@ -39,6 +39,7 @@ __all__ = [
     "TripleScorer",
     "candidate_siblings",
     "candidate_triples",
+    "check_csib_batch",
     "check_part_scores",
     "check_sibling_batch",
     "noisy_gold_triple_scorer",
@@ -152,7 +153,9 @@ def _check_batch(n: int, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> Triples:
     bad = (p == 0) | (c == 0) | (g == p) | (p == c) | (g == c)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"⟨{g[i]}, {p[i]}, {c[i]}⟩ is not a grandparent triple (need p > 0, c > 0, all distinct)")
+        raise ValueError(
+            f"⟨{g[i]}, {p[i]}, {c[i]}⟩ is not a grandparent triple (need p > 0, c > 0, all distinct)"
+        )
     return g, p, c
 
 
@@ -166,6 +169,34 @@ def check_sibling_batch(n: int, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> Tr
     return h, m, m2
 
 
+def check_csib_batch(
+    n: int, h: ArrayLike, a: ArrayLike, b: ArrayLike
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """The batch as int64 arrays; ValueError unless every ⟨h, a, b⟩ lies in 0..n and is a consecutive-sibling
+    window shape: ⟨h, h, b⟩ (b a token ≠ h), ⟨h, a, h⟩ (a a token ≠ h), or a strictly nearer h than b on one
+    side (:mod:`lpparse.formulations.consecutive`)."""
+    h, a, b = (np.asarray(x, dtype=np.int64).ravel() for x in (h, a, b))
+    if not h.shape == a.shape == b.shape:
+        raise ValueError(
+            f"consecutive-sibling index arrays must have the same length, got {[h.shape, a.shape, b.shape]}"
+        )
+    if h.size == 0:
+        return h, a, b
+    if min(int(x.min()) for x in (h, a, b)) < 0 or max(int(x.max()) for x in (h, a, b)) > n:
+        raise ValueError(f"consecutive-sibling indices must lie in 0..{n}")
+    first = (a == h) & (b != h) & (b > 0)
+    last = (b == h) & (a != h) & (a > 0)
+    middle = (a > 0) & (b > 0) & (((h < a) & (a < b)) | ((b < a) & (a < h)))
+    bad = ~(first | last | middle)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"⟨{h[i]}, {a[i]}, {b[i]}⟩ is not a consecutive-sibling window (need ⟨h, h, b⟩, ⟨h, a, h⟩ or "
+            "h < a < b or b < a < h, children >= 1)"
+        )
+    return h, a, b
+
+
 def check_part_scores(values: ArrayLike, kind: str) -> None:
     """ValueError if a batch of part scores holds NaN or +inf (-inf prunes a part)."""
     v = np.asarray(values, dtype=np.float64)
@@ -173,7 +204,9 @@ def check_part_scores(values: ArrayLike, kind: str) -> None:
         raise ValueError(f"the {kind} scores hold NaN or +inf (finite scores, or -inf for a pruned part)")
 
 
-def _dense_cube(scores: ArrayLike, valid: Callable[[int], NDArray[np.bool_]], kind: str) -> NDArray[np.float64]:
+def _dense_cube(
+    scores: ArrayLike, valid: Callable[[int], NDArray[np.bool_]], kind: str
+) -> NDArray[np.float64]:
     """``scores`` as a float64 (n+1,)*3 array, checked for NaN and +inf where ``valid(n+1)`` is True."""
     s = np.asarray(scores, dtype=np.float64)
     if s.ndim != 3 or not s.shape[0] == s.shape[1] == s.shape[2] or s.shape[0] < 2:
@@ -241,7 +274,9 @@ class SparsePartScorer:
         idx = np.asarray(index, dtype=np.int64)
         vals = np.asarray(values, dtype=np.float64).ravel()
         if idx.ndim != 2 or idx.shape[0] != vals.size:
-            raise ValueError(f"sparse parts need an (m, k) index and m values, got {idx.shape} and {vals.shape}")
+            raise ValueError(
+                f"sparse parts need an (m, k) index and m values, got {idx.shape} and {vals.shape}"
+            )
         if idx.size and (idx.min() < 0 or idx.max() > n):
             raise ValueError(f"part indices must lie in 0..{n}")
         check_part_scores(vals, "sparse part")
@@ -392,7 +427,6 @@ def _random_cube(n: int, rng: np.random.Generator, distribution: str, scale: flo
     if distribution == "positive":
         return np.abs(rng.normal(0.0, scale, shape))
     raise ValueError(f"unknown distribution {distribution!r}; choose from {GP_DISTRIBUTIONS}")
-
 
 
 def noisy_gold_triple_scorer(

@@ -33,10 +33,10 @@ from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.scores import load_scores
 from lpparse.scoring import CONSECUTIVE_TEMPLATES, SIBLING_TEMPLATES, CSibTemplate, Model, Vocabulary
 from lpparse.scoring.features import CSIB_SEED, CSIB_START, CSIB_STOP, DISTANCE_EDGES, encode, hash_columns
-from lpparse.scoring.model import ModelFormatError, check_window_batch
+from lpparse.scoring.model import ModelFormatError
 from lpparse.training import TrainConfig, gold_triples, train
 from lpparse.trees import allowed_arcs, allowed_mask_shape
-from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, tree_siblings
+from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, check_csib_batch, tree_siblings
 
 SAMPLE_PATH = sample_treebank_path()
 SAMPLE = read_treebank(SAMPLE_PATH)
@@ -46,9 +46,7 @@ BITS = 14
 
 
 def _model(siblings: bool = False, seed: int | None = None, scale: float = 0.3, bits: int = BITS) -> Model:
-    model = Model(
-        VOCAB, order=2, bits=bits, siblings=SIBLING_TEMPLATES if siblings else (), consecutive=True
-    )
+    model = Model(VOCAB, order=2, bits=bits, siblings=SIBLING_TEMPLATES if siblings else (), consecutive=True)
     if seed is not None:  # dense random weights: every slot matters, collisions included
         model.weights = np.random.default_rng(seed).normal(0.0, scale, 1 << bits)
     return model
@@ -116,12 +114,12 @@ def test_window_values_and_window_checks_match_the_formulation() -> None:
     shapes = csib_mask(allowed_mask_shape(6))
     for h, a, b in np.ndindex(6, 6, 6):
         if shapes[h, a, b]:
-            check_window_batch(5, [h], [a], [b])
+            check_csib_batch(5, [h], [a], [b])
         else:
             with pytest.raises(ValueError, match="not a consecutive-sibling window"):
-                check_window_batch(5, [h], [a], [b])
+                check_csib_batch(5, [h], [a], [b])
     with pytest.raises(ValueError, match="lie in 0..5"):
-        check_window_batch(5, [1], [1], [6])
+        check_csib_batch(5, [1], [1], [6])
 
 
 def test_features_read_start_and_stop_side_kind_and_distance() -> None:

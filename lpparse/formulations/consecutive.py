@@ -92,7 +92,7 @@ from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import Terms
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape, validate_scores
-from lpparse.triples import DensePartScorer, _dense_cube, check_part_scores
+from lpparse.triples import DensePartScorer, _dense_cube, check_csib_batch, check_part_scores
 
 __all__ = [
     "BASES",
@@ -176,29 +176,6 @@ def max_csibs_per_tree(n: int) -> int:
 def _all_csibs(size: int) -> NDArray[np.bool_]:
     """Every window shape of a sentence of ``size - 1`` tokens (all arcs candidates)."""
     return csib_mask(allowed_mask_shape(size))
-
-
-def check_csib_batch(n: int, h: ArrayLike, a: ArrayLike, b: ArrayLike) -> Parts:
-    """The batch as int64 arrays; ValueError unless every (h, a, b) lies in 0..n and is a window shape
-    (first child ⟨h, h, b⟩, last child ⟨h, a, h⟩, or a strictly nearer h than b on one side, tokens
-    a, b >= 1)."""
-    out = tuple(np.asarray(x, dtype=np.int64).ravel() for x in (h, a, b))
-    if len({x.shape for x in out}) > 1:
-        shapes = [x.shape for x in out]
-        raise ValueError(f"consecutive-sibling index arrays must have the same length, got {shapes}")
-    h, a, b = out
-    if h.size == 0:
-        return h, a, b
-    if min(int(x.min()) for x in out) < 0 or max(int(x.max()) for x in out) > n:
-        raise ValueError(f"consecutive-sibling indices must lie in 0..{n}")
-    bad = ~_all_csibs(n + 1)[h, a, b]
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"⟨{h[i]}, {a[i]}, {b[i]}⟩ is not a consecutive-sibling window (need ⟨h, h, b⟩, ⟨h, a, h⟩ or "
-            "h < a < b or b < a < h, children >= 1)"
-        )
-    return h, a, b
 
 
 @runtime_checkable

@@ -70,7 +70,7 @@ from lpparse.scoring.features import (
     sibling_slots,
     triple_slots,
 )
-from lpparse.triples import _check_batch, check_sibling_batch
+from lpparse.triples import _check_batch, check_csib_batch, check_sibling_batch
 
 __all__ = [
     "BOUNDS",
@@ -256,7 +256,9 @@ class Model:
             raise ValueError("weights that are NaN or infinite")
         index = archive["weight_index"]
         if index.dtype.kind not in "iu" or index.ndim != 1 or index.shape != archive["weight_value"].shape:
-            raise ValueError(f"weight_index of dtype {index.dtype} and shape {index.shape} does not fit its values")
+            raise ValueError(
+                f"weight_index of dtype {index.dtype} and shape {index.shape} does not fit its values"
+            )
         if index.size and (index.min() < 0 or index.max() >= 1 << bits):
             raise ValueError(f"weight_index outside 0..2^{bits} - 1 (a negative index would wrap around)")
         if np.unique(index).size != index.size:
@@ -465,35 +467,6 @@ class SiblingModelScorer(_PartScorer):
         return self._bounds().parts(*self._checked(h, m, m2))
 
 
-def check_window_batch(
-    n: int, h: ArrayLike, a: ArrayLike, b: ArrayLike
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """The batch as int64 arrays; ValueError unless every ⟨h, a, b⟩ lies in 0..n and is a consecutive-sibling
-    window shape: ⟨h, h, b⟩ (b a token ≠ h), ⟨h, a, h⟩ (a a token ≠ h), or a strictly nearer h than b on one
-    side (the check of :func:`lpparse.formulations.consecutive.check_csib_batch`, which this layer does not
-    import)."""
-    h, a, b = (np.asarray(x, dtype=np.int64).ravel() for x in (h, a, b))
-    if not h.shape == a.shape == b.shape:
-        raise ValueError(
-            f"consecutive-sibling index arrays must have the same length, got {[h.shape, a.shape, b.shape]}"
-        )
-    if h.size == 0:
-        return h, a, b
-    if min(int(x.min()) for x in (h, a, b)) < 0 or max(int(x.max()) for x in (h, a, b)) > n:
-        raise ValueError(f"consecutive-sibling indices must lie in 0..{n}")
-    first = (a == h) & (b != h) & (b > 0)
-    last = (b == h) & (a != h) & (a > 0)
-    middle = (a > 0) & (b > 0) & (((h < a) & (a < b)) | ((b < a) & (a < h)))
-    bad = ~(first | last | middle)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"⟨{h[i]}, {a[i]}, {b[i]}⟩ is not a consecutive-sibling window (need ⟨h, h, b⟩, ⟨h, a, h⟩ or "
-            "h < a < b or b < a < h, children >= 1)"
-        )
-    return h, a, b
-
-
 @dataclass
 class ConsecutiveModelScorer(_PartScorer):
     """The consecutive-sibling scorer
@@ -504,7 +477,7 @@ class ConsecutiveModelScorer(_PartScorer):
     def _checked(
         self, h: ArrayLike, a: ArrayLike, b: ArrayLike
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        return check_window_batch(self.n, h, a, b)
+        return check_csib_batch(self.n, h, a, b)
 
     def _slots(self, h: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.int64]:
         return csib_slots(self.ids, h, a, b, self.model.bits, self.model.consecutive_templates)
