@@ -317,7 +317,8 @@ def solve_lp(
     options = options or ColgenOptions()
     start = time.perf_counter()
     s = _validated(arc_scores, parts)
-    method = choose_method(candidate_parts(s, parts, single_root), method)
+    # counting the candidates costs an (n+1)^3 mask per family: only auto needs it (not exact search's nodes)
+    method = choose_method(candidate_parts(s, parts, single_root) if method == "auto" else 0, method)
     prog = arc_program(s, single_root, base)
     tree = chu_liu_edmonds(s, single_root=single_root)
     warm = warm or {}
