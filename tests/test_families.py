@@ -322,3 +322,25 @@ def test_api_misuse_gets_a_clear_error() -> None:
         solve_lp(s, [GrandparentParts(np.zeros((5, 5, 5)))])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="give a preset"):
         GrandparentParts(DenseTripleScorer(np.zeros((5, 5, 5))), preset=None)  # type: ignore[arg-type]
+
+
+def test_the_sparse_score_cache_scores_each_part_once() -> None:
+    """Above DENSE_LIMIT entries the cache keeps parts by flat index: the scorer's scores, and a part asked
+    again in a later batch is not scored again (forced here on a 4-index space of 7^4 parts)."""
+    from lpparse.colgen import cache as cache_module
+    from lpparse.colgen.cache import ScoreCache
+
+    rng = np.random.default_rng(3)
+    dense = rng.normal(size=(7,) * 4)
+    dense[rng.random(dense.shape) < 0.1] = -np.inf
+    with mock.patch.object(cache_module, "DENSE_LIMIT", 100):
+        scorer = DensePartScorer(dense)
+        cache = ScoreCache(scorer, 7, "4-index", (), arity=4)
+        assert cache.values is None  # stored sparsely
+        seen: set[tuple[int, ...]] = set()
+        for _ in range(6):  # distinct parts within a batch, many repeated across batches
+            flat = rng.choice(7**4 // 4, size=300, replace=False)
+            batch = np.array(np.unravel_index(flat, (7,) * 4))
+            np.testing.assert_array_equal(cache.get(*batch), dense[tuple(batch)])
+            seen |= set(flat.tolist())
+        assert scorer.scored == len(seen) < 6 * 300

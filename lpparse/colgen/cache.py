@@ -62,6 +62,8 @@ class ScoreCache:
         return self._bounds
 
     def _lookup(self, keys: NDArray[np.int64]) -> NDArray[np.float64]:
+        if self._keys.size == 0:
+            return np.full(keys.shape, np.nan)
         at = np.searchsorted(self._keys, keys)
         found = at < self._keys.size
         found[found] = self._keys[at[found]] == keys[found]
