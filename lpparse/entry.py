@@ -35,8 +35,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from lpparse.cli import main as run
     except KeyboardInterrupt:
+        # Nothing to clean up yet. Leave with os._exit: a KeyboardInterrupt that went through code run by
+        # PyRun_String inside an import marks itself unhandled, and Python would then exit killed by SIGINT.
         print("lpparse: interrupted", file=sys.stderr)
-        return 130
+        sys.stderr.flush()
+        os._exit(130)
     try:
         code = run(args)
     except Terminated as stop:

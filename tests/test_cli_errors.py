@@ -231,9 +231,22 @@ def test_an_unproved_exact_tree_is_left_out(tmp_path: Path, gp_model: Path, monk
 
     monkeypatch.setattr(parse_command, "_decode", stopped)
     treebank, out = conll(tmp_path / "three.conllu", [4, 5, 3]), tmp_path / "pred.conllu"
-    argv = ["parse", "--model", str(gp_model), "--treebank", str(treebank), "--decoder", "exact", "--out", str(out)]
+    argv = [
+        "parse",
+        "--model",
+        str(gp_model),
+        "--treebank",
+        str(treebank),
+        "--decoder",
+        "exact",
+        "--out",
+        str(out),
+    ]
     assert main([*argv, "--no-progress"]) == 1
-    assert "s1 (5 tokens) not parsed: time limit before the tree was proved optimal (gap 0.25)" in capsys.readouterr().err
+    assert (
+        "s1 (5 tokens) not parsed: time limit before the tree was proved optimal (gap 0.25)"
+        in capsys.readouterr().err
+    )
     assert [s.sent_id for s in read_treebank(out)] == ["s0", "s2"]
 
 
@@ -285,7 +298,11 @@ def test_experiment_resume_checks_settings_and_path_spelling(tmp_path: Path) -> 
     fails(lpparse(*EXPERIMENT, "--treebank", other, "--out", out), 2, "treebank_sha256", "another --out")
     legacy = tmp_path / "legacy.jsonl"
     legacy.write_text("".join(line + "\n" for line in out.read_text().splitlines()[1:]))
-    fails(lpparse(*EXPERIMENT, "--limit", "5", "--out", legacy), 2, "not an lpparse results file with a settings header")
+    fails(
+        lpparse(*EXPERIMENT, "--limit", "5", "--out", legacy),
+        2,
+        "not an lpparse results file with a settings header",
+    )
     assert len(read_results(legacy)) == 5  # still readable, e.g. by 'lpparse report'
 
 
@@ -448,12 +465,18 @@ def test_outputs_never_destroy_inputs_devices_or_links(tmp_path: Path, gp_model:
     alias = tmp_path / "alias.conllu"
     alias.symlink_to(treebank)
     fails(lpparse("parse", "--model", gp_model, "--treebank", treebank, "--out", alias), 2, "is an input")
-    fails(lpparse("scores", "export", "--model", gp_model, "--treebank", SAMPLE, "--out", gp_model), 2, "is an input")
+    fails(
+        lpparse("scores", "export", "--model", gp_model, "--treebank", SAMPLE, "--out", gp_model),
+        2,
+        "is an input",
+    )
     assert treebank.read_bytes() == before and gp_model.stat().st_size > 0
     target = tmp_path / "real.conllu"
     link = tmp_path / "link.conllu"
     link.symlink_to(target)
-    done = lpparse("parse", "--model", gp_model, "--treebank", SAMPLE, "--limit", "2", "--out", link, "--no-progress")
+    done = lpparse(
+        "parse", "--model", gp_model, "--treebank", SAMPLE, "--limit", "2", "--out", link, "--no-progress"
+    )
     assert done.returncode == 0, done.stderr
     assert link.is_symlink() and len(read_treebank(target)) == 2
     fifo = tmp_path / "pipe"
@@ -461,22 +484,33 @@ def test_outputs_never_destroy_inputs_devices_or_links(tmp_path: Path, gp_model:
     got: list[bytes] = []
     reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
     reader.start()
-    done = lpparse("parse", "--model", gp_model, "--treebank", SAMPLE, "--limit", "2", "--out", fifo, "--no-progress")
+    done = lpparse(
+        "parse", "--model", gp_model, "--treebank", SAMPLE, "--limit", "2", "--out", fifo, "--no-progress"
+    )
     reader.join(timeout=60)
     assert done.returncode == 0, done.stderr
     assert fifo.is_fifo() and got and got[0].count(b"\n\n") == 2
     other = tmp_path / "notes.jsonl"
     other.write_text("my notes\n")
-    fails(lpparse("experiment", "ppc", "--synthetic", "--limit", "1", "--out", other), 2, "not an lpparse results file")
+    fails(
+        lpparse("experiment", "ppc", "--synthetic", "--limit", "1", "--out", other),
+        2,
+        "not an lpparse results file",
+    )
     assert other.read_text() == "my notes\n"
-    fails(lpparse("experiment", "ppc", "--synthetic", "--limit", "1", "--out", tmp_path / "r.md"), 2, ".jsonl")
+    fails(
+        lpparse("experiment", "ppc", "--synthetic", "--limit", "1", "--out", tmp_path / "r.md"), 2, ".jsonl"
+    )
 
 
 def test_a_punctuation_only_sentence_poisons_no_uas(tmp_path: Path, gp_model: Path) -> None:
     """A sentence of punctuation alone (Danish dev has one) has no token to score without punctuation: every
     command's UAS is pooled over tokens, so it neither turns a table's UAS into NaN nor crashes compare."""
     treebank = conll(tmp_path / "t.conllu", [4, 5])
-    text = treebank.read_text() + "# sent_id = p\n1\t.\t.\tPUNCT\t.\t_\t0\tpunct\t_\t_\n2\t!\t!\tPUNCT\t.\t_\t1\tpunct\t_\t_\n\n"
+    text = (
+        treebank.read_text()
+        + "# sent_id = p\n1\t.\t.\tPUNCT\t.\t_\t0\tpunct\t_\t_\n2\t!\t!\tPUNCT\t.\t_\t1\tpunct\t_\t_\n\n"
+    )
     treebank.write_text(text)
     out = tmp_path / "p.conllu"
     done = lpparse("parse", "--model", gp_model, "--treebank", treebank, "--out", out, "--no-progress")
@@ -484,14 +518,26 @@ def test_a_punctuation_only_sentence_poisons_no_uas(tmp_path: Path, gp_model: Pa
     done = lpparse("compare", treebank, out, out)
     assert done.returncode == 0 and "nan" not in done.stdout.lower(), done.stderr
     results = tmp_path / "r.jsonl"
-    done = lpparse("experiment", "ppc", "--model", gp_model, "--treebank", treebank, "--out", results, "--no-progress")
+    done = lpparse(
+        "experiment", "ppc", "--model", gp_model, "--treebank", treebank, "--out", results, "--no-progress"
+    )
     assert done.returncode == 0, done.stderr
     table = results.with_suffix(".md").read_text()
     assert "nan" not in table.lower() and " - |" not in table.split("\n")[-2]
 
 
 def test_exact_gp_marginals_need_short_sentences(tmp_path: Path) -> None:
-    argv = ["train", "--treebank", SAMPLE, "--order", "2", "--gp-marginals", "exact", "--out", tmp_path / "m.npz"]
+    argv = [
+        "train",
+        "--treebank",
+        SAMPLE,
+        "--order",
+        "2",
+        "--gp-marginals",
+        "exact",
+        "--out",
+        tmp_path / "m.npz",
+    ]
     fails(lpparse(*argv, "--max-length", "8"), 2, "--gp-marginals exact", "--max-length 6")
     done = lpparse(*argv, "--max-length", "6", "--epochs", "1", "--bits", "12", "--no-progress")
     assert done.returncode == 0, done.stderr
@@ -505,7 +551,18 @@ def test_an_interrupted_run_stops_at_once_and_keeps_its_records(tmp_path: Path, 
     stops its workers, keeps every finished record, leaves no temporary file, and a second signal cannot hang
     it; the run resumes from what it kept."""
     out = tmp_path / "ppc.jsonl"
-    argv = [sys.executable, "-m", "lpparse", *EXPERIMENT, "--max-length", "25", "--workers", "2", "--out", str(out)]
+    argv = [
+        sys.executable,
+        "-m",
+        "lpparse",
+        *EXPERIMENT,
+        "--max-length",
+        "25",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+    ]
     run = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 120
     while time.time() < deadline and len(keys(out) if out.exists() else []) < 2:
@@ -525,7 +582,9 @@ def test_an_interrupted_run_stops_at_once_and_keeps_its_records(tmp_path: Path, 
     assert not [pid for pid in workers if _alive(pid)]
     kept = keys(out)
     assert len(kept) >= 2 and len(kept) == len(set(kept))
-    assert not [p for p in tmp_path.iterdir() if ".tmp" in p.name]  # no hidden temporary file (the lock file stays)
+    assert not [
+        p for p in tmp_path.iterdir() if ".tmp" in p.name
+    ]  # no hidden temporary file (the lock file stays)
     resumed = lpparse(*EXPERIMENT, "--max-length", "25", "--limit", str(len(kept) + 1), "--out", out)
     assert resumed.returncode == 0, resumed.stderr
 
@@ -559,3 +618,108 @@ def test_a_server_that_is_no_dask_scheduler_fails_within_seconds(tmp_path: Path,
     server.close()
     fails(done, 2, "--scheduler", "no Dask scheduler answered")
     assert time.time() - start < 60
+
+
+_CLUSTER = """
+import sys, time
+from distributed import LocalCluster
+cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                       dashboard_address=None)
+print(cluster.scheduler_address, flush=True)
+time.sleep(600)
+"""
+
+
+def test_losing_the_scheduler_mid_run_keeps_the_records(tmp_path: Path) -> None:
+    """The Dask scheduler dies while a run uses it: one line naming the scheduler, exit 1 within a minute, the
+    records finished before kept, and the run resumes from them on local workers."""
+    cluster = subprocess.Popen([sys.executable, "-c", _CLUSTER], stdout=subprocess.PIPE, text=True)
+    try:
+        address = cluster.stdout.readline().strip()
+        assert address.startswith("tcp://"), address
+        out = tmp_path / "ppc.jsonl"
+        argv = [sys.executable, "-m", "lpparse", *EXPERIMENT, "--max-length", "25", "--scheduler", address]
+        run = subprocess.Popen([*argv, "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 120
+        while time.time() < deadline and len(keys(out) if out.exists() else []) < 2:
+            time.sleep(0.05)
+        assert run.poll() is None, "the scheduler must be lost while the run works"
+    finally:
+        cluster.kill()
+        cluster.wait()
+    code = run.wait(timeout=120)
+    error = run.stderr.read().decode()
+    assert code == 1, error
+    assert len(error.splitlines()) == 1 and "lost the Dask scheduler" in error and address in error
+    kept = keys(out)
+    assert len(kept) >= 2 and len(kept) == len(set(kept))
+    resumed = lpparse(*EXPERIMENT, "--max-length", "25", "--limit", str(len(kept) + 1), "--out", out)
+    assert resumed.returncode == 0, resumed.stderr
+    assert keys(out)[: len(kept)] == kept
+
+
+_INTERRUPTED_IMPORT = """
+import sys
+from lpparse.entry import main
+
+class Interrupt:  # Ctrl-C while the commands load: raised by the import of lpparse.cli
+    def find_spec(self, name, path=None, target=None):
+        if name == "lpparse.cli":
+            raise KeyboardInterrupt
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+sys.exit(main(["parse", "--help"]))
+"""
+
+
+def test_ctrl_c_during_start_up_prints_one_line(tmp_path: Path) -> None:
+    """Ctrl-C while the console script imports its commands (the first second or two of every command), and
+    while a command reads its inputs: exit 130 and one line, no traceback."""
+    done = subprocess.run(
+        [sys.executable, "-c", _INTERRUPTED_IMPORT], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 130 and done.stderr == "lpparse: interrupted\n", done.stderr
+    # a real SIGINT at several moments of a start-up: whatever it hits, the same one-line outcome
+    for delay in (0.3, 0.8, 1.5):
+        run = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "lpparse",
+                *EXPERIMENT,
+                "--max-length",
+                "25",
+                "--out",
+                str(tmp_path / "r.jsonl"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(delay)
+        run.send_signal(signal.SIGINT)
+        code = run.wait(timeout=60)
+        error = run.stderr.read()
+        assert code == 130 and "Traceback" not in error and len(error.splitlines()) == 1, (delay, error)
+
+
+def test_sigterm_while_writing_an_output_leaves_nothing_behind(tmp_path: Path, gp_model: Path) -> None:
+    """SIGTERM while ``scores export`` writes its archive (its temporary file exists from the first sentence to
+    the last; ``parse`` and ``train`` write through the same :func:`lpparse.io.atomic_path`): exit 143 at once,
+    no temporary file, no partial output, the existing output untouched."""
+    out = tmp_path / "s.npz"
+    out.write_bytes(b"an older archive")
+    argv = [sys.executable, "-m", "lpparse", "scores", "export", "--model", str(gp_model), "--no-progress"]
+    run = subprocess.Popen(
+        [*argv, "--treebank", SAMPLE, "--out", str(out)], stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.time() + 120
+    while time.time() < deadline and not any(".tmp" in p.name for p in tmp_path.iterdir()):
+        time.sleep(0.01)
+    run.send_signal(signal.SIGTERM)
+    code = run.wait(timeout=30)
+    error = run.stderr.read()
+    assert code == 128 + signal.SIGTERM and "Traceback" not in error, error
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.npz"]
+    assert out.read_bytes() == b"an older archive"

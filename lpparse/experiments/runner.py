@@ -22,10 +22,12 @@ function and deterministic given its task (seed it from the task), so every back
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import ctypes
 import fcntl
 import functools
 import json
+import logging
 import multiprocessing
 import os
 import signal
@@ -126,7 +128,9 @@ def check_scheduler(address: str) -> None:
             try:
                 sock.recv(1)
             except TimeoutError:
-                raise UsageError(f"--scheduler {address}: no Dask scheduler answered (silent for 5 s)") from None
+                raise UsageError(
+                    f"--scheduler {address}: no Dask scheduler answered (silent for 5 s)"
+                ) from None
             except OSError:
                 pass  # reset or closed: the client's own handshake below says what it is
 
@@ -255,6 +259,10 @@ def _dask(
             raise UsageError(
                 f"--scheduler {scheduler}: no Dask scheduler answered ({type(err).__name__}: {err})"
             ) from None
+    # the client logs its reconnection attempts with tracebacks; a lost scheduler is reported below, in one line
+    client_log = logging.getLogger("distributed.client")
+    level = client_log.level
+    client_log.setLevel(logging.CRITICAL)
     try:
         futures = client.map(
             func, [t.payload for t in tasks], key=[f"lpparse-{t.key}" for t in tasks], pure=False
@@ -263,15 +271,18 @@ def _dask(
         for future in as_completed(futures):
             try:
                 result = future.result()
-            except (OSError, asyncio.CancelledError) as err:
+            except (OSError, asyncio.CancelledError, concurrent.futures.CancelledError) as err:
+                # Dask cancels every future when the scheduler connection is lost (FutureCancelledError)
+                why = str(err).splitlines()[0] if str(err) else ""
                 raise UserError(
-                    f"lost the Dask scheduler {scheduler} ({type(err).__name__}: {err}); results so far are "
+                    f"lost the Dask scheduler {scheduler} ({type(err).__name__}: {why}); results so far are "
                     "kept, run again to resume"
                 ) from None
             yield index[future.key], result
     finally:
         if client is not scheduler:
             client.close()
+        client_log.setLevel(level)
 
 
 def run_tasks(
