@@ -81,9 +81,9 @@ def run_treebank(path: Path, args: argparse.Namespace) -> dict[str, Any]:
                 st.time_total,
                 st.iterations,
                 st.simplex_iterations,
-                st.gps_scored,
-                st.gps_added,
-                st.gps_total,
+                result.counts["grandparent"].scored,
+                result.counts["grandparent"].added,
+                result.counts["grandparent"].candidates,
             ]
     base = totals["default"][0]
     rows = []

@@ -38,7 +38,7 @@ from lpparse.corpus import Sentence, corpus_uas, read_treebank
 from lpparse.experiments.grandparent_tables import BUCKETS
 from lpparse.oracles import chu_liu_edmonds
 from lpparse.parsing import decode_sentence, default_decoder_options
-from lpparse.ppc import PPCResult, parse_price_cut
+from lpparse.ppc import FamilyCounts, PPCResult, parse_price_cut
 from lpparse.ppc.loop import project_to_tree, solve_bf
 from lpparse.pruning import ArcPruning, pruning_mask
 from lpparse.scoring.model import Model
@@ -77,20 +77,19 @@ def _model(models: Path, name: str, suffix: str) -> Model | None:
 
 
 def _record(result: PPCResult, seconds: float) -> dict[str, Any]:
-    stats = result.stats.as_dict()
-    info = result.info
+    gp, sib = (result.counts.get(name, FamilyCounts()) for name in ("grandparent", "sibling"))
     return {
         "seconds": seconds,
         "objective": result.objective,
         "certified": result.certified,
         "integral": result.integral,
-        "gps_total": stats["gps_total"],
-        "gps_scored": stats["gps_scored"],
-        "gps_added": stats["gps_added"],
-        "sibs_total": info.get("sibs_total", 0),
-        "sibs_scored": info.get("sibs_scored", 0),
-        "sibs_added": info.get("sibs_added", 0),
-        "iterations": stats["iterations"],
+        "gps_total": gp.candidates,
+        "gps_scored": gp.scored,
+        "gps_added": gp.added,
+        "sibs_total": sib.candidates,
+        "sibs_scored": sib.scored,
+        "sibs_added": sib.added,
+        "iterations": result.stats.iterations,
     }
 
 

@@ -65,6 +65,7 @@ from lpparse.parsing import default_decoder, default_decoder_options, evaluate
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.exact import exact_search
 from lpparse.ppc.loop import second_order_parts, solve_lp
+from lpparse.ppc.parts import SiblingParts
 from lpparse.pruning import ArcPruning, pruning_mask
 from lpparse.scoring.model import (
     ConsecutiveModelScorer,
@@ -563,8 +564,8 @@ def _second_order_step(
         program = result.program
         arc_values = program.arc_values(x)
         triple_point = program.triples(), program.triple_values(x)
-        sibling_program = result.info.get("siblings")
-        if sibling_program is not None:
+        if SiblingParts.name in result.families:
+            sibling_program = result.families[SiblingParts.name].sibs  # type: ignore[attr-defined]
             sibling_point = sibling_program.siblings(), sibling_program.sibling_values(x)
         if consecutive is not None:
             windows = result.families[ConsecutiveSiblingParts.name].csibs  # type: ignore[attr-defined]

@@ -100,14 +100,14 @@ def check_against_bf(
     )
     assert cert.ok, (parts, preset, sibling_preset, str(cert))
     if sibs is not None:
-        info = result.info
-        assert info["sibs_added"] == info["siblings"].num_siblings <= info["sibs_scored"]
-        assert info["sibs_scored"] <= info["sibs_total"]
-        assert info["sibs_total"] == bf.info["sibs_total"]
-        assert result.trace[-1].sibs_priced == result.trace[-1].sibs_cut == 0
+        sib = result.counts["sibling"]
+        assert sib.added == result.families["sibling"].sibs.num_siblings <= sib.scored
+        assert sib.scored <= sib.candidates
+        assert sib.candidates == bf.counts["sibling"].candidates
+        assert result.rounds[-1].families["sibling"].priced == result.rounds[-1].families["sibling"].cut == 0
     if triples is not None:
-        stats = result.stats
-        assert stats.gps_added <= stats.gps_scored <= stats.gps_total == bf.stats.gps_added
+        gp, gp_bf = result.counts["grandparent"], bf.counts["grandparent"]
+        assert gp.added <= gp.scored <= gp.candidates == gp_bf.added
     return result, bf
 
 
@@ -155,7 +155,7 @@ def test_zero_sibling_scores_give_the_grandparent_only_result(instance) -> None:
         if alone.integral and both.integral:  # continuous random scores: a unique best tree
             assert np.array_equal(alone.heads, both.heads)
         # a zero part never prices (its reduced cost is 0 with martins): only the start's and cut parts enter
-        assert both.info["sibs_priced"] == 0 or preset == "all"
+        assert both.counts["sibling"].priced == 0 or preset == "all"
 
 
 def test_factorized_and_per_part_bounds_spare_scoring() -> None:
@@ -177,12 +177,12 @@ def test_factorized_and_per_part_bounds_spare_scoring() -> None:
     sib = DenseSiblingScorer(cube, slack=rng.uniform(0.0, 0.5, (n + 1, n + 1)))
     gp = synthetic_triple_scorer(n, rng, scale=0.3)
     result, _ = check_against_bf(s, gp, sib, False, "both")
-    assert result.info["sibs_scored"] < result.info["sibs_total"] / 2
-    assert result.info["sibs_added"] < result.info["sibs_total"] / 10  # slack spent on exact reduced costs
+    assert result.counts["sibling"].scored < result.counts["sibling"].candidates / 2
+    assert result.counts["sibling"].added < result.counts["sibling"].candidates / 10  # slack spent on exact reduced costs
     per_part = PerPart(sib.scores, sib.slack)
     tight = parse_price_cut(s, DenseTripleScorer(gp.scores), "all", sibling_scorer=per_part)
     assert tight.certified and tight.objective == pytest.approx(result.objective, abs=TOL)
-    assert tight.info["sibs_scored"] <= result.info["sibs_scored"]
+    assert tight.counts["sibling"].scored <= result.counts["sibling"].scored
 
 
 def test_lying_sibling_bounds_are_caught_by_the_full_certificate() -> None:
@@ -202,7 +202,7 @@ def test_lying_sibling_bounds_are_caught_by_the_full_certificate() -> None:
 
 def test_engine_api_options_trace_and_errors() -> None:
     """``solve_lp`` over a list of families = the keyword wrapper; counts per family by name; the engine's
-    per-family trace matches the PPCRound trace; a run needs a family; families are PartFamily and need
+    per-family rounds add up to the counts; a run needs a family; families are PartFamily and need
     distinct names."""
     rng = np.random.default_rng(2)
     n = 8
@@ -221,14 +221,15 @@ def test_engine_api_options_trace_and_errors() -> None:
         sibling_preset="all",
     )
     assert a.certified and b.certified and a.objective == b.objective
-    assert [r.objective for r in a.trace] == [r.objective for r in b.trace]
-    assert len(a.rounds) == len(a.trace) == a.stats.iterations
+    assert [r.objective for r in a.rounds] == [r.objective for r in b.rounds]
+    assert len(a.rounds) == a.stats.iterations
     assert set(a.counts) == {"grandparent", "sibling"} and set(a.families) == set(a.counts)
-    assert a.counts["sibling"].added == a.info["sibs_added"] and a.counts["grandparent"].scored == a.stats.gps_scored
-    for r, p in zip(a.rounds, a.trace):
-        assert set(r.families) == {"grandparent", "sibling"}
-        assert p.gps_added == r.families["grandparent"].added and p.sibs_added == r.families["sibling"].added
-        assert p.max_reduced_cost == r.max_reduced_cost
+    assert a.stats.scored == a.counts["sibling"].scored + a.counts["grandparent"].scored
+    last = a.rounds[-1]
+    for name in ("grandparent", "sibling"):
+        assert last.families[name].added == a.counts[name].added and last.families[name].scored == a.counts[name].scored
+        assert a.counts[name].priced == sum(r.families[name].priced for r in a.rounds)
+    assert last.max_reduced_cost == a.info["max_reduced_cost"]
     d = a.reduced_costs()
     assert d.max() <= 1e-6 and np.abs(d @ a.solution.x) <= 1e-6  # dual feasible, complementary
     with pytest.raises(ValueError, match="triple scorer, a sibling scorer or both"):

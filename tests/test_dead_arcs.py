@@ -105,8 +105,8 @@ def test_ppc_with_and_without_dead_arcs_agree(n: int, seed: int, dist: str, pres
     off = parse_price_cut(s, DenseTripleScorer(scores), preset, base=base, dead_arcs=False)
     assert on.certified and off.certified
     assert on.objective == pytest.approx(off.objective, abs=1e-6)
-    assert all(r.arcs_out == 0 for r in off.trace)
-    assert on.trace[0].arcs_out > 0 or n < 3  # T carries at most n - 1 of the n(n-1) word arcs
+    assert all(r.families["grandparent"].held_out == 0 for r in off.rounds)
+    assert on.rounds[0].families["grandparent"].held_out > 0 or n < 3  # T carries at most n - 1 of the n(n-1) word arcs
 
 
 def test_dead_arcs_need_onegp_and_a_flow_base() -> None:

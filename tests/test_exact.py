@@ -83,7 +83,7 @@ def test_exact_with_sibling_parts_equals_brute_force(
     heads, value = brute_force(s, single_root, gp_scores=t if with_triples else None, sib_scores=sibs)
     assert result.certified and result.objective == pytest.approx(value, abs=1e-7)
     np.testing.assert_array_equal(result.heads, heads)
-    assert result.stats.sibs_scored == sibling_mask(allowed_arcs(s), single_root).sum()  # each part once
+    assert result.stats.scored["sibling"] == sibling_mask(allowed_arcs(s), single_root).sum()  # each part once
     zero = parse_exact(s, DenseTripleScorer(t), "all", single_root, sibling_scorer=DenseSiblingScorer(0 * sibs))
     alone = parse_exact(s, DenseTripleScorer(t), "all", single_root)
     assert zero.objective == pytest.approx(alone.objective, abs=1e-7)  # zero sibling scores change nothing
@@ -238,16 +238,16 @@ def test_warm_started_sibling_parts_keep_the_optimum_and_score_nothing_twice() -
     cold = parse_price_cut(s, DenseTripleScorer(t), "all", single_root, sibling_scorer=DenseSiblingScorer(sibs))
     assert again.certified and again.objective == pytest.approx(cold.objective, abs=1e-9)
     assert again.stats.iterations <= first.stats.iterations
-    assert again.info["sibs_added"] >= first.info["sibs_added"]  # it starts from the first run's parts
+    assert again.counts["sibling"].added >= first.counts["sibling"].added  # it starts from the first run's parts
     # a node without the arc of a started part: that part is left out, the optimum is the node's own
-    h, m, m2 = (int(a[0]) for a in first.info["siblings"].siblings())
+    h, m, m2 = (int(a[0]) for a in first.families["sibling"].sibs.siblings())
     node = s.copy()
     node[h, m] = -np.inf
     check_tree_exists(node, single_root)
     child = parse_price_cut(node, triples, "all", single_root, warm=warm, sibling_scorer=siblings)
     alone = parse_price_cut(node, DenseTripleScorer(t), "all", single_root, sibling_scorer=DenseSiblingScorer(sibs))
     assert child.certified and child.objective == pytest.approx(alone.objective, abs=1e-9)
-    assert not child.info["siblings"].present[h, m, m2]
+    assert not child.families["sibling"].sibs.present[h, m, m2]
     for scorer, cache in ((triples, warm["grandparent"].cache), (siblings, warm["sibling"].cache)):
         assert cache is not None and scorer.scored == np.count_nonzero(~np.isnan(cache.values))  # once each
     other = {"sibling": Warm(ScoreCache(siblings, size + 1, "sibling", ("bound_hm",)))}

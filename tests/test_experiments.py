@@ -29,11 +29,11 @@ def test_ppc_matches_bf_on_every_sentence(short_sentences) -> None:
     for r in records:
         assert r["bf"]["certified"] and r["ppc"]["certified"]
         assert r["ppc"]["objective"] == pytest.approx(r["bf"]["objective"], abs=1e-6)
-        assert r["ppc"]["gps_scored"] <= r["bf"]["gps_scored"]
-        assert r["ppc"]["gps_added"] <= r["bf"]["gps_added"]
+        assert r["ppc"]["parts"]["grandparent"]["scored"] <= r["bf"]["parts"]["grandparent"]["scored"]
+        assert r["ppc"]["parts"]["grandparent"]["added"] <= r["bf"]["parts"]["grandparent"]["added"]
     (overall, *_) = summarize("ppc", records)
     assert overall["objective = BF"] == f"{len(records)}/{len(records)}"
-    assert 0 < overall["GPs added rel. BF"] <= overall["GPs scored rel. BF"] <= 1
+    assert 0 < overall["grandparent added rel. BF"] <= overall["grandparent scored rel. BF"] <= 1
 
 
 def test_all_is_never_looser_than_its_parts(short_sentences) -> None:

@@ -256,11 +256,45 @@ def test_parse_exact_on_a_score_file_with_consecutive_siblings(tmp_path: Path) -
             for part in parts:
                 value += float(part.scorer.scores[part.tree_parts(heads)].sum())
             assert value == pytest.approx(best, abs=1e-6)
+        _check_experiments(path, treebank, tmp_path / name, kept, single_root)
     fails(
         lpparse("parse", "--scores", tmp_path / "both.npz", "--treebank", treebank, "--decoder", "bp"),
         2,
         "consecutive",
     )
+
+
+def _check_experiments(scores: Path, treebank: Path, stem: Path, entries: list, single_root: bool) -> None:
+    """``experiment ppc`` and ``bounds`` on a score file take every family it has: BF = PPC, exact = brute
+    force, parts counted per family; Table 2's relaxations bound the best tree, multi-flow <= single-flow."""
+    from test_cli_errors import lpparse
+
+    from lpparse.experiments.runner import read_results
+
+    families = {"consecutive"} | ({"grandparent"} if entries[0].gp is not None else set())
+    for name in ("ppc", "bounds"):
+        out = stem.with_name(f"{stem.name}-{name}.jsonl")
+        argv = ["experiment", name, "--scores", scores, "--treebank", treebank, "--out", out, "--no-progress"]
+        done = lpparse(*argv)
+        assert done.returncode == 0, done.stderr
+        assert "warning" not in done.stderr  # no family left out
+        for record, entry in zip(read_results(out), entries):
+            parts = [ConsecutiveSiblingParts(DenseConsecutiveScorer(np.asarray(entry.csib)))]
+            if entry.gp is not None:
+                parts.append(GrandparentParts(DenseTripleScorer(np.asarray(entry.gp))))
+            best = _brute_force(np.asarray(entry.arcs), parts, single_root)
+            if name == "ppc":
+                assert set(record["bf"]["parts"]) == set(record["ppc"]["parts"]) == families
+                assert record["ppc"]["objective"] == pytest.approx(record["bf"]["objective"], abs=1e-6)
+                assert record["bf"]["objective"] >= best - 1e-6
+                assert record["exact"]["objective"] == pytest.approx(best, abs=1e-6) and record["exact"]["certified"]
+            else:
+                labels = {k for k, v in record.items() if isinstance(v, dict)}
+                expect = {"martins", "onegp", "all", "multi-flow"} if "grandparent" in families else set()
+                assert labels == expect or labels == {"single-flow", "multi-flow"} and not expect
+                assert all(record[k]["objective"] >= best - 1e-6 for k in labels)
+                others = min(record[k]["objective"] for k in labels - {"multi-flow"})
+                assert record["multi-flow"]["objective"] <= others + 1e-6
 
 
 def _cycle_cuts(s: np.ndarray, single_root: bool):

@@ -308,8 +308,8 @@ def test_ppc_with_model_bounds_equals_bf_with_full_certificate(bounds: str) -> N
         assert cert.ok, str(cert)
         checked += 1
         with_gparc += bool(outside)
-        scored += result.stats.gps_scored
-        total += result.stats.gps_total
+        scored += result.counts["grandparent"].scored
+        total += result.counts["grandparent"].candidates
     assert checked >= 10 and with_gparc >= 3, (checked, with_gparc)
     assert scored < total
 

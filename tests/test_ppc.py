@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lpparse.colgen.engine import Round
 from lpparse.colgen.options import HIGHS_OPTIONS, MasterSettings
 from lpparse.decoding import decode
 from lpparse.formulations.grandparent import PRESETS, full_grandparent_program
@@ -23,7 +24,6 @@ from lpparse.ppc import (
     BF_BELOW_PARTS,
     GrandparentParts,
     PPCResult,
-    PPCRound,
     SiblingParts,
     candidate_parts,
     certify_full,
@@ -83,8 +83,8 @@ def check_against_bf(
         full.lp, result.program.lp, result.solution.x, result.row_dual, outside=result.outside_duals()
     )
     assert cert.ok, (preset, str(cert))
-    stats = result.stats
-    assert stats.gps_added <= stats.gps_scored <= stats.gps_total == bf.stats.gps_added
+    stats, gp = result.stats, result.counts["grandparent"]
+    assert gp.added <= gp.scored <= gp.candidates == bf.counts["grandparent"].added
     assert stats.cols == result.program.lp.num_cols and stats.iterations >= 1
     return result
 
@@ -130,35 +130,37 @@ def test_lazy_arcgp_rows_equal_bf(instance: tuple[np.ndarray, DenseTripleScorer,
         assert result.program.held_back_arcgp == int(np.sum(held))
 
 
-def _timeless(trace: list[PPCRound]) -> list[PPCRound]:
+def _timeless(trace: list[Round]) -> list[Round]:
     return [dataclasses.replace(r, solve_seconds=0.0) for r in trace]
 
 
 @settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
 @given(instances())
 def test_trace_matches_stats_and_truncated_runs(instance: tuple[np.ndarray, DenseTripleScorer, bool]) -> None:
-    """One PPCRound per LP solve; its totals are the run's, and round k is what a run stopped after k
-    rounds reports (PPC is deterministic)."""
+    """One Round per LP solve; its totals are the run's, and round k is what a run stopped after k rounds
+    reports (PPC is deterministic)."""
     s, scorer, single_root = instance
     result = parse_price_cut(s, DenseTripleScorer(scorer.scores), "all", single_root)
-    trace, stats = result.trace, result.stats
+    stats = result.stats
+    trace = result.rounds
+    gp = [r.families["grandparent"] for r in trace]
     assert len(trace) == stats.iterations and [r.round for r in trace] == list(range(1, len(trace) + 1))
     assert sum(r.simplex_iterations for r in trace) == stats.simplex_iterations
-    assert sum(r.priced for r in trace) == stats.priced and sum(r.cut for r in trace) == stats.cut
-    last = trace[-1]
-    assert (last.priced, last.cut, last.rows_cut) == (0, 0, 0) and last.max_reduced_cost <= 1e-7
-    assert last.objective == result.objective and last.gps_scored == stats.gps_scored
-    assert last.gps_added == stats.gps_added and (last.rows, last.cols) == (stats.rows, stats.cols)
+    assert sum(g.priced for g in gp) == stats.priced and sum(g.cut for g in gp) == stats.cut
+    last = gp[-1]
+    assert (last.priced, last.cut, last.rows_cut) == (0, 0, 0) and trace[-1].max_reduced_cost <= 1e-7
+    assert trace[-1].objective == result.objective and last.scored == stats.scored
+    assert last.added == stats.added and (trace[-1].rows, trace[-1].cols) == (stats.rows, stats.cols)
     prog = result.program
-    assert last.arcs_out == np.sum((prog.onegp_row >= 0) & ~prog.present.any(axis=0))
-    assert all(nxt.arcs_out <= r.arcs_out for r, nxt in zip(trace, trace[1:]))
-    for r, nxt in zip(trace, trace[1:]):
-        assert nxt.gps_added == r.gps_added + r.priced + r.cut and nxt.objective >= r.objective - 1e-6
-    for r in trace[:-1]:
+    assert last.held_out == np.sum((prog.onegp_row >= 0) & ~prog.present.any(axis=0))
+    assert all(nxt.held_out <= g.held_out for g, nxt in zip(gp, gp[1:]))
+    for r, g, nxt, g_nxt in zip(trace, gp, trace[1:], gp[1:]):
+        assert g_nxt.added == g.added + g.priced + g.cut and nxt.objective >= r.objective - 1e-6
+    for r, g in zip(trace[:-1], gp):
         stopped = parse_price_cut(s, DenseTripleScorer(scorer.scores), "all", single_root, max_iterations=r.round)
         assert stopped.status is Status.ITERATION_LIMIT
-        assert _timeless(stopped.trace) == _timeless(trace[: r.round])
-        assert stopped.solution.objective == r.objective and stopped.stats.gps_added == r.gps_added
+        assert _timeless(stopped.rounds) == _timeless(trace[: r.round])
+        assert stopped.solution.objective == r.objective and stopped.stats.added == g.added
 
 
 def test_lazy_arcgp_rows_enter_when_violated() -> None:
@@ -254,7 +256,7 @@ def test_projective_long_sentences_bounded_by_grandparent_eisner(seed: int) -> N
     for init in ("tree", "root"):
         result = parse_price_cut(s, scorer, "all", init=init)
         assert result.certified and result.objective >= dp - 1e-6
-        assert result.stats.gps_scored < result.stats.gps_total
+        assert result.stats.scored < result.stats.candidates
     for seed_heads in (None, 0, 1, 2, 5):  # arcs without an initial triple start at 0, pricing brings them in
         check_against_bf(s, scorer, "all", False, seed_heads=seed_heads)
         check_against_bf(s, scorer, "all", True, seed_heads=seed_heads)
@@ -319,7 +321,7 @@ def test_decoders_bf_and_ppc_agree() -> None:
         ppc = decode("ppc", s, DenseTripleScorer(gp), False, preset=preset)
         bf = decode("bf", s, DenseTripleScorer(gp), False, preset=preset)
         assert ppc.stats["lp_objective"] == pytest.approx(bf.stats["lp_objective"], abs=1e-6)
-        assert ppc.stats["gps_scored"] <= bf.stats["gps_scored"]
+        assert ppc.stats["triples_scored"] <= bf.stats["triples_scored"]
         assert is_tree(ppc.heads) and is_tree(bf.heads)
 
 
@@ -369,14 +371,15 @@ def test_auto_runs_bf_below_the_threshold_and_ppc_from_it(
     assert auto.method == ("bf" if parts < below else "ppc") == auto.stats.method
     for result in (auto, ppc, bf):
         assert result.certified and result.objective == pytest.approx(bf.objective, abs=1e-6)
-        assert len(result.trace) == len(result.rounds) == result.stats.iterations
-        last = result.trace[-1]
-        assert (last.priced, last.cut, last.rows_cut) == (0, 0, 0) and last.max_reduced_cost <= 1e-7
-        assert last.objective == result.solution.objective and last.gps_added == result.stats.gps_added
+        assert len(result.rounds) == result.stats.iterations
+        last = result.rounds[-1]
+        assert last.entering == 0 and last.max_reduced_cost <= 1e-7
+        assert last.objective == result.solution.objective
+        assert last.families["grandparent"].added == result.stats.added
         assert (last.rows, last.cols) == (result.stats.rows, result.stats.cols)
-        assert result.info["max_reduced_cost"] <= 1e-7 and result.info["max_arcgp_violation"] <= 1e-7
+        assert result.info["max_reduced_cost"] <= 1e-7 and result.info["max_violation"] <= 1e-7
         assert (result.heads is not None) == result.integral
-    assert bf.trace[0].gps_scored == bf.stats.gps_total
+    assert bf.rounds[0].families["grandparent"].scored == bf.stats.candidates
 
 
 def test_method_follows_the_threshold() -> None:

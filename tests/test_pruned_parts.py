@@ -102,10 +102,10 @@ def test_bf_bounds_the_best_tree_and_ppc_reaches_bf(preset: str, inst: Instance)
     assert len(bf.program.lp.con_blocks.get("PrunedGP", ())) == cut.sum()
     assert not (ppc.program.present & np.isneginf(gp)).any()  # pricing never adds a pruned triple
     if sib is not None:
-        sibs = bf.info["siblings"]
+        sibs = bf.families["sibling"].sibs
         h, m, m2 = candidate_siblings(arcs, single_root)
         assert np.array_equal(sibs.pruned[h, m, m2], np.isneginf(sib[h, m, m2]))
-        assert not (ppc.info["siblings"].present & np.isneginf(sib)).any()
+        assert not (ppc.families["sibling"].sibs.present & np.isneginf(sib)).any()
     if bf.status is not Status.OPTIMAL:  # the LP has no point: then no tree avoids the pruned parts
         assert bf.status is Status.INFEASIBLE and value == -np.inf and ppc.status is Status.INFEASIBLE
         return

@@ -234,7 +234,8 @@ def test_experiment_through_scores_matches_the_model(model_and_scores: tuple[Pat
     for a, b in zip(by_model, by_scores):
         for method in ("bf", "ppc", "exact"):
             assert b[method]["objective"] == pytest.approx(a[method]["objective"], abs=1e-7)
-        assert b["bf"]["gps_scored"] == a["bf"]["gps_scored"]  # every triple, counted alike
+        counted = [{f: c["scored"] for f, c in r["bf"]["parts"].items()} for r in (a, b)]
+        assert counted[0] == counted[1] and len(counted[0]) == 2  # grandparents and siblings, counted alike
     header = json.loads((tmp_path / "s.jsonl").read_text().splitlines()[0])["header"]["settings"]
     assert len(header["scores_sha256"]) == 64 and header["model_sha256"] is None
     other = tmp_path / "other.npz"
@@ -250,7 +251,7 @@ def test_solve_reads_arc_scores(tmp_path: Path) -> None:
     save_scores(path, (SentenceScores(s.sent_id, random_scores(s.n, i)) for i, s in enumerate(sentences)))
     done = lpparse("solve", "--scores", path, "--limit", "5", "--quiet")
     assert done.returncode == 0 and "certified 5/5" in done.stdout and "score file" in done.stdout, done.stderr
-    fails(lpparse("experiment", "ppc", "--scores", path, "--out", tmp_path / "r.jsonl"), 1, "needs grandparent scores")
+    fails(lpparse("experiment", "ppc", "--scores", path, "--out", tmp_path / "r.jsonl"), 1, "needs second-order scores")
     fails(lpparse("parse", "--scores", path, "--treebank", SAMPLE, "--decoder", "ppc"), 2, "needs grandparent scores")
 
 

@@ -182,7 +182,7 @@ def test_sibling_program_in_both_views_with_paper_names() -> None:
     assert pyomo.certified and pyomo.objective == pytest.approx(result.objective, abs=TOL)
     names = {c.name for c in to_pyomo(lp).component_objects()}
     assert {"zsib", "ArcSib", "SibArc", "SibClique"} <= names
-    prog = result.info["siblings"]
+    prog = result.families["sibling"].sibs
     with pytest.raises(ValueError, match="added twice"):
         prog.add_siblings([1], [2], [3], [0.0])
 
@@ -229,8 +229,8 @@ def test_zero_sibling_scores_give_the_grandparent_only_result(instance) -> None:
         assert both.integral == alone.integral
         if alone.integral:
             assert np.array_equal(both.heads, alone.heads)
-    assert both.info["sibs_scored"] == both.info["sibs_total"] == both.info["siblings"].num_siblings
-    assert both.stats.gps_scored == both.stats.gps_total == alone.stats.gps_total
+    assert both.counts["sibling"].scored == both.counts["sibling"].candidates == both.families["sibling"].sibs.num_siblings
+    assert both.counts["grandparent"].scored == both.counts["grandparent"].candidates == alone.counts["grandparent"].candidates
 
 
 def test_solve_bf_needs_a_scorer_of_the_right_length() -> None:

@@ -281,11 +281,12 @@ class ScoredRun:
     settings: dict[str, Any]
 
 
-def scored_run(args: argparse.Namespace, name: str) -> ScoredRun:
+def scored_run(args: argparse.Namespace, name: str, every_family: bool = False) -> ScoredRun:
     """Check every input and output first (treebank, model or score file, --out, --scheduler), then read the
     selected sentences, load the model (wrong order or version: a clear error) or check the score file
-    against the treebank (:func:`scored_selection`; it must have grandparent scores), and decide the root
-    rule (the user's, else the model's, else the data's). Paths are resolved, so workers and resumed runs
+    against the treebank (:func:`scored_selection`; it must have grandparent scores, or with
+    ``every_family`` any second-order scores: the command uses every family, else it warns about the families
+    it leaves out), and decide the root rule (the user's, else the model's, else the data's). Paths are resolved, so workers and resumed runs
     see the same files. ``settings``: what the results depend on, for the header of the results file
     (:func:`lpparse.experiments.runner.run_tasks`): the contents of treebank, model and score file, not
     their paths."""
@@ -304,8 +305,9 @@ def scored_run(args: argparse.Namespace, name: str) -> ScoredRun:
     if scores is not None:
         args.scores = scores
         score_file, positions, sentences = scored_selection(path, args)
-        if not score_file.grandparent:
-            raise DataError(f"{scores}: {name} needs grandparent scores; the file has arc scores only")
+        if not (score_file.order == 2 or score_file.siblings if every_family else score_file.grandparent):
+            needs = "second-order" if every_family else "grandparent"
+            raise DataError(f"{scores}: {name} needs {needs} scores; the file has arc scores only")
     else:
         sentences = selected_sentences(path, args)
         positions = list(range(len(sentences)))
@@ -317,7 +319,7 @@ def scored_run(args: argparse.Namespace, name: str) -> ScoredRun:
         single_root = held.single_root if single_root is None else single_root
     kinds = (("sibling", "siblings"), ("consecutive-sibling", "consecutive"))
     extra = [kind for kind, attr in kinds if held is not None and getattr(held, attr, False)]
-    if extra:
+    if extra and not every_family:
         warnings.warn(
             f"{name} uses arcs and grandparent triples only: the {' and '.join(extra)} parts of "
             f"{model or scores} are left out (parse --decoder exact decodes them)"
@@ -334,6 +336,8 @@ def scored_run(args: argparse.Namespace, name: str) -> ScoredRun:
         "seed": args.seed,
         "single_root": single_root,
     }
+    if every_family:  # records count parts per family (lpparse 0.x before: grandparent fields gps_*)
+        settings["records"] = 2
     if scores is not None:
         settings["scores_sha256"] = file_digest(scores)
     return ScoredRun(path, sentences, positions, source, single_root, out, settings)

@@ -1,10 +1,15 @@
-"""The grandparent experiments of Riedel, Smith & McCallum (2012, §6):
+"""The experiments of Riedel, Smith & McCallum (2012, §6), over every part family the scores have
+(grandparent triples, arbitrary siblings, consecutive siblings):
 
-* **Table 1** (``ppc``): per sentence, the full grandparent LP solved by brute force (BF: every triple scored
-  and instantiated) against parse-price-cut (PPC), both with all four constraint families, and exact
-  decoding (:func:`lpparse.ppc.exact.parse_exact`), which closes the fractional ones;
-* **Table 2** (``bounds``): per sentence, the full LP under each outer bound — ``martins`` (ArcGP+GPArc),
-  ``onegp`` (OneGP+NoGP) and ``all`` — without PPC.
+* **Table 1** (``ppc``): per sentence, the full LP of every family solved by brute force (BF: every part
+  scored and instantiated) against parse-price-cut (PPC), grandparents with all four constraint families,
+  and exact decoding (:func:`lpparse.ppc.exact.exact_search`), which closes the fractional ones; parts
+  scored and added relative to BF, per family;
+* **Table 2** (``bounds``): per sentence, the full LP under each outer bound (:func:`relaxations`): the
+  grandparent presets ``martins`` (ArcGP+GPArc), ``onegp`` (OneGP+NoGP) and ``all``, the arbitrary-sibling
+  presets, and the arborescence polytope under every family (``single-flow`` against ``multi-flow``: for
+  consecutive siblings, whose head-automaton polytope is exact per automaton, the base is where the bound
+  can tighten; :mod:`lpparse.formulations.consecutive`), without PPC.
 
 A task scores one sentence with a trained model file, a score file (:func:`lpparse.scores.load_scores`, the
 sentence at the task's ``position``) or a synthetic stand-in (noisy-gold arc and triple scores, seeded by
@@ -25,11 +30,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from lpparse.colgen.options import ColgenOptions
 from lpparse.corpus import Sentence, sentence_uas
 from lpparse.io import UsageError
 from lpparse.lp.solution import Status
-from lpparse.ppc.exact import ExactResult, parse_exact
-from lpparse.ppc.loop import PPCResult, parse_price_cut, project_to_tree, solve_bf
+from lpparse.ppc.consecutive import ConsecutiveSiblingParts
+from lpparse.ppc.exact import ExactOptions, ExactResult, exact_search
+from lpparse.ppc.loop import PPCResult, project_to_tree, solve_lp
+from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
 from lpparse.scores import ScoreFile, load_scores, noisy_gold_scores
 from lpparse.scoring.model import Model
 from lpparse.triples import TripleScorer, noisy_gold_triple_scorer
@@ -45,11 +53,17 @@ __all__ = [
     "open_scores",
     "pooled_uas",
     "ppc_task",
+    "relaxations",
+    "sentence_parts",
     "sentence_scores",
+    "source_families",
     "summarize",
 ]
 
 PRESETS = ("martins", "onegp", "all")
+#: Table 2's arbitrary-sibling presets (:data:`lpparse.formulations.sibling.SIBLING_PRESETS`) and bases
+SIBLING_RELAXATIONS = ("martins", "all")
+BASES = ("single-flow", "multi-flow")
 BUCKETS = ((1, 10), (11, 20), (21, 30), (31, 40), (41, 10_000))
 
 #: Paper 001, Table 1 (test sets, CoNLL-X/2007 data): PPC relative to BF.
@@ -103,28 +117,118 @@ def open_scores(path: str) -> ScoreFile:
     return load_scores(path, validate=False)
 
 
-def sentence_scores(
+def source_families(source: ScoreSource) -> list[str]:
+    """The part families a source scores, by name, in :func:`sentence_parts`'s order."""
+    if source.scores is not None:
+        held: Any = open_scores(source.scores)
+        flags = (held.grandparent, held.siblings, held.consecutive)
+    elif source.model is not None:
+        held = load_model(source.model)
+        flags = (True, held.siblings, held.consecutive)
+    else:
+        flags = (True, False, False)
+    names = (GrandparentParts.name, SiblingParts.name, ConsecutiveSiblingParts.name)
+    return [name for name, flag in zip(names, flags) if flag]
+
+
+def sentence_parts(
     sentence: Sentence, source: ScoreSource, seed: int, position: int | None = None
-) -> tuple[NDArray[np.float64], TripleScorer]:
-    """Arc scores and a counted triple scorer for one sentence (with a score file: the sentence at
-    ``position`` in it, which must have grandparent scores)."""
+) -> tuple[NDArray[np.float64], dict[str, Any]]:
+    """Arc scores and, by family name (``grandparent``, ``sibling``, ``consecutive``), a counted scorer of
+    each part family the source has for one sentence (a score file: the sentence at ``position`` in it)."""
     if source.scores is not None:
         if position is None:
             raise ValueError("a score file needs the sentence's position in it")
         entry = open_scores(source.scores)[position]
-        triples = entry.triples()
-        if triples is None:
-            raise ValueError(f"{source.scores} has no grandparent scores")
-        return entry.arc_scores(), triples
+        found = {
+            GrandparentParts.name: entry.triples(),
+            SiblingParts.name: entry.siblings(),
+            ConsecutiveSiblingParts.name: entry.consecutive(),
+        }
+        scorers = {name: scorer for name, scorer in found.items() if scorer is not None}
+        if not scorers:
+            raise ValueError(f"{source.scores} has arc scores only")
+        return entry.arc_scores(), scorers
     if source.model is not None:
-        scorer = load_model(source.model).scorer(sentence)
-        return scorer.arc_scores(), scorer.triples()
+        model = load_model(source.model)
+        scorer = model.scorer(sentence)
+        scorers = {GrandparentParts.name: scorer.triples()}
+        if model.siblings:
+            scorers[SiblingParts.name] = scorer.siblings()
+        if model.consecutive:
+            scorers[ConsecutiveSiblingParts.name] = scorer.consecutive()
+        return scorer.arc_scores(), scorers
     rng = np.random.default_rng(seed)
     arcs = noisy_gold_scores(sentence.heads, noise=source.noise, rng=rng)
     triples = noisy_gold_triple_scorer(
         sentence.heads, noise=source.gp_noise, bonus=source.gp_bonus, rng=rng, slack=source.gp_slack
     )
-    return arcs, triples
+    return arcs, {GrandparentParts.name: triples}
+
+
+def sentence_scores(
+    sentence: Sentence, source: ScoreSource, seed: int, position: int | None = None
+) -> tuple[NDArray[np.float64], TripleScorer]:
+    """Arc scores and the counted triple scorer of one sentence (:func:`sentence_parts`; the source must
+    have grandparent scores)."""
+    arcs, scorers = sentence_parts(sentence, source, seed, position)
+    if GrandparentParts.name not in scorers:
+        raise ValueError(f"{source.describe()} has no grandparent scores")
+    return arcs, scorers[GrandparentParts.name]
+
+
+@dataclass(frozen=True)
+class Relaxation:
+    """One outer bound of Table 2: the grandparent and sibling presets and the arborescence polytope."""
+
+    label: str
+    grandparent: str = "all"
+    sibling: str = "martins"
+    base: str = "single-flow"
+
+    def parts(self, scorers: dict[str, Any]) -> list[Parts]:
+        """The families of ``scorers`` under this relaxation."""
+        make = {
+            GrandparentParts.name: lambda s: GrandparentParts(s, self.grandparent),
+            SiblingParts.name: lambda s: SiblingParts(s, self.sibling),
+            ConsecutiveSiblingParts.name: ConsecutiveSiblingParts,
+        }
+        return [make[name](scorer) for name, scorer in scorers.items()]
+
+
+#: Table 1's LP: grandparents with all four constraint families, the decoders' sibling preset
+FULL = Relaxation("all")
+
+
+def relaxations(families: Sequence[str]) -> list[Relaxation]:
+    """Table 2's outer bounds for the part families ``families``, each once: with grandparents their three
+    presets (the paper's Table 2), with arbitrary siblings theirs (:data:`SIBLING_RELAXATIONS`, the
+    grandparents at ``all``), and with any family besides grandparents the tightest presets on the
+    ``single-flow`` and on the ``multi-flow`` arborescence polytope."""
+    out: list[Relaxation] = []
+    if GrandparentParts.name in families:
+        out += [Relaxation(p, grandparent=p) for p in PRESETS]
+    if SiblingParts.name in families:
+        out += [Relaxation(f"sibling {p}", sibling=p) for p in SIBLING_RELAXATIONS]
+    if set(families) - {GrandparentParts.name}:
+        tightest = SIBLING_RELAXATIONS[-1]
+        out += [Relaxation(base, "all", tightest, base) for base in BASES]
+    seen: set[tuple[str, ...]] = set()
+    unique = []
+    for r in out:  # one run per distinct LP: a preset of a family the scores lack changes nothing
+        key = (
+            r.grandparent if GrandparentParts.name in families else "",
+            r.sibling if SiblingParts.name in families else "",
+            r.base,
+        )
+        if key not in seen:
+            seen.add(key)
+            unique.append(r)
+    return unique
+
+
+#: Table 2's columns in this order (labels of :func:`relaxations`)
+ORDER = (*PRESETS, *(f"sibling {p}" for p in SIBLING_RELAXATIONS), *BASES)
 
 
 def _record(sentence: Sentence, result: PPCResult, single_root: bool) -> dict[str, Any]:
@@ -162,20 +266,24 @@ def _exact_record(sentence: Sentence, result: ExactResult) -> dict[str, Any]:
     return out
 
 
-def _run(payload: dict[str, Any], methods: Sequence[tuple[str, str, str]]) -> dict[str, Any]:
+def _run(payload: dict[str, Any], methods: Sequence[tuple[str, str, Relaxation | None]]) -> dict[str, Any]:
+    """One record: per (label, method, relaxation), the run on freshly scored parts (``relaxation`` None:
+    the ones of Table 2 for the sentence's families, by their labels)."""
     sentence: Sentence = payload["sentence"]
     source: ScoreSource = payload["source"]
     single_root: bool = payload["single_root"]
+    limit = payload.get("time_limit")
     record: dict[str, Any] = {"sent_id": sentence.sent_id, "n": sentence.n}
-    for label, method, preset in methods:
-        arcs, triples = sentence_scores(sentence, source, payload["seed"], payload.get("position"))
-        limit = payload.get("time_limit")
+    for label, method, relaxation in methods:
+        arcs, scorers = sentence_parts(sentence, source, payload["seed"], payload.get("position"))
+        assert relaxation is not None
+        parts = relaxation.parts(scorers)
         if method == "exact":
-            result = parse_exact(arcs, triples, preset, single_root, limit)
+            result = exact_search(arcs, parts, single_root, limit, ExactOptions(base=relaxation.base))
             record[label] = _exact_record(sentence, result)
         else:
-            solve = parse_price_cut if method == "ppc" else solve_bf
-            result = solve(arcs, triples, preset, single_root, time_limit=limit)
+            options = ColgenOptions(time_limit=limit)
+            result = solve_lp(arcs, parts, method, single_root, relaxation.base, options)
             record[label] = _record(sentence, result, single_root)
         if result.status is Status.TIME_LIMIT:
             record["time_limited"] = True  # computed again by the next run on the results file
@@ -183,18 +291,21 @@ def _run(payload: dict[str, Any], methods: Sequence[tuple[str, str, str]]) -> di
 
 
 def ppc_task(payload: dict[str, Any]) -> dict[str, Any]:
-    """Table 1 for one sentence: BF and PPC on the full (``all``) grandparent LP, and exact decoding
-    (:func:`lpparse.ppc.exact.parse_exact`: PPC, then branch and bound where the LP optimum is fractional).
+    """Table 1 for one sentence: BF and PPC on the full LP of every family of the scores (:data:`FULL`), and
+    exact decoding (:func:`lpparse.ppc.exact.exact_search`: PPC, then branch and bound where the LP optimum
+    is fractional).
 
     ``payload``: sentence, source (:class:`ScoreSource`), seed, single_root, optional time_limit and
     position (the sentence's in a score file).
     """
-    return _run(payload, (("bf", "bf", "all"), ("ppc", "ppc", "all"), ("exact", "exact", "all")))
+    return _run(payload, (("bf", "bf", FULL), ("ppc", "ppc", FULL), ("exact", "exact", FULL)))
 
 
 def bounds_task(payload: dict[str, Any]) -> dict[str, Any]:
-    """Table 2 for one sentence: the full LP under each outer bound (no PPC)."""
-    return _run(payload, tuple((preset, "bf", preset) for preset in PRESETS))
+    """Table 2 for one sentence: the full LP (BF) under each outer bound of :func:`relaxations` for the
+    families of the scores (no PPC)."""
+    families = source_families(payload["source"])
+    return _run(payload, tuple((r.label, "bf", r) for r in relaxations(families)))
 
 
 EXPERIMENTS = {"ppc": ppc_task, "bounds": bounds_task}
@@ -225,8 +336,7 @@ def _table1_row(label: str, records: list[dict[str, Any]]) -> dict[str, Any]:
         "PPC sent/s": _ratio(len(ppc), time_ppc),
         "speed rel. BF": _ratio(time_bf, time_ppc),
         "median speed-up": statistics.median(speedups) if speedups else math.nan,
-        "GPs scored rel. BF": _ratio(sum(p["gps_scored"] for p in ppc), sum(b["gps_scored"] for b in bf)),
-        "GPs added rel. BF": _ratio(sum(p["gps_added"] for p in ppc), sum(b["gps_added"] for b in bf)),
+        **_family_cells(bf, ppc),
         "objective = BF": f"{same}/{len(records)}",
         "% integral BF": 100 * _ratio(sum(b["integral"] for b in bf), len(bf)),
         "% integral PPC": 100 * _ratio(sum(p["integral"] for p in ppc), len(ppc)),
@@ -234,6 +344,29 @@ def _table1_row(label: str, records: list[dict[str, Any]]) -> dict[str, Any]:
         "PPC iterations": statistics.fmean(p["iterations"] for p in ppc),
         **_exact_cells([r["exact"] for r in records if "exact" in r]),
     }
+
+
+def family_counts(run: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """A run's counts per part family (``parts``; records written before lpparse counted families by name
+    hold grandparent counts only, as ``gps_scored`` and ``gps_added``)."""
+    if "parts" in run:
+        return run["parts"]
+    return {GrandparentParts.name: {"scored": run["gps_scored"], "added": run["gps_added"]}}
+
+
+def _family_cells(bf: list[dict[str, Any]], ppc: list[dict[str, Any]]) -> dict[str, float]:
+    """Parts scored and added by PPC relative to BF, per family (and over all, with more than one)."""
+    names = list(dict.fromkeys(name for run in bf for name in family_counts(run)))
+    cells = {}
+    for name in names + (["parts"] if len(names) > 1 else []):
+        chosen = names if name == "parts" else [name]
+        for what in ("scored", "added"):
+            total = [
+                sum(sum(family_counts(r).get(f, {}).get(what, 0) for f in chosen) for r in runs)
+                for runs in (bf, ppc)
+            ]
+            cells[f"{name} {what} rel. BF"] = _ratio(total[1], total[0])
+    return cells
 
 
 def _exact_cells(exact: list[dict[str, Any]]) -> dict[str, Any]:
@@ -254,18 +387,38 @@ def _exact_cells(exact: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+#: Table 2's order checks: a relaxation's bound is at most those of the looser ones (None: every other)
+TIGHTER: dict[str, tuple[str, ...] | None] = {
+    "all": ("martins", "onegp"),
+    "sibling all": ("sibling martins",),
+    "multi-flow": None,
+}
+
+
+def _order(label: str) -> int:
+    return ORDER.index(label) if label in ORDER else len(ORDER)
+
+
+def _at_most(a: float, b: float) -> bool:
+    return a <= b + 1e-6 * (1 + abs(b))
+
+
 def _table2_row(label: str, records: list[dict[str, Any]]) -> dict[str, Any]:
     row: dict[str, Any] = {"sentences": label, "count": len(records)}
-    base = sum(r["martins"]["time_total"] for r in records)
-    for preset in PRESETS:
-        runs = [r[preset] for r in records]
-        row[f"{preset} speed rel. martins"] = _ratio(base, sum(x["time_total"] for x in runs))
-        row[f"{preset} % integral"] = 100 * _ratio(sum(x["integral"] for x in runs), len(runs))
-        row[f"{preset} UAS"] = pooled_uas(runs)
-    row["all <= martins, onegp"] = (
-        f"{sum(r['all']['objective'] <= min(r['martins']['objective'], r['onegp']['objective']) + 1e-6 for r in records)}"
-        f"/{len(records)}"
-    )
+    labels = sorted((k for k, v in records[0].items() if isinstance(v, dict)), key=_order)
+    base = sum(r[labels[0]]["time_total"] for r in records)
+    for name in labels:
+        runs = [r[name] for r in records]
+        row[f"{name} speed rel. {labels[0]}"] = _ratio(base, sum(x["time_total"] for x in runs))
+        row[f"{name} % integral"] = 100 * _ratio(sum(x["integral"] for x in runs), len(runs))
+        row[f"{name} UAS"] = pooled_uas(runs)
+    for tight, looser in TIGHTER.items():
+        others = [x for x in (looser or labels) if x != tight and x in labels]
+        if tight in labels and others:
+            held = sum(
+                _at_most(r[tight]["objective"], min(r[x]["objective"] for x in others)) for r in records
+            )
+            row[f"{tight} <= {', '.join(others)}"] = f"{held}/{len(records)}"
     return row
 
 

@@ -1,7 +1,8 @@
 """Reports on experiment results: plots (matplotlib, PNG) and a Markdown page with the summary tables.
 
 Reads the JSONL files written by ``lpparse experiment`` and recognizes each kind by its records: ``ppc``
-(Table 1: ``bf`` and ``ppc`` per sentence) and ``bounds`` (Table 2: ``martins``, ``onegp``, ``all``); the
+(Table 1: ``bf`` and ``ppc`` per sentence) and ``bounds`` (Table 2: ``martins``, ``onegp``, ``all``, or with
+other part families their relaxations and ``single-flow``/``multi-flow``); the
 JSONL of ``lpparse dd`` (``dd``: Rush et al. 2010 Table 1, the certificate curve and dual-gap traces, Rush &
 Collins 2012 §7.1 Fig. 8) and the JSON of :mod:`lpparse.experiments.bp_sweep` (``bp-sweep``: UAS against BP
 iterations K per training objective, Gormley et al. 2015 Fig. 3).
@@ -21,7 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lpparse.experiments.dd_table import bucket_table, from_dict
-from lpparse.experiments.grandparent_tables import BUCKETS, PRESETS, summarize
+from lpparse.experiments.grandparent_tables import BASES, BUCKETS, ORDER, PRESETS, family_counts, summarize
 from lpparse.experiments.runner import read_results
 from lpparse.io import DataError, atomic_path, atomic_write
 from lpparse.table import markdown_table
@@ -50,7 +51,7 @@ def experiment_kind(records: Sequence[Record]) -> str:
     keys = set(records[0])
     if {"bf", "ppc"} <= keys:
         return "ppc"
-    if set(PRESETS) <= keys:
+    if set(PRESETS) <= keys or set(BASES) & keys:
         return "bounds"
     if {"certified_at", "dual", "primal", "dd_bound"} <= keys:
         return "dd"
@@ -77,21 +78,42 @@ def _ppc_figures(records: Sequence[Record], stem: Path) -> list[tuple[str, Path]
     figures.append(("Time against sentence length (log scale)", _save(fig, stem, "time")))
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    _scatter_by_length(axes[0], records, {"BF (all)": "bf", "PPC scored": "ppc"}, "gps_scored")
-    axes[0].scatter([r["n"] for r in records], [r["ppc"]["gps_added"] for r in records], s=10, alpha=0.6, label="PPC added")
-    axes[0].legend()
-    axes[0].set_yscale("log")
-    axes[0].set_ylabel("grandparent triples")
     n = np.array([r["n"] for r in records])
-    total = np.array([r["bf"]["gps_scored"] for r in records], dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        axes[1].scatter(n, [r["ppc"]["gps_scored"] for r in records] / total, s=10, label="scored / BF")
-        axes[1].scatter(n, [r["ppc"]["gps_added"] for r in records] / total, s=10, label="added / BF")
+    names = list(dict.fromkeys(name for r in records for name in family_counts(r["bf"])))
+    for i, name in enumerate(names):
+
+        def count(method: str, what: str) -> np.ndarray:
+            return np.array([family_counts(r[method]).get(name, {}).get(what, 0) for r in records], float)
+
+        total = count("bf", "scored")
+        axes[0].scatter(n, total, s=10, alpha=0.6, color=f"C{i}", marker="o", label=f"{name}: BF (all)")
+        axes[0].scatter(
+            n, count("ppc", "scored"), s=10, alpha=0.6, color=f"C{i}", marker="^", label=f"{name}: PPC scored"
+        )
+        axes[0].scatter(
+            n, count("ppc", "added"), s=10, alpha=0.6, color=f"C{i}", marker="x", label=f"{name}: PPC added"
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            axes[1].scatter(
+                n,
+                count("ppc", "scored") / total,
+                s=10,
+                color=f"C{i}",
+                marker="^",
+                label=f"{name}: scored / BF",
+            )
+            axes[1].scatter(
+                n, count("ppc", "added") / total, s=10, color=f"C{i}", marker="x", label=f"{name}: added / BF"
+            )
+    axes[0].set_xlabel("sentence length n")
+    axes[0].legend(fontsize=7)
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("parts")
     axes[1].set_xlabel("sentence length n")
-    axes[1].set_ylabel("fraction of all triples")
-    axes[1].legend()
-    fig.suptitle("Grandparent triples scored and added")
-    figures.append(("Grandparent triples scored and added, against length", _save(fig, stem, "triples")))
+    axes[1].set_ylabel("fraction of all candidate parts")
+    axes[1].legend(fontsize=7)
+    fig.suptitle("Parts scored and added, per family")
+    figures.append(("Parts scored and added per family, against length", _save(fig, stem, "triples")))
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     bf = np.array([r["bf"]["objective"] for r in records])
@@ -111,27 +133,33 @@ def _ppc_figures(records: Sequence[Record], stem: Path) -> list[tuple[str, Path]
 
 
 def _bounds_figures(records: Sequence[Record], stem: Path) -> list[tuple[str, Path]]:
-    labels, fractions = [], {p: [] for p in PRESETS}
+    bounds = sorted(
+        (k for k, v in records[0].items() if isinstance(v, dict)),
+        key=lambda k: (k not in ORDER, ORDER.index(k) if k in ORDER else 0),
+    )
+    labels: list[str] = []
+    fractions: dict[str, list[float]] = {b: [] for b in bounds}
     for lo, hi in BUCKETS:
         members = [r for r in records if lo <= r["n"] <= hi]
         if not members:
             continue
         labels.append(f"{lo}-{hi}" if hi < 10_000 else f"{lo}+")
-        for preset in PRESETS:
-            fractions[preset].append(np.mean([r[preset]["integral"] for r in members]))
+        for bound in bounds:
+            fractions[bound].append(float(np.mean([r[bound]["integral"] for r in members])))
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     x = np.arange(len(labels))
-    for i, preset in enumerate(PRESETS):
-        axes[0].bar(x + (i - 1) * 0.27, fractions[preset], width=0.27, label=preset)
+    width = 0.8 / len(bounds)
+    for i, bound in enumerate(bounds):
+        axes[0].bar(x + (i - (len(bounds) - 1) / 2) * width, fractions[bound], width=width, label=bound)
     axes[0].set_xticks(x, labels)
     axes[0].set_xlabel("sentence length")
     axes[0].set_ylabel("fraction integral")
     axes[0].set_ylim(0, 1.2)
-    axes[0].legend(ncol=3, loc="upper center")
-    _scatter_by_length(axes[1], records, {p: p for p in PRESETS}, "time_total")
+    axes[0].legend(ncol=3, loc="upper center", fontsize=7)
+    _scatter_by_length(axes[1], records, {b: b for b in bounds}, "time_total")
     axes[1].set_yscale("log")
     axes[1].set_ylabel("seconds per sentence")
-    fig.suptitle("Outer bounds on the grandparent polytope")
+    fig.suptitle("Outer bounds of the second-order polytope")
     return [("Fraction of integral LP optima and time, per outer bound", _save(fig, stem, "bounds"))]
 
 
@@ -226,7 +254,9 @@ def write_report(results: Sequence[str | Path], out: str | Path) -> Path:
     stems = [path.stem for path in map(Path, results)]
     for i, (path, records, kind) in enumerate(loaded):
         title, headers, table = _summary(kind, records)
-        label = path.stem if stems.count(path.stem) == 1 else f"{path.stem}-{i + 1}"  # a/ppc, b/ppc: ppc-1, ppc-2
+        label = (
+            path.stem if stems.count(path.stem) == 1 else f"{path.stem}-{i + 1}"
+        )  # a/ppc, b/ppc: ppc-1, ppc-2
         stem = out.with_name(f"{out.stem}-{label}")
         figures = FIGURES[kind](records, stem)
         count = f"{len(records)} runs" if kind == "bp-sweep" else f"{len(records)} sentences"

@@ -127,7 +127,7 @@ class BranchNode:
     ``bound``: the dual objective of the node's certified LP (the parent's bound while unsolved);
     ``certificate``: that LP's certificate; ``fixed``: arcs (h, m, d) this node drops from its children by
     reduced costs (``fix_slack``: the ε used); ``closed``: one of :data:`CLOSED`; ``tree``: the tree of an
-    integral node; ``rounds`` and ``gps_added``: its parse-price-cut rounds and triple columns; ``farkas``:
+    integral node; ``rounds`` and ``added``: its parse-price-cut rounds and part columns; ``farkas``:
     the program and a dual ray proving it infeasible, for a node closed as infeasible by its LP (pruned
     parts: module docstring).
     """
@@ -146,7 +146,7 @@ class BranchNode:
     fix_slack: float = 0.0
     tree: NDArray[np.int64] | None = None
     rounds: int = 0
-    gps_added: int = 0
+    added: int = 0
     farkas: tuple[LinearProgram, NDArray[np.float64]] | None = None
 
     def base_mask(self) -> NDArray[np.bool_]:
@@ -168,10 +168,8 @@ class ExactStats:
     nodes: int = 0  # LPs solved, the root included
     max_depth: int = 0
     arcs_fixed: int = 0
-    gps_scored: int = 0
-    sibs_scored: int = 0
     scored: dict[str, int] = field(default_factory=dict)  # parts scored, per family
-    gps_added: int = 0  # triple columns over all node LPs
+    added: dict[str, int] = field(default_factory=dict)  # part columns over all node LPs, per family
     priced: int = 0
     cut: int = 0
     heuristic_moves: int = 0
@@ -382,11 +380,12 @@ class _Search:
         result = self._lp(node, None if left is None else max(left, 1e-3))
         self.stats.nodes += 1
         self.stats.max_depth = max(self.stats.max_depth, node.depth)
-        self.stats.gps_added += result.stats.gps_added
+        for name, counts in result.counts.items():
+            self.stats.added[name] = self.stats.added.get(name, 0) + counts.added
         self.stats.priced += result.stats.priced
         self.stats.cut += result.stats.cut
         self.stats.time_solving += result.stats.time_solving
-        node.rounds, node.gps_added = result.stats.iterations, result.stats.gps_added
+        node.rounds, node.added = result.stats.iterations, result.stats.added
         self.warm[node.id] = self.parts.warm(result)
         if node.parent >= 0:
             self.unsolved_children[node.parent] -= 1
@@ -515,8 +514,6 @@ def exact_search(
         search.offer(chu_liu_edmonds(s, single_root=single_root))
     stats.root_objective = search.lower
     stats.scored = {p.name: p.scorer.scored - scored0[p.name] for p in parts}
-    stats.gps_scored = stats.scored.get("grandparent", 0)
-    stats.sibs_scored = stats.scored.get("sibling", 0)
     stats.time_total = time.perf_counter() - start
     stats.time_branch = max(stats.time_total - stats.time_root - stats.time_heuristics, 0.0)
     result = ExactResult(

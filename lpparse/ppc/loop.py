@@ -52,14 +52,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.colgen.engine import Engine, EngineResult, FamilyRound, Round
+from lpparse.colgen.engine import Engine, EngineResult, Round
 from lpparse.colgen.family import PartFamily, Warm
 from lpparse.colgen.options import BF_MASTER, ENGINE_FIELDS, ColgenOptions
 from lpparse.formulations.grandparent import GrandparentProgram, arc_program
 from lpparse.lp.solution import Certificate, Solution, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals
-from lpparse.ppc.families import GPArcDuals, GrandparentFamily, SiblingFamily, clean_tree
+from lpparse.ppc.families import clean_tree
 from lpparse.ppc.parts import Binding, GrandparentParts, Parts, SiblingParts
 from lpparse.trees import allowed_arcs, validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer
@@ -68,9 +68,7 @@ __all__ = [
     "BF_BELOW_PARTS",
     "METHODS",
     "FamilyCounts",
-    "GPArcDuals",
     "PPCResult",
-    "PPCRound",
     "PPCStats",
     "candidate_parts",
     "choose_method",
@@ -115,21 +113,20 @@ class FamilyCounts:
 
 @dataclass
 class PPCStats:
-    """Per-sentence statistics (the quantities of Tables 1–2)."""
+    """Per-sentence statistics (the quantities of Riedel, Smith & McCallum 2012, Tables 1-2): ``parts``, each
+    part family's :class:`FamilyCounts` by name; the program's size (``rows``, ``cols``) and the run's
+    rounds, times and outcome. ``row_families``: the grandparent program's constraint families (ArcGP, ...),
+    empty without grandparents. ``candidates``, ``scored``, ``added``, ``priced``, ``cut`` and ``rows_cut`` sum
+    over the families."""
 
     n: int
     method: str
-    families: tuple[str, ...]
-    gps_total: int  # candidate triples (what BF scores and adds)
-    gps_scored: int = 0
-    gps_added: int = 0
+    row_families: tuple[str, ...] = ()
+    parts: dict[str, FamilyCounts] = field(default_factory=dict)
     rows: int = 0
     cols: int = 0
     iterations: int = 0
     simplex_iterations: int = 0
-    priced: int = 0
-    cut: int = 0
-    rows_cut: int = 0  # held-back ArcGP rows added (lazy_arcgp) and PrunedGP rows of pruned triples
     duals_tightened: int = 0
     time_scoring: float = 0.0
     time_pricing: float = 0.0
@@ -138,43 +135,24 @@ class PPCStats:
     objective: float = float("nan")
     integral: bool = False
 
+    def _sum(self, what: str) -> int:
+        return sum(getattr(c, what) for c in self.parts.values())
+
+    candidates = property(lambda self: self._sum("candidates"), doc="candidate parts of every family")
+    scored = property(lambda self: self._sum("scored"), doc="parts scored, every family")
+    added = property(lambda self: self._sum("added"), doc="parts with a column, every family")
+    priced = property(lambda self: self._sum("priced"), doc="columns priced in after the start")
+    cut = property(lambda self: self._sum("cut"), doc="columns cut in after the start")
+    rows_cut = property(lambda self: self._sum("rows_cut"), doc="rows that entered after the start")
+
     def as_dict(self) -> dict[str, Any]:
+        """A JSON record: the fields, ``row_families`` joined by ``+``, ``parts`` as {name: counts}, and the
+        totals."""
         d = asdict(self)
-        d["families"] = "+".join(self.families)
+        d["row_families"] = "+".join(self.row_families)
+        for what in ("candidates", "scored", "added", "priced", "cut", "rows_cut"):
+            d[what] = getattr(self, what)
         return d
-
-
-@dataclass(frozen=True)
-class PPCRound:
-    """One parse-price-cut round: the restricted LP it solved and what pricing and separation found.
-
-    ``gps_scored`` counts the triples scored so far, this round's pricing included; ``gps_added``, ``rows``
-    and ``cols`` describe the LP solved this round, ``arcs_out`` how many of its arcs were dead and left out
-    of the HiGHS master (:mod:`lpparse.ppc.dead_arcs`); ``priced``, ``cut`` (columns) and ``rows_cut``
-    (held-back ArcGP rows, PrunedGP rows of pruned triples) are what enters for the next round;
-    ``max_reduced_cost`` and ``max_violation`` bound what stays out (both <= tol in the last round), over
-    every part family. ``gps_*``, ``arcs_out``, ``priced``, ``cut`` and ``rows_cut`` are the grandparent
-    family's; ``sibs_*`` the sibling family's (0 without it).
-    """
-
-    round: int
-    objective: float
-    simplex_iterations: int
-    solve_seconds: float
-    gps_scored: int
-    gps_added: int
-    rows: int
-    cols: int
-    arcs_out: int
-    priced: int
-    cut: int
-    rows_cut: int
-    max_reduced_cost: float
-    max_violation: float
-    sibs_scored: int = 0
-    sibs_added: int = 0
-    sibs_priced: int = 0
-    sibs_cut: int = 0
 
 
 @dataclass
@@ -184,14 +162,13 @@ class PPCResult:
     ``solution``: the last restricted-LP Solution; ``row_dual``: its duals after tightening (lpparse's
     convention, for the restricted program ``program.lp``); ``certificate``: for PPC the extension-by-zeros
     certificate of :func:`lpparse.ppc.certificate.ppc_certificate`, for BF the LP certificate. ``heads`` is
-    the tree when the LP optimum is integral (then ILP-optimal), else None. ``gparc_duals``: (g, p, c, λ) of
-    the absent triples whose GPArc rows carry dual -λ in the certificate (all other absent rows carry 0).
-    ``trace``: one :class:`PPCRound` per LP solve (BF: one round with every part in and nothing priced or
-    cut), ``rounds`` the engine's per-family record of the same rounds (:class:`lpparse.colgen.Round`).
-    ``outside``: the nonzero duals of every absent row of the certificate (GPArc, and SibArc with siblings),
-    ``outside_shift`` their Aᵀy on the program's columns. With siblings, ``info["siblings"]`` is the
-    :class:`~lpparse.formulations.sibling.SiblingProgram` and ``info`` counts its parts (``sibs_total``,
-    ``sibs_scored``, ``sibs_added``, ``sibs_priced``, ``sibs_cut``).
+    the tree when the LP optimum is integral (then ILP-optimal), else None. ``rounds``: one
+    :class:`lpparse.colgen.Round` per LP solve, with each family's counts by name (BF: one round with every
+    part in and nothing priced or cut). ``outside``: the nonzero duals of every absent row of the certificate
+    (such as GPArc and SibArc rows of absent parts), ``outside_shift`` their Aᵀy on the program's columns.
+    ``families``: each bound :class:`lpparse.colgen.PartFamily` by name (its program: ``families["sibling"]
+    .sibs``); ``counts``: each family's :class:`FamilyCounts`. ``info``: the run's ``max_reduced_cost`` and
+    ``max_violation`` over what stayed out, and whether it ``stalled``.
     """
 
     status: Status
@@ -201,14 +178,16 @@ class PPCResult:
     row_dual: NDArray[np.float64] | None = None
     certificate: Certificate | None = None
     heads: NDArray[np.int64] | None = None
-    gparc_duals: GPArcDuals | None = None
     info: dict[str, Any] = field(default_factory=dict)
-    trace: list[PPCRound] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)
     outside: OutsideDuals = field(default_factory=dict)
     outside_shift: NDArray[np.float64] | None = None
-    counts: dict[str, FamilyCounts] = field(default_factory=dict)
     families: dict[str, PartFamily] = field(default_factory=dict)
+
+    @property
+    def counts(self) -> dict[str, FamilyCounts]:
+        """Each part family's :class:`FamilyCounts`, by name (``stats.parts``)."""
+        return self.stats.parts
 
     @property
     def method(self) -> str:
@@ -230,8 +209,8 @@ class PPCResult:
 
     def outside_duals(self) -> OutsideDuals:
         """Duals of the certificate's rows that are absent from ``program.lp`` (for
-        :func:`lpparse.ppc.certify_full`): the GPArc rows z[g,p] - zgp[g,p,c] >= 0 of ``gparc_duals`` and the
-        SibArc rows of absent sibling parts."""
+        :func:`lpparse.ppc.certify_full`), such as the GPArc rows z[g,p] - zgp[g,p,c] >= 0 of absent triples
+        and the SibArc rows of absent sibling parts."""
         return self.outside
 
     def reduced_costs(self) -> NDArray[np.float64]:
@@ -283,7 +262,6 @@ def _finish(
     """Fill the size and outcome statistics; return the heads of an integral optimum of the run (``status``
     OPTIMAL: a run stopped by a limit returns no tree, even when its last restricted LP was integral)."""
     stats.rows, stats.cols = prog.lp.num_rows, prog.lp.num_cols
-    stats.gps_added = prog.num_triples
     stats.time_total = time.perf_counter() - start
     if status is not Status.OPTIMAL or sol.status is not Status.OPTIMAL or sol.x is None:
         return None
@@ -350,36 +328,22 @@ def _result(
         for f, t in ((f, run.totals[f.name]) for f in families)
     }
     bound = {f.name: f for f in families}
-    gp = counts.get(GrandparentParts.name, FamilyCounts())
-    names = tuple(getattr(bound.get(GrandparentParts.name), "prog", prog).families)
-    stats = PPCStats(prog.n, method, names, gp.candidates, gp.scored)
+    row_families = tuple(getattr(bound.get(GrandparentParts.name), "prog", prog).families)
+    stats = PPCStats(prog.n, method, row_families, counts)
     stats.iterations, stats.simplex_iterations = run.iterations, run.simplex_iterations
     stats.time_solving, stats.time_pricing = run.time_solving, run.time_pricing
     stats.time_scoring = sum(c.scoring_seconds for c in counts.values())
     stats.duals_tightened = sum(c.tightened for c in counts.values())
-    stats.priced, stats.cut, stats.rows_cut = gp.priced, gp.cut, gp.rows_cut
     info: dict[str, Any] = {
         "max_reduced_cost": run.max_reduced_cost,
-        "max_arcgp_violation": run.max_violation,
+        "max_violation": run.max_violation,
         "stalled": run.info["stalled"],
     }
-    sib = bound.get(SiblingParts.name)
-    if isinstance(sib, SiblingFamily):
-        c = counts[sib.name]
-        info.update(
-            siblings=sib.sibs,
-            sibs_total=c.candidates,
-            sibs_scored=c.scored,
-            sibs_added=c.added,
-            sibs_priced=c.priced,
-            sibs_cut=c.cut,
-        )
     sol = run.solution
     heads = _finish(prog, sol, run.status, stats, start)
     outside: OutsideDuals = {}
     for family in families:
         outside.update(family.outside_duals())
-    gp_family = bound.get(GrandparentParts.name)
     return PPCResult(
         run.status,
         prog,
@@ -388,13 +352,10 @@ def _result(
         run.row_dual,
         run.certificate,
         heads,
-        gparc_duals=gp_family.gparc if isinstance(gp_family, GrandparentFamily) else None,
         info=info,
-        trace=[_ppc_round(r) for r in run.trace],
         rounds=run.trace,
         outside=outside if run.status is Status.OPTIMAL else {},
         outside_shift=run.outside_shift,
-        counts=counts,
         families=bound,
     )
 
@@ -526,33 +487,6 @@ def solve_second_order(
     options, grandparent = _split_options(options, grandparent)
     parts = second_order_parts(triple_scorer, preset, sibling_scorer, sibling_preset, **grandparent)
     return solve_lp(arc_scores, parts, method, single_root, base, options, warm)
-
-
-def _ppc_round(r: Round) -> PPCRound:
-    """The engine's round as a :class:`PPCRound` (grandparent and sibling counts)."""
-    none = FamilyRound(0, 0, 0, 0, 0, 0, -np.inf, -np.inf)
-    gp = r.families.get(GrandparentParts.name, none)
-    sib = r.families.get(SiblingParts.name, none)
-    return PPCRound(
-        round=r.round,
-        objective=r.objective,
-        simplex_iterations=r.simplex_iterations,
-        solve_seconds=r.solve_seconds,
-        gps_scored=gp.scored,
-        gps_added=gp.added,
-        rows=r.rows,
-        cols=r.cols,
-        arcs_out=gp.held_out,
-        priced=gp.priced,
-        cut=gp.cut,
-        rows_cut=gp.rows_cut,
-        max_reduced_cost=r.max_reduced_cost,
-        max_violation=r.max_violation,
-        sibs_scored=sib.scored,
-        sibs_added=sib.added,
-        sibs_priced=sib.priced,
-        sibs_cut=sib.cut,
-    )
 
 
 def tree_objective(arc_scores: NDArray[np.float64], scorer: TripleScorer, heads: NDArray[np.int64]) -> float:
