@@ -267,9 +267,9 @@ def throughput(path: Path, models: Path, exact_time_limit: float) -> list[dict[s
 def run_treebank(path: Path, args: Any) -> dict[str, Any] | None:
     name = path.parent.name
     single_root = name not in MULTI_ROOT
-    model = _model(args.models, name, "2s")
+    model = _model(args.models, name, args.sibling_model)
     if model is None:
-        print(f"{name}: no {name}-2s.npz in {args.models}, skipped", flush=True)
+        print(f"{name}: no {name}-{args.sibling_model}.npz in {args.models}, skipped", flush=True)
         return None
     sentences = read_treebank(path)
     records = []
@@ -280,7 +280,7 @@ def run_treebank(path: Path, args: Any) -> dict[str, Any] | None:
         bf = f" BF {r['bf']['seconds']:.2f}s" if "bf" in r else ""
         print(f"{name} #{i} n={s.n}: PPC {r['ppc']['seconds']:.2f}s{bf}", flush=True)
     return {"treebank": name, "language": LANGUAGE.get(name, name), "single_root": single_root,
-            "per_bucket": args.per_bucket, "ppc_max_n": args.ppc_max_n, "bf_max_n": args.bf_max_n,
+            "model": f"{name}-{args.sibling_model}.npz", "per_bucket": args.per_bucket, "ppc_max_n": args.ppc_max_n, "bf_max_n": args.bf_max_n,
             "table": table(records), "records": records}
 
 
@@ -365,6 +365,10 @@ def main() -> None:
     parser = treebank_parser(__doc__.split("\n\n")[0], "siblings")
     parser.add_argument("--per-bucket", type=int, default=5, help="sentences per length bucket (0: no PPC/BF table)")
     parser.add_argument("--bf-max-n", type=int, default=30, help="longest sentence solved by BF")
+    parser.add_argument(
+        "--sibling-model", default="2s", metavar="SUFFIX",
+        help="the PPC vs BF table's model: <models>/<treebank>-SUFFIX.npz (default 2s; 2s-lp: trained with the LP)",
+    )
     parser.add_argument("--ppc-max-n", type=int, default=60, help="longest sentence sampled")
     parser.add_argument("--uas-max-n", type=int, default=40, help="longest dev sentence in the UAS table")
     parser.add_argument(

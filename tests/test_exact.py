@@ -20,8 +20,9 @@ from lpparse.oracles.brute_force import all_trees, brute_force
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.ppc import parse_price_cut
 from lpparse.ppc.decoder import lp_summary
-from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, parse_exact
+from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, check_records, parse_exact
 from lpparse.ppc.heuristics import improve_tree, move_gains, tree_value
+from lpparse.ppc.parts import GrandparentParts
 from lpparse.ppc.pricing import ScoreCache
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, is_tree
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, sibling_mask
@@ -67,7 +68,7 @@ def test_exact_equals_brute_force(preset: str, inst: tuple[np.ndarray, np.ndarra
     assert result.objective == pytest.approx(value, abs=1e-7)
     np.testing.assert_array_equal(result.heads, heads)  # Gaussian scores: the optimum is unique
     assert result.objective - 1e-9 <= result.bound <= result.objective + 1e-5 * (1 + abs(value))
-    assert check_exact(s, DenseTripleScorer(t), result) is None
+    assert check_exact(s, DenseTripleScorer(t), result, preset=preset) is None
 
 
 @pytest.mark.parametrize("with_triples", [True, False])
@@ -84,6 +85,7 @@ def test_exact_with_sibling_parts_equals_brute_force(
     assert result.certified and result.objective == pytest.approx(value, abs=1e-7)
     np.testing.assert_array_equal(result.heads, heads)
     assert result.stats.scored["sibling"] == sibling_mask(allowed_arcs(s), single_root).sum()  # each part once
+    assert check_exact(s, triples, result, DenseSiblingScorer(sibs)) is None
     zero = parse_exact(s, DenseTripleScorer(t), "all", single_root, sibling_scorer=DenseSiblingScorer(0 * sibs))
     alone = parse_exact(s, DenseTripleScorer(t), "all", single_root)
     assert zero.objective == pytest.approx(alone.objective, abs=1e-7)  # zero sibling scores change nothing
@@ -147,7 +149,6 @@ def _tampered(result: ExactResult) -> list[tuple[str, ExactResult]]:
         ("bound below tree", dataclasses.replace(result, bound=result.objective - 0.01)),
         ("bound above tolerance", dataclasses.replace(result, bound=result.objective + 0.01)),
         ("another tree", dataclasses.replace(result, heads=other)),
-        ("leaf bound", with_node(leaf, bound=result.nodes[leaf].bound + 0.5)),
         ("leaf left open", with_node(leaf, closed="open")),
         ("child arcs", with_node(child, mask=mask)),
         ("children", with_node(branched, children=result.nodes[branched].children[:1])),
@@ -155,12 +156,47 @@ def _tampered(result: ExactResult) -> list[tuple[str, ExactResult]]:
     ]
 
 
+def _tampered_duals(result: ExactResult) -> list[tuple[str, ExactResult]]:
+    """Copies of a proof whose recorded duals or closing reasons lie, with every stored bound and certificate
+    left as it was (a checker that reads them accepts these)."""
+    branched = next(i for i, node in enumerate(result.nodes) if node.closed == "branched")
+    leaf = next(i for i, node in enumerate(result.nodes) if node.closed in ("bound", "integral") and node.duals)
+
+    def with_node(i: int, **change: object) -> ExactResult:
+        copy = list(result.nodes)
+        copy[i] = dataclasses.replace(result.nodes[i], **change)
+        return dataclasses.replace(result, nodes=copy)
+
+    duals = result.nodes[leaf].duals
+    assert duals
+    scaled = {name: (index, 0.5 * values) for name, (index, values) in duals.items()}
+    # the tampering of issue 27: a solved, branched node rewritten as closed unsolved with bound = objective
+    unsolved = with_node(branched, closed="bound", duals=None, bound=result.objective, children=())
+    return [
+        ("leaf duals halved", with_node(leaf, duals=scaled)),
+        ("leaf duals dropped", with_node(leaf, duals={})),
+        ("branched node closed unsolved", unsolved),
+        ("branched node's duals on a leaf", with_node(leaf, duals=result.nodes[branched].duals)),
+    ]
+
+
 def test_tampered_proofs_fail_the_check() -> None:
+    """``check_exact`` (the standalone :func:`check_proof`) recomputes every bound from the recorded duals:
+    tampered trees, bounds, arcs, children, fixings and duals fail; a stored bound or certificate changed
+    alone cannot make a proof fail or pass. ``check_records`` (the search's own records) catches a changed
+    stored bound."""
     s, t, single_root = _fractional_instance()
     result = parse_exact(s, DenseTripleScorer(t), "all", single_root)
     assert result.certified and check_exact(s, DenseTripleScorer(t), result) is None
-    for what, bad in _tampered(result):
+    for what, bad in _tampered(result) + _tampered_duals(result):
         assert check_exact(s, DenseTripleScorer(t), bad) is not None, what
+    leaf = next(i for i, node in enumerate(result.nodes) if node.closed in ("bound", "integral") and node.duals)
+    nodes = list(result.nodes)
+    nodes[leaf] = dataclasses.replace(nodes[leaf], bound=nodes[leaf].bound + 0.5, certificate=None)
+    stored = dataclasses.replace(result, nodes=nodes)
+    assert check_exact(s, DenseTripleScorer(t), stored) is None  # the proof is the duals
+    parts = [GrandparentParts(DenseTripleScorer(t))]
+    assert check_records(s, parts, stored) is not None and check_records(s, parts, result) is None
     c = int(np.flatnonzero(result.heads[1:] > 0)[0]) + 1
     p = result.heads[c]
     wrong = t.copy()

@@ -20,8 +20,9 @@ from lpparse.formulations import arborescence
 from lpparse.formulations.arborescence import CycleCutFamily, add_subtour_cuts, cycle_cut_program
 from lpparse.formulations.consecutive import DenseConsecutiveScorer, synthetic_csib_scorer
 from lpparse.oracles.brute_force import enumerate_trees
-from lpparse.ppc import GrandparentParts, SiblingParts, exact_search, solve_lp
+from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, exact_search, solve_lp
 from lpparse.ppc.consecutive import ConsecutiveSiblingFamily, ConsecutiveSiblingParts
+from lpparse.ppc.exact import ExactOptions
 from lpparse.triples import DensePartScorer, DenseSiblingScorer, DenseTripleScorer, SparsePartScorer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "head_bigrams.py"
@@ -198,8 +199,9 @@ def test_consecutive_siblings_bf_ppc_exact_against_brute_force(
         <= bf.counts["consecutive"].scored
         == bf.counts["consecutive"].candidates
     )
-    exact = exact_search(s, parts(), single_root)
+    exact = exact_search(s, parts(), single_root, options=ExactOptions(verify=True))
     assert exact.certified and exact.objective == pytest.approx(best, abs=1e-6)
+    assert check_proof(s, parts(), exact) is None  # from the labelled duals alone, over the full program
 
 
 def test_parse_exact_on_a_score_file_with_consecutive_siblings(tmp_path: Path) -> None:

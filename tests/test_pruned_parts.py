@@ -20,7 +20,8 @@ from lpparse.lp.solution import Status, farkas_margin
 from lpparse.oracles.brute_force import brute_force
 from lpparse.ppc import parse_price_cut, solve_bf
 from lpparse.ppc.certificate import certify_full
-from lpparse.ppc.exact import ExactOptions, check_exact, parse_exact
+from lpparse.ppc.exact import ExactOptions, check_exact, check_records, parse_exact
+from lpparse.ppc.parts import GrandparentParts
 from lpparse.trees import NoTreeError, allowed_arcs, tree_problem
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, candidate_siblings, candidate_triples
 
@@ -131,7 +132,7 @@ def test_exact_equals_the_brute_force(inst: Instance, preset: str) -> None:
     assert result.status is Status.OPTIMAL and result.certified
     assert result.objective == pytest.approx(value, abs=1e-7)
     np.testing.assert_array_equal(result.heads, heads)  # Gaussian scores: the best tree is unique
-    assert check_exact(s, DenseTripleScorer(gp), result, _sibs(sib)) is None
+    assert check_exact(s, DenseTripleScorer(gp), result, _sibs(sib), preset) is None
 
 
 def test_no_tree_without_pruned_parts_is_an_error_though_the_lp_is_feasible() -> None:
@@ -177,10 +178,17 @@ def test_an_infeasible_node_is_proved_by_a_dual_ray() -> None:
     lp, ray = node.farkas
     assert node.closed == "infeasible" and farkas_margin(lp, ray) > 0
     assert farkas_margin(lp, np.zeros_like(ray)) == 0.0  # zero proves nothing
+    parts = [GrandparentParts(DenseTripleScorer(gp))]
+    assert node.ray and check_records(s, parts, result) is None
     node.farkas = (lp, 0.0 * ray)
-    assert "does not prove" in check_exact(s, DenseTripleScorer(gp), result)
+    assert "does not prove" in check_records(s, parts, result)
     node.farkas = None
-    assert "a tree exists" in check_exact(s, DenseTripleScorer(gp), result)
+    assert "a tree exists" in check_records(s, parts, result)
+    assert check_exact(s, DenseTripleScorer(gp), result) is None  # the standalone check reads the labelled ray
+    node.ray = {name: (index, 0.0 * values) for name, (index, values) in node.ray.items()}
+    assert "without a dual ray that proves it" in check_exact(s, DenseTripleScorer(gp), result)
+    node.ray = None
+    assert "without a dual ray that proves it" in check_exact(s, DenseTripleScorer(gp), result)
 
 
 def test_the_pruned_row_forbids_both_arcs_under_every_preset() -> None:

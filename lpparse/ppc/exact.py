@@ -77,6 +77,7 @@ from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.heuristics import improve_tree
 from lpparse.ppc.loop import PPCResult, _validated, second_order_parts, solve_lp
 from lpparse.ppc.parts import GrandparentParts, Parts, tree_score
+from lpparse.ppc.proof import LabelledDuals, ProofProgram, label_duals
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_error, tree_problem
 from lpparse.triples import SiblingScorer, TripleScorer
 
@@ -87,6 +88,7 @@ __all__ = [
     "ExactStats",
     "check_exact",
     "check_proof",
+    "check_records",
     "exact_search",
     "parse_exact",
 ]
@@ -106,7 +108,9 @@ class ExactOptions:
     in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``branching``: the rule of :func:`_split`; ``base``: the
     arborescence program under the node LPs; ``ppc``: the parse-price-cut options of every node
     (:class:`lpparse.colgen.ColgenOptions`: tolerances, pricing devices, sibling preset; its time limit is
-    replaced by what is left of the search's).
+    replaced by what is left of the search's); ``verify``: certify by :func:`check_proof` (the proof
+    re-checked from its duals over the full program, built once: about a brute-force run's time more)
+    instead of :func:`check_records`.
     """
 
     base: str = "single-flow"
@@ -117,6 +121,7 @@ class ExactOptions:
     keep_results: bool = False
     branching: str = "gub"
     ppc: ColgenOptions = field(default_factory=ColgenOptions)
+    verify: bool = False
 
 
 @dataclass
@@ -129,7 +134,8 @@ class BranchNode:
     reduced costs (``fix_slack``: the ε used); ``closed``: one of :data:`CLOSED`; ``tree``: the tree of an
     integral node; ``rounds`` and ``added``: its parse-price-cut rounds and part columns; ``farkas``:
     the program and a dual ray proving it infeasible, for a node closed as infeasible by its LP (pruned
-    parts: module docstring).
+    parts: module docstring). ``duals`` (a solved node's LP duals) and ``ray`` (that dual ray) by row label
+    (:data:`lpparse.ppc.proof.LabelledDuals`): what :func:`check_proof` recomputes the node from.
     """
 
     id: int
@@ -148,6 +154,8 @@ class BranchNode:
     rounds: int = 0
     added: int = 0
     farkas: tuple[LinearProgram, NDArray[np.float64]] | None = None
+    duals: LabelledDuals | None = None
+    ray: LabelledDuals | None = None
 
     def base_mask(self) -> NDArray[np.bool_]:
         """The arcs its children split: its own less its reduced-cost fixings."""
@@ -189,8 +197,9 @@ class ExactResult:
 
     ``heads``: the best tree found (a tree whenever ``status`` is OPTIMAL; also under a limit when one was
     found); ``objective``: its score, recomputed from the scorer; ``bound``: a proved upper bound on every
-    tree's score; ``certified``: :func:`check_exact` held when the search ended. ``nodes`` is the proof
-    (:class:`BranchNode`); ``root``: the root's parse-price-cut result; ``node_results``: every node's
+    tree's score; ``certified``: the search's records prove it (:func:`check_records`; with
+    ``ExactOptions.verify``, :func:`check_proof`). ``nodes`` is the proof (:class:`BranchNode`), over the
+    arborescence program ``base``; ``root``: the root's parse-price-cut result; ``node_results``: every node's
     result when ``keep_results`` is set.
     """
 
@@ -205,6 +214,7 @@ class ExactResult:
     root: PPCResult | None = None
     certified: bool = False
     node_results: dict[int, PPCResult] = field(default_factory=dict)
+    base: str = "single-flow"
 
     @property
     def gap(self) -> float:
@@ -400,6 +410,8 @@ class _Search:
         assert result.certificate is not None
         node.certificate = result.certificate
         node.bound = result.certificate.dual_objective
+        assert result.row_dual is not None
+        node.duals = label_duals(result.program.lp, result.row_dual, result.outside)
         t0 = time.perf_counter()
         if result.heads is not None:
             node.closed, node.tree = "integral", result.heads
@@ -442,6 +454,7 @@ class _Search:
         if ray is None or not farkas_margin(lp, ray) > 0:
             return False
         node.closed, node.bound, node.farkas = "infeasible", -np.inf, (lp, ray)
+        node.ray = label_duals(lp, ray)
         return True
 
     def run(self) -> Status:
@@ -527,8 +540,10 @@ def exact_search(
         stats,
         root,
         node_results=search.results if opts.keep_results else {},
+        base=opts.base,
     )
-    result.certified = status is Status.OPTIMAL and check_proof(s, parts, result) is None
+    check = check_proof if opts.verify else check_records
+    result.certified = status is Status.OPTIMAL and check(s, parts, result) is None
     return result
 
 
@@ -557,16 +572,17 @@ def check_exact(
     triple_scorer: TripleScorer | None,
     result: ExactResult,
     sibling_scorer: SiblingScorer | None = None,
+    preset: str | Iterable[str] = "all",
+    sibling_preset: str | Iterable[str] = "martins",
 ) -> str | None:
-    """:func:`check_proof` for grandparent triples and/or arbitrary siblings."""
-    return check_proof(arc_scores, second_order_parts(triple_scorer, "all", sibling_scorer), result)
+    """:func:`check_proof` for grandparent triples and/or arbitrary siblings, under the presets the search
+    used (their rows carry the proof's duals)."""
+    parts = second_order_parts(triple_scorer, preset, sibling_scorer, sibling_preset)
+    return check_proof(arc_scores, parts, result)
 
 
-def check_proof(arc_scores: ArrayLike, parts: Sequence[Parts], result: ExactResult) -> str | None:
-    """Why ``result`` is not a proof that ``result.heads`` is an optimal tree under the arcs and the
-    families ``parts`` (None when it is): see the module docstring. Re-scores the tree's parts (counted by
-    the scorers) and re-checks infeasible leaves."""
-    s = np.asarray(arc_scores, dtype=np.float64)
+def _tree_problem(s: NDArray[np.float64], parts: Sequence[Parts], result: ExactResult) -> str | None:
+    """Why ``result``'s tree, objective and bound do not agree (None when they do)."""
     if result.heads is None:
         return "no tree"
     problem = tree_error(result.heads, result.single_root)
@@ -586,10 +602,98 @@ def check_proof(arc_scores: ArrayLike, parts: Sequence[Parts], result: ExactResu
     nodes = result.nodes
     if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
         return "the root node does not hold every candidate arc"
-    for node in nodes:
-        problem = _node_problem(node, nodes, value, result, parts)
+    return None
+
+
+def check_records(arc_scores: ArrayLike, parts: Sequence[Parts], result: ExactResult) -> str | None:
+    """Why ``result`` is not a proof by the search's own records (None when it is): the module docstring's
+    checks, with each node's certificate as the search computed it (lpparse's check of its LP at solve
+    time). Re-scores the tree's parts and re-checks infeasible leaves. :func:`check_proof` trusts no record."""
+    s = np.asarray(arc_scores, dtype=np.float64)
+    problem = _tree_problem(s, parts, result)
+    if problem is not None:
+        return problem
+    for node in result.nodes:
+        problem = _node_problem(node, result.nodes, result.objective, result, parts)
         if problem is not None:
             return f"node {node.id}: {problem}"
+    return None
+
+
+def check_proof(arc_scores: ArrayLike, parts: Sequence[Parts], result: ExactResult) -> str | None:
+    """Why ``result`` is not a proof that ``result.heads`` is an optimal tree under the arcs and the families
+    ``parts`` (None when it is), from the proof alone (:mod:`lpparse.ppc.proof`): the full program of every
+    candidate part is built once; each solved node's bound (and each fixed arc's) is recomputed from its
+    labelled duals over it, never read from a certificate or a stored bound; a leaf's recomputed bound, a
+    fixed arc's, and the recomputed bound of the parent of a node closed unsolved must not exceed the tree's
+    score by more than the gap tolerance; infeasible leaves are proved by their labelled dual rays; the
+    children of every branched node partition its heads of one modifier. ``parts`` should hold the row
+    families the search used: duals on rows the full program lacks count as 0, which keeps every bound
+    valid but may leave it too weak to close the node."""
+    s = np.asarray(arc_scores, dtype=np.float64)
+    problem = _tree_problem(s, parts, result)
+    if problem is not None:
+        return problem
+    value = tree_score(s, parts, result.heads)  # type: ignore[arg-type]
+    limit = value + _gap_abs(value, result.gap_tol)
+    full = ProofProgram(s, parts, result.single_root, result.base)
+    bounds: dict[int, float] = {}
+    for node in result.nodes:
+        problem = _proved(node, result.nodes, full, limit, bounds)
+        if problem is not None:
+            return f"node {node.id}: {problem}"
+    return None
+
+
+def _proved(
+    node: BranchNode, nodes: list[BranchNode], full: ProofProgram, limit: float, bounds: dict[int, float]
+) -> str | None:
+    """Why one node is not proved from its duals over ``full`` (None when it is); ``limit``: the tree's score
+    plus the gap tolerance; ``bounds``: the recomputed bounds of the nodes checked so far (parents first)."""
+    if node.closed == "infeasible":
+        if tree_problem(node.mask, full.single_root) is not None:
+            return None
+        if node.ray is None or not full.proves_infeasible(node.ray, node.mask):
+            return "closed as infeasible without a dual ray that proves it"
+        return None
+    if node.closed == "open":
+        return "left open"
+    if node.duals is None:
+        if node.closed != "bound" or node.parent not in bounds:
+            return f"closed as {node.closed!r} without duals"
+        if bounds[node.parent] > limit:  # closed unsolved: its parent's bound must close it
+            return f"closed unsolved, its parent's recomputed bound {bounds[node.parent]!r} exceeds the tree's"
+        return None
+    got = full.bound(node.duals, node.mask)
+    if isinstance(got, str):
+        return got
+    bound, with_arc = got
+    bounds[node.id] = bound
+    if node.closed in ("integral", "bound"):
+        return None if bound <= limit else f"its recomputed bound {bound!r} exceeds the tree's score"
+    if node.closed != "branched":
+        return f"closed as {node.closed!r}"
+    for h, m, _ in node.fixed:
+        if with_arc[h, m] > limit:
+            return f"arc {h}->{m} fixed, but trees using it are bounded by {with_arc[h, m]!r} only"
+    return _children_problem(node, nodes)
+
+
+def _children_problem(node: BranchNode, nodes: list[BranchNode]) -> str | None:
+    """Why the children of a branched node do not split its heads of one modifier (None when they do)."""
+    children = [nodes[i] for i in node.children]
+    if len(children) < 2 or any(child.parent != node.id for child in children):
+        return f"children {node.children} do not record it as their parent"
+    modifier = children[0].modifier
+    if modifier is None or any(child.modifier != modifier or child.kept is None for child in children):
+        return "its children do not split the heads of one modifier"
+    base = node.base_mask()
+    kept = np.array([child.kept for child in children])
+    if (kept.sum(axis=0) != base[:, modifier]).any():
+        return f"its children's heads of {modifier} do not partition its own"
+    for child in children:
+        if not np.array_equal(child.mask, _child_mask(base, modifier, child.kept)):
+            return f"child {child.id} does not hold its arcs"
     return None
 
 
@@ -655,17 +759,4 @@ def _node_problem(
     for h, m, d in node.fixed:
         if node.bound + d + node.fix_slack > value:
             return f"arc {h}->{m} fixed with reduced cost {d!r}, too weak against the tree's score"
-    children = [nodes[i] for i in node.children]
-    if len(children) < 2 or any(child.parent != node.id for child in children):
-        return f"children {node.children} do not record it as their parent"
-    modifier = children[0].modifier
-    if modifier is None or any(child.modifier != modifier or child.kept is None for child in children):
-        return "its children do not split the heads of one modifier"
-    base = node.base_mask()
-    kept = np.array([child.kept for child in children])
-    if (kept.sum(axis=0) != base[:, modifier]).any():
-        return f"its children's heads of {modifier} do not partition its own"
-    for child in children:
-        if not np.array_equal(child.mask, _child_mask(base, modifier, child.kept)):
-            return f"child {child.id} does not hold its arcs"
-    return None
+    return _children_problem(node, nodes)

@@ -1,0 +1,168 @@
+"""Proofs that stand alone: node bounds recomputed from labelled duals over one full program.
+
+A branch-and-bound proof (:mod:`lpparse.ppc.exact`) records, per solved node, the duals of its LP by row
+*label* (block name and index tuple, :data:`LabelledDuals`), not a certificate's verdict. The checker
+(:class:`ProofProgram`) builds the sentence's full program once, with every candidate arc and every
+candidate part of every family (what brute force solves), and derives each node's program from it by bounds
+alone: columns that the node's arcs do not allow (its dropped arcs, their flow columns, the parts over them)
+are fixed at 0. Every row of the full program is valid for every tree, so for any duals y and any tree x of
+the node (with its parts and flows), weak duality gives
+
+    c·x = yᵀAx + dᵀx <= Σ_i max(y_i L_i, y_i U_i) + Σ_j max(d_j l_j, d_j u_j),    d = c - Aᵀy,
+
+whatever y is: no dual feasibility is assumed, nothing is read from a solver or a record but y. For part
+columns the tree is used: a tree holds at most ``max_per_tree(n)`` parts of a family, so their term is at
+most the sum of the largest positive d_j of the family (:meth:`ProofProgram.bound`). As any y gives a valid
+bound, a dual on a row the full program lacks (a row family another preset has, the row of a part scored
+-inf) is read as 0: the bound can only weaken, never become invalid. A nonzero dual on an infinite side
+makes the bound infinite. An arc
+h→m is ruled out of a node's children when the bound of the node's trees that use it, the same sum with
+x_{hm} = 1, is at most the best tree's score; a node whose arcs carry trees is infeasible when a labelled
+dual ray y proves the node's program infeasible (Farkas: the same sums with zero cost are negative).
+
+This is the shape of VIPR's certificates for exact MIP (Cheung, Gleixner & Steffy 2017, "Verifying Integer
+Programming Results", IPCO 2017): the search may use any solver and any tolerance; the proof is re-checked
+from the problem and the recorded duals by a small program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lpparse.colgen.options import ColgenOptions
+from lpparse.formulations.grandparent import arc_program
+from lpparse.lp.program import LinearProgram
+from lpparse.lp.solution import _bound_value
+from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
+from lpparse.ppc.certificate import OutsideDuals
+from lpparse.ppc.parts import Binding, Parts
+
+__all__ = ["LabelledDuals", "ProofProgram", "label_duals"]
+
+#: Duals by row label: block name -> (index tuples (k, arity), values (k,)), nonzero values only
+LabelledDuals = dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]
+
+
+def label_duals(lp: LinearProgram, y: NDArray[np.float64], outside: OutsideDuals | None = None) -> LabelledDuals:
+    """The nonzero entries of ``y`` (one per row of ``lp``) by row label, with the duals ``outside`` of rows
+    that ``lp`` lacks."""
+    out: LabelledDuals = {}
+    for name, block in lp.con_blocks.items():
+        values = y[block.positions]
+        keep = values != 0.0
+        if keep.any():
+            out[name] = (block.index[keep].copy(), values[keep].copy())
+    for name, (index, values) in (outside or {}).items():
+        index = np.asarray(index, np.int64).reshape(len(values), -1)
+        if name in out:
+            out[name] = (np.concatenate([out[name][0], index]), np.concatenate([out[name][1], values]))
+        else:
+            out[name] = (index, np.asarray(values, np.float64))
+    return out
+
+
+class ProofProgram:
+    """The full program of a sentence (every candidate arc and part of every family ``parts`` over the
+    arborescence program ``base``), against which node records are checked (module docstring)."""
+
+    def __init__(self, arc_scores: NDArray[np.float64], parts: Sequence[Parts], single_root: bool, base: str) -> None:
+        self.s, self.parts, self.single_root, self.base = arc_scores, list(parts), single_root, base
+        prog = arc_program(arc_scores, single_root, base)
+        tree = chu_liu_edmonds(arc_scores, single_root=single_root)
+        families = [p.bind(Binding(prog, arc_scores, tree, ColgenOptions(), None)) for p in parts]
+        for family in families:
+            family.tree = None  # every candidate part
+            family.seed()
+        self.lp = prog.lp
+        self.A_T = self.lp.A.T.tocsr()
+        self.n = arc_scores.shape[0] - 1
+
+    def place(self, duals: LabelledDuals) -> NDArray[np.float64]:
+        """``duals`` as one value per row of the full program; duals on rows it lacks count as 0 (any y gives
+        a valid bound: dropping a dual can only weaken it)."""
+        y = np.zeros(self.lp.num_rows)
+        for name, (index, values) in duals.items():
+            block = self.lp.con_blocks.get(name)
+            if block is None or not len(index):
+                continue
+            rows = block.find(index)
+            np.add.at(y, rows[rows >= 0], values[rows >= 0])
+        return y
+
+    def node_upper(self, mask: NDArray[np.bool_]) -> NDArray[np.float64]:
+        """Column upper bounds of the node over the arcs ``mask``: 0 for every column its arcs do not allow."""
+        upper = self.lp.col_upper.copy()
+        node = arc_program(np.where(mask, self.s, -np.inf), self.single_root, self.base).lp
+        for name, block in self.lp.var_blocks.items():
+            if name in node.var_blocks:
+                held = node.var_blocks[name].index
+            else:
+                part = next((p for p in self.parts if p.column_block == name), None)
+                if part is None:
+                    raise ValueError(f"columns {name!r} belong to neither the arborescence program nor a family")
+                held = np.column_stack(part.candidates(mask, self.single_root)).astype(np.int64)
+            allowed = np.zeros(self.lp.num_cols, bool)
+            if len(held):
+                found = block.find(held)
+                allowed[found[found >= 0]] = True
+            cols = block.positions
+            upper[cols[~allowed[cols]]] = 0.0
+        return upper
+
+    def _sums(
+        self, y: NDArray[np.float64], upper: NDArray[np.float64]
+    ) -> tuple[float, float, NDArray[np.float64]]:
+        """(value, mass on an infinite side, d) of Σ_i max(y_i L_i, y_i U_i) + Σ_j max(d_j l_j, d_j u_j) with
+        each family's part columns (bounds [0, 1]) bounded by its top ``max_per_tree`` positive d_j."""
+        lp = self.lp
+        d = lp.cost - self.A_T @ y
+        rows, rows_wrong = _bound_value(lp.row_lower, lp.row_upper, y)
+        lower = lp.col_lower
+        part_cols = np.zeros(lp.num_cols, bool)
+        value = rows
+        for part in self.parts:
+            block = lp.var_blocks.get(part.column_block)
+            if block is None:
+                continue
+            cols = block.positions
+            part_cols[cols] = True
+            gain = np.where(upper[cols] > 0, np.maximum(d[cols], 0.0), 0.0)
+            k = part.max_per_tree(self.n)
+            if gain.size > k:
+                gain = np.partition(gain, gain.size - k)[gain.size - k :]
+            value += float(gain.sum())
+        other = ~part_cols
+        cols_value, cols_wrong = _bound_value(lower[other], upper[other], d[other])
+        return value + cols_value, max(rows_wrong, cols_wrong), d
+
+    def bound(
+        self, duals: LabelledDuals, mask: NDArray[np.bool_], tol: float = 1e-9
+    ) -> tuple[float, NDArray[np.float64]] | str:
+        """An upper bound on the score of every tree over the arcs ``mask`` (with its parts), from ``duals``
+        alone, and each arc's bound when a tree must use it ((n+1, n+1): the bound less max(d, 0) plus d of its
+        column; -inf for arcs outside ``mask``); or why the duals give none."""
+        y = self.place(duals)
+        value, wrong, d = self._sums(y, self.node_upper(mask))
+        if wrong > tol * (1.0 + float(np.abs(y).max(initial=0.0))):
+            return "its duals sit on an infinite side of a row or column"
+        arcs = self.lp.var_blocks["z"]
+        with_arc = np.full(mask.shape, -np.inf)
+        h, m = arcs.index.T
+        dz = d[arcs.positions]
+        with_arc[h, m] = np.where(mask[h, m], value - np.maximum(dz, 0.0) + dz, -np.inf)
+        return value, with_arc
+
+    def proves_infeasible(self, ray: LabelledDuals, mask: NDArray[np.bool_], tol: float = 1e-9) -> bool:
+        """Whether the labelled dual ray ``ray`` proves that no tree over ``mask`` (with its parts) exists."""
+        placed = self.place(ray)
+        upper = self.node_upper(mask)
+        for y in (placed, -placed):
+            scale = 1.0 + float(np.abs(y).max(initial=0.0))
+            rows, rows_wrong = _bound_value(self.lp.row_lower, self.lp.row_upper, y)
+            cols, cols_wrong = _bound_value(self.lp.col_lower, upper, -(self.A_T @ y))
+            if max(rows_wrong, cols_wrong) <= tol * scale and rows + cols < -tol * scale:
+                return True
+        return False
