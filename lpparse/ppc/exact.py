@@ -24,12 +24,15 @@ node:
   (§3); at the root the rounded tree is improved by hill climbing
   (:func:`lpparse.ppc.heuristics.improve_tree`). Scores of heuristic trees are recomputed from the scorer.
 * **Proof.** The result records every node: its arc set (by the branching decisions and fixings from the
-  root), the certificate of its LP, and why it was closed. :func:`check_exact` re-checks the record: the
-  tree is a tree over the candidate arcs whose recomputed score is ``objective``; every node's certificate
-  holds and its bound is its certificate's dual objective; the children of every branched node split on
-  one arc; every fixing obeys the inequality above; every leaf is infeasible (re-checked), integral or
-  bounded by ``bound``; and ``bound - objective`` is within tolerance. Nothing is taken from a solver's
-  status.
+  root), its LP's duals by row label (a dual ray for a node infeasible by its LP), the certificate of its
+  LP, and why it was closed. :func:`check_proof` re-checks it from the duals alone
+  (:mod:`lpparse.ppc.proof`): the tree is a tree over the candidate arcs whose recomputed score is
+  ``objective``; each node's bound is recomputed from its duals over the full program of every candidate
+  part (built once), as is each fixed arc's; the children of every branched node split the heads of one
+  modifier; every leaf is infeasible (no tree over its arcs, or a dual ray that proves it), or bounded
+  within tolerance of the tree's score, and so is the parent of a node closed unsolved. No certificate,
+  stored bound or solver status is read. :func:`check_records` is the search's own faster check, which
+  reads each node's certificate as the search computed it.
 
 **Pruned parts.** A triple or sibling part scored -inf is in no tree (a tree holding it scores -inf and
 is never offered). A node whose arcs still carry trees may then have an infeasible LP: parse-price-cut
