@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 from tqdm import tqdm
 
 from lpparse.commands._common import (
@@ -125,6 +127,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="seconds per sentence; a sentence over it (or out of memory) is reported and left out of --out",
     )
+    parser.add_argument(
+        "--k-best",
+        type=positive_int,
+        default=None,
+        metavar="K",
+        help="exact decoder: the K best trees of each sentence, each proved (Murty's partition); --out then "
+        "holds K copies of each sentence, best first, each after the comments '# k_best_rank = r' and "
+        "'# k_best_score = s' (UAS and the summary use the best tree)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=run)
 
@@ -174,6 +185,10 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         options["bounds"] = args.bounds
     if args.time_limit is not None and decoder in ("ppc", "bf", "auto", *ANYTIME):
         options["time_limit"] = args.time_limit  # HiGHS stops too, not only the Python code around it
+    if args.k_best is not None:
+        if decoder != "exact":
+            raise UsageError("--k-best applies to the exact decoder only (--decoder exact)")
+        options["k_best"] = args.k_best
     pruning = pruning_options(args)
     if pruning is not None:
         options["pruning"] = pruning
@@ -265,6 +280,20 @@ def _model_sentences(
     return model, list(range(len(sentences))), sentences, decoder, options
 
 
+def _ranked_copies(
+    sentences: list[Sentence], results: list[DecodeResult]
+) -> tuple[list[Sentence], list[NDArray[np.int64]]]:
+    """Each sentence once per tree of its k-best list, best first, after the comments naming the tree's rank
+    and score."""
+    copies, heads = [], []
+    for sentence, result in zip(sentences, results):
+        for rank, (tree, score) in enumerate(result.stats["kbest"], 1):
+            comments = [f"# k_best_rank = {rank}", f"# k_best_score = {score!r}"]
+            copies.append(replace(sentence, lines=comments + list(sentence.lines)))
+            heads.append(tree)
+    return copies, heads
+
+
 def pruning_summary(sentences: list[Sentence], results: list[DecodeResult]) -> str:
     """One line: the share of candidate arcs that arc pruning kept, and of the input's (gold) arcs."""
     recall = [
@@ -298,7 +327,9 @@ def run(args: argparse.Namespace) -> int:
     if not results:
         raise DataError(f"{treebank}: no sentence could be parsed")
     heads = [r.heads for r in results]
-    if out:
+    if out and args.k_best is not None:
+        write_treebank(out, *_ranked_copies(parsed, results))
+    elif out:
         write_treebank(out, parsed, heads)
     uas = corpus_uas(parsed, heads)
     objective = float(np.mean([r.objective for r in results]))

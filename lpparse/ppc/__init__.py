@@ -7,6 +7,7 @@ brute-force baseline (:func:`solve_lp`), and exact decoding with a proof on top 
 from lpparse.colgen.family import Warm
 from lpparse.ppc.certificate import certify_full, extend_solution, ppc_certificate
 from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, check_proof, exact_search, parse_exact
+from lpparse.ppc.kbest import KBest, check_kbest, k_best_search
 from lpparse.ppc.loop import (
     BF_BELOW_PARTS,
     METHODS,
@@ -32,6 +33,7 @@ __all__ = [
     "ExactOptions",
     "ExactResult",
     "FamilyCounts",
+    "KBest",
     "GrandparentParts",
     "PPCResult",
     "PPCStats",
@@ -41,10 +43,12 @@ __all__ = [
     "candidate_parts",
     "certify_full",
     "check_exact",
+    "check_kbest",
     "check_proof",
     "choose_method",
     "exact_search",
     "extend_solution",
+    "k_best_search",
     "parse_exact",
     "parse_price_cut",
     "ppc_certificate",

@@ -14,6 +14,7 @@ rounded tree shows. Should that tree hold a part scored -inf (a pruned part), th
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from lpparse.colgen import ColgenOptions
 from lpparse.decoder import DecodeResult, DecoderFunc, register_decoder
 from lpparse.lp.solution import Status
 from lpparse.ppc.exact import ExactOptions, exact_search
+from lpparse.ppc.kbest import k_best_search
 from lpparse.ppc.loop import BF_BELOW_PARTS, PPCResult, _split_options, project_to_tree, solve_lp
 from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts, tree_score
 from lpparse.trees import NoTreeError, allowed_arcs, validate_scores
@@ -140,15 +142,27 @@ def exact_decode(
     time_limit: float | None = None,
     sibling_scorer: SiblingScorer | None = None,
     parts: Sequence[Parts] = (),
+    k_best: int | None = None,
     **ppc_options: Any,
 ) -> DecodeResult:
     """The best tree under the arcs and every part family with a proof (:func:`exact_search`; grandparent
     triples of ``triple_scorer``, sibling parts of ``sibling_scorer`` and the families ``parts``);
     ``ppc_options`` go to every node's parse-price-cut. Under ``time_limit`` the best tree found comes back
-    with ``certified`` False and the proved bound; with no tree at all, RuntimeError."""
+    with ``certified`` False and the proved bound; with no tree at all, RuntimeError. ``k_best``: also the K
+    best trees, proved (:func:`lpparse.ppc.kbest.k_best_search`), as ``stats["kbest"]``: (heads, score)
+    pairs, best first; a limit that stops the search before K trees (while trees remain) leaves it uncertified."""
     s = validate_scores(arc_scores)
     engine, families = _families(triple_scorer, preset, sibling_scorer, parts, ppc_options)
-    result = exact_search(s, families, single_root, time_limit, ExactOptions(ppc=engine))
+    kbest = None
+    if k_best is not None:
+        kbest = k_best_search(s, families, k_best, single_root, time_limit, ExactOptions(ppc=engine))
+        if kbest.subproblems[0].result is None:
+            raise RuntimeError(f"exact decoding found no tree: status {kbest.status.value}")
+        result = kbest.subproblems[0].result
+        if kbest.status is not Status.OPTIMAL:
+            result = replace(result, status=kbest.status)
+    else:
+        result = exact_search(s, families, single_root, time_limit, ExactOptions(ppc=engine))
     if result.heads is None:
         raise RuntimeError(f"exact decoding found no tree: status {result.status.value}")
     stats = result.stats.as_dict()
@@ -162,6 +176,8 @@ def exact_decode(
     )
     if result.status is not Status.OPTIMAL:
         stats["gap"] = result.gap
+    if kbest is not None:
+        stats["kbest"] = kbest.trees
     return DecodeResult(result.heads, result.objective, stats)
 
 

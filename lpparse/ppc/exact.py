@@ -218,6 +218,8 @@ class ExactResult:
     certified: bool = False
     node_results: dict[int, PPCResult] = field(default_factory=dict)
     base: str = "single-flow"
+    #: with ``parse_exact(..., k_best=K)``: the K best trees and their proof (:class:`lpparse.ppc.kbest.KBest`)
+    kbest: Any = None
 
     @property
     def gap(self) -> float:
@@ -559,15 +561,26 @@ def parse_exact(
     options: ExactOptions | None = None,
     sibling_scorer: SiblingScorer | None = None,
     sibling_preset: str | Iterable[str] = "martins",
+    k_best: int | None = None,
     **grandparent: Any,
 ) -> ExactResult:
     """The best non-projective second-order tree (grandparent triples under ``preset``, and sibling parts
     under ``sibling_preset`` when ``sibling_scorer`` is given; either scorer may be None, not both), with a
     proof: :func:`exact_search` on :func:`lpparse.ppc.second_order_parts` (``grandparent``: options of
     :class:`lpparse.ppc.parts.GrandparentParts`). The preset changes the bound and the search, not the
-    answer."""
+    answer. ``k_best``: also the K best trees, proved (``result.kbest``, :func:`lpparse.ppc.kbest.k_best_search`;
+    the result is the best tree's search)."""
     parts = second_order_parts(triple_scorer, preset, sibling_scorer, sibling_preset, **grandparent)
-    return exact_search(arc_scores, parts, single_root, time_limit, options)
+    if k_best is None:
+        return exact_search(arc_scores, parts, single_root, time_limit, options)
+    from lpparse.ppc.kbest import k_best_search
+
+    kbest = k_best_search(arc_scores, parts, k_best, single_root, time_limit, options)
+    root = kbest.subproblems[0].result
+    if root is None:
+        raise RuntimeError(f"k-best search stopped before the best tree: status {kbest.status.value}")
+    root.kbest = kbest
+    return root
 
 
 def check_exact(

@@ -46,7 +46,9 @@ __all__ = ["LabelledDuals", "ProofProgram", "label_duals"]
 LabelledDuals = dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]
 
 
-def label_duals(lp: LinearProgram, y: NDArray[np.float64], outside: OutsideDuals | None = None) -> LabelledDuals:
+def label_duals(
+    lp: LinearProgram, y: NDArray[np.float64], outside: OutsideDuals | None = None
+) -> LabelledDuals:
     """The nonzero entries of ``y`` (one per row of ``lp``) by row label, with the duals ``outside`` of rows
     that ``lp`` lacks."""
     out: LabelledDuals = {}
@@ -68,7 +70,9 @@ class ProofProgram:
     """The full program of a sentence (every candidate arc and part of every family ``parts`` over the
     arborescence program ``base``), against which node records are checked (module docstring)."""
 
-    def __init__(self, arc_scores: NDArray[np.float64], parts: Sequence[Parts], single_root: bool, base: str) -> None:
+    def __init__(
+        self, arc_scores: NDArray[np.float64], parts: Sequence[Parts], single_root: bool, base: str
+    ) -> None:
         self.s, self.parts, self.single_root, self.base = arc_scores, list(parts), single_root, base
         prog = arc_program(arc_scores, single_root, base)
         tree = chu_liu_edmonds(arc_scores, single_root=single_root)
@@ -102,7 +106,9 @@ class ProofProgram:
             else:
                 part = next((p for p in self.parts if p.column_block == name), None)
                 if part is None:
-                    raise ValueError(f"columns {name!r} belong to neither the arborescence program nor a family")
+                    raise ValueError(
+                        f"columns {name!r} belong to neither the arborescence program nor a family"
+                    )
                 held = np.column_stack(part.candidates(mask, self.single_root)).astype(np.int64)
             allowed = np.zeros(self.lp.num_cols, bool)
             if len(held):
