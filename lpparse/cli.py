@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import NoReturn
 
 from lpparse import __version__
-from lpparse.commands import compare, dd, demo, experiment, parse, report, scores, solve, train
+from lpparse.commands import check_proof, compare, dd, demo, experiment, parse, report, scores, solve, train
 from lpparse.io import UserError
 
 #: Sub-commands by name, in the order ``lpparse --help`` lists them. Each module has
@@ -30,6 +30,7 @@ COMMANDS: dict[str, ModuleType] = {
     "demo": demo,
     "solve": solve,
     "parse": parse,
+    "check-proof": check_proof,
     "compare": compare,
     "train": train,
     "experiment": experiment,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import time
 import warnings
 from dataclasses import replace
@@ -26,7 +27,7 @@ from lpparse.commands._common import (
 )
 from lpparse.corpus import Sentence, corpus_uas, write_treebank
 from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
-from lpparse.io import DataError, UsageError, output_path, readable_file
+from lpparse.io import DataError, UsageError, atomic_write, output_path, readable_file
 from lpparse.parsing import (
     TimeLimitExceeded,
     decode_sentence,
@@ -136,6 +137,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "holds K copies of each sentence, best first, each after the comments '# k_best_rank = r' and "
         "'# k_best_score = s' (UAS and the summary use the best tree)",
     )
+    parser.add_argument(
+        "--proof",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="exact decoder: write each sentence's proof of optimality as one JSON line (sent_id, heads, the "
+        "search's nodes with their duals); 'lpparse check-proof FILE' re-checks them from the scores",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=run)
 
@@ -189,6 +198,10 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         if decoder != "exact":
             raise UsageError("--k-best applies to the exact decoder only (--decoder exact)")
         options["k_best"] = args.k_best
+    if args.proof is not None:
+        if decoder != "exact":
+            raise UsageError("--proof applies to the exact decoder only (--decoder exact)")
+        options["proof"] = True
     pruning = pruning_options(args)
     if pruning is not None:
         options["pruning"] = pruning
@@ -294,6 +307,16 @@ def _ranked_copies(
     return copies, heads
 
 
+def _write_proofs(path: Path, sentences: list[Sentence], results: list[DecodeResult]) -> None:
+    """One JSON line per sentence: its sent_id and the proof record of its tree (with the arcs pruning kept)."""
+    with atomic_write(path) as handle:
+        for sentence, result in zip(sentences, results):
+            record = dict(result.stats["proof"])
+            if result.kept_arcs is not None:
+                record["kept_arcs"] = np.argwhere(result.kept_arcs).tolist()
+            handle.write(json.dumps({"sent_id": sentence.sent_id, **record}) + "\n")
+
+
 def pruning_summary(sentences: list[Sentence], results: list[DecodeResult]) -> str:
     """One line: the share of candidate arcs that arc pruning kept, and of the input's (gold) arcs."""
     recall = [
@@ -313,6 +336,7 @@ def run(args: argparse.Namespace) -> int:
     treebank = readable_file(args.treebank, "treebank")
     inputs = (args.treebank, args.model, args.scores, args.pruner)
     out = output_path(args.out, "--out", inputs) if args.out else None
+    proof = output_path(args.proof, "--proof", (*inputs, args.out)) if args.proof else None
     source: Model | ScoreFile
     if args.model:
         source, positions, sentences, decoder, options = _model_sentences(args, treebank)
@@ -331,6 +355,8 @@ def run(args: argparse.Namespace) -> int:
         write_treebank(out, *_ranked_copies(parsed, results))
     elif out:
         write_treebank(out, parsed, heads)
+    if proof:
+        _write_proofs(proof, parsed, results)
     uas = corpus_uas(parsed, heads)
     objective = float(np.mean([r.objective for r in results]))
     failed = len(sentences) - len(parsed)
@@ -352,4 +378,6 @@ def run(args: argparse.Namespace) -> int:
         print(pruning_summary(parsed, results))
     if out:
         print(f"wrote {out}")
+    if proof:
+        print(f"wrote {proof} (proofs of {len(results)} trees; check them with lpparse check-proof)")
     return 1 if failed else 0

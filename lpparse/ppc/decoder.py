@@ -27,6 +27,7 @@ from lpparse.ppc.exact import ExactOptions, exact_search
 from lpparse.ppc.kbest import k_best_search
 from lpparse.ppc.loop import BF_BELOW_PARTS, PPCResult, _split_options, project_to_tree, solve_lp
 from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts, tree_score
+from lpparse.ppc.proof_file import proof_record
 from lpparse.trees import NoTreeError, allowed_arcs, validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer
 
@@ -143,6 +144,7 @@ def exact_decode(
     sibling_scorer: SiblingScorer | None = None,
     parts: Sequence[Parts] = (),
     k_best: int | None = None,
+    proof: bool = False,
     **ppc_options: Any,
 ) -> DecodeResult:
     """The best tree under the arcs and every part family with a proof (:func:`exact_search`; grandparent
@@ -150,7 +152,8 @@ def exact_decode(
     ``ppc_options`` go to every node's parse-price-cut. Under ``time_limit`` the best tree found comes back
     with ``certified`` False and the proved bound; with no tree at all, RuntimeError. ``k_best``: also the K
     best trees, proved (:func:`lpparse.ppc.kbest.k_best_search`), as ``stats["kbest"]``: (heads, score)
-    pairs, best first; a limit that stops the search before K trees (while trees remain) leaves it uncertified."""
+    pairs, best first; a limit that stops the search before K trees (while trees remain) leaves it uncertified.
+    ``proof``: the search's proof as a JSON record in ``stats["proof"]`` (:func:`lpparse.ppc.proof_file.proof_record`)."""
     s = validate_scores(arc_scores)
     engine, families = _families(triple_scorer, preset, sibling_scorer, parts, ppc_options)
     kbest = None
@@ -178,6 +181,8 @@ def exact_decode(
         stats["gap"] = result.gap
     if kbest is not None:
         stats["kbest"] = kbest.trees
+    if proof:
+        stats["proof"] = proof_record(result, families)
     return DecodeResult(result.heads, result.objective, stats)
 
 

@@ -1,0 +1,91 @@
+"""Proof records (``parse --decoder exact --proof``) read back and re-checked by ``lpparse check-proof`` from
+the scores alone; tampered records fail, naming the sentence and the node."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from test_cli_errors import conll, fails, lpparse
+from test_exact import _fractional_instance
+
+from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, parse_exact
+from lpparse.ppc.proof_file import proof_record, read_proof_record
+from lpparse.scores import SentenceScores, save_scores
+from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
+
+
+def test_a_record_reads_back_and_checks() -> None:
+    """Through JSON and back, a branched search's proof still holds over the same scores, not over others."""
+    s, t, single_root = _fractional_instance()
+    sib = np.random.default_rng(4).normal(scale=0.3, size=t.shape)
+    parts = [GrandparentParts(DenseTripleScorer(t)), SiblingParts(DenseSiblingScorer(sib))]
+    result = parse_exact(s, DenseTripleScorer(t), "all", single_root, sibling_scorer=DenseSiblingScorer(sib))
+    assert result.certified and len(result.nodes) > 1
+    record = json.loads(json.dumps(proof_record(result, parts)))
+    again = read_proof_record(record, s)
+    assert check_proof(s, parts, again) is None
+    other = [GrandparentParts(DenseTripleScorer(t + 0.3)), SiblingParts(DenseSiblingScorer(sib))]
+    assert check_proof(s, other, again) is not None
+
+
+def _tamper(path: Path, out: Path, change) -> Path:
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    change(lines)
+    out.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    return out
+
+
+def test_check_proof_command_and_tampering(tmp_path: Path) -> None:
+    """parse --proof on a score file whose first sentence needs branching; check-proof: exit 0, then exit 1
+    naming the sentence and node for halved duals, a branched node rewritten as closed unsolved, another
+    tree, or a dropped leaf; exit 2 for --proof with another decoder."""
+    s, t, _ = _fractional_instance()
+    n = s.shape[0] - 1
+    rng = np.random.default_rng(8)
+    treebank = conll(tmp_path / "tb.conllu", [n, 5, 6])
+    entries = [SentenceScores("s0", s, t)] + [
+        SentenceScores(f"s{k}", rng.normal(size=(m + 1,) * 2), rng.normal(size=(m + 1,) * 3))
+        for k, m in ((1, 5), (2, 6))
+    ]
+    scores = tmp_path / "scores.npz"
+    save_scores(scores, entries)
+    proofs = tmp_path / "p.jsonl"
+    parse = ["parse", "--scores", scores, "--treebank", treebank, "--multi-root", "--no-progress"]
+    done = lpparse(*parse, "--decoder", "exact", "--proof", proofs)
+    assert done.returncode == 0, done.stderr
+    check = ["check-proof", "--scores", scores, "--treebank", treebank, "--no-progress"]
+    done = lpparse(*check[:1], proofs, *check[1:])
+    assert done.returncode == 0 and "3 proofs checked" in done.stdout, done.stdout + done.stderr
+    records = [json.loads(line) for line in proofs.read_text().splitlines()]
+    branched = next(i for i, node in enumerate(records[0]["nodes"]) if node["closed"] == "branched")
+
+    def halve(lines):
+        for node in lines[0]["nodes"]:
+            for entry in (node["duals"] or {}).values():
+                entry["values"] = [0.5 * v for v in entry["values"]]
+
+    def unsolved(lines):
+        node = lines[0]["nodes"][branched]
+        node.update(closed="bound", duals=None)  # its children stay: they no longer matter to the proof
+
+    def other_tree(lines):
+        heads = lines[1]["heads"]
+        heads[1], heads[2] = (0, 1) if heads[2] != 1 else (2, 0)
+        lines[1]["heads"] = heads
+
+    def dropped_leaf(lines):
+        lines[0]["nodes"][-1]["closed"] = "open"
+
+    for name, change in (
+        ("halved", halve),
+        ("unsolved", unsolved),
+        ("tree", other_tree),
+        ("leaf", dropped_leaf),
+    ):
+        bad = _tamper(proofs, tmp_path / f"{name}.jsonl", change)
+        done = lpparse(*check[:1], bad, *check[1:])
+        assert done.returncode == 1, (name, done.stdout, done.stderr)
+        assert "does not hold" in done.stdout and "sentence s" in done.stdout, (name, done.stdout)
+    fails(lpparse(*parse, "--decoder", "ppc", "--proof", proofs), 2, "--proof", "exact")
