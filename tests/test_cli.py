@@ -18,8 +18,9 @@ from lpparse.io import relative_paths
 
 def test_every_command_module_is_listed_under_its_name() -> None:
     modules = {info.name for info in pkgutil.iter_modules(lpparse.commands.__path__)}
-    assert set(COMMANDS) == {name for name in modules if not name.startswith("_")}
-    assert all(module.__name__ == f"lpparse.commands.{name}" for name, module in COMMANDS.items())
+    # a command is its module's name, with "-" for "_" (check-proof: lpparse.commands.check_proof)
+    assert {name.replace("-", "_") for name in COMMANDS} == {name for name in modules if not name.startswith("_")}
+    assert all(module.__name__ == f"lpparse.commands.{name.replace('-', '_')}" for name, module in COMMANDS.items())
     subparsers = next(a for a in build_parser()._actions if a.dest == "command")
     assert list(subparsers.choices) == list(COMMANDS)
 
