@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +18,7 @@ from lpparse.scores import random_scores
 from lpparse.trees import tree_score
 from lpparse.triples import synthetic_triple_scorer
 
-SAMPLE = sample_treebank_path()
+SAMPLE = str(sample_treebank_path())
 
 
 def test_registry_lists_builtin_decoders_by_order() -> None:
@@ -95,7 +98,9 @@ def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.
         assert main(base + ["--decoder", "exact", "--preset", "martins"]) == 0
         text = capsys.readouterr().out
         assert "8 of 8 certified optimal" in text and "LP optimum fractional on" in text
-        assert float(text.split("mean objective ")[1].split()[0]) >= objectives[0] - 1e-3  # never below rounding
+        assert (
+            float(text.split("mean objective ")[1].split()[0]) >= objectives[0] - 1e-3
+        )  # never below rounding
         assert main(base + ["--decoder", "bf", "--lazy-arcgp"]) == 2
         assert "apply to the ppc and auto decoders only" in capsys.readouterr().err
         assert main(base + ["--decoder", "ppc", "--no-siblings"]) == 2
@@ -153,3 +158,66 @@ def test_parse_out_of_memory_loses_only_that_sentence(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "sentence sample-03" in err[0] and "out of memory" in err[0]
     assert [s.sent_id for s in read_treebank(out)] == ["sample-01", "sample-02", "sample-04", "sample-05"]
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="--workers starts no more processes than cores")
+def test_parse_on_two_workers_writes_what_one_writes(tmp_path: Path) -> None:
+    """``parse --workers 2`` (a model, then a score file): the same trees, proofs and summary, in the input's
+    order, as one process."""
+    model = tmp_path / "gp.npz"
+    train = [
+        "train",
+        "--treebank",
+        SAMPLE,
+        "--order",
+        "2",
+        "--epochs",
+        "1",
+        "--bits",
+        "14",
+        "--trainer",
+        "perceptron",
+    ]
+    assert main([*train, "--limit", "20", "--out", str(model), "--no-progress"]) == 0
+    scores = tmp_path / "s.npz"
+    assert (
+        main(
+            [
+                "scores",
+                "export",
+                "--model",
+                str(model),
+                "--treebank",
+                SAMPLE,
+                "--out",
+                str(scores),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    for source in (["--model", str(model)], ["--scores", str(scores)]):
+        outputs = []
+        for workers in ("1", "2"):
+            out, proof = tmp_path / f"p{workers}.conllu", tmp_path / f"p{workers}.jsonl"
+            argv = [
+                sys.executable,
+                "-m",
+                "lpparse",
+                "parse",
+                *source,
+                "--treebank",
+                SAMPLE,
+                "--decoder",
+                "exact",
+            ]
+            done = subprocess.run(
+                [*argv, "--workers", workers, "--out", out, "--proof", proof, "--no-progress"],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == 0, done.stderr
+            summary = done.stdout.splitlines()[0].split(", decoder")[1].split(" s;")[1]  # without the seconds
+            outputs.append((out.read_bytes(), proof.read_bytes(), summary))
+        assert outputs[0] == outputs[1]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,7 @@ from lpparse.commands._common import (
 )
 from lpparse.corpus import Sentence, corpus_uas, write_treebank
 from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
+from lpparse.experiments.runner import ordered_map
 from lpparse.io import DataError, UsageError, atomic_write, output_path, readable_file
 from lpparse.parsing import (
     TimeLimitExceeded,
@@ -38,7 +40,7 @@ from lpparse.parsing import (
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.decoder import lp_summary
 from lpparse.pruning import gold_recall
-from lpparse.scores import ScoreFile
+from lpparse.scores import ScoreFile, load_scores
 from lpparse.scoring import Model
 from lpparse.scoring.model import BOUNDS
 from lpparse.trees import NoTreeError
@@ -145,6 +147,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="exact decoder: write each sentence's proof of optimality as one JSON line (sent_id, heads, the "
         "search's nodes with their duals); 'lpparse check-proof FILE' re-checks them from the scores",
     )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="local worker processes (default 1; never more than the sentences or the cores available); the "
+        "output is the same as with one, in the input's order",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=run)
 
@@ -239,6 +248,52 @@ def _decode(
     return decode(decoder, entry.arc_scores(), entry.triples(), single_root, sibling_scorer, **options)
 
 
+@dataclass(frozen=True)
+class _Job:
+    """What parsing one sentence needs besides the sentence, picklable for worker processes: the model or
+    score file and the pruner by path, the decoder, its options and the time limit."""
+
+    model: str | None
+    scores: str | None
+    pruner: str | None
+    decoder: str
+    single_root: bool
+    siblings: bool
+    limit: float | None
+    options: dict[str, object]
+
+
+#: Loaded models and score files by (path, process): a forked worker shares its parent's models and opens score
+#: files anew (an open archive's file offset must not be shared between processes)
+_LOADED: dict[tuple[str, int], Model | ScoreFile] = {}
+
+
+def _loaded(path: str, kind: str) -> Model | ScoreFile:
+    key = (path, os.getpid() if kind == "scores" else 0)
+    if key not in _LOADED:
+        _LOADED[key] = load_scores(path, validate=False) if kind == "scores" else Model.load(path)
+    return _LOADED[key]
+
+
+def _parse_one(payload: tuple[_Job, int, Sentence]) -> tuple[DecodeResult | None, str | None]:
+    """One sentence: its result, or why it was not parsed (time limit, memory, no tree, no proof)."""
+    job, position, sentence = payload
+    source = _loaded(job.model, "model") if job.model else _loaded(str(job.scores), "scores")
+    pruner = _loaded(job.pruner, "model") if job.pruner else None
+    try:
+        with time_limit(job.limit):
+            result = _decode(
+                source, position, sentence, job.decoder, job.single_root, job.siblings, pruner,  # type: ignore[arg-type]
+                **job.options,
+            )
+    except (TimeLimitExceeded, MemoryError, NoTreeError) as err:  # no tree: pruned parts leave none
+        return None, "out of memory" if isinstance(err, MemoryError) else str(err)
+    if result.stats.get("status", "optimal") != "optimal":  # exact stopped by its limit: no proof
+        gap = result.stats.get("gap", float("nan"))
+        return None, f"{result.stats['status']} before the tree was proved optimal (gap {gap:.4g})"
+    return result, None
+
+
 def _decoded(
     source: Model | ScoreFile,
     sentences: list[Sentence],
@@ -248,28 +303,27 @@ def _decoded(
     args: argparse.Namespace,
     **options: object,
 ) -> tuple[list[Sentence], list[DecodeResult]]:
-    """The sentences that decoded and their results; one warning for each that ran out of time or memory."""
-    kept, results = [], []
+    """The sentences that decoded and their results, in the input's order, on ``args.workers`` processes;
+    one warning for each that ran out of time or memory."""
     limit = args.time_limit and args.time_limit * (2 if decoder in ANYTIME else 1)
-    pruner = Model.load(readable_file(args.pruner, "--pruner model")) if args.pruner else None
-    bar = tqdm(sentences, desc=f"parsing ({decoder})", unit="sent", disable=args.no_progress, leave=False)
-    for position, sentence in zip(positions, bar):
-        try:
-            with time_limit(limit):
-                result = _decode(
-                    source, position, sentence, decoder, single_root, not args.no_siblings, pruner, **options
-                )
-            if result.stats.get("status", "optimal") != "optimal":  # exact stopped by its limit: no proof
-                gap = result.stats.get("gap", float("nan"))
-                raise TimeLimitExceeded(
-                    f"{result.stats['status']} before the tree was proved optimal (gap {gap:.4g})"
-                )
-            results.append(result)
-            kept.append(sentence)
-        except (TimeLimitExceeded, MemoryError, NoTreeError) as err:  # no tree: pruned parts leave none
-            reason = "out of memory" if isinstance(err, MemoryError) else str(err)
+    pruner = str(readable_file(args.pruner, "--pruner model").resolve()) if args.pruner else None
+    model = str(Path(args.model).resolve()) if args.model else None
+    scores = str(Path(args.scores).resolve()) if args.scores else None
+    job = _Job(model, scores, pruner, decoder, single_root, not args.no_siblings, limit, options)
+    if pruner is not None:
+        _loaded(pruner, "model")  # an unreadable pruner fails here, once
+    _LOADED[(model, 0) if model else (str(scores), os.getpid())] = source
+    kept, results = [], []
+    payloads = [(job, position, sentence) for position, sentence in zip(positions, sentences)]
+    done = ordered_map(_parse_one, payloads, args.workers)
+    bar = tqdm(done, total=len(payloads), desc=f"parsing ({decoder})", unit="sent", disable=args.no_progress, leave=False)
+    for sentence, (result, failure) in zip(sentences, bar):
+        if result is None:
             where = f"{sentence.source}:{sentence.line}: sentence {sentence.sent_id} ({sentence.n} tokens)"
-            warnings.warn(f"{where} not parsed: {reason}")
+            warnings.warn(f"{where} not parsed: {failure}")
+            continue
+        results.append(result)
+        kept.append(sentence)
     return kept, results
 
 

@@ -33,6 +33,7 @@ import os
 import signal
 import socket
 import sys
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -50,6 +51,7 @@ from lpparse.trees import NoTreeError
 __all__ = [
     "Task",
     "check_scheduler",
+    "ordered_map",
     "completed_keys",
     "incomplete",
     "read_header",
@@ -232,6 +234,43 @@ def _local(
                         "results so far are kept, run again to resume"
                     ) from None
     except BaseException:  # an interrupt (or an error): stop the workers now rather than finish every task
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def ordered_map(
+    func: Callable[[Any], Any], payloads: Sequence[Any], workers: int = 1, window: int | None = None
+) -> Iterator[Any]:
+    """``func`` over ``payloads`` on local worker processes (:func:`worker_count` of them), the results in
+    the payloads' order; at most ``window`` tasks (default: 32 per worker) are submitted ahead of the result
+    due next (a slow task does not idle the other workers), so a long input holds a bounded number of tasks and
+    results in memory. One worker: in this
+    process. An interrupt or error stops the workers at once; a worker that dies is a :class:`UserError`."""
+    workers = worker_count(workers, len(payloads))
+    if workers <= 1:
+        yield from map(func, payloads)
+        return
+    window = window or 32 * workers
+    pool = _pool(workers)
+    try:
+        ahead: deque[Future[Any]] = deque()
+        feed = iter(payloads)
+        for payload in feed:
+            ahead.append(pool.submit(func, payload))
+            if len(ahead) >= window:
+                break
+        while ahead:
+            future = ahead.popleft()
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                raise UserError("a worker process died (killed, or out of memory?)") from None
+            for payload in feed:
+                ahead.append(pool.submit(func, payload))
+                break
+            yield result
+    except BaseException:
         _stop(pool)
         raise
     pool.shutdown(wait=True)
