@@ -162,8 +162,9 @@ def test_parse_out_of_memory_loses_only_that_sentence(
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="--workers starts no more processes than cores")
 def test_parse_on_two_workers_writes_what_one_writes(tmp_path: Path) -> None:
-    """``parse --workers 2`` (a model, then a score file): the same trees, proofs and summary, in the input's
-    order, as one process."""
+    """``parse --workers 2`` (a model, then a score file) and ``--scheduler`` (a Dask cluster): the same trees,
+    proofs and summary, in the input's order, as one process; ``scores export`` on two workers or a cluster
+    writes the same scores."""
     model = tmp_path / "gp.npz"
     train = [
         "train",
@@ -221,3 +222,51 @@ def test_parse_on_two_workers_writes_what_one_writes(tmp_path: Path) -> None:
             summary = done.stdout.splitlines()[0].split(", decoder")[1].split(" s;")[1]  # without the seconds
             outputs.append((out.read_bytes(), proof.read_bytes(), summary))
         assert outputs[0] == outputs[1]
+    # a Dask cluster (threads of this process) parses the same, and exports the same scores
+    from distributed import LocalCluster
+
+    from lpparse.scores import load_scores
+
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=None
+    ) as cluster:
+        out = tmp_path / "dask.conllu"
+        argv = [sys.executable, "-m", "lpparse", "parse", "--model", str(model), "--treebank", SAMPLE]
+        done = subprocess.run(
+            [
+                *argv,
+                "--decoder",
+                "exact",
+                "--scheduler",
+                cluster.scheduler_address,
+                "--out",
+                out,
+                "--no-progress",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        assert out.read_bytes() == outputs[0][0]
+        for way in (["--workers", "2"], ["--scheduler", cluster.scheduler_address]):
+            again = tmp_path / f"again{len(way[1])}.npz"
+            export = [
+                sys.executable,
+                "-m",
+                "lpparse",
+                "scores",
+                "export",
+                "--model",
+                str(model),
+                "--treebank",
+                SAMPLE,
+            ]
+            done = subprocess.run(
+                [*export, *way, "--out", again, "--no-progress"], capture_output=True, text=True, timeout=300
+            )
+            assert done.returncode == 0, done.stderr
+            first, second = load_scores(scores), load_scores(again)
+            assert first.sent_ids == second.sent_ids
+            for a, b in zip(first, second):
+                assert np.array_equal(a.arcs, b.arcs) and np.array_equal(a.gp, b.gp)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import threading
 import time
 import warnings
 from dataclasses import dataclass, replace
@@ -28,7 +29,7 @@ from lpparse.commands._common import (
 )
 from lpparse.corpus import Sentence, corpus_uas, write_treebank
 from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
-from lpparse.experiments.runner import ordered_map
+from lpparse.experiments.runner import check_scheduler, ordered_map
 from lpparse.io import DataError, UsageError, atomic_write, output_path, readable_file
 from lpparse.parsing import (
     TimeLimitExceeded,
@@ -153,6 +154,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=1,
         help="local worker processes (default 1; never more than the sentences or the cores available); the "
         "output is the same as with one, in the input's order",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        help="address of a Dask scheduler (e.g. tcp://host:8786) whose workers parse instead; the workers must "
+        "reach the model or score file at the same path",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=run)
@@ -280,8 +287,11 @@ def _parse_one(payload: tuple[_Job, int, Sentence]) -> tuple[DecodeResult | None
     job, position, sentence = payload
     source = _loaded(job.model, "model") if job.model else _loaded(str(job.scores), "scores")
     pruner = _loaded(job.pruner, "model") if job.pruner else None
+    # SIGALRM works in a process's main thread only (a Dask worker runs tasks in threads: the decoders' own
+    # time limits still hold there)
+    limit = job.limit if threading.current_thread() is threading.main_thread() else None
     try:
-        with time_limit(job.limit):
+        with time_limit(limit):
             result = _decode(
                 source, position, sentence, job.decoder, job.single_root, job.siblings, pruner,  # type: ignore[arg-type]
                 **job.options,
@@ -315,7 +325,7 @@ def _decoded(
     _LOADED[(model, 0) if model else (str(scores), os.getpid())] = source
     kept, results = [], []
     payloads = [(job, position, sentence) for position, sentence in zip(positions, sentences)]
-    done = ordered_map(_parse_one, payloads, args.workers)
+    done = ordered_map(_parse_one, payloads, args.workers, scheduler=args.scheduler)
     bar = tqdm(done, total=len(payloads), desc=f"parsing ({decoder})", unit="sent", disable=args.no_progress, leave=False)
     for sentence, (result, failure) in zip(sentences, bar):
         if result is None:
@@ -391,6 +401,8 @@ def run(args: argparse.Namespace) -> int:
     inputs = (args.treebank, args.model, args.scores, args.pruner)
     out = output_path(args.out, "--out", inputs) if args.out else None
     proof = output_path(args.proof, "--proof", (*inputs, args.out)) if args.proof else None
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler)
     source: Model | ScoreFile
     if args.model:
         source, positions, sentences, decoder, options = _model_sentences(args, treebank)

@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from lpparse.commands._common import positive_int
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.decoder import dense_sibling_scores, dense_triple_scores
+from lpparse.experiments.runner import check_scheduler, ordered_map
 from lpparse.formulations.consecutive import candidate_csibs
 from lpparse.io import file_digest, output_path, readable_file
 from lpparse.scores import SentenceScores, save_scores
@@ -36,6 +38,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("--model", type=Path, required=True, help="model file written by 'lpparse train'")
     export.add_argument("--treebank", type=Path, required=True, help="CoNLL-U or CoNLL-X file")
     export.add_argument("--out", type=Path, required=True, help="score file to write (.npz)")
+    export.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="local worker processes that score sentences (default 1; never more than the cores); the file is "
+        "the same, and at most a few sentences per worker wait in memory",
+    )
+    export.add_argument("--scheduler", default=None, help="address of a Dask scheduler whose workers score instead")
     export.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     export.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     export.set_defaults(func=run_export)
@@ -57,17 +67,33 @@ def model_scores(model: Model, sentence: Sentence) -> SentenceScores:
     return SentenceScores(sentence.sent_id, arcs, gp, sib, csib)
 
 
+#: models loaded by a worker process, by path (a forked worker shares its parent's)
+_MODELS: dict[str, Model] = {}
+
+
+def _score_one(payload: tuple[str, Sentence]) -> SentenceScores:
+    path, sentence = payload
+    if path not in _MODELS:
+        _MODELS[path] = Model.load(path)
+    return model_scores(_MODELS[path], sentence)
+
+
 def run_export(args: argparse.Namespace) -> int:
     model_path = readable_file(args.model, "model")
     treebank = readable_file(args.treebank, "treebank")
     out = output_path(args.out, "--out", (args.model, args.treebank))
-    model = Model.load(model_path)
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler)
+    model = _MODELS.setdefault(str(model_path.resolve()), Model.load(model_path))
     sentences = read_treebank(treebank, gold=False)  # scoring needs no gold tree
-    bar = tqdm(sentences, desc="scoring", unit="sent", disable=args.no_progress, leave=False)
+    payloads = [(str(model_path.resolve()), s) for s in sentences]
+    window = max(4, 2 * args.workers)
+    scored = ordered_map(_score_one, payloads, args.workers, window=window, scheduler=args.scheduler)
+    bar = tqdm(scored, total=len(sentences), desc="scoring", unit="sent", disable=args.no_progress, leave=False)
     source = {"model": model_path.name, "model_sha256": file_digest(model_path), "treebank": treebank.name}
     if model.training.get("decoder_options"):  # parse --scores decodes as parse --model does
         source.update(decoder=model.training.get("decoder"), decoder_options=model.training["decoder_options"])
-    save_scores(out, (model_scores(model, s) for s in bar), source)
+    save_scores(out, bar, source)
     parts = ["arcs"] + ["grandparent"] * (model.order == 2) + ["sibling"] * bool(model.siblings)
     parts += ["consecutive-sibling"] * model.consecutive
     print(f"wrote {out}: {len(sentences)} sentences of {treebank.name}, {', '.join(parts)} scores")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import ctypes
 import fcntl
 import functools
@@ -240,40 +241,59 @@ def _local(
 
 
 def ordered_map(
-    func: Callable[[Any], Any], payloads: Sequence[Any], workers: int = 1, window: int | None = None
+    func: Callable[[Any], Any],
+    payloads: Sequence[Any],
+    workers: int = 1,
+    window: int | None = None,
+    scheduler: Any = None,
 ) -> Iterator[Any]:
-    """``func`` over ``payloads`` on local worker processes (:func:`worker_count` of them), the results in
-    the payloads' order; at most ``window`` tasks (default: 32 per worker) are submitted ahead of the result
-    due next (a slow task does not idle the other workers), so a long input holds a bounded number of tasks and
-    results in memory. One worker: in this
-    process. An interrupt or error stops the workers at once; a worker that dies is a :class:`UserError`."""
+    """``func`` over ``payloads`` on local worker processes (:func:`worker_count` of them) or, with
+    ``scheduler`` (an address or a ``distributed.Client``), on a Dask cluster; the results in the payloads'
+    order. At most ``window`` tasks (default: 32 per local worker, 64 on a cluster) are submitted ahead of the
+    result due next (a slow task does not idle the other workers), so a long input holds a bounded number of
+    tasks and results in memory. One local worker: in this process. An interrupt or error stops the local
+    workers at once; a worker that dies, or a lost scheduler, is a :class:`UserError`."""
+    if scheduler is not None:
+        yield from _ordered_dask(func, payloads, window or 64, scheduler)
+        return
     workers = worker_count(workers, len(payloads))
     if workers <= 1:
         yield from map(func, payloads)
         return
-    window = window or 32 * workers
     pool = _pool(workers)
     try:
-        ahead: deque[Future[Any]] = deque()
-        feed = iter(payloads)
-        for payload in feed:
-            ahead.append(pool.submit(func, payload))
-            if len(ahead) >= window:
-                break
-        while ahead:
-            future = ahead.popleft()
-            try:
-                result = future.result()
-            except BrokenProcessPool:
-                raise UserError("a worker process died (killed, or out of memory?)") from None
-            for payload in feed:
-                ahead.append(pool.submit(func, payload))
-                break
+        for result in _windowed(lambda payload: pool.submit(func, payload), payloads, window or 32 * workers):
             yield result
+    except BrokenProcessPool:
+        _stop(pool)
+        raise UserError("a worker process died (killed, or out of memory?)") from None
     except BaseException:
         _stop(pool)
         raise
     pool.shutdown(wait=True)
+
+
+def _windowed(submit: Callable[[Any], Any], payloads: Sequence[Any], window: int) -> Iterator[Any]:
+    """The results of ``submit(payload)`` futures in order, at most ``window`` of them pending."""
+    ahead: deque[Any] = deque()
+    feed = iter(payloads)
+    for payload in feed:
+        ahead.append(submit(payload))
+        if len(ahead) >= window:
+            break
+    while ahead:
+        result = ahead.popleft().result()
+        for payload in feed:
+            ahead.append(submit(payload))
+            break
+        yield result
+
+
+def _ordered_dask(
+    func: Callable[[Any], Any], payloads: Sequence[Any], window: int, scheduler: Any
+) -> Iterator[Any]:
+    with _cluster(scheduler) as client:
+        yield from _windowed(lambda payload: client.submit(func, payload, pure=False), payloads, window)
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
@@ -284,44 +304,58 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _dask(
-    func: Callable[[Any], Record], tasks: Sequence[Task], scheduler: Any
-) -> Iterator[tuple[int, Record]]:
-    from distributed import Client, as_completed
+def _client(address: str) -> Any:
+    """A Dask client of the scheduler at ``address`` (:class:`UsageError` when none answers in 10 s)."""
+    from distributed import Client
 
-    if isinstance(scheduler, Client):
-        client = scheduler
-    else:
-        try:
-            client = Client(scheduler, timeout=10)
-        except Exception as err:  # refused, timed out, or a server that does not speak Dask's protocol
-            raise UsageError(
-                f"--scheduler {scheduler}: no Dask scheduler answered ({type(err).__name__}: {err})"
-            ) from None
-    # the client logs its reconnection attempts with tracebacks; a lost scheduler is reported below, in one line
+    try:
+        return Client(address, timeout=10)
+    except Exception as err:  # refused, timed out, or a server that does not speak Dask's protocol
+        raise UsageError(
+            f"--scheduler {address}: no Dask scheduler answered ({type(err).__name__}: {err})"
+        ) from None
+
+
+#: what a Dask future raises when the scheduler connection is lost (Dask cancels every future:
+#: FutureCancelledError, a concurrent.futures.CancelledError)
+_LOST = (OSError, asyncio.CancelledError, concurrent.futures.CancelledError)
+
+
+@contextlib.contextmanager
+def _cluster(scheduler: Any, resume: str = "") -> Iterator[Any]:
+    """A client of ``scheduler`` (an address, or a client used as is), with the client's own logging of its
+    reconnection attempts (tracebacks) held back; a lost scheduler is a one-line :class:`UserError`."""
+    from distributed import Client
+
+    client = scheduler if isinstance(scheduler, Client) else _client(scheduler)
     client_log = logging.getLogger("distributed.client")
     level = client_log.level
     client_log.setLevel(logging.CRITICAL)
     try:
+        yield client
+    except _LOST as err:
+        why = str(err).splitlines()[0] if str(err) else ""
+        raise UserError(
+            f"lost the Dask scheduler {scheduler} ({type(err).__name__}: {why}){resume}"
+        ) from None
+    finally:
+        if client is not scheduler:
+            client.close()
+        client_log.setLevel(level)
+
+
+def _dask(
+    func: Callable[[Any], Record], tasks: Sequence[Task], scheduler: Any
+) -> Iterator[tuple[int, Record]]:
+    from distributed import as_completed
+
+    with _cluster(scheduler, "; results so far are kept, run again to resume") as client:
         futures = client.map(
             func, [t.payload for t in tasks], key=[f"lpparse-{t.key}" for t in tasks], pure=False
         )
         index = {f.key: i for i, f in enumerate(futures)}
         for future in as_completed(futures):
-            try:
-                result = future.result()
-            except (OSError, asyncio.CancelledError, concurrent.futures.CancelledError) as err:
-                # Dask cancels every future when the scheduler connection is lost (FutureCancelledError)
-                why = str(err).splitlines()[0] if str(err) else ""
-                raise UserError(
-                    f"lost the Dask scheduler {scheduler} ({type(err).__name__}: {why}); results so far are "
-                    "kept, run again to resume"
-                ) from None
-            yield index[future.key], result
-    finally:
-        if client is not scheduler:
-            client.close()
-        client_log.setLevel(level)
+            yield index[future.key], future.result()
 
 
 def run_tasks(
