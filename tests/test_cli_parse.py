@@ -181,22 +181,8 @@ def test_parse_on_two_workers_writes_what_one_writes(tmp_path: Path) -> None:
     ]
     assert main([*train, "--limit", "20", "--out", str(model), "--no-progress"]) == 0
     scores = tmp_path / "s.npz"
-    assert (
-        main(
-            [
-                "scores",
-                "export",
-                "--model",
-                str(model),
-                "--treebank",
-                SAMPLE,
-                "--out",
-                str(scores),
-                "--no-progress",
-            ]
-        )
-        == 0
-    )
+    export = ["scores", "export", "--model", str(model), "--treebank", SAMPLE, "--no-progress"]
+    assert main([*export, "--out", str(scores)]) == 0
     for source in (["--model", str(model)], ["--scores", str(scores)]):
         outputs = []
         for workers in ("1", "2"):
@@ -251,19 +237,11 @@ def test_parse_on_two_workers_writes_what_one_writes(tmp_path: Path) -> None:
         assert out.read_bytes() == outputs[0][0]
         for way in (["--workers", "2"], ["--scheduler", cluster.scheduler_address]):
             again = tmp_path / f"again{len(way[1])}.npz"
-            export = [
-                sys.executable,
-                "-m",
-                "lpparse",
-                "scores",
-                "export",
-                "--model",
-                str(model),
-                "--treebank",
-                SAMPLE,
-            ]
             done = subprocess.run(
-                [*export, *way, "--out", again, "--no-progress"], capture_output=True, text=True, timeout=300
+                [sys.executable, "-m", "lpparse", *export, *way, "--out", again],
+                capture_output=True,
+                text=True,
+                timeout=300,
             )
             assert done.returncode == 0, done.stderr
             first, second = load_scores(scores), load_scores(again)
