@@ -149,6 +149,9 @@ def _damaged_models(good: Path, folder: Path) -> dict[str, Path]:
     index = archive["weight_index"].copy()
     index[0] = -1  # would write the last weight through a wrap-around
     np.savez_compressed(folder / "negative.npz", **archive | {"weight_index": index})
+    index = archive["weight_index"].copy()
+    index[1] = index[0]  # two values for one weight
+    np.savez_compressed(folder / "twice.npz", **archive | {"weight_index": index})
     flipped = bytearray(data)
     flipped[len(data) // 2] ^= 0x01  # inside a compressed member: its CRC no longer matches
     cases = {
@@ -159,7 +162,7 @@ def _damaged_models(good: Path, folder: Path) -> dict[str, Path]:
     }
     for name, content in cases.items():
         (folder / f"{name}.npz").write_bytes(content)
-    return {name: folder / f"{name}.npz" for name in [*cases, "version", "nan", "negative"]}
+    return {name: folder / f"{name}.npz" for name in [*cases, "version", "nan", "negative", "twice"]}
 
 
 def test_damaged_model_files_are_one_data_error(tmp_path: Path, gp_model: Path) -> None:
@@ -171,6 +174,7 @@ def test_damaged_model_files_are_one_data_error(tmp_path: Path, gp_model: Path) 
         "version": "not an integer",
         "nan": "NaN or infinite",
         "negative": "weight_index outside",
+        "twice": "lists a weight twice",
     }
     for name, path in _damaged_models(gp_model, tmp_path).items():
         fails(lpparse("parse", "--model", path, "--treebank", SAMPLE), 1, str(path), reasons[name])

@@ -261,7 +261,9 @@ class Model:
             )
         if index.size and (index.min() < 0 or index.max() >= 1 << bits):
             raise ValueError(f"weight_index outside 0..2^{bits} - 1 (a negative index would wrap around)")
-        if np.unique(index).size != index.size:
+        seen = np.zeros(1 << bits, bool)  # a table, not np.unique: no sort or hash of millions of indices
+        seen[index] = True
+        if np.count_nonzero(seen) != index.size:
             raise ValueError("weight_index lists a weight twice")
         weights = np.zeros(1 << bits)
         weights[index] = archive["weight_value"]
