@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_cli_errors import fails, lpparse
+from test_cli_errors import conll, fails, lpparse
 
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.experiments.runner import read_results
@@ -186,6 +186,33 @@ def test_large_file_loads_one_cube_at_a_time(tmp_path: Path) -> None:
     assert sentences == count
     assert peak < 8 * cube_bytes  # every cube at once would be 100 cubes
     assert (after - before) * 1024 < 20 * cube_bytes  # memory maps are dropped with their sentence
+
+
+PEAK_RSS = """
+import resource, subprocess, sys
+subprocess.run([sys.executable, "-m", "lpparse", *sys.argv[1:]], check=True, capture_output=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)  # KiB: the largest process of the command
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss of children in KiB")
+def test_parse_on_two_workers_holds_few_cubes(tmp_path: Path) -> None:
+    """``parse --workers 2 --scores`` over 150 sentences of 50 tokens with dense grandparent cubes (160 MB):
+    no process of the command grows by more than a few cubes over a run of 2 sentences."""
+    n, count = 50, 150
+    cube_bytes = (n + 1) ** 3 * 8
+    rng = np.random.default_rng(1)
+    treebank = conll(tmp_path / "long.conllu", [n] * count)
+    path = tmp_path / "large.npz"
+    save_scores(path, (SentenceScores(f"s{i}", random_scores(n, rng), rng.normal(size=(n + 1,) * 3)) for i in range(count)))
+    argv = ["parse", "--scores", str(path), "--treebank", str(treebank), "--decoder", "gp-eisner", "--workers", "2"]
+    peaks = []
+    for limit in ("2", str(count)):
+        done = subprocess.run([sys.executable, "-c", PEAK_RSS, *argv, "--limit", limit], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        peaks.append(int(done.stdout) * 1024)
+    print(f"\npeak RSS: {peaks[0] / 1e6:.0f} MB over 2 sentences, {peaks[1] / 1e6:.0f} MB over {count}")
+    assert peaks[1] - peaks[0] < 20 * cube_bytes  # all of them would be 150
 
 
 # ----------------------------------------------------------------------------- the commands
