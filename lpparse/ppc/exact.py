@@ -378,12 +378,14 @@ class _Search:
         return node
 
     def _lp(self, node: BranchNode, time_limit: float | None) -> PPCResult:
-        """The node's LP by parse-price-cut, from its parent's parts and the shared scores."""
+        """The node's LP: at the root by ``auto`` (brute force where the sentence has few candidate parts, as the
+        LP decoders choose; its parts then start every child), below it by parse-price-cut from its parent's
+        parts; the scores shared."""
         warm = self.warm[node.parent] if node.parent >= 0 else self.parts.warm()
         return solve_lp(
             np.where(node.mask, self.s, -np.inf),
             self.parts.parts,
-            "ppc",
+            "auto" if node.parent < 0 else "ppc",
             self.single_root,
             self.options.base,
             replace(self.options.ppc, time_limit=time_limit),
