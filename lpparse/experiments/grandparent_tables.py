@@ -48,6 +48,7 @@ __all__ = [
     "PAPER_TABLE1",
     "PAPER_TABLE2",
     "ScoreSource",
+    "bound_labels",
     "bounds_task",
     "load_model",
     "open_scores",
@@ -395,8 +396,10 @@ TIGHTER: dict[str, tuple[str, ...] | None] = {
 }
 
 
-def _order(label: str) -> int:
-    return ORDER.index(label) if label in ORDER else len(ORDER)
+def bound_labels(record: dict[str, Any]) -> list[str]:
+    """The outer bounds a Table 2 record holds, in :data:`ORDER` (others last)."""
+    labels = [k for k, v in record.items() if isinstance(v, dict)]
+    return sorted(labels, key=lambda k: ORDER.index(k) if k in ORDER else len(ORDER))
 
 
 def _at_most(a: float, b: float) -> bool:
@@ -405,7 +408,7 @@ def _at_most(a: float, b: float) -> bool:
 
 def _table2_row(label: str, records: list[dict[str, Any]]) -> dict[str, Any]:
     row: dict[str, Any] = {"sentences": label, "count": len(records)}
-    labels = sorted((k for k, v in records[0].items() if isinstance(v, dict)), key=_order)
+    labels = bound_labels(records[0])
     base = sum(r[labels[0]]["time_total"] for r in records)
     for name in labels:
         runs = [r[name] for r in records]

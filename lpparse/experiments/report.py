@@ -22,7 +22,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lpparse.experiments.dd_table import bucket_table, from_dict
-from lpparse.experiments.grandparent_tables import BASES, BUCKETS, ORDER, PRESETS, family_counts, summarize
+from lpparse.experiments.grandparent_tables import (
+    BASES,
+    BUCKETS,
+    PRESETS,
+    bound_labels,
+    family_counts,
+    summarize,
+)
 from lpparse.experiments.runner import read_results
 from lpparse.io import DataError, atomic_path, atomic_write
 from lpparse.table import markdown_table
@@ -133,10 +140,7 @@ def _ppc_figures(records: Sequence[Record], stem: Path) -> list[tuple[str, Path]
 
 
 def _bounds_figures(records: Sequence[Record], stem: Path) -> list[tuple[str, Path]]:
-    bounds = sorted(
-        (k for k, v in records[0].items() if isinstance(v, dict)),
-        key=lambda k: (k not in ORDER, ORDER.index(k) if k in ORDER else 0),
-    )
+    bounds = bound_labels(records[0])
     labels: list[str] = []
     fractions: dict[str, list[float]] = {b: [] for b in bounds}
     for lo, hi in BUCKETS:

@@ -14,8 +14,9 @@ whatever y is: no dual feasibility is assumed, nothing is read from a solver or 
 columns the tree is used: a tree holds at most ``max_per_tree(n)`` parts of a family, so their term is at
 most the sum of the largest positive d_j of the family (:meth:`ProofProgram.bound`). As any y gives a valid
 bound, a dual on a row the full program lacks (a row family another preset has, the row of a part scored
--inf) is read as 0: the bound can only weaken, never become invalid. A nonzero dual on an infinite side
-makes the bound infinite. An arc
+-inf) is read as 0: the bound can only weaken, never become invalid. A dual on an infinite side makes the
+bound infinite, but for mass within round-off (1e-9 relative to the largest dual, the tolerance of
+:func:`lpparse.lp.solution.farkas_margin`), which is read as 0 as every certificate here reads it. An arc
 h→m is ruled out of a node's children when the bound of the node's trees that use it, the same sum with
 x_{hm} = 1, is at most the best tree's score; a node whose arcs carry trees is infeasible when a labelled
 dual ray y proves the node's program infeasible (Farkas: the same sums with zero cost are negative).
