@@ -11,6 +11,7 @@ from tqdm import tqdm
 
 from lpparse.corpus import UAS, Sentence, corpus_uas
 from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
+from lpparse.experiments.runner import ordered_map
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.scores import ScoreFile
 from lpparse.scoring.model import Model
@@ -119,16 +120,42 @@ def parse(
     decoder: str | None = None,
     progress: bool = False,
     bounds: str = "sentence",
+    workers: int = 1,
+    scheduler: Any = None,
     **options: Any,
 ) -> list[DecodeResult]:
     """Decode every sentence with ``decoder`` (default :func:`default_decoder`) under the model's root rule;
     ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.scoring.model.BOUNDS`). A model's
     sibling parts go to the decoders that take them (:func:`lpparse.decoding.decode`) unless ``options``
     has ``siblings=False``, its consecutive-sibling parts to the decoders that take part families unless it
-    has ``consecutive=False`` (:func:`decode_sentence`)."""
+    has ``consecutive=False`` (:func:`decode_sentence`). ``workers`` > 1 local processes, or a Dask
+    ``scheduler`` (an address or a client), decode slices of the sentences; the results are the same, in order."""
     name = decoder or default_decoder(model)
-    bar = tqdm(sentences, desc=f"parsing ({name})", unit="sent", disable=not progress, leave=False)
-    return [decode_sentence(model, s, name, bounds, **options) for s in bar]
+    with tqdm(
+        total=len(sentences), desc=f"parsing ({name})", unit="sent", disable=not progress, leave=False
+    ) as bar:
+        if workers == 1 and scheduler is None:
+            results = []
+            for s in sentences:
+                results.append(decode_sentence(model, s, name, bounds, **options))
+                bar.update()
+            return results
+        size = -(-len(sentences) // (4 * workers))  # four slices per worker: a slow one does not idle the rest
+        slices = [sentences[i : i + size] for i in range(0, len(sentences), size)]
+        common = (model, name, bounds, options)
+        results = []
+        for done in ordered_map(_decode_slice, slices, workers, scheduler=scheduler, common=common):
+            results.extend(done)
+            bar.update(len(done))
+        return results
+
+
+def _decode_slice(
+    common: tuple[Model, str, str, dict[str, Any]], sentences: Sequence[Sentence]
+) -> list[DecodeResult]:
+    """:func:`decode_sentence` over a slice of sentences (a worker's task of :func:`parse`)."""
+    model, name, bounds, options = common
+    return [decode_sentence(model, s, name, bounds, **options) for s in sentences]
 
 
 def decode_sentence(
@@ -165,5 +192,6 @@ def evaluate(
     progress: bool = False,
     **options: Any,
 ) -> UAS:
-    """UAS of the decoded trees against the gold heads (``options`` go to the decoder)."""
+    """UAS of the decoded trees against the gold heads (``options`` go to :func:`parse`: ``workers``,
+    ``scheduler``, and the decoder's)."""
     return corpus_uas(sentences, [r.heads for r in parse(model, sentences, decoder, progress, **options)])

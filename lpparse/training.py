@@ -57,6 +57,7 @@ from tqdm import tqdm
 from lpparse.bp import bp_marginals
 from lpparse.corpus import Sentence
 from lpparse.decoder import dense_triple_scores
+from lpparse.experiments.runner import cluster, ordered_map
 from lpparse.formulations.consecutive import tree_csibs
 from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_inside_outside
 from lpparse.oracles.brute_force import _tree_scores
@@ -215,6 +216,11 @@ class TrainConfig:
     cost: float | None = None
     #: arc pruning of the perceptron's decoding and of the dev decoding (needs a first-order ``pruner``)
     pruning: ArcPruning | None = None
+    #: learners trained in parallel and mixed (iterative parameter mixing, :func:`_mixed_epoch`); 1: the
+    #: sequential trainer. Local processes (never more than the cores), or a Dask cluster's workers.
+    workers: int = 1
+    #: sentences each learner trains on between two mixings (``workers`` > 1)
+    mix_every: int = 200
 
 
 def checked_config(model: Model, config: TrainConfig, pruner: Model | None = None) -> TrainConfig:
@@ -266,6 +272,8 @@ def checked_config(model: Model, config: TrainConfig, pruner: Model | None = Non
                 + ", ".join(RELAXATION_DECODERS)
             )
         config = replace(config, decoder=decoder, cost=cost)
+    if config.workers < 1 or config.mix_every < 1:
+        raise ValueError(f"workers and mix_every must be >= 1, got {config.workers} and {config.mix_every}")
     if (config.pruning is None) != (pruner is None):
         raise ValueError("pruning needs a first-order pruner model, and a pruner needs pruning options")
     if pruner is not None and (pruner.order != 1 or pruner.single_root != model.single_root):
@@ -594,6 +602,206 @@ def _second_order_step(
     )
 
 
+@dataclass
+class _Learner:
+    """The trainer's state: the model (its raw weights) and its optimizer, the averaged perceptron's
+    bookkeeping (``averager``) or AdaGrad (``adagrad``: CLL and hinge)."""
+
+    model: Model
+    config: TrainConfig
+    averager: _Averager | None = None
+    adagrad: AdaGrad | None = None
+
+    @classmethod
+    def start(cls, model: Model, config: TrainConfig, sentences: int) -> _Learner:
+        """A fresh optimizer for ``sentences`` training sentences (AdaGrad's ℓ2 is λ/N per step)."""
+        size = model.weights.size
+        if config.trainer == "perceptron":
+            return cls(model, config, averager=_Averager(size))
+        return cls(
+            model, config, adagrad=AdaGrad(size, config.learning_rate, config.l2 / sentences, config.adagrad_delta)
+        )
+
+    @property
+    def state(self) -> NDArray[np.float64]:
+        """The optimizer's per-weight state: the averager's u, or AdaGrad's squared gradient sums."""
+        return self.averager.u if self.averager is not None else self.adagrad.squares  # type: ignore[union-attr]
+
+    def averaged(self) -> NDArray[np.float64]:
+        """The weights the epoch ends with: averaged for the perceptron, else the raw ones (not a copy)."""
+        return self.averager.averaged(self.model.weights) if self.averager is not None else self.model.weights
+
+    def learn(self, s: Sentence, gold: NDArray[np.int64], keep: NDArray[np.bool_] | None) -> _Update:
+        """One training step on one sentence: its loss and update, applied to the weights."""
+        cll = self.config.trainer == "cll"
+        update = (_cll_step if cll else _perceptron_step)(self.model, s, self.config, gold, keep)
+        if update.idx.size:
+            if self.averager is not None:
+                self.averager.step(self.model.weights, update.idx, update.val)
+            else:  # the loss gradient: CLL's, or minus the hinge's update f(y*) − f(ŷ)
+                assert self.adagrad is not None
+                self.adagrad.step(self.model.weights, update.idx, update.val if cll else -update.val)
+        if self.averager is not None:
+            self.averager.count += 1
+        return update
+
+    def run(
+        self,
+        sentences: Sequence[Sentence],
+        golds: Sequence[NDArray[np.int64]],
+        keep: Sequence[NDArray[np.bool_] | None],
+        bar: tqdm | None = None,
+        touched: list[NDArray[np.int64]] | None = None,
+    ) -> tuple[float, int, int]:
+        """Learn from the sentences in order: summed loss, LP-fractional and unsolved counts (``touched``
+        collects the slots each update changed)."""
+        total = 0.0
+        fractional = unsolved = 0
+        for k, (s, gold, mask) in enumerate(zip(sentences, golds, keep), start=1):
+            update = self.learn(s, gold, mask)
+            total += update.loss
+            fractional += update.fractional
+            unsolved += update.unsolved
+            if touched is not None and update.idx.size:
+                touched.append(update.idx)
+            if bar is not None:
+                bar.update()
+                if k % 50 == 0:
+                    bar.set_postfix(loss=f"{total / k:.3f}")
+        return total, fractional, unsolved
+
+
+@dataclass
+class _RoundStart:
+    """What every learner of a round of :func:`_mixed_epoch` starts from: the model with the mixed weights,
+    and the optimizer state."""
+
+    model: Model
+    config: TrainConfig
+    size: int  #: of the training set (AdaGrad's ℓ2 per step is λ/size)
+    state: NDArray[np.float64]
+    count: int  #: the averager's step count (perceptron)
+
+
+#: One learner's sentences of a round: the sentences, their gold trees and arc masks.
+_Share = tuple[list[Sentence], list[NDArray[np.int64]], list[NDArray[np.bool_] | None]]
+
+
+@dataclass
+class _Learned:
+    """What one learner changed in a round: at ``slots``, its new weights and optimizer state; its
+    averager's count at the end; its summed loss and counts."""
+
+    slots: NDArray[np.int64]
+    weights: NDArray[np.float64]
+    state: NDArray[np.float64]
+    count: int
+    loss: float
+    fractional: int
+    unsolved: int
+    sentences: int
+
+
+def _learn_round(start: _RoundStart, share: _Share) -> _Learned:
+    """Run one learner over its sentences from the round's mixed state (a worker's task)."""
+    model = copy.copy(start.model)
+    model.weights = start.model.weights.copy()
+    learner = _Learner.start(model, start.config, start.size)
+    if learner.averager is not None:
+        learner.averager.u, learner.averager.count = start.state.copy(), start.count
+    else:
+        assert learner.adagrad is not None
+        learner.adagrad.squares = start.state.copy()
+    touched: list[NDArray[np.int64]] = []
+    sentences, golds, keep = share
+    loss, fractional, unsolved = learner.run(sentences, golds, keep, touched=touched)
+    slots = np.unique(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
+    return _Learned(
+        slots,
+        model.weights[slots],
+        learner.state[slots],
+        learner.averager.count if learner.averager is not None else 0,
+        loss,
+        fractional,
+        unsolved,
+        len(sentences),
+    )
+
+
+def _mix(learner: _Learner, learned: Sequence[_Learned]) -> None:
+    """Replace ``learner``'s state by the uniform mixture of the learners' states (McDonald, Hall & Mann
+    2010, "Distributed Training Strategies for the Structured Perceptron", NAACL, §3, μ = 1/N).
+
+    Weights: their mean. Averaged perceptron: the averaged weights w − u/c become the mean of the learners'
+    averages (each over its own steps from the common start; the count is the largest). AdaGrad: the squared
+    gradients are summed (every learner's gradients were seen). One learner: its state as it is."""
+    w, state = learner.model.weights, learner.state
+    if len(learned) == 1:
+        (one,) = learned
+        w[one.slots], state[one.slots] = one.weights, one.state
+        if learner.averager is not None:
+            learner.averager.count = one.count
+        return
+    share = 1.0 / len(learned)
+    dw = np.zeros_like(w)
+    for one in learned:
+        dw[one.slots] += share * (one.weights - w[one.slots])
+    if learner.averager is not None:
+        count = max(one.count for one in learned)
+        u = state * (count * share * sum(1.0 / one.count for one in learned))
+        for one in learned:
+            u[one.slots] += count * share * (one.state - state[one.slots]) / one.count
+        learner.averager.u, learner.averager.count = u, count
+    else:
+        ds = np.zeros_like(state)
+        for one in learned:
+            ds[one.slots] += one.state - state[one.slots]
+        state += ds
+    w += dw
+
+
+def _mixed_epoch(
+    learner: _Learner,
+    data: Sequence[Sentence],
+    golds: Sequence[NDArray[np.int64]],
+    keep: Sequence[NDArray[np.bool_] | None],
+    order: NDArray[np.int64],
+    bar: tqdm,
+    scheduler: Any = None,
+) -> tuple[float, int, int]:
+    """One epoch by iterative parameter mixing (McDonald, Hall & Mann 2010, Fig. 3): the epoch's order is
+    cut into rounds of ``workers × mix_every`` sentences; in each round, learner i trains from the mixed
+    state on sentences i, i + workers, ... of the round (local processes, which inherit the state rather than
+    receive a copy, or a Dask cluster with ``scheduler``), and :func:`_mix` mixes their states. Deterministic: the same on local processes as on a
+    cluster. Returns the summed loss, LP-fractional and unsolved counts."""
+    config = learner.config
+    per_round = config.workers * config.mix_every
+    total = 0.0
+    fractional = unsolved = 0
+    for first in range(0, len(order), per_round):
+        chunk = order[first : first + per_round]
+        start = _RoundStart(
+            learner.model,
+            config,
+            len(data),
+            learner.state,
+            learner.averager.count if learner.averager is not None else 0,
+        )
+        shares = [
+            ([data[i] for i in part], [golds[i] for i in part], [keep[i] for i in part])
+            for part in (chunk[k :: config.workers] for k in range(config.workers))
+            if part.size
+        ]
+        learned = list(ordered_map(_learn_round, shares, config.workers, scheduler=scheduler, common=start))
+        _mix(learner, learned)
+        for one in learned:
+            total += one.loss
+            fractional += one.fractional
+            unsolved += one.unsolved
+            bar.update(one.sentences)
+    return total, fractional, unsolved
+
+
 def _training_gold(s: Sentence, config: TrainConfig, single_root: bool) -> NDArray[np.int64]:
     """The gold tree, or its closest projective tree when training projectively (Carreras 2007)."""
     if config.projective and not s.projective:
@@ -622,15 +830,19 @@ def train(
     log: Callable[[str], None] | None = None,
     pruner: Model | None = None,
     checkpoint: Callable[[NDArray[np.float64], dict[str, Any]], None] | None = None,
+    scheduler: Any = None,
 ) -> list[EpochRecord]:
     """Train ``model`` in place; returns one record per epoch. Keeps the weights of the best dev epoch
     (of the last epoch without dev data). ``pruner``: the first-order model whose arc posteriors prune the
     arcs under ``config.pruning`` (perceptron and hinge). ``checkpoint(weights, record)`` is called after each
     epoch that improves on the best, with its weights and the training record so far (what ends in
-    ``model.training``), so that a caller can save them before the run ends."""
+    ``model.training``), so that a caller can save them before the run ends. With ``config.workers`` > 1
+    (or a Dask ``scheduler``, an address or a client), the learners of :func:`_mixed_epoch` train in
+    parallel, and the dev sentences are decoded on the same workers."""
+    if isinstance(scheduler, str):  # one client for the whole run
+        with cluster(scheduler, "; the model file keeps the best epoch so far") as client:
+            return train(model, train_sentences, dev_sentences, config, log, pruner, checkpoint, client)
     config = checked_config(model, config or TrainConfig(), pruner)
-    cll = config.trainer == "cll"
-    averaged = config.trainer == "perceptron"
     data = usable(train_sentences, model.single_root, config.max_length)
     if not data:
         raise ValueError("no usable training sentences")
@@ -647,10 +859,7 @@ def train(
         ]
         dev_options.update(pruning=config.pruning, pruner=pruner)
     rng = np.random.default_rng(config.seed)
-    size = model.weights.size
-    adagrad = AdaGrad(size, config.learning_rate, config.l2 / len(data), config.adagrad_delta)
-    averager = _Averager(size)
-    step = _cll_step if cll else _perceptron_step
+    learner = _Learner.start(model, config, len(data))
     decoder = config.decoder or default_decoder(model, config.projective, trained=False)  # cll: no decoder
     # 2nd-order CLL marginals are non-projective (TREE) whatever config.projective says of the gold trees
     decoder_options = default_decoder_options(model, decoder, config.projective and model.order == 1)
@@ -663,37 +872,32 @@ def train(
     stale = 0
     for epoch in range(1, config.epochs + 1):
         start = time.perf_counter()
-        total = 0.0
-        fractional = unsolved = 0
-        bar = tqdm(
-            rng.permutation(len(data)),
-            desc=f"epoch {epoch}",
-            unit="sent",
-            disable=not config.progress,
-            leave=False,
-        )
-        for k, i in enumerate(bar, start=1):
-            update = step(model, data[i], config, golds[i], keep[i])
-            total += update.loss
-            fractional += update.fractional
-            unsolved += update.unsolved
-            if update.idx.size:
-                if averaged:
-                    averager.step(model.weights, update.idx, update.val)
-                else:  # the loss gradient: CLL's, or minus the hinge's update f(y*) − f(ŷ)
-                    adagrad.step(model.weights, update.idx, update.val if cll else -update.val)
-            averager.count += averaged
-            if k % 50 == 0:
-                bar.set_postfix(loss=f"{total / k:.3f}")
+        order = rng.permutation(len(data))
+        with tqdm(
+            total=len(data), desc=f"epoch {epoch}", unit="sent", disable=not config.progress, leave=False
+        ) as bar:
+            if config.workers == 1 and scheduler is None:
+                total, fractional, unsolved = learner.run(
+                    [data[i] for i in order], [golds[i] for i in order], [keep[i] for i in order], bar
+                )
+            else:
+                total, fractional, unsolved = _mixed_epoch(learner, data, golds, keep, order, bar, scheduler)
         seconds = time.perf_counter() - start
-        current = averager.averaged(model.weights) if averaged else model.weights
+        current = learner.averaged()
         dev_uas = dev_np = None
         if dev_sentences:
             raw = model.weights
             model.weights = current
             model.invalidate_bounds()
             score = evaluate(
-                model, dev_sentences, decoder, progress=config.progress, **decoder_options, **dev_options
+                model,
+                dev_sentences,
+                decoder,
+                progress=config.progress,
+                workers=config.workers,
+                scheduler=scheduler,
+                **decoder_options,
+                **dev_options,
             )
             model.weights = raw
             dev_uas, dev_np = score.uas, score.uas_no_punct
@@ -708,7 +912,7 @@ def train(
             lp = (
                 f", LP fractional on {fractional}, {'not proved optimal' if decoder == 'exact' else 'unsolved'} "
                 f"on {unsolved}"
-                if decoder in RELAXATION_DECODERS and not cll
+                if decoder in RELAXATION_DECODERS and config.trainer != "cll"
                 else ""
             )
             log(

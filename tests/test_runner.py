@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lpparse.corpus import read_treebank, sample_treebank_path
@@ -152,3 +153,25 @@ def test_workers_are_capped_by_the_work_and_the_cores() -> None:
     assert worker_count(100_000, 2) == min(2, cores)
     assert worker_count(6, 2) <= 2 and worker_count(1, 50) == 1 and worker_count(3, 0) == 1
     assert worker_count(100_000, 100_000) == cores
+
+
+def scaled(common: dict, payload: int) -> tuple[int, int]:
+    return payload * common["factor"], os.getpid()
+
+
+def test_ordered_map_sends_what_every_task_needs_once() -> None:
+    from distributed import Client, LocalCluster
+
+    from lpparse.experiments.runner import ordered_map
+
+    common = {"factor": 3, "ballast": np.zeros(10_000)}
+    want = [3 * i for i in range(40)]
+    here = list(ordered_map(scaled, range(40), 1, common=common))
+    assert [r for r, _ in here] == want and {pid for _, pid in here} == {os.getpid()}
+    pooled = list(ordered_map(scaled, range(40), 2, window=4, common=common))
+    assert [r for r, _ in pooled] == want
+    if len(os.sched_getaffinity(0)) >= 2:
+        assert os.getpid() not in {pid for _, pid in pooled}
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            assert [r for r, _ in ordered_map(scaled, range(40), scheduler=client, common=common)] == want

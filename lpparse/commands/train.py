@@ -27,6 +27,7 @@ from lpparse.commands._common import (
     selected_sentences,
 )
 from lpparse.corpus import read_treebank
+from lpparse.experiments.runner import check_scheduler
 from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.scoring import CONSECUTIVE_TEMPLATES, SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.scoring.model import MAX_BITS
@@ -194,6 +195,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--dev-limit", type=positive_int, default=None, help="use the first DEV_LIMIT dev sentences"
     )
     parser.add_argument("--seed", type=non_negative_int, default=0, help="shuffling seed (default 0)")
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="learners trained in parallel by iterative parameter mixing (McDonald, Hall & Mann 2010): each "
+        "round, learner i trains on every WORKERS-th sentence of the next WORKERS x MIX_EVERY from the mixed "
+        "weights, then their weights (and optimizer states) are averaged; the dev sentences are decoded on "
+        "the same workers. Local processes (never more than the cores), or the workers of --scheduler. The "
+        "result does not depend on where they run; default 1: the sequential trainer",
+    )
+    parser.add_argument(
+        "--mix-every",
+        type=positive_int,
+        default=200,
+        help="with --workers > 1: sentences each learner trains on between two mixings (default 200)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        help="address of a Dask scheduler (e.g. tcp://host:8786) whose workers run the --workers learners and "
+        "decode the dev sentences",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.set_defaults(func=run)
 
@@ -209,6 +232,8 @@ def run(args: argparse.Namespace) -> int:
             "--consecutive needs --trainer perceptron or hinge: cll has no marginals for consecutive-sibling "
             "parts (BP has no head-automaton factor here)"
         )
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler)
     pruning = pruning_options(args)
     if pruning and not args.pruner:
         raise UsageError("arc pruning in training needs --pruner (a first-order model)")
@@ -286,6 +311,8 @@ def run(args: argparse.Namespace) -> int:
         decoder=args.decoder,
         cost=args.cost,
         pruning=pruning,
+        workers=args.workers,
+        mix_every=args.mix_every,
     )
     try:  # the options checked against each other and the model, their defaults made explicit
         config = checked_config(model, options, pruner)
@@ -303,7 +330,14 @@ def run(args: argparse.Namespace) -> int:
         model.with_weights(weights, {**model.training, **record, "finished": False}).save(out)
 
     history = train(
-        model, sentences, dev, config, log=print, pruner=pruner, checkpoint=save_best if dev else None
+        model,
+        sentences,
+        dev,
+        config,
+        log=print,
+        pruner=pruner,
+        checkpoint=save_best if dev else None,
+        scheduler=args.scheduler,
     )
     model.training.update(summary=describe(history), finished=True)
     model.save(out)

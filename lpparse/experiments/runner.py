@@ -241,28 +241,42 @@ def _local(
 
 
 def ordered_map(
-    func: Callable[[Any], Any],
+    func: Callable[..., Any],
     payloads: Sequence[Any],
     workers: int = 1,
     window: int | None = None,
     scheduler: Any = None,
+    common: Any = None,
 ) -> Iterator[Any]:
     """``func`` over ``payloads`` on local worker processes (:func:`worker_count` of them) or, with
     ``scheduler`` (an address or a ``distributed.Client``), on a Dask cluster; the results in the payloads'
     order. At most ``window`` tasks (default: 32 per local worker, 64 on a cluster) are submitted ahead of the
     result due next (a slow task does not idle the other workers), so a long input holds a bounded number of
     tasks and results in memory. One local worker: in this process. An interrupt or error stops the local
-    workers at once; a worker that dies, or a lost scheduler, is a :class:`UserError`."""
+    workers at once; a worker that dies, or a lost scheduler, is a :class:`UserError`.
+
+    With ``common`` (not None), the calls are ``func(common, payload)``: what every task needs is sent once,
+    not with each payload. Forked local workers inherit it from this process (no copy at all); a cluster
+    gets it once (``scatter``, to every worker)."""
+    if common is not None:
+        func = functools.partial(_with_common, func)
     if scheduler is not None:
-        yield from _ordered_dask(func, payloads, window or 64, scheduler)
+        yield from _ordered_dask(func, payloads, window or 64, scheduler, common)
         return
     workers = worker_count(workers, len(payloads))
     if workers <= 1:
-        yield from map(func, payloads)
+        yield from (func(payload, common) if common is not None else func(payload) for payload in payloads)
         return
+    global _COMMON
+    _COMMON = common  # a forked worker starts with it (a spawned one gets a copy with each task)
     pool = _pool(workers)
+    forked = sys.platform.startswith("linux")  # as _pool starts them
     try:
-        for result in _windowed(lambda payload: pool.submit(func, payload), payloads, window or 32 * workers):
+        for result in _windowed(
+            lambda payload: pool.submit(func, payload) if forked or common is None else pool.submit(func, payload, common),
+            payloads,
+            window or 32 * workers,
+        ):
             yield result
     except BrokenProcessPool:
         _stop(pool)
@@ -270,7 +284,18 @@ def ordered_map(
     except BaseException:
         _stop(pool)
         raise
+    finally:
+        _COMMON = None
     pool.shutdown(wait=True)
+
+
+#: the ``common`` object of the running :func:`ordered_map` (inherited by its forked workers)
+_COMMON: Any = None
+
+
+def _with_common(func: Callable[[Any, Any], Any], payload: Any, common: Any = None) -> Any:
+    """``func(common, payload)``, ``common`` passed along or else inherited (:data:`_COMMON`)."""
+    return func(_COMMON if common is None else common, payload)
 
 
 def _windowed(submit: Callable[[Any], Any], payloads: Sequence[Any], window: int) -> Iterator[Any]:
@@ -290,10 +315,11 @@ def _windowed(submit: Callable[[Any], Any], payloads: Sequence[Any], window: int
 
 
 def _ordered_dask(
-    func: Callable[[Any], Any], payloads: Sequence[Any], window: int, scheduler: Any
+    func: Callable[..., Any], payloads: Sequence[Any], window: int, scheduler: Any, common: Any = None
 ) -> Iterator[Any]:
-    with _cluster(scheduler) as client:
-        yield from _windowed(lambda payload: client.submit(func, payload, pure=False), payloads, window)
+    with cluster(scheduler) as client:
+        extra = () if common is None else (client.scatter(common, broadcast=True, hash=False),)
+        yield from _windowed(lambda payload: client.submit(func, payload, *extra, pure=False), payloads, window)
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
@@ -322,7 +348,7 @@ _LOST = (OSError, asyncio.CancelledError, concurrent.futures.CancelledError)
 
 
 @contextlib.contextmanager
-def _cluster(scheduler: Any, resume: str = "") -> Iterator[Any]:
+def cluster(scheduler: Any, resume: str = "") -> Iterator[Any]:
     """A client of ``scheduler`` (an address, or a client used as is), with the client's own logging of its
     reconnection attempts (tracebacks) held back; a lost scheduler is a one-line :class:`UserError`."""
     from distributed import Client
@@ -349,7 +375,7 @@ def _dask(
 ) -> Iterator[tuple[int, Record]]:
     from distributed import as_completed
 
-    with _cluster(scheduler, "; results so far are kept, run again to resume") as client:
+    with cluster(scheduler, "; results so far are kept, run again to resume") as client:
         futures = client.map(
             func, [t.payload for t in tasks], key=[f"lpparse-{t.key}" for t in tasks], pure=False
         )
