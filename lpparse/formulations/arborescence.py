@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -74,6 +75,8 @@ class ArborescenceLP(LinearProgram):
         self.flow_capacity: float | None = None
         self.commodities = 0
         self.cuts: list[tuple[int, ...]] = []
+        #: programs attached by part families, by name (a family built on another's columns finds it here)
+        self.extensions: dict[str, Any] = {}
 
 
 def _arc_program(

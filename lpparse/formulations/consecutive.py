@@ -273,10 +273,40 @@ class ConsecutiveSiblingProgram(OnArcs):
     start_row: NDArray[np.int64]
     present: NDArray[np.bool_]
     pruned: NDArray[np.bool_]
+    #: rows of other programs over the window columns (:meth:`link`): (row map [h, a, b] or -1, coefficient)
+    links: list[tuple[NDArray[np.int64], float]] = field(default_factory=list)
 
     @property
     def num_parts(self) -> int:
         return len(self.lp.var_blocks["zcs"])
+
+    def link(self, rows: NDArray[np.int64], coefficient: float) -> None:
+        """Give every window column, present and future, the ``coefficient`` in its row ``rows[h, a, b]``
+        (-1: none): rows of a program built on the windows (:mod:`lpparse.formulations.trisibling`)."""
+        self.links.append((rows, coefficient))
+        h, a, b = self.parts()
+        self._add_links(h, a, b, self.lp.cols("zcs"), [(rows, coefficient)])
+
+    def _add_links(
+        self,
+        h: NDArray[np.int64],
+        a: NDArray[np.int64],
+        b: NDArray[np.int64],
+        cols: NDArray[np.int64],
+        links: list[tuple[NDArray[np.int64], float]],
+    ) -> None:
+        for rows, coefficient in links:
+            r = rows[h, a, b]
+            keep = r >= 0
+            self.lp.add_coefficients(r[keep], cols[keep], np.full(int(keep.sum()), coefficient))
+
+    def linked_duals(self, y: NDArray[np.float64]) -> NDArray[np.float64]:
+        """(n+1)^3 array: Σ over the linked rows of coefficient × dual, per window (what a window's reduced
+        cost loses to them)."""
+        out = np.zeros(self.present.shape)
+        for rows, coefficient in self.links:
+            out += coefficient * np.where(rows >= 0, y[np.maximum(rows, 0)], 0.0)
+        return out
 
     def candidates(self) -> Parts:
         """(h, a, b) of every candidate part of the program's arcs and root rule, lexicographic."""
@@ -321,6 +351,7 @@ class ConsecutiveSiblingProgram(OnArcs):
             ]
         )
         lp.add_coefficients(rows, np.concatenate([cols[into], cols[out_of], cols[start]]), np.ones(rows.size))
+        self._add_links(h, a, b, cols, self.links)
         return cols
 
     def parts(self) -> Parts:
@@ -364,9 +395,11 @@ def consecutive_program(lp: ArborescenceLP) -> ConsecutiveSiblingProgram:
     lp.name += "+consecutive"
     lp.add_variables("zcs", np.empty((0, 3), np.int64), integer=True)
     cube = (size,) * 3
-    return ConsecutiveSiblingProgram(
+    prog = ConsecutiveSiblingProgram(
         lp, lp.single_root, z_col, in_row, out_row, start_row, np.zeros(cube, bool), np.zeros(cube, bool)
     )
+    lp.extensions["consecutive"] = prog
+    return prog
 
 
 def _part_costs(

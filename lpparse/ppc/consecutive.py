@@ -15,7 +15,9 @@ d = c - Aᵀy, the part's coefficient +1 in each of its two rows)
 Pricing never scores a part whose bound r̄ = min(s̄₁(h, a), s̄₂(h, b)) - ν - μ_In is <= tol, where s̄₁(h, a)
 >= max_b s(h, a, b) and s̄₂(h, b) >= max_a s(h, a, b) are the scorer's factorized bounds (the counterpart
 of Riedel, Smith & McCallum 2012, "Parse, Price and Cut—Delayed Column and Row Generation for Graph Based
-Parsers", EMNLP-CoNLL 2012, eq. 11); it scores the rest and adds those with r > tol. Nothing is ever
+Parsers", EMNLP-CoNLL 2012, eq. 11); it scores the rest and adds those with r > tol. Rows that a program
+built on the windows links to them (:meth:`~lpparse.formulations.consecutive.ConsecutiveSiblingProgram.link`,
+the tri-siblings' TSibIn/TSibOut) add their coefficient × dual to ν. Nothing is ever
 violated by an absent part (it has no row), so there is nothing to separate, and no dual of an absent row to
 give. The start: the windows of the start tree and of a warm start and, with ``only_children``, each
 candidate arc's first-child and last-child parts ⟨h, h, m⟩, ⟨h, m, h⟩, so that every arc can carry weight
@@ -162,6 +164,8 @@ class ConsecutiveSiblingFamily(Counted):
 
     def price(self, state: DualState) -> Priced:
         nu, into = self._duals(state.y)
+        if self.csibs.links:  # rows of a program on the windows (tri-siblings): their duals count too
+            nu = nu + self.csibs.linked_duals(state.y)
         absent = self.mask & ~self.csibs.present & ~self.csibs.pruned
         bound = (
             np.minimum(self._bound_first[:, :, None], self._bound_second[:, None, :]) - nu - into[:, None, :]

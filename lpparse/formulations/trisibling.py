@@ -1,0 +1,357 @@
+"""The tri-sibling polytope: third-order part variables ztsib over the consecutive-sibling program
+(:mod:`lpparse.formulations.consecutive`), a second-order head automaton per head and side.
+
+Koo & Collins 2010, "Efficient Third-Order Dependency Parsers", ACL 2010 (the parts, decoded projectively);
+Martins, Almeida & Smith 2013, "Turning on the Turbo: Fast Third-Order Non-Projective Turbo Parsers", ACL
+2013 (tri-siblings in a non-projective model, as second-order head automata). For head h and one side with
+children c1..ck ordered outward, the parts are the windows of three over [h, c1, ..., ck, h]:
+⟨h, h, c1, c2⟩, ⟨h, c(i-1), ci, c(i+1)⟩, ⟨h, c(k-1), ck, h⟩, and ⟨h, h, c1, h⟩ for an only child; an empty
+side has none. Each child is the middle of exactly one part, so a tree holds n of them
+(:func:`max_tsibs_per_tree`). A part ⟨h, x, a, b⟩ is a candidate when a ≠ h and both ⟨h, x, a⟩ and
+⟨h, a, b⟩ are candidate consecutive-sibling windows (:func:`~lpparse.formulations.consecutive.csib_mask`):
+then x, a, b lie outward on one side of h.
+
+The parts are the edges of a DAG per (h, side) whose nodes are the consecutive-sibling windows: ⟨h, x, a, b⟩
+leads from window ⟨h, x, a⟩ to window ⟨h, a, b⟩. On top of the consecutive-sibling program come
+
+* ``ztsib[h,x,a,b]`` >= 0 for every candidate part, cost s(h,x,a,b), integral in the ILP;
+* ``TSibIn[h,a,b]`` (every candidate window with a ≠ h):  Σ_x ztsib[h,x,a,b] - zcs[h,a,b] = 0;
+* ``TSibOut[h,x,a]`` (every candidate window with a ≠ h): Σ_b ztsib[h,x,a,b] - zcs[h,x,a] = 0.
+
+(1) *Valid.* A tree's windows form, per nonempty side, the path ⟨h,h,c1⟩ → ⟨h,c1,c2⟩ → ... → ⟨h,ck,h⟩, and its
+tri-sibling parts are that path's edges. A window ⟨h, a, b⟩ of the tree with a ≠ h has exactly one part into
+it (the one with middle a) and, with b ≠ h, exactly one out of it (middle b): both rows read 1 - 1; a window
+outside the tree has no part of the tree: 0 - 0.
+
+(2) *Exact.* Let (z, zcs) be a tree's arcs and windows, so zcs is the indicator of the tree's paths, and let
+ztsib >= 0 satisfy the rows. An edge out of a window not in the tree, or into one, carries 0 (its TSibOut or
+TSibIn row has zcs = 0). Each window of the tree other than the last has TSibOut = 1 spread over edges into
+windows of the tree, and the only window of the tree that continues it (shares its second child as first)
+is the next one on the path: that edge carries 1. So ztsib is the tree's tri-sibling indicator, c·x is the
+tree's score, and the ILP's optima are the best trees.
+
+(3) *Extension.* Any feasible (z, zcs) of the consecutive-sibling LP extends: per (h, side), zcs is a flow on
+the head automaton's DAG; decompose it into START→END paths and give each path's consecutive window pairs
+its weight. Tri-sibling scores of zero leave the consecutive-sibling LP's value unchanged, and the LP is the
+consecutive-sibling LP intersected with one second-order automaton flow per (h, side).
+
+**Rows from the start.** TSibIn and TSibOut are indexed by candidate windows and exist from the start, with
+the coefficient -1 of each window column present now or added later (:class:`TriSiblingProgram` links
+them to the consecutive-sibling program), so a program with a subset of the parts is the full program with
+the absent columns at 0 and every row present. A window column whose rows hold no part is forced to 0, so a
+restricted program must hold the tri-sibling parts of the tree it starts from.
+
+**Pruned parts** (scored -inf) get no column: the flow cannot use that edge, and (2) goes through without
+it: a tree using it has no feasible ztsib.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lpparse.formulations.arborescence import FORMULATIONS, ArborescenceLP
+from lpparse.formulations.consecutive import (
+    BASES,
+    ConsecutiveSiblingProgram,
+    candidate_csibs,
+    consecutive_program,
+    csib_mask,
+)
+from lpparse.lp.highs_view import HighsModel
+from lpparse.lp.solution import Solution
+from lpparse.trees import allowed_mask_shape, validate_scores
+from lpparse.triples import DensePartScorer, _check_range, check_part_scores
+
+__all__ = [
+    "DenseTriSiblingScorer",
+    "TriSiblingProgram",
+    "candidate_tsibs",
+    "count_tsibs",
+    "full_trisibling_program",
+    "max_tsibs_per_tree",
+    "solve_trisibling",
+    "synthetic_tsib_scorer",
+    "trisibling_program",
+    "tree_tsibs",
+]
+
+Quads = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
+
+
+# ------------------------------------------------------------------------------------------------ parts
+
+
+def candidate_tsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> Quads:
+    """The (h, x, a, b) index arrays of every candidate part (module docstring), in lexicographic order."""
+    windows = csib_mask(arc_mask, single_root)
+    size = windows.shape[0]
+    out: list[NDArray[np.int64]] = []
+    for h in range(size):
+        w = windows[h].copy()
+        into = w.copy()
+        into[:, h] = False  # the middle a is a child
+        x, a, b = np.nonzero(into[:, :, None] & w[None, :, :])
+        out.append(np.column_stack([np.full(x.size, h), x, a, b]))
+    quads = np.concatenate(out) if out else np.empty((0, 4), np.int64)
+    return tuple(quads[:, k].astype(np.int64) for k in range(4))  # type: ignore[return-value]
+
+
+def count_tsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> int:
+    """How many candidate parts there are (:func:`candidate_tsibs`), in O(n³): Σ over windows' middles a ≠ h
+    of (windows into a) × (windows out of a)."""
+    windows = csib_mask(arc_mask, single_root)
+    into = windows.sum(axis=1)  # [h, a]: windows ⟨h, ·, a⟩
+    out = windows.sum(axis=2)  # [h, a]: windows ⟨h, a, ·⟩
+    np.fill_diagonal(into, 0)
+    return int((into * out).sum())
+
+
+def tree_tsibs(heads: ArrayLike) -> Quads:
+    """The parts ⟨h, x, a, b⟩ of a tree (``heads[0] = -1``), one per token a, in lexicographic order: per
+    head and side, the children sorted outward and the windows of three over [h, c1, ..., ck, h]."""
+    heads = np.asarray(heads, dtype=np.int64)
+    m = np.arange(1, heads.shape[0], dtype=np.int64)
+    p = heads[1:]
+    right = m > p
+    order = np.lexsort((np.abs(m - p), right, p))  # by head, side, then distance: outward
+    p, m, right = p[order], m[order], right[order]
+    first = np.ones(m.shape, bool)
+    first[1:] = (p[1:] != p[:-1]) | (right[1:] != right[:-1])
+    last = np.ones(m.shape, bool)
+    last[:-1] = first[1:]
+    before = np.where(first, p, np.roll(m, 1))
+    after = np.where(last, p, np.roll(m, -1))
+    lex = np.lexsort((after, m, before, p))
+    return p[lex], before[lex], m[lex], after[lex]
+
+
+def max_tsibs_per_tree(n: int) -> int:
+    """The most parts a tree of n tokens holds: one per token (module docstring)."""
+    if n < 0:
+        raise ValueError(f"need n >= 0 tokens, got {n}")
+    return n
+
+
+def check_tsib_batch(n: int, h: ArrayLike, x: ArrayLike, a: ArrayLike, b: ArrayLike) -> Quads:
+    """The batch as int64 arrays; ValueError unless every ⟨h, x, a, b⟩ lies in 0..n and is a tri-sibling
+    shape (a ≠ h a token, ⟨h, x, a⟩ and ⟨h, a, b⟩ consecutive-sibling window shapes)."""
+    idx = _check_range(n, h, x, a, b)
+    if len(idx) != 4:
+        raise ValueError(f"tri-sibling parts have 4 indices, got {len(idx)}")
+    h, x, a, b = idx
+    shapes = csib_mask(allowed_mask_shape(n + 1))
+    if h.size and not ((a != h) & shapes[h, x, a] & shapes[h, a, b]).all():
+        raise ValueError(
+            "a tri-sibling part ⟨h, x, a, b⟩ needs a token a ≠ h with x (or h) nearer h and b (or h) farther "
+            "on a's side"
+        )
+    return h, x, a, b
+
+
+# ---------------------------------------------------------------------------------------------- scorers
+
+
+def _all_tsibs(size: int) -> NDArray[np.bool_]:
+    """The (size,)*4 mask of every tri-sibling shape (all arcs candidates)."""
+    w = csib_mask(allowed_mask_shape(size))
+    i = np.arange(size)
+    middle = i[None, :] != i[:, None]  # [h, a]: a ≠ h
+    return w[:, :, :, None] & w[:, None, :, :] & middle[:, None, :, None]
+
+
+@dataclass
+class DenseTriSiblingScorer(DensePartScorer):
+    """A tri-sibling scorer over an explicit (n+1,)*4 array ``scores[h, x, a, b]`` read on part shapes (other
+    entries are ignored), counting the parts it scores; ``-inf`` prunes a part. Its factorized bounds
+    (``bound_first[h, x, a] >= max_b``, ``bound_second[h, a, b] >= max_x``) are exact plus ``slack``
+    (non-negative, default 0, added to both). For small n: a model scores parts from its features."""
+
+    slack: float = 0.0
+    _valid: NDArray[np.bool_] = field(init=False, repr=False)
+    _check = staticmethod(check_tsib_batch)
+
+    def __post_init__(self) -> None:
+        s = np.asarray(self.scores, dtype=np.float64)
+        if s.ndim != 4 or len(set(s.shape)) != 1 or s.shape[0] < 2:
+            raise ValueError(f"tri-sibling scores must have shape (n+1,)*4, got {s.shape}")
+        self._valid = _all_tsibs(s.shape[0])
+        check_part_scores(s[self._valid], "tri-sibling")
+        if not (np.isfinite(self.slack) and self.slack >= 0):
+            raise ValueError(f"slack must be finite and >= 0, got {self.slack}")
+        self.scores = s
+
+    def _masked(self) -> NDArray[np.float64]:
+        return np.where(self._valid, self.scores, -np.inf)
+
+    def bound_first(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B1[h, x, a] >= max_b s(h, x, a, b) (-inf: no part)."""
+        return self._masked().max(axis=3) + self.slack
+
+    def bound_second(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B2[h, a, b] >= max_x s(h, x, a, b) (-inf: no part)."""
+        return self._masked().max(axis=1) + self.slack
+
+
+def synthetic_tsib_scorer(
+    n: int, rng: np.random.Generator | int | None = None, scale: float = 1.0, slack: float = 0.5
+) -> DenseTriSiblingScorer:
+    """A random tri-sibling model for n tokens: N(0, scale²) scores, bounds loosened by ``slack``."""
+    if n < 1:
+        raise ValueError(f"need at least one token, got n={n}")
+    rng = np.random.default_rng(rng)
+    return DenseTriSiblingScorer(rng.normal(0.0, scale, (n + 1,) * 4), slack=slack)
+
+
+# ---------------------------------------------------------------------------------------------- program
+
+
+@dataclass
+class TriSiblingProgram:
+    """Tri-sibling columns and rows on a consecutive-sibling program ``csibs``: ``in_row[h, a, b]`` and
+    ``out_row[h, x, a]``: rows TSibIn/TSibOut of a window (-1: none); masks ``present[h, x, a, b]`` (a column)
+    and ``pruned`` (scored -inf: none), kept sparse as sorted flat keys (4-index parts)."""
+
+    csibs: ConsecutiveSiblingProgram
+    in_row: NDArray[np.int64]
+    out_row: NDArray[np.int64]
+    _present: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
+    _pruned: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
+
+    @property
+    def lp(self) -> ArborescenceLP:
+        return self.csibs.lp
+
+    @property
+    def n(self) -> int:
+        return self.csibs.n
+
+    @property
+    def num_parts(self) -> int:
+        return len(self.lp.var_blocks["ztsib"])
+
+    def _keys(self, h: NDArray[np.int64], x: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64]):
+        return np.ravel_multi_index((h, x, a, b), (self.n + 1,) * 4).astype(np.int64)
+
+    def present(self, *parts: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Whether each part has a column."""
+        return np.isin(self._keys(*parts), self._present)
+
+    def pruned(self, *parts: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Whether each part was scored -inf (and has no column)."""
+        return np.isin(self._keys(*parts), self._pruned)
+
+    def absent_or_new(self, *parts: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Whether each part has neither a column nor a pruned mark."""
+        keys = self._keys(*parts)
+        return ~np.isin(keys, self._present) & ~np.isin(keys, self._pruned)
+
+    def add_parts(self, h: ArrayLike, x: ArrayLike, a: ArrayLike, b: ArrayLike, scores: ArrayLike) -> NDArray[np.int64]:
+        """Append ztsib columns for new candidate parts with costs ``scores`` and their coefficients in the
+        TSibIn and TSibOut rows; return the new columns. A part scored -inf gets no column (``pruned``)."""
+        h, x, a, b = (np.asarray(v, dtype=np.int64).ravel() for v in (h, x, a, b))
+        if not h.shape == x.shape == a.shape == b.shape:
+            raise ValueError("h, x, a and b must have the same length")
+        scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), h.shape)
+        if h.size == 0:
+            return np.empty(0, np.int64)
+        size = self.n + 1
+        if min(int(v.min()) for v in (h, x, a, b)) < 0 or max(int(v.max()) for v in (h, x, a, b)) >= size:
+            raise ValueError(f"tri-sibling indices must lie in 0..{self.n}")
+        if not ((self.out_row[h, x, a] >= 0) & (self.in_row[h, a, b] >= 0)).all():
+            raise ValueError(
+                "every tri-sibling part ⟨h, x, a, b⟩ needs a ≠ h and candidate windows ⟨h, x, a⟩, ⟨h, a, b⟩"
+            )
+        keys = self._keys(h, x, a, b)
+        if np.unique(keys).size < keys.size or np.isin(keys, self._present).any() or np.isin(keys, self._pruned).any():
+            raise ValueError("tri-sibling part added twice")
+        check_part_scores(scores, "tri-sibling")
+        cut = np.isneginf(scores)
+        if cut.any():
+            self._pruned = np.union1d(self._pruned, keys[cut])
+            h, x, a, b, scores, keys = (v[~cut] for v in (h, x, a, b, scores, keys))
+            if h.size == 0:
+                return np.empty(0, np.int64)
+        lp = self.lp
+        cols = lp.add_variables("ztsib", np.column_stack([h, x, a, b]), cost=scores, integer=True)
+        self._present = np.union1d(self._present, keys)
+        rows = np.concatenate([self.out_row[h, x, a], self.in_row[h, a, b]])
+        lp.add_coefficients(rows, np.concatenate([cols, cols]), np.ones(rows.size))
+        return cols
+
+    def parts(self) -> Quads:
+        """(h, x, a, b) of the parts with a column, in column order."""
+        idx = self.lp.var_blocks["ztsib"].index
+        return idx[:, 0], idx[:, 1], idx[:, 2], idx[:, 3]
+
+    def part_values(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
+        """ztsib values of a primal vector, aligned with :meth:`parts`."""
+        return values[self.lp.cols("ztsib")]
+
+    def node_duals(self, y: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(y_out, y_in) as (n+1)^3 arrays: the duals of TSibOut[h, x, a] and TSibIn[h, a, b] (0: no row)."""
+        out = np.where(self.out_row >= 0, y[np.maximum(self.out_row, 0)], 0.0)
+        into = np.where(self.in_row >= 0, y[np.maximum(self.in_row, 0)], 0.0)
+        return out, into
+
+
+def trisibling_program(csibs: ConsecutiveSiblingProgram) -> TriSiblingProgram:
+    """Attach the TSibIn/TSibOut rows of every candidate window to the consecutive-sibling program ``csibs``
+    (no tri-sibling part yet), with the coefficient -1 of its window columns, present and future; ValueError
+    if attached already."""
+    lp = csibs.lp
+    if "ztsib" in lp.var_blocks:
+        raise ValueError("the tri-sibling family is attached to this program already")
+    size = csibs.n + 1
+    h, a, b = candidate_csibs(csibs.arc_mask, csibs.single_root)
+    in_row = np.full((size,) * 3, -1, np.int64)
+    out_row = np.full((size,) * 3, -1, np.int64)
+    has_in = a != h  # the window has a part into it: its first child is not START
+    has_out = b != h  # ... out of it: its second child is not END
+    for name, rows, keep in (("TSibIn", in_row, has_in), ("TSibOut", out_row, has_out)):
+        index = np.column_stack([h[keep], a[keep], b[keep]])
+        rows[h[keep], a[keep], b[keep]] = lp.add_constraints(
+            name, index, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0), 0.0, 0.0
+        )
+        csibs.link(rows, -1.0)
+    lp.name += "+trisibling"
+    lp.add_variables("ztsib", np.empty((0, 4), np.int64), integer=True)
+    return TriSiblingProgram(csibs, in_row, out_row)
+
+
+def full_trisibling_program(
+    arc_scores: ArrayLike,
+    csib_scores: ArrayLike,
+    tsib_scores: ArrayLike,
+    single_root: bool = False,
+    base: str = "single-flow",
+) -> TriSiblingProgram:
+    """The arborescence program ``base`` with every candidate window (dense (n+1,)*3 ``csib_scores``) and
+    every candidate tri-sibling part (dense (n+1,)*4 ``tsib_scores``) instantiated (-inf: pruned). Raises
+    NoTreeError."""
+    if base not in BASES:
+        raise ValueError(f"unknown base formulation {base!r}; choose from {BASES}")
+    lp = FORMULATIONS[base](validate_scores(arc_scores), single_root)
+    csibs = consecutive_program(lp)
+    h, a, b = candidate_csibs(csibs.arc_mask, single_root)
+    csibs.add_parts(h, a, b, np.asarray(csib_scores, dtype=np.float64)[h, a, b])
+    prog = trisibling_program(csibs)
+    quads = candidate_tsibs(csibs.arc_mask, single_root)
+    prog.add_parts(*quads, np.asarray(tsib_scores, dtype=np.float64)[quads])
+    return prog
+
+
+def solve_trisibling(
+    arc_scores: ArrayLike,
+    csib_scores: ArrayLike,
+    tsib_scores: ArrayLike,
+    single_root: bool = False,
+    mip: bool = False,
+    base: str = "single-flow",
+) -> tuple[TriSiblingProgram, Solution]:
+    """Build the full program (:func:`full_trisibling_program`) and solve it with HiGHS as LP or ILP."""
+    prog = full_trisibling_program(arc_scores, csib_scores, tsib_scores, single_root, base)
+    return prog, HighsModel(prog.lp, mip=mip).solve()
+
