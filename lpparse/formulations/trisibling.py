@@ -60,6 +60,7 @@ from lpparse.formulations.consecutive import (
     consecutive_program,
     csib_mask,
 )
+from lpparse.formulations.part_keys import PartKeys
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape, validate_scores
@@ -212,13 +213,12 @@ def synthetic_tsib_scorer(
 class TriSiblingProgram:
     """Tri-sibling columns and rows on a consecutive-sibling program ``csibs``: ``in_row[h, a, b]`` and
     ``out_row[h, x, a]``: rows TSibIn/TSibOut of a window (-1: none); masks ``present[h, x, a, b]`` (a column)
-    and ``pruned`` (scored -inf: none), kept sparse as sorted flat keys (4-index parts)."""
+    and ``pruned`` (scored -inf: none) in ``keys``."""
 
     csibs: ConsecutiveSiblingProgram
     in_row: NDArray[np.int64]
     out_row: NDArray[np.int64]
-    _present: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
-    _pruned: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
+    keys: PartKeys
 
     @property
     def lp(self) -> ArborescenceLP:
@@ -231,22 +231,6 @@ class TriSiblingProgram:
     @property
     def num_parts(self) -> int:
         return len(self.lp.var_blocks["ztsib"])
-
-    def _keys(self, h: NDArray[np.int64], x: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64]):
-        return np.ravel_multi_index((h, x, a, b), (self.n + 1,) * 4).astype(np.int64)
-
-    def present(self, *parts: NDArray[np.int64]) -> NDArray[np.bool_]:
-        """Whether each part has a column."""
-        return np.isin(self._keys(*parts), self._present)
-
-    def pruned(self, *parts: NDArray[np.int64]) -> NDArray[np.bool_]:
-        """Whether each part was scored -inf (and has no column)."""
-        return np.isin(self._keys(*parts), self._pruned)
-
-    def absent_or_new(self, *parts: NDArray[np.int64]) -> NDArray[np.bool_]:
-        """Whether each part has neither a column nor a pruned mark."""
-        keys = self._keys(*parts)
-        return ~np.isin(keys, self._present) & ~np.isin(keys, self._pruned)
 
     def add_parts(self, h: ArrayLike, x: ArrayLike, a: ArrayLike, b: ArrayLike, scores: ArrayLike) -> NDArray[np.int64]:
         """Append ztsib columns for new candidate parts with costs ``scores`` and their coefficients in the
@@ -264,19 +248,17 @@ class TriSiblingProgram:
             raise ValueError(
                 "every tri-sibling part ⟨h, x, a, b⟩ needs a ≠ h and candidate windows ⟨h, x, a⟩, ⟨h, a, b⟩"
             )
-        keys = self._keys(h, x, a, b)
-        if np.unique(keys).size < keys.size or np.isin(keys, self._present).any() or np.isin(keys, self._pruned).any():
-            raise ValueError("tri-sibling part added twice")
         check_part_scores(scores, "tri-sibling")
         cut = np.isneginf(scores)
-        if cut.any():
-            self._pruned = np.union1d(self._pruned, keys[cut])
-            h, x, a, b, scores, keys = (v[~cut] for v in (h, x, a, b, scores, keys))
-            if h.size == 0:
-                return np.empty(0, np.int64)
+        try:
+            self.keys.mark(self.keys.keys(h, x, a, b), cut)
+        except ValueError:
+            raise ValueError("tri-sibling part added twice") from None
+        h, x, a, b, scores = (v[~cut] for v in (h, x, a, b, scores))
+        if h.size == 0:
+            return np.empty(0, np.int64)
         lp = self.lp
         cols = lp.add_variables("ztsib", np.column_stack([h, x, a, b]), cost=scores, integer=True)
-        self._present = np.union1d(self._present, keys)
         rows = np.concatenate([self.out_row[h, x, a], self.in_row[h, a, b]])
         lp.add_coefficients(rows, np.concatenate([cols, cols]), np.ones(rows.size))
         return cols
@@ -318,7 +300,7 @@ def trisibling_program(csibs: ConsecutiveSiblingProgram) -> TriSiblingProgram:
         csibs.link(rows, -1.0)
     lp.name += "+trisibling"
     lp.add_variables("ztsib", np.empty((0, 4), np.int64), integer=True)
-    return TriSiblingProgram(csibs, in_row, out_row)
+    return TriSiblingProgram(csibs, in_row, out_row, PartKeys(csibs.n, 4))
 
 
 def full_trisibling_program(

@@ -127,7 +127,7 @@ class TriSiblingFamily(Counted):
         shape = (prog.n + 1,) * 4
         key = np.unique(np.ravel_multi_index((h, x, a, b), shape))
         h, x, a, b = (v.astype(np.int64) for v in np.unravel_index(key, shape))
-        new = prog.absent_or_new(h, x, a, b)
+        new = prog.keys.new(h, x, a, b)
         h, x, a, b = h[new], x[new], a[new], b[new]
         if h.size:
             prog.add_parts(h, x, a, b, self.cache.get(h, x, a, b))
@@ -179,7 +179,7 @@ class TriSiblingFamily(Counted):
             )  # [pair, x, b]
             k, x, b = (p.astype(np.int64) for p in np.nonzero(bound > state.tol))
             parts = (h[k], x, a[k], b)
-            absent = prog.absent_or_new(*parts)
+            absent = prog.keys.new(*parts)
             parts = tuple(p[absent] for p in parts)
             # parts bounded out, and present ones, stay as they are: their bound still bounds what stays out
             out = np.isfinite(bound) & (bound <= state.tol)

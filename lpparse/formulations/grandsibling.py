@@ -1,0 +1,380 @@
+"""The grand-sibling polytope: third-order part variables zgsib over the arcs and the consecutive-sibling
+windows (:mod:`lpparse.formulations.consecutive`), one head automaton of h per grandparent g.
+
+Koo & Collins 2010, "Efficient Third-Order Dependency Parsers", ACL 2010 (the parts, decoded projectively);
+Martins, Almeida & Smith 2013, "Turning on the Turbo: Fast Third-Order Non-Projective Turbo Parsers", ACL
+2013 (grand-siblings in a non-projective model, as head automata conditioned on the grandparent). A part
+⟨g, h, a, b⟩ is a consecutive-sibling window ⟨h, a, b⟩ of a token h (h >= 1) together with h's head g; it is
+a candidate when g→h is a candidate arc and ⟨h, a, b⟩ a candidate window
+(:func:`~lpparse.formulations.consecutive.csib_mask`). A tree holds one per window of a non-root head
+(:func:`max_gsibs_per_tree`). On top of the consecutive-sibling program come
+
+* ``zgsib[g,h,a,b]`` >= 0 for every candidate part, cost s(g,h,a,b), integral in the ILP;
+* ``GSibStart[g,h,σ]`` (candidate arc g→h, σ a side of h with a candidate child):
+  Σ_{b on σ} zgsib[g,h,h,b] - z[g,h] <= 0;
+* ``GSibFlow[g,h,m]`` (candidate arcs g→h and h→m): Σ_a zgsib[g,h,a,m] - Σ_b zgsib[g,h,m,b] = 0;
+* ``GSibSum[h,a,b]`` (every candidate window of a token h): Σ_g zgsib[g,h,a,b] - zcs[h,a,b] = 0.
+
+Per (g, h, σ), zgsib[g,h,·,·] is a flow in h's head-automaton DAG (START, h's candidate children on σ, END;
+:mod:`lpparse.formulations.consecutive`) with supply at most z[g,h], and the flows of all g add up to the
+windows.
+
+(1) *Valid.* Take a tree, its windows, and zgsib = 1 on ⟨head(h), h, a, b⟩ for each window ⟨h, a, b⟩ of a
+token h. For g = head(h): a nonempty side has one first window (GSibStart: 1 - 1), each child of h has one
+window into it and one out (GSibFlow: 1 - 1), other nodes none; for g ≠ head(h) every term is 0 (GSibStart
+reads 0 - z[g,h] <= 0). GSibSum: a window of the tree has exactly one grandparent term, others none.
+
+(2) *Exact.* Let (z, zcs) be a tree's arcs and windows and zgsib >= 0 satisfy the rows. For g ≠ head(h),
+z[g,h] = 0, so the flow of (g, h, σ) has supply 0; in a DAG a flow conserved at every child node with no
+supply is 0 (a positive edge traced backwards reaches START). GSibSum then sets zgsib[head(h),h,a,b] =
+zcs[h,a,b]: the tree's parts. c·x is the tree's score and the ILP's optima are the best trees.
+
+(3) *Extension.* Any feasible (z, zcs) of the consecutive-sibling LP extends by zgsib[g,h,a,b] =
+z[g,h]·zcs[h,a,b] (Σ_g z[g,h] = 1 for a token h; GSibFlow reads z[g,h]·(CSibIn - CSibOut) = 0, GSibStart
+z[g,h]·(Σ first windows - 1) <= 0): grand-sibling scores of zero leave the consecutive-sibling LP unchanged.
+
+**Rows from the start.** Every row is indexed by arcs, pairs of arcs or windows and exists from the start,
+GSibSum with the coefficient -1 of each window column, present or future (linked to the consecutive-sibling
+program), so a program holding a subset of the parts is the full program with the absent columns at 0. A
+window column of a token is forced to 0 until a part over it enters, so a restricted program must hold the
+grand-sibling parts of the tree it starts from.
+
+**Pruned parts** (scored -inf) get no column: the flow cannot use that edge under that grandparent, and (2)
+goes through: a tree holding it has no feasible zgsib.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lpparse.formulations.arborescence import FORMULATIONS, ArborescenceLP
+from lpparse.formulations.consecutive import (
+    BASES,
+    ConsecutiveSiblingProgram,
+    candidate_csibs,
+    consecutive_program,
+    csib_mask,
+    tree_csibs,
+)
+from lpparse.formulations.part_keys import PartKeys
+from lpparse.lp.highs_view import HighsModel
+from lpparse.lp.program import Terms
+from lpparse.lp.solution import Solution
+from lpparse.trees import allowed_mask_shape, validate_scores
+from lpparse.triples import DensePartScorer, _check_range, check_part_scores
+
+__all__ = [
+    "DenseGrandSiblingScorer",
+    "GrandSiblingProgram",
+    "candidate_gsibs",
+    "check_gsib_batch",
+    "count_gsibs",
+    "full_grandsibling_program",
+    "grandsibling_program",
+    "max_gsibs_per_tree",
+    "solve_grandsibling",
+    "synthetic_gsib_scorer",
+    "tree_gsibs",
+]
+
+Quads = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
+
+
+# ------------------------------------------------------------------------------------------------ parts
+
+
+def _token_windows(arc_mask: NDArray[np.bool_], single_root: bool) -> NDArray[np.bool_]:
+    """The candidate windows ⟨h, a, b⟩ of tokens h >= 1."""
+    windows = csib_mask(arc_mask, single_root)
+    windows[0] = False
+    return windows
+
+
+def candidate_gsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> Quads:
+    """The (g, h, a, b) index arrays of every candidate part (module docstring), in lexicographic order."""
+    arcs = np.asarray(arc_mask, bool) & allowed_mask_shape(arc_mask.shape[0])
+    windows = _token_windows(arcs, single_root)
+    g, h, a, b = np.nonzero(arcs[:, :, None, None] & windows[None, :, :, :])
+    return g.astype(np.int64), h.astype(np.int64), a.astype(np.int64), b.astype(np.int64)
+
+
+def count_gsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> int:
+    """How many candidate parts there are, in O(n³): Σ_h (candidate heads of h) × (windows of h)."""
+    arcs = np.asarray(arc_mask, bool) & allowed_mask_shape(arc_mask.shape[0])
+    windows = _token_windows(arcs, single_root)
+    return int((arcs.sum(axis=0) * windows.sum(axis=(1, 2))).sum())
+
+
+def tree_gsibs(heads: ArrayLike) -> Quads:
+    """The parts ⟨head(h), h, a, b⟩ of a tree (``heads[0] = -1``), one per window of a token h, in
+    lexicographic order."""
+    heads = np.asarray(heads, dtype=np.int64)
+    h, a, b = tree_csibs(heads)
+    keep = h > 0
+    h, a, b = h[keep], a[keep], b[keep]
+    g = heads[h]
+    order = np.lexsort((b, a, h, g))
+    return g[order], h[order], a[order], b[order]
+
+
+def max_gsibs_per_tree(n: int) -> int:
+    """The most parts a tree of n tokens holds: the windows of its token heads, n - 1 + (nonempty sides of
+    tokens) <= 2n - 2 for n >= 2 (the chain 0→1→...→n attains it; n = 1: none)."""
+    if n < 0:
+        raise ValueError(f"need n >= 0 tokens, got {n}")
+    return max(2 * n - 2, 0)
+
+
+def check_gsib_batch(n: int, g: ArrayLike, h: ArrayLike, a: ArrayLike, b: ArrayLike) -> Quads:
+    """The batch as int64 arrays; ValueError unless every ⟨g, h, a, b⟩ lies in 0..n, g ≠ h, h a token and
+    ⟨h, a, b⟩ a consecutive-sibling window shape."""
+    idx = _check_range(n, g, h, a, b)
+    if len(idx) != 4:
+        raise ValueError(f"grand-sibling parts have 4 indices, got {len(idx)}")
+    g, h, a, b = idx
+    shapes = csib_mask(allowed_mask_shape(n + 1))
+    if g.size and not ((h > 0) & (g != h) & shapes[h, a, b]).all():
+        raise ValueError("a grand-sibling part ⟨g, h, a, b⟩ needs a token h ≠ g and a window shape ⟨h, a, b⟩")
+    return g, h, a, b
+
+
+# ---------------------------------------------------------------------------------------------- scorers
+
+
+def _all_gsibs(size: int) -> NDArray[np.bool_]:
+    """The (size,)*4 mask of every grand-sibling shape (all arcs candidates)."""
+    arcs = allowed_mask_shape(size)
+    return arcs[:, :, None, None] & _token_windows(arcs, False)[None]
+
+
+@dataclass
+class DenseGrandSiblingScorer(DensePartScorer):
+    """A grand-sibling scorer over an explicit (n+1,)*4 array ``scores[g, h, a, b]`` read on part shapes,
+    counting the parts it scores; ``-inf`` prunes a part. Its factorized bounds ``bound_gha[g, h, a] >=
+    max_b s``, ``bound_ghb[g, h, b] >= max_a s`` and ``bound_hab[h, a, b] >= max_g s`` are exact plus
+    ``slack`` (non-negative, default 0). For small n: a model scores parts from its features."""
+
+    slack: float = 0.0
+    _valid: NDArray[np.bool_] = field(init=False, repr=False)
+    _check = staticmethod(check_gsib_batch)
+
+    def __post_init__(self) -> None:
+        s = np.asarray(self.scores, dtype=np.float64)
+        if s.ndim != 4 or len(set(s.shape)) != 1 or s.shape[0] < 2:
+            raise ValueError(f"grand-sibling scores must have shape (n+1,)*4, got {s.shape}")
+        self._valid = _all_gsibs(s.shape[0])
+        check_part_scores(s[self._valid], "grand-sibling")
+        if not (np.isfinite(self.slack) and self.slack >= 0):
+            raise ValueError(f"slack must be finite and >= 0, got {self.slack}")
+        self.scores = s
+
+    def _masked(self) -> NDArray[np.float64]:
+        return np.where(self._valid, self.scores, -np.inf)
+
+    def bound_gha(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B[g, h, a] >= max_b s(g, h, a, b) (-inf: no part)."""
+        return self._masked().max(axis=3) + self.slack
+
+    def bound_ghb(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B[g, h, b] >= max_a s(g, h, a, b) (-inf: no part)."""
+        return self._masked().max(axis=2) + self.slack
+
+    def bound_hab(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B[h, a, b] >= max_g s(g, h, a, b) (-inf: no part)."""
+        return self._masked().max(axis=0) + self.slack
+
+
+def synthetic_gsib_scorer(
+    n: int, rng: np.random.Generator | int | None = None, scale: float = 1.0, slack: float = 0.5
+) -> DenseGrandSiblingScorer:
+    """A random grand-sibling model for n tokens: N(0, scale²) scores, bounds loosened by ``slack``."""
+    if n < 1:
+        raise ValueError(f"need at least one token, got n={n}")
+    rng = np.random.default_rng(rng)
+    return DenseGrandSiblingScorer(rng.normal(0.0, scale, (n + 1,) * 4), slack=slack)
+
+
+# ---------------------------------------------------------------------------------------------- program
+
+
+@dataclass
+class GrandSiblingProgram:
+    """Grand-sibling columns and rows on a consecutive-sibling program ``csibs``: ``start_row[g, h, σ]``,
+    ``flow_row[g, h, m]`` and ``sum_row[h, a, b]`` (-1: none); the parts with a column or pruned in
+    ``keys``."""
+
+    csibs: ConsecutiveSiblingProgram
+    start_row: NDArray[np.int64]
+    flow_row: NDArray[np.int64]
+    sum_row: NDArray[np.int64]
+    keys: PartKeys
+
+    @property
+    def lp(self) -> ArborescenceLP:
+        return self.csibs.lp
+
+    @property
+    def n(self) -> int:
+        return self.csibs.n
+
+    @property
+    def num_parts(self) -> int:
+        return len(self.lp.var_blocks["zgsib"])
+
+    def add_parts(
+        self, g: ArrayLike, h: ArrayLike, a: ArrayLike, b: ArrayLike, scores: ArrayLike
+    ) -> NDArray[np.int64]:
+        """Append zgsib columns for new candidate parts with costs ``scores`` and their coefficients in the
+        GSibStart, GSibFlow and GSibSum rows; return the new columns. A part scored -inf gets no column."""
+        g, h, a, b = (np.asarray(v, dtype=np.int64).ravel() for v in (g, h, a, b))
+        if not g.shape == h.shape == a.shape == b.shape:
+            raise ValueError("g, h, a and b must have the same length")
+        scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), g.shape)
+        if g.size == 0:
+            return np.empty(0, np.int64)
+        size = self.n + 1
+        if min(int(v.min()) for v in (g, h, a, b)) < 0 or max(int(v.max()) for v in (g, h, a, b)) >= size:
+            raise ValueError(f"grand-sibling indices must lie in 0..{self.n}")
+        if not ((self.csibs.z_col[g, h] >= 0) & (self.sum_row[h, a, b] >= 0)).all():
+            raise ValueError(
+                "every grand-sibling part ⟨g, h, a, b⟩ needs a candidate arc g→h and a candidate window "
+                "⟨h, a, b⟩ of a token h"
+            )
+        check_part_scores(scores, "grand-sibling")
+        cut = np.isneginf(scores)
+        try:
+            self.keys.mark(self.keys.keys(g, h, a, b), cut)
+        except ValueError:
+            raise ValueError("grand-sibling part added twice") from None
+        g, h, a, b, scores = (v[~cut] for v in (g, h, a, b, scores))
+        if g.size == 0:
+            return np.empty(0, np.int64)
+        lp = self.lp
+        cols = lp.add_variables("zgsib", np.column_stack([g, h, a, b]), cost=scores, integer=True)
+        first, into, out_of = a == h, b != h, a != h
+        side = (b > h).astype(np.int64)
+        rows = np.concatenate(
+            [
+                self.start_row[g[first], h[first], side[first]],
+                self.flow_row[g[into], h[into], b[into]],
+                self.flow_row[g[out_of], h[out_of], a[out_of]],
+                self.sum_row[h, a, b],
+            ]
+        )
+        columns = np.concatenate([cols[first], cols[into], cols[out_of], cols])
+        values = np.concatenate(
+            [np.ones(int(first.sum())), np.ones(int(into.sum())), -np.ones(int(out_of.sum())), np.ones(cols.size)]
+        )
+        lp.add_coefficients(rows, columns, values)
+        return cols
+
+    def parts(self) -> Quads:
+        """(g, h, a, b) of the parts with a column, in column order."""
+        idx = self.lp.var_blocks["zgsib"].index
+        return idx[:, 0], idx[:, 1], idx[:, 2], idx[:, 3]
+
+    def part_values(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
+        """zgsib values of a primal vector, aligned with :meth:`parts`."""
+        return values[self.lp.cols("zgsib")]
+
+    def row_duals(
+        self, y: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """The duals of GSibStart [g, h, σ], GSibFlow [g, h, m] and GSibSum [h, a, b] (0: no row)."""
+
+        def read(rows: NDArray[np.int64]) -> NDArray[np.float64]:
+            return np.where(rows >= 0, y[np.maximum(rows, 0)], 0.0)
+
+        return read(self.start_row), read(self.flow_row), read(self.sum_row)
+
+
+def grandsibling_program(csibs: ConsecutiveSiblingProgram) -> GrandSiblingProgram:
+    """Attach the GSibStart, GSibFlow and GSibSum rows to the consecutive-sibling program ``csibs`` (no
+    grand-sibling part yet), GSibSum with the coefficient -1 of its window columns, present and future;
+    ValueError if attached already."""
+    lp = csibs.lp
+    if "zgsib" in lp.var_blocks:
+        raise ValueError("the grand-sibling family is attached to this program already")
+    size = csibs.n + 1
+    arcs = csibs.arc_mask
+    g, h = np.nonzero(arcs[:, 1:])
+    h = h + 1  # arcs into tokens
+    # GSibStart[g, h, σ]: sides of h with a candidate child
+    child_side = np.zeros((size, 2), bool)
+    hh, mm = np.nonzero(arcs)
+    child_side[hh, (mm > hh).astype(np.int64)] = True
+    pair, side = np.nonzero(child_side[h])  # per arc g→h, the sides of h with a candidate child
+    start_index = np.column_stack([g[pair], h[pair], side]).astype(np.int64)
+    start_row = np.full((size, size, 2), -1, np.int64)
+    z = csibs.z_col[start_index[:, 0], start_index[:, 1]]
+    start_row[start_index[:, 0], start_index[:, 1], start_index[:, 2]] = lp.constrain(
+        "GSibStart", start_index, -Terms.columns(z), upper=0.0
+    )
+    # GSibFlow[g, h, m]: arcs g→h and h→m
+    flow = arcs[:, :, None] & arcs[None, :, :]
+    flow[:, 0, :] = False
+    fg, fh, fm = np.nonzero(flow)
+    flow_row = np.full((size,) * 3, -1, np.int64)
+    flow_row[fg, fh, fm] = lp.add_constraints(
+        "GSibFlow",
+        np.column_stack([fg, fh, fm]),
+        np.empty(0, np.int64),
+        np.empty(0, np.int64),
+        np.empty(0),
+        0.0,
+        0.0,
+    )
+    # GSibSum[h, a, b]: windows of tokens
+    wh, wa, wb = np.nonzero(_token_windows(arcs, csibs.single_root))
+    sum_row = np.full((size,) * 3, -1, np.int64)
+    sum_row[wh, wa, wb] = lp.add_constraints(
+        "GSibSum",
+        np.column_stack([wh, wa, wb]),
+        np.empty(0, np.int64),
+        np.empty(0, np.int64),
+        np.empty(0),
+        0.0,
+        0.0,
+    )
+    csibs.link(sum_row, -1.0)
+    lp.name += "+grandsibling"
+    lp.add_variables("zgsib", np.empty((0, 4), np.int64), integer=True)
+    return GrandSiblingProgram(csibs, start_row, flow_row, sum_row, PartKeys(csibs.n, 4))
+
+
+def full_grandsibling_program(
+    arc_scores: ArrayLike,
+    csib_scores: ArrayLike,
+    gsib_scores: ArrayLike,
+    single_root: bool = False,
+    base: str = "single-flow",
+) -> GrandSiblingProgram:
+    """The arborescence program ``base`` with every candidate window (dense (n+1,)*3 ``csib_scores``) and
+    every candidate grand-sibling part (dense (n+1,)*4 ``gsib_scores``) instantiated (-inf: pruned). Raises
+    NoTreeError."""
+    if base not in BASES:
+        raise ValueError(f"unknown base formulation {base!r}; choose from {BASES}")
+    lp = FORMULATIONS[base](validate_scores(arc_scores), single_root)
+    csibs = consecutive_program(lp)
+    h, a, b = candidate_csibs(csibs.arc_mask, single_root)
+    csibs.add_parts(h, a, b, np.asarray(csib_scores, dtype=np.float64)[h, a, b])
+    prog = grandsibling_program(csibs)
+    quads = candidate_gsibs(csibs.arc_mask, single_root)
+    prog.add_parts(*quads, np.asarray(gsib_scores, dtype=np.float64)[quads])
+    return prog
+
+
+def solve_grandsibling(
+    arc_scores: ArrayLike,
+    csib_scores: ArrayLike,
+    gsib_scores: ArrayLike,
+    single_root: bool = False,
+    mip: bool = False,
+    base: str = "single-flow",
+) -> tuple[GrandSiblingProgram, Solution]:
+    """Build the full program (:func:`full_grandsibling_program`) and solve it with HiGHS as LP or ILP."""
+    prog = full_grandsibling_program(arc_scores, csib_scores, gsib_scores, single_root, base)
+    return prog, HighsModel(prog.lp, mip=mip).solve()
