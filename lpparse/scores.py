@@ -26,6 +26,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.consecutive import DenseConsecutiveScorer, check_csib_batch
+from lpparse.formulations.grandsibling import (
+    DenseGrandSiblingScorer,
+    SparseGrandSiblingScorer,
+    check_gsib_batch,
+)
+from lpparse.formulations.trisibling import DenseTriSiblingScorer, SparseTriSiblingScorer, check_tsib_batch
 from lpparse.io import DataError, atomic_path, readable_file
 from lpparse.trees import allowed_mask_shape, check_tree, validate_scores
 from lpparse.triples import (
@@ -91,26 +97,32 @@ def noisy_gold_scores(
 # ------------------------------------------------------------------------------------------- score files
 
 SCORES_FORMAT = "lpparse-scores"
+#: version 3 adds third-order scores (``gsib``, ``tsib``: 4-index parts), written only by files that hold them;
 #: version 2 adds consecutive-sibling scores (``csib``); version 1 files (arcs, grandparents, siblings) load
-SCORES_FORMAT_VERSION = 2
+SCORES_FORMAT_VERSION = 3
 #: the versions this lpparse reads
-SCORES_FORMAT_READS = (1, 2)
-#: Member prefixes of the parts a score file may hold besides arcs: grandparent triples and siblings
-PART_KINDS = ("gp", "sib", "csib")
+SCORES_FORMAT_READS = (1, 2, 3)
+#: Member prefixes of the parts a score file may hold besides arcs: grandparent triples, arbitrary and
+#: consecutive siblings (3 indices), grand-siblings and tri-siblings (4 indices)
+PART_KINDS = ("gp", "sib", "csib", "gsib", "tsib")
+#: the kinds of 4-index parts, and the meta flag of each kind
+THIRD_ORDER = ("gsib", "tsib")
+_FLAGS = dict(zip(PART_KINDS, ("grandparent", "siblings", "consecutive", "grandsiblings", "trisiblings")))
 
 
 @dataclass(frozen=True)
 class SparseParts:
     """Scores of some parts of one sentence, ``default`` for every other: row k of ``index`` is a part
-    (g, p, c), (h, m, m') with m < m' or (h, a, b) (a consecutive-sibling window), ``values[k]`` its score."""
+    (g, p, c), (h, m, m') with m < m', (h, a, b) (a consecutive-sibling window), (g, h, a, b) (a grand-sibling)
+    or (h, x, a, b) (a tri-sibling), ``values[k]`` its score."""
 
     index: NDArray[np.int64]
     values: NDArray[np.float64]
     default: float = 0.0
 
     def dense(self, size: int) -> NDArray[np.float64]:
-        """The (size,)*3 array of every part's score."""
-        cube = np.full((size,) * 3, float(self.default))
+        """The (size,)*k array of every part's score (k = 3 or 4 indices)."""
+        cube = np.full((size,) * np.shape(self.index)[1], float(self.default))
         cube[tuple(np.asarray(self.index, dtype=np.int64).T)] = self.values
         return cube
 
@@ -123,13 +135,18 @@ class SentenceScores:
     """One sentence's scores: ``arcs`` (n+1, n+1), optional grandparent scores ``gp`` (``gp[g, p, c]``),
     sibling scores ``sib`` (``sib[h, m, m']``, read where m < m') and consecutive-sibling scores ``csib``
     (``csib[h, a, b]``: :mod:`lpparse.formulations.consecutive`), each a dense (n+1,)*3 array or
-    :class:`SparseParts`. Arrays of a loaded file are memory-mapped until a scorer is made."""
+    :class:`SparseParts`, and third-order scores ``gsib[g, h, a, b]`` (grand-siblings:
+    :mod:`lpparse.formulations.grandsibling`) and ``tsib[h, x, a, b]`` (tri-siblings:
+    :mod:`lpparse.formulations.trisibling`), each a dense (n+1,)*4 array (small n) or :class:`SparseParts`
+    with a 4-column index. Arrays of a loaded file are memory-mapped until a scorer is made."""
 
     sent_id: str
     arcs: NDArray[np.float64]
     gp: Parts | None = None
     sib: Parts | None = None
     csib: Parts | None = None
+    gsib: Parts | None = None
+    tsib: Parts | None = None
 
     @property
     def n(self) -> int:
@@ -151,6 +168,21 @@ class SentenceScores:
         """A fresh counted consecutive-sibling scorer with exact bounds (None without such scores)."""
         return None if self.csib is None else DenseConsecutiveScorer(self._cube(self.csib, "consecutive sibling"))
 
+    def grand_siblings(self) -> DenseGrandSiblingScorer | SparseGrandSiblingScorer | None:
+        """A fresh counted grand-sibling scorer (None without such scores); sparse scores stay sparse."""
+        return _quads(self.gsib, self.n, DenseGrandSiblingScorer, SparseGrandSiblingScorer, "grand-sibling")
+
+    def tri_siblings(self) -> DenseTriSiblingScorer | SparseTriSiblingScorer | None:
+        """A fresh counted tri-sibling scorer (None without such scores); sparse scores stay sparse."""
+        return _quads(self.tsib, self.n, DenseTriSiblingScorer, SparseTriSiblingScorer, "tri-sibling")
+
+    def window_parts(self) -> list[Any]:
+        """The part families on consecutive-sibling windows this sentence has scores for
+        (:func:`lpparse.ppc.third_order.window_parts`: windows, tri-siblings, grand-siblings)."""
+        from lpparse.ppc.third_order import window_parts
+
+        return window_parts(self.n, self.consecutive(), self.tri_siblings(), self.grand_siblings())
+
     def _cube(self, parts: Parts, kind: str) -> NDArray[np.float64]:
         size = self.n + 1
         cube = parts.dense(size) if isinstance(parts, SparseParts) else np.asarray(parts, dtype=np.float64)
@@ -159,11 +191,23 @@ class SentenceScores:
         return cube
 
 
-def _check_sparse(parts: SparseParts, n: int, kind: str, check_batch: Callable[..., object]) -> None:
+def _quads(parts: Parts | None, n: int, dense: Any, sparse: Any, kind: str) -> Any:
+    """A counted scorer of 4-index parts: ``dense`` over an (n+1,)*4 array, ``sparse`` over listed parts."""
+    if parts is None:
+        return None
+    if isinstance(parts, SparseParts):
+        return sparse(n, np.asarray(parts.index), np.asarray(parts.values), float(parts.default))
+    array = np.asarray(parts, dtype=np.float64)
+    if array.shape != (n + 1,) * 4:
+        raise ValueError(f"{kind} scores have shape {array.shape}, expected {(n + 1,) * 4}")
+    return dense(array)
+
+
+def _check_sparse(parts: SparseParts, n: int, kind: str, check_batch: Callable[..., object], arity: int = 3) -> None:
     index, values = np.asarray(parts.index), np.asarray(parts.values)
-    if index.ndim != 2 or index.shape[1] != 3 or index.dtype.kind not in "iu":
+    if index.ndim != 2 or index.shape[1] != arity or index.dtype.kind not in "iu":
         got = f"{index.dtype} {index.shape}"
-        raise ValueError(f"sparse {kind} index must be an integer (k, 3) array, got {got}")
+        raise ValueError(f"sparse {kind} index must be an integer (k, {arity}) array, got {got}")
     if values.shape != index.shape[:1]:
         raise ValueError(f"sparse {kind} values have shape {values.shape}, expected ({index.shape[0]},)")
     if np.isnan(parts.default) or np.isposinf(parts.default):
@@ -177,16 +221,18 @@ def check_sentence_scores(entry: SentenceScores) -> None:
     """ValueError unless ``entry`` is well formed: square arc scores, cubes of the same size, no NaN or
     +inf where a part can be (-inf prunes an arc or a part), sparse parts valid and listed once."""
     validate_scores(entry.arcs, "arc scores")
-    for parts, scorer, check_batch, kind in (
-        (entry.gp, entry.triples, _check_batch, "grandparent"),
-        (entry.sib, entry.siblings, check_sibling_batch, "sibling"),
-        (entry.csib, entry.consecutive, check_csib_batch, "consecutive sibling"),
+    for parts, scorer, check_batch, kind, arity in (
+        (entry.gp, entry.triples, _check_batch, "grandparent", 3),
+        (entry.sib, entry.siblings, check_sibling_batch, "sibling", 3),
+        (entry.csib, entry.consecutive, check_csib_batch, "consecutive sibling", 3),
+        (entry.gsib, entry.grand_siblings, check_gsib_batch, "grand-sibling", 4),
+        (entry.tsib, entry.tri_siblings, check_tsib_batch, "tri-sibling", 4),
     ):
         if parts is None:
             continue
         if isinstance(parts, SparseParts):
-            _check_sparse(parts, entry.n, kind, check_batch)
-        scorer()  # checks the cube: shape, no NaN or +inf
+            _check_sparse(parts, entry.n, kind, check_batch, arity)
+        scorer()  # checks the array: shape, no NaN or +inf
 
 
 def save_scores(
@@ -204,13 +250,13 @@ def save_scores(
                 check_sentence_scores(entry)
             except ValueError as err:
                 raise ValueError(f"{where}: {err}") from None
-            has = (entry.gp is not None, entry.sib is not None, entry.csib is not None)
+            has = tuple(getattr(entry, key) is not None for key in PART_KINDS)
             if kinds is not None and has != kinds:
                 raise ValueError(f"{where}: every sentence needs the same kinds of parts as the first")
             kinds = has
             _write(archive, f"arcs/{i}", np.asarray(entry.arcs, dtype=np.float64))
             record: dict[str, Any] = {"sent_id": str(entry.sent_id)}
-            for key, parts in zip(PART_KINDS, (entry.gp, entry.sib, entry.csib)):
+            for key, parts in ((key, getattr(entry, key)) for key in PART_KINDS):
                 if isinstance(parts, SparseParts):
                     _write(archive, f"{key}_index/{i}", np.asarray(parts.index, dtype=np.int64))
                     _write(archive, f"{key}_value/{i}", np.asarray(parts.values, dtype=np.float64))
@@ -221,12 +267,12 @@ def save_scores(
             entries.append(record)
         if kinds is None:
             raise ValueError("no sentences to write")
+        flags = dict(zip(_FLAGS.values(), kinds))
+        third_order = any(flags[_FLAGS[key]] for key in THIRD_ORDER)
         meta = {
             "format": SCORES_FORMAT,
-            "version": SCORES_FORMAT_VERSION,
-            "grandparent": kinds[0],
-            "siblings": kinds[1],
-            "consecutive": kinds[2],
+            "version": SCORES_FORMAT_VERSION if third_order else 2,  # older readers take what they can read
+            **flags,
             "source": source or {},
             "sentences": entries,
         }
@@ -283,6 +329,8 @@ class ScoreFile:
         self.grandparent: bool = meta["grandparent"]
         self.siblings: bool = meta["siblings"]
         self.consecutive: bool = bool(meta.get("consecutive", False))  # version 1: none
+        self.grandsiblings: bool = bool(meta.get("grandsiblings", False))  # versions 1, 2: none
+        self.trisiblings: bool = bool(meta.get("trisiblings", False))
         self._entries: list[dict[str, Any]] = meta["sentences"]
         self.sent_ids = [str(e["sent_id"]) for e in self._entries]
         self.lengths = [members[f"arcs/{i}"].shape[0] - 1 for i in range(len(self._entries))]
@@ -296,9 +344,15 @@ class ScoreFile:
         return {k: source[k] for k in ("decoder", "decoder_options") if k in source}
 
     @property
+    def windows(self) -> bool:
+        """Whether it has parts on consecutive-sibling windows: windows, grand-siblings or tri-siblings."""
+        return self.consecutive or self.grandsiblings or self.trisiblings
+
+    @property
     def order(self) -> int:
-        """2 with grandparent or consecutive-sibling scores, else 1 (as :attr:`lpparse.scoring.Model.order`)."""
-        return 2 if self.grandparent or self.consecutive else 1
+        """2 with grandparent, consecutive-sibling or third-order scores, else 1 (as
+        :attr:`lpparse.scoring.Model.order`)."""
+        return 2 if self.grandparent or self.windows else 1
 
     def __len__(self) -> int:
         return len(self._entries)

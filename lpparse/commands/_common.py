@@ -317,7 +317,12 @@ def scored_run(args: argparse.Namespace, name: str, every_family: bool = False) 
     if source.model is not None:
         held = load_model(source.model)
         single_root = held.single_root if single_root is None else single_root
-    kinds = (("sibling", "siblings"), ("consecutive-sibling", "consecutive"))
+    kinds = (
+        ("sibling", "siblings"),
+        ("consecutive-sibling", "consecutive"),
+        ("tri-sibling", "trisiblings"),
+        ("grand-sibling", "grandsiblings"),
+    )
     extra = [kind for kind, attr in kinds if held is not None and getattr(held, attr, False)]
     if extra and not every_family:
         warnings.warn(

@@ -19,6 +19,7 @@ from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.exact import check_proof
 from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
 from lpparse.ppc.proof_file import read_proof_record
+from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -74,6 +75,8 @@ def _parts(scorers: dict[str, Any], families: dict[str, list[str]], sent_id: str
         GrandparentParts.name: lambda s, rows: GrandparentParts(s, tuple(rows)),
         SiblingParts.name: lambda s, rows: SiblingParts(s, tuple(rows)),
         ConsecutiveSiblingParts.name: lambda s, rows: ConsecutiveSiblingParts(s),
+        TriSiblingParts.name: lambda s, rows: TriSiblingParts(s),
+        GrandSiblingParts.name: lambda s, rows: GrandSiblingParts(s),
     }
     return [make[name](scorers[name], rows) for name, rows in families.items()]
 

@@ -38,7 +38,6 @@ from lpparse.parsing import (
     default_decoder_options,
     time_limit,
 )
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.decoder import lp_summary
 from lpparse.pruning import gold_recall
 from lpparse.scores import ScoreFile, load_scores
@@ -175,11 +174,12 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         if args.model:
             raise UsageError(f"--decoder {decoder} needs a grandparent model; {args.model} is first-order")
         raise UsageError(f"--decoder {decoder} needs grandparent scores; {args.scores} has none")
-    consecutive = getattr(model, "consecutive", False)
+    consecutive = getattr(model, "windows", getattr(model, "consecutive", False))
     if consecutive and get_decoder(decoder).order == 2 and not get_decoder(decoder).families:
         takes = ", ".join(n for n in decoder_names() if get_decoder(n).families)
         raise UsageError(
-            f"--decoder {decoder} cannot use the consecutive-sibling scores of {args.scores}; use {takes}"
+            f"--decoder {decoder} cannot use the consecutive-sibling (or third-order) scores of {args.scores}; "
+            f"use {takes}"
         )
     if consecutive and not model.grandparent and get_decoder(decoder).order == 2 and args.preset is not None:
         raise UsageError(f"--preset: {args.scores} has no grandparent scores")
@@ -249,9 +249,9 @@ def _decode(
     sibling_scorer = entry.siblings() if siblings else None
     if pruner is not None:
         options["pruner_scores"] = pruner.scorer(sentence).arc_scores()
-    consecutive = entry.consecutive()
-    if consecutive is not None and get_decoder(decoder).families:
-        options["parts"] = [ConsecutiveSiblingParts(consecutive)]
+    windows = entry.window_parts()  # consecutive siblings, tri-siblings, grand-siblings
+    if windows and get_decoder(decoder).families:
+        options["parts"] = windows
     return decode(decoder, entry.arc_scores(), entry.triples(), single_root, sibling_scorer, **options)
 
 

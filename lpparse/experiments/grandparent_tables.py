@@ -38,6 +38,7 @@ from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.exact import ExactOptions, ExactResult, exact_search
 from lpparse.ppc.loop import PPCResult, project_to_tree, solve_lp
 from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
+from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts
 from lpparse.scores import ScoreFile, load_scores, noisy_gold_scores
 from lpparse.scoring.model import Model
 from lpparse.triples import TripleScorer, noisy_gold_triple_scorer
@@ -122,13 +123,19 @@ def source_families(source: ScoreSource) -> list[str]:
     """The part families a source scores, by name, in :func:`sentence_parts`'s order."""
     if source.scores is not None:
         held: Any = open_scores(source.scores)
-        flags = (held.grandparent, held.siblings, held.consecutive)
+        flags = (held.grandparent, held.siblings, held.windows, held.trisiblings, held.grandsiblings)
     elif source.model is not None:
         held = load_model(source.model)
-        flags = (True, held.siblings, held.consecutive)
+        flags = (True, held.siblings, held.consecutive, False, False)
     else:
-        flags = (True, False, False)
-    names = (GrandparentParts.name, SiblingParts.name, ConsecutiveSiblingParts.name)
+        flags = (True, False, False, False, False)
+    names = (
+        GrandparentParts.name,
+        SiblingParts.name,
+        ConsecutiveSiblingParts.name,
+        TriSiblingParts.name,
+        GrandSiblingParts.name,
+    )
     return [name for name, flag in zip(names, flags) if flag]
 
 
@@ -141,11 +148,8 @@ def sentence_parts(
         if position is None:
             raise ValueError("a score file needs the sentence's position in it")
         entry = open_scores(source.scores)[position]
-        found = {
-            GrandparentParts.name: entry.triples(),
-            SiblingParts.name: entry.siblings(),
-            ConsecutiveSiblingParts.name: entry.consecutive(),
-        }
+        found = {GrandparentParts.name: entry.triples(), SiblingParts.name: entry.siblings()}
+        found.update((p.name, p.scorer) for p in entry.window_parts())  # windows before third-order parts
         scorers = {name: scorer for name, scorer in found.items() if scorer is not None}
         if not scorers:
             raise ValueError(f"{source.scores} has arc scores only")
@@ -193,6 +197,8 @@ class Relaxation:
             GrandparentParts.name: lambda s: GrandparentParts(s, self.grandparent),
             SiblingParts.name: lambda s: SiblingParts(s, self.sibling),
             ConsecutiveSiblingParts.name: ConsecutiveSiblingParts,
+            TriSiblingParts.name: TriSiblingParts,
+            GrandSiblingParts.name: GrandSiblingParts,
         }
         return [make[name](scorer) for name, scorer in scorers.items()]
 

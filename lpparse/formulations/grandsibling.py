@@ -64,10 +64,11 @@ from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import Terms
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape, validate_scores
-from lpparse.triples import DensePartScorer, _check_range, check_part_scores
+from lpparse.triples import DensePartScorer, SparsePartScorer, _check_range, check_part_scores
 
 __all__ = [
     "DenseGrandSiblingScorer",
+    "SparseGrandSiblingScorer",
     "GrandSiblingProgram",
     "candidate_gsibs",
     "check_gsib_batch",
@@ -185,6 +186,31 @@ class DenseGrandSiblingScorer(DensePartScorer):
     def bound_hab(self) -> NDArray[np.float64]:
         """(n+1,)*3 B[h, a, b] >= max_g s(g, h, a, b) (-inf: no part)."""
         return self._masked().max(axis=0) + self.slack
+
+
+class SparseGrandSiblingScorer(SparsePartScorer):
+    """A grand-sibling scorer over listed parts (``index`` (m, 4), ``values``), every other part scoring
+    ``default``: no (n+1)^4 array is made (:class:`lpparse.triples.SparsePartScorer`). Its factorized bounds
+    are the largest listed score or the default."""
+
+    def __init__(self, n: int, index: ArrayLike, values: ArrayLike, default: float = 0.0) -> None:
+        idx = np.asarray(index, dtype=np.int64)
+        if idx.ndim != 2 or idx.shape[1] != 4:
+            raise ValueError(f"grand-sibling parts need an (m, 4) index, got shape {idx.shape}")
+        check_gsib_batch(n, *idx.T)
+        super().__init__(n, idx, values, default)
+
+    def bound_gha(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B[g, h, a] >= max_b s(g, h, a, b) (the default where nothing is listed)."""
+        return self.bound((0, 1, 2))
+
+    def bound_ghb(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B[g, h, b] >= max_a s(g, h, a, b) (the default where nothing is listed)."""
+        return self.bound((0, 1, 3))
+
+    def bound_hab(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B[h, a, b] >= max_g s(g, h, a, b) (the default where nothing is listed)."""
+        return self.bound((1, 2, 3))
 
 
 def synthetic_gsib_scorer(

@@ -64,10 +64,12 @@ from lpparse.formulations.part_keys import PartKeys
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape, validate_scores
-from lpparse.triples import DensePartScorer, _check_range, check_part_scores
+from lpparse.triples import DensePartScorer, SparsePartScorer, _check_range, check_part_scores
 
 __all__ = [
     "DenseTriSiblingScorer",
+    "SparseTriSiblingScorer",
+    "check_tsib_batch",
     "TriSiblingProgram",
     "candidate_tsibs",
     "count_tsibs",
@@ -194,6 +196,27 @@ class DenseTriSiblingScorer(DensePartScorer):
     def bound_second(self) -> NDArray[np.float64]:
         """(n+1,)*3 B2[h, a, b] >= max_x s(h, x, a, b) (-inf: no part)."""
         return self._masked().max(axis=1) + self.slack
+
+
+class SparseTriSiblingScorer(SparsePartScorer):
+    """A tri-sibling scorer over listed parts (``index`` (m, 4), ``values``), every other part scoring
+    ``default``: no (n+1)^4 array is made (:class:`lpparse.triples.SparsePartScorer`). Its factorized bounds
+    are the largest listed score or the default."""
+
+    def __init__(self, n: int, index: ArrayLike, values: ArrayLike, default: float = 0.0) -> None:
+        idx = np.asarray(index, dtype=np.int64)
+        if idx.ndim != 2 or idx.shape[1] != 4:
+            raise ValueError(f"tri-sibling parts need an (m, 4) index, got shape {idx.shape}")
+        check_tsib_batch(n, *idx.T)
+        super().__init__(n, idx, values, default)
+
+    def bound_first(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B1[h, x, a] >= max_b s(h, x, a, b) (the default where nothing is listed)."""
+        return self.bound((0, 1, 2))
+
+    def bound_second(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B2[h, a, b] >= max_x s(h, x, a, b) (the default where nothing is listed)."""
+        return self.bound((0, 2, 3))
 
 
 def synthetic_tsib_scorer(

@@ -1,0 +1,320 @@
+"""Third-order parts: tri-siblings ⟨h, x, a, b⟩ and grand-siblings ⟨g, h, a, b⟩ (lpparse.formulations.trisibling,
+lpparse.formulations.grandsibling, lpparse.ppc.third_order): the parts of a tree by hand and against their
+definition, the family kit (valid rows, ILP = best tree, pricing, certificates) with consecutive siblings
+alone and with every other family, BF / PPC / exact / proofs against brute force."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lpparse.colgen.testing import check_parts, random_arc_scores
+from lpparse.formulations.consecutive import DenseConsecutiveScorer, csib_mask, tree_csibs
+from lpparse.formulations.grandsibling import (
+    DenseGrandSiblingScorer,
+    candidate_gsibs,
+    check_gsib_batch,
+    count_gsibs,
+    max_gsibs_per_tree,
+    solve_grandsibling,
+    tree_gsibs,
+)
+from lpparse.formulations.trisibling import (
+    DenseTriSiblingScorer,
+    candidate_tsibs,
+    check_tsib_batch,
+    count_tsibs,
+    max_tsibs_per_tree,
+    solve_trisibling,
+    tree_tsibs,
+)
+from lpparse.oracles.brute_force import enumerate_trees
+from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, exact_search, solve_lp
+from lpparse.ppc.consecutive import ConsecutiveSiblingParts
+from lpparse.ppc.exact import ExactOptions
+from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts
+from lpparse.scores import SparseParts
+from lpparse.trees import allowed_mask_shape
+from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
+
+
+def _pruned(rng: np.random.Generator, scores: np.ndarray, share: float = 0.05) -> np.ndarray:
+    out = scores.copy()
+    out[rng.random(scores.shape) < share] = -np.inf
+    return out
+
+
+#: combinations of families: consecutive siblings with tri-siblings, grand-siblings or both, and all five
+COMBOS = ["trisib", "grandsib", "third", "full"]
+
+
+def _families(rng: np.random.Generator, n: int, combo: str) -> list:
+    """Consecutive siblings with the third-order families of ``combo`` (``full``: both, grandparents and
+    arbitrary siblings too)."""
+    size = n + 1
+    out: list = [ConsecutiveSiblingParts(DenseConsecutiveScorer(_pruned(rng, rng.normal(size=(size,) * 3))))]
+    if combo != "grandsib":
+        out.append(TriSiblingParts(DenseTriSiblingScorer(_pruned(rng, rng.normal(size=(size,) * 4)), slack=0.3)))
+    if combo != "trisib":
+        out.append(
+            GrandSiblingParts(DenseGrandSiblingScorer(_pruned(rng, rng.normal(size=(size,) * 4)), slack=0.3))
+        )
+    if combo == "full":
+        out += [
+            GrandparentParts(DenseTripleScorer(rng.normal(size=(size,) * 3))),
+            SiblingParts(DenseSiblingScorer(rng.normal(scale=0.5, size=(size,) * 3))),
+        ]
+    return out
+
+
+def _brute_force(s: np.ndarray, parts: list, single_root: bool) -> float:
+    m = np.arange(1, s.shape[0])
+    best = -np.inf
+    for heads in enumerate_trees(s.shape[0] - 1, single_root):
+        value = float(s[heads[1:], m].sum())
+        for part in parts:
+            idx = part.tree_parts(heads)
+            if idx[0].size:
+                value += float(part.scorer.scores[idx].sum())
+        best = max(best, value)
+    return best
+
+
+def test_tree_parts_by_hand() -> None:
+    # 0 -> 3; 3 has left children 2, 1 (outward: 2 then 1) and right children 4, 5
+    heads = np.array([-1, 3, 3, 0, 3, 3])
+    got = set(zip(*(x.tolist() for x in tree_tsibs(heads))))
+    assert got == {(0, 0, 3, 0), (3, 3, 2, 1), (3, 2, 1, 3), (3, 3, 4, 5), (3, 4, 5, 3)}
+    assert len(got) == 5 == max_tsibs_per_tree(5)
+    # each part chains two of the tree's windows
+    windows = set(zip(*(x.tolist() for x in tree_csibs(heads))))
+    assert all((h, x, a) in windows and (h, a, b) in windows for h, x, a, b in got)
+
+
+@pytest.mark.parametrize("single_root", [False, True])
+def test_candidates_count_and_tree_parts_match_their_definitions(single_root: bool) -> None:
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 3, 4, 5):
+        mask = allowed_mask_shape(n + 1) & (rng.random((n + 1, n + 1)) > 0.2)
+        windows = csib_mask(mask, single_root)
+        want = {
+            (h, x, a, b)
+            for h, x, a, b in itertools.product(range(n + 1), repeat=4)
+            if a != h and windows[h, x, a] and windows[h, a, b]
+        }
+        got = list(zip(*(v.tolist() for v in candidate_tsibs(mask, single_root))))
+        assert got == sorted(want) and count_tsibs(mask, single_root) == len(want)
+        for heads in enumerate_trees(n, single_root):
+            parts = tree_tsibs(heads)
+            assert parts[0].size == n  # one part per token, its middle child
+            np.testing.assert_array_equal(np.sort(parts[2]), np.arange(1, n + 1))
+            if mask[heads[1:], np.arange(1, n + 1)].all():
+                assert set(zip(*(v.tolist() for v in parts))) <= want
+            check_tsib_batch(n, *parts)
+
+
+def test_bad_batches_scores_and_orders_are_refused() -> None:
+    with pytest.raises(ValueError, match="needs a token a"):
+        check_tsib_batch(3, [1], [1], [1], [2])  # a = h
+    with pytest.raises(ValueError, match="needs a token a"):
+        check_tsib_batch(3, [0], [2], [1], [3])  # x farther than a
+    scores = np.zeros((4,) * 4)
+    scores[1, 1, 2, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        DenseTriSiblingScorer(scores)
+    with pytest.raises(ValueError, match=r"\(n\+1,\)\*4"):
+        DenseTriSiblingScorer(np.zeros((4, 4, 4)))
+    s = random_arc_scores(3, np.random.default_rng(0), prune=0.0)
+    with pytest.raises(ValueError, match="list ConsecutiveSiblingParts before"):
+        solve_lp(s, [TriSiblingParts(DenseTriSiblingScorer(np.zeros((4,) * 4)))], "bf")
+
+
+def test_dense_scorer_bounds_bound_every_part() -> None:
+    rng = np.random.default_rng(2)
+    scorer = DenseTriSiblingScorer(rng.normal(size=(6,) * 4), slack=0.25)
+    h, x, a, b = candidate_tsibs(allowed_mask_shape(6))
+    values = scorer.score(h, x, a, b)
+    assert scorer.scored == h.size
+    first, second = scorer.bound_first(), scorer.bound_second()
+    assert (values <= first[h, x, a] - 0.25 + 1e-12).all() and (values <= second[h, a, b] - 0.25 + 1e-12).all()
+    # exact up to the slack: some part attains each bound
+    assert np.isclose(first[h, x, a] - 0.25, values).any() and np.isclose(second[h, a, b] - 0.25, values).any()
+
+
+@pytest.mark.parametrize("combo", COMBOS)
+def test_the_kit_passes_third_order_families(combo: str) -> None:
+    report = check_parts(lambda s, single_root, rng: _families(rng, s.shape[0] - 1, combo), per_size=3, seed=0)
+    assert report.sentences + len(report.notes) == 12 and report.trees > 200 and report.entered > 0
+    assert report.fractional > 0
+
+
+def test_ilp_is_the_best_tree_and_zero_scores_leave_the_window_lp_unchanged() -> None:
+    rng = np.random.default_rng(8)
+    for trial in range(12):
+        n, single_root = 2 + trial % 4, bool(trial % 2)
+        s = random_arc_scores(n, rng, prune=0.0, single_root=single_root)
+        cs, ts = rng.normal(size=(n + 1,) * 3), rng.normal(size=(n + 1,) * 4)
+        parts = [
+            ConsecutiveSiblingParts(DenseConsecutiveScorer(cs)),
+            TriSiblingParts(DenseTriSiblingScorer(ts)),
+        ]
+        _, mip = solve_trisibling(s, cs, ts, single_root, mip=True)
+        assert mip.objective == pytest.approx(_brute_force(s, parts, single_root), abs=1e-6)
+        _, zero = solve_trisibling(s, cs, np.zeros_like(ts), single_root)
+        windows_only = solve_lp(s, parts[:1], "bf", single_root)
+        assert zero.objective == pytest.approx(windows_only.objective, abs=1e-6)
+
+
+@settings(deadline=None, max_examples=16, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 6), st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from(COMBOS))
+def test_bf_ppc_exact_against_brute_force(n: int, seed: int, single_root: bool, combo: str) -> None:
+    rng = np.random.default_rng(seed)
+    s = random_arc_scores(n, rng, single_root=single_root)
+    state = rng.bit_generator.state
+
+    def parts() -> list:
+        rng.bit_generator.state = state
+        return _families(rng, n, combo)
+
+    best = _brute_force(s, parts(), single_root)
+    if np.isneginf(best):
+        return
+    bf = solve_lp(s, parts(), "bf", single_root)
+    ppc = solve_lp(s, parts(), "ppc", single_root)
+    assert bf.certified and ppc.certified
+    assert bf.objective >= best - 1e-6
+    assert ppc.objective == pytest.approx(bf.objective, abs=1e-6)
+    for name in ppc.counts:
+        assert ppc.counts[name].scored <= bf.counts[name].scored == bf.counts[name].candidates
+    exact = exact_search(s, parts(), single_root, options=ExactOptions(verify=True))
+    assert exact.certified and exact.objective == pytest.approx(best, abs=1e-6)
+    assert check_proof(s, parts(), exact) is None
+
+
+def test_grand_sibling_parts_by_hand() -> None:
+    # 0 -> 3; 3 has left children 2, 1 and right child 4; 4 has right child 5
+    heads = np.array([-1, 3, 3, 0, 3, 4])
+    got = set(zip(*(x.tolist() for x in tree_gsibs(heads))))
+    assert got == {(0, 3, 3, 2), (0, 3, 2, 1), (0, 3, 1, 3), (0, 3, 3, 4), (0, 3, 4, 3), (3, 4, 4, 5), (3, 4, 5, 4)}
+    windows = set(zip(*(x.tolist() for x in tree_csibs(heads))))
+    assert {(h, a, b) for _, h, a, b in got} == {w for w in windows if w[0] > 0}
+
+
+@pytest.mark.parametrize("single_root", [False, True])
+def test_grand_sibling_candidates_count_and_tree_parts(single_root: bool) -> None:
+    rng = np.random.default_rng(6)
+    for n in (1, 2, 3, 4, 5):
+        mask = allowed_mask_shape(n + 1) & (rng.random((n + 1, n + 1)) > 0.2)
+        windows = csib_mask(mask, single_root)
+        want = {
+            (g, h, a, b)
+            for g, h, a, b in itertools.product(range(n + 1), repeat=4)
+            if h > 0 and mask[g, h] and windows[h, a, b]
+        }
+        got = list(zip(*(v.tolist() for v in candidate_gsibs(mask, single_root))))
+        assert got == sorted(want) and count_gsibs(mask, single_root) == len(want)
+        most = 0
+        for heads in enumerate_trees(n, single_root):
+            parts = tree_gsibs(heads)
+            most = max(most, parts[0].size)
+            if mask[heads[1:], np.arange(1, n + 1)].all():
+                assert set(zip(*(v.tolist() for v in parts))) <= want
+            check_gsib_batch(n, *parts)
+        assert most == max_gsibs_per_tree(n)  # attained (the chain)
+    with pytest.raises(ValueError, match="needs a token h"):
+        check_gsib_batch(3, [1], [0], [0], [2])  # h = 0
+    s = random_arc_scores(3, rng, prune=0.0)
+    with pytest.raises(ValueError, match="list ConsecutiveSiblingParts before"):
+        solve_lp(s, [GrandSiblingParts(DenseGrandSiblingScorer(np.zeros((4,) * 4)))], "bf")
+
+
+def test_grand_sibling_ilp_is_the_best_tree_and_zero_scores_change_nothing() -> None:
+    rng = np.random.default_rng(9)
+    for trial in range(12):
+        n, single_root = 2 + trial % 4, bool(trial % 2)
+        s = random_arc_scores(n, rng, prune=0.0, single_root=single_root)
+        cs, gs = rng.normal(size=(n + 1,) * 3), rng.normal(size=(n + 1,) * 4)
+        parts = [
+            ConsecutiveSiblingParts(DenseConsecutiveScorer(cs)),
+            GrandSiblingParts(DenseGrandSiblingScorer(gs)),
+        ]
+        _, mip = solve_grandsibling(s, cs, gs, single_root, mip=True)
+        assert mip.objective == pytest.approx(_brute_force(s, parts, single_root), abs=1e-6)
+        _, zero = solve_grandsibling(s, cs, np.zeros_like(gs), single_root)
+        assert zero.objective == pytest.approx(solve_lp(s, parts[:1], "bf", single_root).objective, abs=1e-6)
+
+
+def _sparse(rng: np.random.Generator, parts: tuple, share: float = 0.6) -> SparseParts:
+    """A random share of ``parts`` listed with N(0,1) scores (a few -inf), the rest scoring a default."""
+    index = np.column_stack(parts)
+    keep = rng.random(index.shape[0]) < share
+    values = rng.normal(size=int(keep.sum()))
+    values[rng.random(values.size) < 0.03] = -np.inf
+    return SparseParts(index[keep], values, default=float(rng.normal(scale=0.3)))
+
+
+def test_parse_and_check_proof_on_a_score_file_with_third_order_parts(tmp_path) -> None:
+    """A version-3 score file with arcs, windows, dense tri-siblings and sparse grand-siblings (and one with
+    grand-siblings alone, zero windows implied): ``parse --decoder exact`` returns the brute-force optimum
+    of every sentence, ``check-proof`` accepts its proofs, ``experiment ppc`` runs BF = PPC on every
+    family; a decoder that cannot take the parts is refused."""
+    from test_cli_errors import fails, lpparse
+
+    from lpparse.corpus import read_treebank, sample_treebank_path, write_treebank
+    from lpparse.scores import SentenceScores, load_scores, save_scores
+
+    sentences = [s for s in read_treebank(sample_treebank_path()) if 2 <= s.n <= 5][:4]
+    single_root = all(s.single_rooted for s in sentences)
+    treebank = tmp_path / "short.conllu"
+    write_treebank(treebank, sentences)
+    rng = np.random.default_rng(12)
+    entries = []
+    for s in sentences:
+        size = s.n + 1
+        mask = allowed_mask_shape(size)
+        entries.append(
+            SentenceScores(
+                s.sent_id,
+                random_arc_scores(s.n, rng, prune=0.0),
+                csib=rng.normal(size=(size,) * 3),
+                gsib=_sparse(rng, candidate_gsibs(mask)),
+                tsib=rng.normal(size=(size,) * 4),
+            )
+        )
+    for name, kept in (("all", entries), ("gsib", [SentenceScores(e.sent_id, e.arcs, gsib=e.gsib) for e in entries])):
+        path = tmp_path / f"{name}.npz"
+        save_scores(path, kept)
+        held = load_scores(path)
+        assert held.meta["version"] == 3 and held.grandsiblings and held.windows and held.order == 2
+        out, proofs = tmp_path / f"{name}.conllu", tmp_path / f"{name}.proofs.jsonl"
+        argv = ["parse", "--scores", path, "--treebank", treebank, "--decoder", "exact", "--out", out]
+        done = lpparse(*argv, "--proof", proofs, "--no-progress")
+        assert done.returncode == 0, done.stderr
+        for entry, sentence in zip(kept, read_treebank(out)):
+            parts = entry.window_parts()
+            best = _brute_force_scored(np.asarray(entry.arcs), parts, single_root)
+            assert _tree_value(np.asarray(entry.arcs), parts, np.asarray(sentence.heads)) == pytest.approx(best, abs=1e-6)
+        checked = lpparse("check-proof", proofs, "--scores", path, "--treebank", treebank, "--no-progress")
+        assert checked.returncode == 0, checked.stderr
+        results = tmp_path / f"{name}-ppc.jsonl"
+        run = lpparse("experiment", "ppc", "--scores", path, "--treebank", treebank, "--out", results, "--no-progress")
+        assert run.returncode == 0 and "warning" not in run.stderr, run.stderr
+    fails(lpparse("parse", "--scores", tmp_path / "all.npz", "--treebank", treebank, "--decoder", "bp"), 2, "third-order")
+
+
+def _tree_value(s: np.ndarray, parts: list, heads: np.ndarray) -> float:
+    value = float(s[heads[1:], np.arange(1, heads.size)].sum())
+    for part in parts:
+        idx = part.tree_parts(heads)
+        if idx[0].size:
+            value += float(part.scorer.score(*idx).sum())
+    return value
+
+
+def _brute_force_scored(s: np.ndarray, parts: list, single_root: bool) -> float:
+    """The best tree's score, parts scored through their scorers (dense or sparse)."""
+    return max(_tree_value(s, parts, h) for h in enumerate_trees(s.shape[0] - 1, single_root))
