@@ -20,10 +20,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.decoding import decode, decoder_names
-from lpparse.experiments.runner import ordered_map
 from lpparse.formulations.consecutive import DenseConsecutiveScorer
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
+from lpparse.workers import ordered_map
 
 __all__ = ["BatchResult", "decode_batch"]
 

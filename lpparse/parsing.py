@@ -11,10 +11,10 @@ from tqdm import tqdm
 
 from lpparse.corpus import UAS, Sentence, corpus_uas
 from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
-from lpparse.experiments.runner import ordered_map
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
+from lpparse.ppc.third_order import window_parts
 from lpparse.scores import ScoreFile
 from lpparse.scoring.model import Model
+from lpparse.workers import ordered_map
 
 __all__ = [
     "TimeLimitExceeded",
@@ -170,7 +170,8 @@ def decode_sentence(
 ) -> DecodeResult:
     """Score one sentence with the model and decode it with ``decoder`` under the model's root rule (its
     sibling parts go to the decoders that take them, unless ``siblings`` is False; its consecutive-sibling
-    parts, :class:`lpparse.ppc.consecutive.ConsecutiveSiblingParts`, to the decoders that take part families
+    parts, :class:`lpparse.ppc.consecutive.ConsecutiveSiblingParts`, and its third-order parts on them
+    (:func:`lpparse.ppc.third_order.window_parts`) to the decoders that take part families
     (``ppc``, ``bf``, ``auto``, ``exact``), unless ``consecutive`` is False: the others decode without
     them, as first-order decoders do without triples). With the ``pruning``
     option (:class:`lpparse.pruning.ArcPruning`), arcs are pruned by the posteriors of ``pruner``'s arc
@@ -181,7 +182,8 @@ def decode_sentence(
     if pruner is not None:
         options["pruner_scores"] = pruner.scorer(sentence).arc_scores()
     if model.consecutive and consecutive and get_decoder(decoder).families:
-        options["parts"] = [*options.get("parts", ()), ConsecutiveSiblingParts(scorer.consecutive())]
+        windows = window_parts(sentence.n, *scorer.window_scorers())  # and third-order parts on them
+        options["parts"] = [*options.get("parts", ()), *windows]
     return decode(decoder, scorer.arc_scores(), triples, model.single_root, sibling_scorer, **options)
 
 

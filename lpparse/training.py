@@ -57,7 +57,6 @@ from tqdm import tqdm
 from lpparse.bp import bp_marginals
 from lpparse.corpus import Sentence
 from lpparse.decoder import dense_triple_scores
-from lpparse.experiments.runner import cluster, ordered_map
 from lpparse.formulations.consecutive import tree_csibs
 from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_inside_outside
 from lpparse.oracles.brute_force import _tree_scores
@@ -77,6 +76,7 @@ from lpparse.scoring.model import (
 )
 from lpparse.trees import allowed_arcs
 from lpparse.triples import candidate_siblings, candidate_triples, tree_siblings
+from lpparse.workers import cluster, ordered_map
 
 __all__ = [
     "GP_MARGINALS",

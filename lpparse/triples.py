@@ -169,6 +169,40 @@ def check_sibling_batch(n: int, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> Tr
     return h, m, m2
 
 
+def window_shape(h: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Whether each ⟨h, a, b⟩ is a consecutive-sibling window shape: ⟨h, h, b⟩ (b a token ≠ h), ⟨h, a, h⟩ (a
+    a token ≠ h), or a strictly nearer h than b on one side (:mod:`lpparse.formulations.consecutive`)."""
+    first = (a == h) & (b != h) & (b > 0)
+    last = (b == h) & (a != h) & (a > 0)
+    middle = (a > 0) & (b > 0) & (((h < a) & (a < b)) | ((b < a) & (a < h)))
+    return first | last | middle
+
+
+def check_gsib_batch(
+    n: int, g: ArrayLike, h: ArrayLike, a: ArrayLike, b: ArrayLike
+) -> tuple[NDArray[np.int64], ...]:
+    """The batch as int64 arrays; ValueError unless every ⟨g, h, a, b⟩ lies in 0..n, h is a token ≠ g and
+    ⟨h, a, b⟩ a window shape (:mod:`lpparse.formulations.grandsibling`)."""
+    g, h, a, b = _check_range(n, g, h, a, b)
+    if g.size and not ((h > 0) & (g != h) & window_shape(h, a, b)).all():
+        raise ValueError("a grand-sibling part ⟨g, h, a, b⟩ needs a token h ≠ g and a window shape ⟨h, a, b⟩")
+    return g, h, a, b
+
+
+def check_tsib_batch(
+    n: int, h: ArrayLike, x: ArrayLike, a: ArrayLike, b: ArrayLike
+) -> tuple[NDArray[np.int64], ...]:
+    """The batch as int64 arrays; ValueError unless every ⟨h, x, a, b⟩ lies in 0..n with a ≠ h a token and
+    ⟨h, x, a⟩, ⟨h, a, b⟩ window shapes (:mod:`lpparse.formulations.trisibling`)."""
+    h, x, a, b = _check_range(n, h, x, a, b)
+    if h.size and not ((a != h) & window_shape(h, x, a) & window_shape(h, a, b)).all():
+        raise ValueError(
+            "a tri-sibling part ⟨h, x, a, b⟩ needs a token a ≠ h with x (or h) nearer h and b (or h) farther "
+            "on a's side"
+        )
+    return h, x, a, b
+
+
 def check_csib_batch(
     n: int, h: ArrayLike, a: ArrayLike, b: ArrayLike
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
@@ -184,10 +218,7 @@ def check_csib_batch(
         return h, a, b
     if min(int(x.min()) for x in (h, a, b)) < 0 or max(int(x.max()) for x in (h, a, b)) > n:
         raise ValueError(f"consecutive-sibling indices must lie in 0..{n}")
-    first = (a == h) & (b != h) & (b > 0)
-    last = (b == h) & (a != h) & (a > 0)
-    middle = (a > 0) & (b > 0) & (((h < a) & (a < b)) | ((b < a) & (a < h)))
-    bad = ~(first | last | middle)
+    bad = ~window_shape(h, a, b)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lpparse.colgen.options import HIGHS_OPTIONS
 from lpparse.formulations.grandparent import GrandparentProgram, grandparent_program
 from lpparse.lp import Status, certify_lp
 from lpparse.lp.highs_view import HighsModel
 from lpparse.ppc import parse_price_cut
 from lpparse.ppc.dead_arcs import DeadArcs
-from lpparse.colgen.options import HIGHS_OPTIONS
 from lpparse.scores import random_scores
 from lpparse.trees import allowed_arcs
 from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, candidate_triples, synthetic_triple_scorer

@@ -162,7 +162,7 @@ def scaled(common: dict, payload: int) -> tuple[int, int]:
 def test_ordered_map_sends_what_every_task_needs_once() -> None:
     from distributed import Client, LocalCluster
 
-    from lpparse.experiments.runner import ordered_map
+    from lpparse.workers import ordered_map
 
     common = {"factor": 3, "ballast": np.zeros(10_000)}
     want = [3 * i for i in range(40)]

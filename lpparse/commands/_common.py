@@ -16,11 +16,11 @@ from numpy.typing import NDArray
 
 from lpparse.corpus import Sentence, read_treebank, sample_treebank_path
 from lpparse.experiments.grandparent_tables import ScoreSource, load_model
-from lpparse.experiments.runner import check_scheduler
 from lpparse.io import DataError, UsageError, file_digest, output_path, readable_file
 from lpparse.pruning import ArcPruning
 from lpparse.scores import ScoreFile, load_scores, noisy_gold_scores
 from lpparse.trees import NoTreeError, check_tree_exists
+from lpparse.workers import check_scheduler
 
 __all__ = [
     "SCORES_HELP",

@@ -30,7 +30,6 @@ from lpparse.commands._common import (
 )
 from lpparse.corpus import Sentence, corpus_uas, write_treebank
 from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
-from lpparse.experiments.runner import check_scheduler, ordered_map
 from lpparse.io import DataError, UsageError, atomic_write, output_path, readable_file
 from lpparse.parsing import (
     TimeLimitExceeded,
@@ -45,6 +44,7 @@ from lpparse.scores import ScoreFile, load_scores
 from lpparse.scoring import Model
 from lpparse.scoring.model import BOUNDS
 from lpparse.trees import NoTreeError
+from lpparse.workers import check_scheduler, ordered_map
 
 #: Decoders that stop at a time limit of their own and return the best tree found: a sentence's --time-limit
 #: goes to them, and the alarm that drops a sentence only rings at twice it. A tree they return unproved is left

@@ -12,12 +12,12 @@ from tqdm import tqdm
 from lpparse.commands._common import positive_int
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.decoder import dense_sibling_scores, dense_triple_scores
-from lpparse.experiments.runner import check_scheduler, ordered_map
 from lpparse.formulations.consecutive import candidate_csibs
 from lpparse.io import file_digest, output_path, readable_file
 from lpparse.scores import SentenceScores, save_scores
 from lpparse.scoring import Model
 from lpparse.trees import allowed_arcs
+from lpparse.workers import check_scheduler, ordered_map
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -27,7 +27,6 @@ from lpparse.commands._common import (
     selected_sentences,
 )
 from lpparse.corpus import read_treebank
-from lpparse.experiments.runner import check_scheduler
 from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.scoring import CONSECUTIVE_TEMPLATES, SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.scoring.model import MAX_BITS
@@ -42,6 +41,7 @@ from lpparse.training import (
     train,
     usable,
 )
+from lpparse.workers import check_scheduler
 
 #: BP (iterations, damping) of --siblings training and dev decoding. Four undamped iterations (Gormley, Dredze
 #: & Eisner 2015, "Approximation-aware dependency parsing by belief propagation", TACL, who back-propagate

@@ -64,7 +64,7 @@ from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import Terms
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape, validate_scores
-from lpparse.triples import DensePartScorer, SparsePartScorer, _check_range, check_part_scores
+from lpparse.triples import DensePartScorer, SparsePartScorer, check_gsib_batch, check_part_scores
 
 __all__ = [
     "DenseGrandSiblingScorer",
@@ -127,19 +127,6 @@ def max_gsibs_per_tree(n: int) -> int:
     if n < 0:
         raise ValueError(f"need n >= 0 tokens, got {n}")
     return max(2 * n - 2, 0)
-
-
-def check_gsib_batch(n: int, g: ArrayLike, h: ArrayLike, a: ArrayLike, b: ArrayLike) -> Quads:
-    """The batch as int64 arrays; ValueError unless every ⟨g, h, a, b⟩ lies in 0..n, g ≠ h, h a token and
-    ⟨h, a, b⟩ a consecutive-sibling window shape."""
-    idx = _check_range(n, g, h, a, b)
-    if len(idx) != 4:
-        raise ValueError(f"grand-sibling parts have 4 indices, got {len(idx)}")
-    g, h, a, b = idx
-    shapes = csib_mask(allowed_mask_shape(n + 1))
-    if g.size and not ((h > 0) & (g != h) & shapes[h, a, b]).all():
-        raise ValueError("a grand-sibling part ⟨g, h, a, b⟩ needs a token h ≠ g and a window shape ⟨h, a, b⟩")
-    return g, h, a, b
 
 
 # ---------------------------------------------------------------------------------------------- scorers

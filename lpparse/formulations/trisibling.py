@@ -64,7 +64,7 @@ from lpparse.formulations.part_keys import PartKeys
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape, validate_scores
-from lpparse.triples import DensePartScorer, SparsePartScorer, _check_range, check_part_scores
+from lpparse.triples import DensePartScorer, SparsePartScorer, check_part_scores, check_tsib_batch
 
 __all__ = [
     "DenseTriSiblingScorer",
@@ -136,22 +136,6 @@ def max_tsibs_per_tree(n: int) -> int:
     if n < 0:
         raise ValueError(f"need n >= 0 tokens, got {n}")
     return n
-
-
-def check_tsib_batch(n: int, h: ArrayLike, x: ArrayLike, a: ArrayLike, b: ArrayLike) -> Quads:
-    """The batch as int64 arrays; ValueError unless every ⟨h, x, a, b⟩ lies in 0..n and is a tri-sibling
-    shape (a ≠ h a token, ⟨h, x, a⟩ and ⟨h, a, b⟩ consecutive-sibling window shapes)."""
-    idx = _check_range(n, h, x, a, b)
-    if len(idx) != 4:
-        raise ValueError(f"tri-sibling parts have 4 indices, got {len(idx)}")
-    h, x, a, b = idx
-    shapes = csib_mask(allowed_mask_shape(n + 1))
-    if h.size and not ((a != h) & shapes[h, x, a] & shapes[h, a, b]).all():
-        raise ValueError(
-            "a tri-sibling part ⟨h, x, a, b⟩ needs a token a ≠ h with x (or h) nearer h and b (or h) farther "
-            "on a's side"
-        )
-    return h, x, a, b
 
 
 # ---------------------------------------------------------------------------------------------- scorers

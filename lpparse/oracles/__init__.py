@@ -11,7 +11,11 @@ from lpparse.oracles.brute_force import (
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.oracles.eisner import eisner
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
-from lpparse.oracles.inside_outside import projective_inside_outside, projective_log_partition, projective_marginals
+from lpparse.oracles.inside_outside import (
+    projective_inside_outside,
+    projective_log_partition,
+    projective_marginals,
+)
 from lpparse.oracles.matrix_tree import arc_marginals, log_partition, matrix_tree
 
 __all__ = [

@@ -70,6 +70,13 @@ from lpparse.scoring.features import (
     sibling_slots,
     triple_slots,
 )
+from lpparse.scoring.third_order import (
+    GRANDSIBLING_TEMPLATES,
+    TRISIBLING_TEMPLATES,
+    GrandSiblingModelScorer,
+    QuadTemplate,
+    TriSiblingModelScorer,
+)
 from lpparse.triples import _check_batch, check_csib_batch, check_sibling_batch
 
 __all__ = [
@@ -85,9 +92,10 @@ __all__ = [
     "SiblingModelScorer",
 ]
 
-MODEL_FORMAT_VERSION = 3
-#: Versions this lpparse reads: 1 (no sibling templates), 2 (sibling templates), 3 (consecutive siblings).
-READABLE_VERSIONS = (1, 2, 3)
+MODEL_FORMAT_VERSION = 4
+#: Versions this lpparse reads: 1 (no sibling templates), 2 (sibling templates), 3 (consecutive siblings),
+#: 4 (third-order parts: grand-siblings, tri-siblings).
+READABLE_VERSIONS = (1, 2, 3, 4)
 #: Largest ``bits`` a model may have (2^30 weights take 8 GB)
 MAX_BITS = 30
 MODEL_FORMAT = "lpparse-model"
@@ -161,6 +169,12 @@ class Model:
     #: consecutive-sibling parts ⟨h, a, b⟩ scored by ``consecutive_templates`` (grandparent models only)
     consecutive: bool = False
     consecutive_templates: tuple[CSibTemplate, ...] = CONSECUTIVE_TEMPLATES
+    #: third-order parts on the consecutive-sibling windows (models with ``consecutive`` only):
+    #: grand-siblings ⟨g, h, a, b⟩ and tri-siblings ⟨h, x, a, b⟩ (:mod:`lpparse.scoring.third_order`)
+    grandsiblings: bool = False
+    grandsibling_templates: tuple[QuadTemplate, ...] = GRANDSIBLING_TEMPLATES
+    trisiblings: bool = False
+    trisibling_templates: tuple[QuadTemplate, ...] = TRISIBLING_TEMPLATES
     weights: NDArray[np.float64] = field(default=None)  # type: ignore[assignment]
     training: dict[str, Any] = field(default_factory=dict)
     _bounds: list[BoundTables] | None = field(default=None, repr=False)
@@ -174,10 +188,17 @@ class Model:
             raise ValueError("consecutive-sibling parts need a grandparent (order 2) model")
         if self.consecutive and not self.consecutive_templates:
             raise ValueError("a model with consecutive-sibling parts needs consecutive-sibling templates")
+        if (self.grandsiblings or self.trisiblings) and not self.consecutive:
+            raise ValueError("third-order parts live on consecutive-sibling windows: they need consecutive")
         if self.weights is None:
             self.weights = np.zeros(1 << self.bits)
         if self.weights.shape != (1 << self.bits,):
             raise ValueError(f"weights must have 2^{self.bits} entries, got {self.weights.shape}")
+
+    @property
+    def third_order(self) -> bool:
+        """Whether it scores grand-siblings or tri-siblings."""
+        return self.grandsiblings or self.trisiblings
 
     @property
     def templates(self) -> tuple[GPTemplate, ...]:
@@ -213,7 +234,7 @@ class Model:
         nz = np.flatnonzero(self.weights)
         meta = {
             "format": MODEL_FORMAT,
-            "version": 3 if self.consecutive else 2 if self.siblings else 1,
+            "version": 4 if self.third_order else 3 if self.consecutive else 2 if self.siblings else 1,
             "order": self.order,
             "bits": self.bits,
             "single_root": self.single_root,
@@ -227,6 +248,13 @@ class Model:
         if self.consecutive:
             meta["consecutive"] = True
             meta["consecutive_templates"] = [[t.h, t.a, t.b, t.distance] for t in self.consecutive_templates]
+        for name, on, templates in (
+            ("grandsibling", self.grandsiblings, self.grandsibling_templates),
+            ("trisibling", self.trisiblings, self.trisibling_templates),
+        ):
+            if on:
+                meta[f"{name}s"] = True
+                meta[f"{name}_templates"] = [list(t.fields) for t in templates]
         arrays: dict[str, NDArray[Any]] = {
             "weight_index": nz.astype(np.int64),
             "weight_value": self.weights[nz],
@@ -285,6 +313,7 @@ class Model:
             consecutive_templates=(
                 tuple(CSibTemplate(*t) for t in csib_templates) if consecutive else CONSECUTIVE_TEMPLATES
             ),
+            **_third_order_meta(meta),
             weights=weights,
             training=meta["training"],
         )
@@ -293,6 +322,19 @@ class Model:
             for t in range(len(model.templates))
         ]
         return model
+
+
+def _third_order_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """The third-order fields of a model from its ``meta`` (versions 1 to 3: none)."""
+    out: dict[str, Any] = {}
+    for name in ("grandsibling", "trisibling"):
+        on = meta.get(f"{name}s", False)
+        if type(on) is not bool:
+            raise TypeError(f"meta field '{name}s' is {on!r}, not a bool")
+        out[f"{name}s"] = on
+        if on:
+            out[f"{name}_templates"] = tuple(QuadTemplate(tuple(t)) for t in meta[f"{name}_templates"])
+    return out
 
 
 #: Factorized bounds of a GrandparentScorer: ``offline`` (eq. 13 over each attribute's whole vocabulary, table
@@ -335,6 +377,28 @@ class SentenceScorer:
         if not self.model.consecutive:
             raise ValueError("the model has no consecutive-sibling parts")
         return ConsecutiveModelScorer(self.model, self.ids)
+
+    def grand_siblings(self) -> GrandSiblingModelScorer:
+        """A fresh counted grand-sibling scorer (models with ``grandsiblings`` only)."""
+        if not self.model.grandsiblings:
+            raise ValueError("the model has no grand-sibling parts")
+        return GrandSiblingModelScorer(self.model, self.ids)
+
+    def tri_siblings(self) -> TriSiblingModelScorer:
+        """A fresh counted tri-sibling scorer (models with ``trisiblings`` only)."""
+        if not self.model.trisiblings:
+            raise ValueError("the model has no tri-sibling parts")
+        return TriSiblingModelScorer(self.model, self.ids)
+
+    def window_scorers(self) -> tuple[Any, Any, Any]:
+        """The scorers of the parts on consecutive-sibling windows (None for those the model lacks): windows,
+        tri-siblings, grand-siblings (:func:`lpparse.ppc.third_order.window_parts`'s order)."""
+        model = self.model
+        return (
+            self.consecutive() if model.consecutive else None,
+            self.tri_siblings() if model.trisiblings else None,
+            self.grand_siblings() if model.grandsiblings else None,
+        )
 
 
 @dataclass

@@ -1,0 +1,218 @@
+"""Work on many cores or a Dask cluster: an ordered, windowed map over local worker processes or a cluster's
+workers, and what every runner of lpparse shares (the pool whose workers die with the run, the cluster
+client whose lost scheduler is a one-line error, the scheduler check that fails fast).
+
+Local workers are forked (Linux), so they start with the parent's modules and data; ``PR_SET_PDEATHSIG`` kills
+them when the run's process dies. Used by :mod:`lpparse.experiments.runner` (resumable runs), by parsing,
+training and exporting scores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import ctypes
+import functools
+import logging
+import multiprocessing
+import os
+import signal
+import socket
+import sys
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+from urllib.parse import urlsplit
+
+from lpparse.io import UsageError, UserError
+
+__all__ = ["check_scheduler", "cluster", "ordered_map", "process_pool", "stop_pool", "worker_count"]
+
+#: prctl(2) option: the signal a process gets when its parent dies
+_PR_SET_PDEATHSIG = 1
+
+
+def check_scheduler(address: str) -> None:
+    """Fail fast with a :class:`UsageError` unless a TCP connection to the Dask scheduler opens in 5 s and,
+    over plain TCP, the server starts its handshake within 5 s (a silent server would hang the client)."""
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if parts.scheme not in ("tcp", "tls") or not host or port is None:
+        raise UsageError(f"--scheduler {address!r}: expected an address such as tcp://HOST:8786")
+    try:
+        sock = socket.create_connection((host, port), timeout=5)
+    except OSError as err:
+        raise UsageError(f"--scheduler {address}: cannot connect ({err.strerror or err})") from None
+    with sock:
+        if parts.scheme == "tcp":  # a Dask scheduler sends its handshake as soon as it accepts a connection
+            try:
+                sock.recv(1)
+            except TimeoutError:
+                raise UsageError(
+                    f"--scheduler {address}: no Dask scheduler answered (silent for 5 s)"
+                ) from None
+            except OSError:
+                pass  # reset or closed: the client's own handshake below says what it is
+
+
+
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer (Linux): the kernel kills this worker when the run's process dies."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the run died before the call above
+        os._exit(1)
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    if not sys.platform.startswith("linux"):
+        return ProcessPoolExecutor(max_workers=workers)
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_die_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+
+def worker_count(requested: int, tasks: int) -> int:
+    """Local worker processes for ``tasks`` tasks: the ``requested`` number, but never more than the tasks nor
+    than the cores this process may run on (``os.sched_getaffinity``; more would only compete for them)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(requested, tasks, cores))
+
+
+
+def ordered_map(
+    func: Callable[..., Any],
+    payloads: Sequence[Any],
+    workers: int = 1,
+    window: int | None = None,
+    scheduler: Any = None,
+    common: Any = None,
+) -> Iterator[Any]:
+    """``func`` over ``payloads`` on local worker processes (:func:`worker_count` of them) or, with
+    ``scheduler`` (an address or a ``distributed.Client``), on a Dask cluster; the results in the payloads'
+    order. At most ``window`` tasks (default: 32 per local worker, 64 on a cluster) are submitted ahead of the
+    result due next (a slow task does not idle the other workers), so a long input holds a bounded number of
+    tasks and results in memory. One local worker: in this process. An interrupt or error stops the local
+    workers at once; a worker that dies, or a lost scheduler, is a :class:`UserError`.
+
+    With ``common`` (not None), the calls are ``func(common, payload)``: what every task needs is sent once,
+    not with each payload. Forked local workers inherit it from this process (no copy at all); a cluster
+    gets it once (``scatter``, to every worker)."""
+    if common is not None:
+        func = functools.partial(_with_common, func)
+    if scheduler is not None:
+        yield from _ordered_dask(func, payloads, window or 64, scheduler, common)
+        return
+    workers = worker_count(workers, len(payloads))
+    if workers <= 1:
+        yield from (func(payload, common) if common is not None else func(payload) for payload in payloads)
+        return
+    global _COMMON
+    _COMMON = common  # a forked worker starts with it (a spawned one gets a copy with each task)
+    pool = process_pool(workers)
+    forked = sys.platform.startswith("linux")  # as _pool starts them
+    try:
+        for result in _windowed(
+            lambda payload: pool.submit(func, payload) if forked or common is None else pool.submit(func, payload, common),
+            payloads,
+            window or 32 * workers,
+        ):
+            yield result
+    except BrokenProcessPool:
+        stop_pool(pool)
+        raise UserError("a worker process died (killed, or out of memory?)") from None
+    except BaseException:
+        stop_pool(pool)
+        raise
+    finally:
+        _COMMON = None
+    pool.shutdown(wait=True)
+
+
+#: the ``common`` object of the running :func:`ordered_map` (inherited by its forked workers)
+_COMMON: Any = None
+
+
+def _with_common(func: Callable[[Any, Any], Any], payload: Any, common: Any = None) -> Any:
+    """``func(common, payload)``, ``common`` passed along or else inherited (:data:`_COMMON`)."""
+    return func(_COMMON if common is None else common, payload)
+
+
+def _windowed(submit: Callable[[Any], Any], payloads: Sequence[Any], window: int) -> Iterator[Any]:
+    """The results of ``submit(payload)`` futures in order, at most ``window`` of them pending."""
+    ahead: deque[Any] = deque()
+    feed = iter(payloads)
+    for payload in feed:
+        ahead.append(submit(payload))
+        if len(ahead) >= window:
+            break
+    while ahead:
+        result = ahead.popleft().result()
+        for payload in feed:
+            ahead.append(submit(payload))
+            break
+        yield result
+
+
+def _ordered_dask(
+    func: Callable[..., Any], payloads: Sequence[Any], window: int, scheduler: Any, common: Any = None
+) -> Iterator[Any]:
+    with cluster(scheduler) as client:
+        extra = () if common is None else (client.scatter(common, broadcast=True, hash=False),)
+        yield from _windowed(lambda payload: client.submit(func, payload, *extra, pure=False), payloads, window)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and terminate the workers at once (shutdown alone waits for the running
+    tasks; ``_processes`` is the executor's own table of its worker processes)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _client(address: str) -> Any:
+    """A Dask client of the scheduler at ``address`` (:class:`UsageError` when none answers in 10 s)."""
+    from distributed import Client
+
+    try:
+        return Client(address, timeout=10)
+    except Exception as err:  # refused, timed out, or a server that does not speak Dask's protocol
+        raise UsageError(
+            f"--scheduler {address}: no Dask scheduler answered ({type(err).__name__}: {err})"
+        ) from None
+
+
+#: what a Dask future raises when the scheduler connection is lost (Dask cancels every future:
+#: FutureCancelledError, a concurrent.futures.CancelledError)
+_LOST = (OSError, asyncio.CancelledError, concurrent.futures.CancelledError)
+
+
+@contextlib.contextmanager
+def cluster(scheduler: Any, resume: str = "") -> Iterator[Any]:
+    """A client of ``scheduler`` (an address, or a client used as is), with the client's own logging of its
+    reconnection attempts (tracebacks) held back; a lost scheduler is a one-line :class:`UserError`."""
+    from distributed import Client
+
+    client = scheduler if isinstance(scheduler, Client) else _client(scheduler)
+    client_log = logging.getLogger("distributed.client")
+    level = client_log.level
+    client_log.setLevel(logging.CRITICAL)
+    try:
+        yield client
+    except _LOST as err:
+        why = str(err).splitlines()[0] if str(err) else ""
+        raise UserError(
+            f"lost the Dask scheduler {scheduler} ({type(err).__name__}: {why}){resume}"
+        ) from None
+    finally:
+        if client is not scheduler:
+            client.close()
+        client_log.setLevel(level)
