@@ -57,22 +57,18 @@ from tqdm import tqdm
 from lpparse.bp import bp_marginals
 from lpparse.corpus import Sentence
 from lpparse.decoder import dense_triple_scores
-from lpparse.formulations.consecutive import tree_csibs
 from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_inside_outside
 from lpparse.oracles.brute_force import _tree_scores
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.parsing import default_decoder, default_decoder_options, evaluate
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.exact import exact_search
 from lpparse.ppc.loop import second_order_parts, solve_lp
 from lpparse.ppc.parts import SiblingParts
+from lpparse.ppc.third_order import window_parts
 from lpparse.pruning import ArcPruning, pruning_mask
 from lpparse.scoring.model import (
-    ConsecutiveModelScorer,
-    GrandparentScorer,
     Model,
     SentenceScorer,
-    SiblingModelScorer,
 )
 from lpparse.trees import allowed_arcs
 from lpparse.triples import candidate_siblings, candidate_triples, tree_siblings
@@ -509,9 +505,9 @@ def _perceptron_step(
 
 
 def _part_update(
-    scorer: GrandparentScorer | SiblingModelScorer | ConsecutiveModelScorer,
-    gold: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
-    parts: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
+    scorer: Any,
+    gold: tuple[NDArray[np.int64], ...],
+    parts: tuple[NDArray[np.int64], ...],
     values: NDArray[np.float64] | None,
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """(slots, values) of Σ_gold f(part) − Σ_parts value · f(part) for one part family (``values`` None: 1)."""
@@ -526,7 +522,7 @@ def _part_update(
 
 
 #: A point of one part family: its parts (index arrays) and their values (None: 1 each, a tree's parts).
-_Point = tuple[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]], NDArray[np.float64] | None]
+_Point = tuple[tuple[NDArray[np.int64], ...], NDArray[np.float64] | None]
 
 
 def _second_order_step(
@@ -544,13 +540,11 @@ def _second_order_step(
     target = _indicator(gold)
     triples = scorer.triples()
     siblings = scorer.siblings() if model.siblings else None
-    consecutive = scorer.consecutive() if model.consecutive else None
     parts = second_order_parts(triples, "all", siblings)
-    if consecutive is not None:
-        parts.append(ConsecutiveSiblingParts(consecutive))
+    windows = window_parts(scorer.n, *scorer.window_scorers()) if model.consecutive else []
+    parts += windows
     decoded = arcs + cost * (1.0 - target) if cost else arcs  # -inf (no arc, pruned) stays -inf
     sibling_point: _Point | None = None
-    consecutive_point: _Point | None = None
     if decoder == "exact":
         exact = exact_search(decoded, parts, model.single_root, EXACT_TRAIN_TIME_LIMIT)
         heads, objective = exact.heads, exact.objective
@@ -560,7 +554,7 @@ def _second_order_step(
         arc_values = _indicator(heads)
         triple_point: _Point = (gold_triples(heads), None)
         sibling_point = (tree_siblings(heads), None)
-        consecutive_point = (tree_csibs(heads), None)
+        window_points = {p.name: (p.tree_parts(heads), None) for p in windows}
     else:
         result = solve_lp(decoded, parts, decoder, model.single_root)
         if not result.certified:
@@ -575,9 +569,7 @@ def _second_order_step(
         if SiblingParts.name in result.families:
             sibling_program = result.families[SiblingParts.name].sibs  # type: ignore[attr-defined]
             sibling_point = sibling_program.siblings(), sibling_program.sibling_values(x)
-        if consecutive is not None:
-            windows = result.families[ConsecutiveSiblingParts.name].csibs  # type: ignore[attr-defined]
-            consecutive_point = windows.parts(), windows.part_values(x)
+        window_points = {p.name: result.families[p.name].point(x) for p in windows}  # type: ignore[attr-defined]
     if heads is not None and np.array_equal(heads, gold):
         return _Update(0.0, fractional=fractional, unsolved=unsolved)
     m = np.arange(1, gold.size)
@@ -585,14 +577,12 @@ def _second_order_step(
     idx, val = scorer.arcs.gradient(target - arc_values)
     t_idx, t_val = _part_update(triples, gold_triples(gold), *triple_point)
     idx, val = [idx, t_idx], [val, t_val]
-    for family, gold_parts, point in (
-        (siblings, tree_siblings, sibling_point),
-        (consecutive, tree_csibs, consecutive_point),
-    ):
-        if family is None:
-            continue
-        assert point is not None
-        in_gold = gold_parts(gold)
+    updates: list[tuple[Any, tuple[NDArray[np.int64], ...], _Point]] = []
+    if siblings is not None:
+        assert sibling_point is not None
+        updates.append((siblings, tree_siblings(gold), sibling_point))
+    updates += [(p.scorer, p.tree_parts(gold), window_points[p.name]) for p in windows]
+    for family, in_gold, point in updates:
         gold_score += family.score(*in_gold).sum()
         p_idx, p_val = _part_update(family, in_gold, *point)
         idx.append(p_idx)

@@ -119,6 +119,10 @@ class ConsecutiveSiblingFamily(Counted):
             h, a, b = (x.astype(np.int64) for x in np.unravel_index(key, self.mask.shape))
             self.csibs.add_parts(h, a, b, self.cache.get(h, a, b))
 
+    def point(self, x: NDArray[np.float64]) -> tuple[Index, NDArray[np.float64]]:
+        """The present parts and their values in the primal vector ``x``."""
+        return self.csibs.parts(), self.csibs.part_values(x)
+
     def pruned_arcs(self, heads: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """The arc h→b (h→a for a last-child window) of each of the tree's windows scored -inf."""
         h, a, b = tree_csibs(heads)

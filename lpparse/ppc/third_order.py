@@ -135,6 +135,10 @@ class _WindowFamily(Counted):
     def warm(self) -> Warm:
         return Warm(self.cache, self.prog.parts())
 
+    def point(self, x: NDArray[np.float64]) -> tuple[Index, NDArray[np.float64]]:
+        """The present parts and their values in the primal vector ``x``."""
+        return self.prog.parts(), self.prog.part_values(x)
+
     def seed(self) -> None:
         csibs = self.prog.csibs
         if self.tree is None:
