@@ -13,7 +13,7 @@ from lpparse.commands._common import positive_int
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.decoder import dense_sibling_scores, dense_triple_scores
 from lpparse.formulations.consecutive import candidate_csibs
-from lpparse.io import file_digest, output_path, readable_file
+from lpparse.io import UsageError, file_digest, output_path, readable_file
 from lpparse.scores import SentenceScores, save_scores
 from lpparse.scoring import Model
 from lpparse.trees import allowed_arcs
@@ -85,6 +85,11 @@ def run_export(args: argparse.Namespace) -> int:
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
     model = _MODELS.setdefault(str(model_path.resolve()), Model.load(model_path))
+    if model.third_order:
+        raise UsageError(
+            f"{model_path} has third-order parts (grand- or tri-siblings): their scores, O(n^4) per sentence, are "
+            "not exported; decode the model itself ('lpparse parse --model')"
+        )
     sentences = read_treebank(treebank, gold=False)  # scoring needs no gold tree
     payloads = [(str(model_path.resolve()), s) for s in sentences]
     window = max(4, 2 * args.workers)

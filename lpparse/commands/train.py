@@ -30,6 +30,7 @@ from lpparse.corpus import read_treebank
 from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.scoring import CONSECUTIVE_TEMPLATES, SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.scoring.model import MAX_BITS
+from lpparse.scoring.third_order import GRANDSIBLING_TEMPLATES, TRISIBLING_TEMPLATES
 from lpparse.training import (
     EXACT_MAX_N,
     GP_MARGINALS,
@@ -90,6 +91,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(head automata: a = h for the first child, b = h after the last; Koo & Collins 2010 / Martins et "
         "al. 2013 templates). They join the LP (or exact) decoder of training, dev and lpparse parse "
         "(default --decoder auto); cll cannot train them (BP has no head-automaton factor here)",
+    )
+    parser.add_argument(
+        "--grand-siblings",
+        action="store_true",
+        help="with --order 2: add grand-sibling parts <g, h, a, b> (a consecutive-sibling window of h under "
+        "h's head g; implies --consecutive; Koo & Collins 2010 / Martins et al. 2013 third-order templates), "
+        "trained and decoded by the LP (or exact) decoder like consecutive siblings",
+    )
+    parser.add_argument(
+        "--tri-siblings",
+        action="store_true",
+        help="with --order 2: add tri-sibling parts <h, x, a, b> (three consecutive children of h, START and STOP "
+        "at the ends; implies --consecutive); TurboParser's full model is --siblings --grand-siblings "
+        "--tri-siblings",
     )
     parser.add_argument(
         "--out",
@@ -222,6 +237,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if (args.grand_siblings or args.tri_siblings) and args.order != 2:
+        raise UsageError("--grand-siblings and --tri-siblings need --order 2")
+    args.consecutive = args.consecutive or args.grand_siblings or args.tri_siblings  # third order lives on windows
     if args.siblings and args.order != 2:
         raise UsageError("--siblings needs --order 2")
     if args.consecutive and args.order != 2:
@@ -267,6 +285,15 @@ def run(args: argparse.Namespace) -> int:
                 f"--init: {args.init} has consecutive-sibling templates"
                 + (" of another set" if args.consecutive else "; pass --consecutive")
             )
+        for kind, has, wanted, same in (
+            ("grand-sibling", start.grandsiblings, args.grand_siblings, start.grandsibling_templates == GRANDSIBLING_TEMPLATES),
+            ("tri-sibling", start.trisiblings, args.tri_siblings, start.trisibling_templates == TRISIBLING_TEMPLATES),
+        ):
+            if has and not (wanted and same):
+                flag = f"--{kind}s"
+                raise UsageError(
+                    f"--init: {args.init} has {kind} templates" + ("; pass " + flag if not wanted else " of another set")
+                )
         model = Model(
             start.vocab,
             order=args.order,
@@ -276,6 +303,8 @@ def run(args: argparse.Namespace) -> int:
             grandparent=start.grandparent,
             siblings=siblings,
             consecutive=args.consecutive,
+            grandsiblings=args.grand_siblings,
+            trisiblings=args.tri_siblings,
         )
         model.weights = start.weights.copy()
     else:
@@ -286,6 +315,8 @@ def run(args: argparse.Namespace) -> int:
             single_root=single_root,
             siblings=siblings,
             consecutive=args.consecutive,
+            grandsiblings=args.grand_siblings,
+            trisiblings=args.tri_siblings,
         )
     model.training = {
         "command": shlex.join(["lpparse", *sys.argv[1:]]),
@@ -321,7 +352,8 @@ def run(args: argparse.Namespace) -> int:
     kind = "single-root" if single_root else "multi-root"
     print(
         f"{args.treebank.name}: {len(sentences)} training, {len(dev)} dev sentences; order {args.order}"
-        f"{' + siblings' if args.siblings else ''}{' + consecutive siblings' if args.consecutive else ''}, "
+        f"{' + siblings' if args.siblings else ''}{' + consecutive siblings' if args.consecutive else ''}"
+        f"{' + grand-siblings' if args.grand_siblings else ''}{' + tri-siblings' if args.tri_siblings else ''}, "
         f"{trainer}, {kind}"
     )
 

@@ -310,7 +310,8 @@ def solve_lp(
         start_tree = clean_tree(s, single_root, tree, families)  # None: every part enters at the start
     else:
         start_tree = None
-        options = replace(options, master=options.master or BF_MASTER)
+        own = [f.bf_master for f in families if getattr(f, "bf_master", None) is not None]
+        options = replace(options, master=options.master or (own[0] if own else BF_MASTER))
     for family in families:
         family.tree = start_tree
     run = Engine(prog.lp, families, options, start).run()
