@@ -857,6 +857,8 @@ def train(
         decoder_options["time_limit"] = EXACT_TRAIN_TIME_LIMIT
     if decoder == "bp" and config.gp_marginals == "bp":
         decoder_options.update(iterations=config.bp_iterations or 4, damping=config.bp_damping)
+    # dev decoding on the learners' workers (nothing to say for the sequential trainer)
+    parallel = {"workers": config.workers, "scheduler": scheduler} if config.workers > 1 or scheduler else {}
     history: list[EpochRecord] = []
     best: tuple[float, NDArray[np.float64]] | None = None
     stale = 0
@@ -884,8 +886,7 @@ def train(
                 dev_sentences,
                 decoder,
                 progress=config.progress,
-                workers=config.workers,
-                scheduler=scheduler,
+                **parallel,
                 **decoder_options,
                 **dev_options,
             )

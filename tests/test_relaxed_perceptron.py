@@ -200,7 +200,7 @@ def test_training_decodes_over_the_pruned_arcs_and_the_gold_ones(
         TrainConfig(trainer="perceptron", epochs=1, pruning=options, progress=False),
         pruner=pruner,
     )
-    assert evaluated == [{"pruning": options, "pruner": pruner, "workers": 1, "scheduler": None}]
+    assert evaluated == [{"pruning": options, "pruner": pruner}]
     assert len(seen) == len(SMALL)
     pruned_gold = 0
     for s in SMALL:
