@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +34,17 @@ from lpparse.evaluation import paired_bootstrap
 from lpparse.experiments.grandparent_tables import BUCKETS
 from lpparse.parsing import decode_sentence
 from lpparse.ppc import GrandparentParts, PPCResult, SiblingParts, solve_lp
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
+from lpparse.ppc.third_order import window_parts
 from lpparse.pruning import ArcPruning
 from lpparse.scoring import Model
 
 #: the models compared, by suffix, with their labels
-MODELS = {"2-lp": "grandparent", "2s-lp": "grandparent + siblings", "2c-lp": "standard (+ consecutive)"}
+MODELS = {
+    "2-lp": "grandparent",
+    "2s-lp": "grandparent + siblings",
+    "2c-lp": "standard (+ consecutive)",
+    "2f-lp": "full (standard + grand- and tri-siblings)",
+}
 STANDARD = "2c-lp"
 
 
@@ -48,8 +54,8 @@ def families(model: Model, sentence: Sentence) -> tuple[np.ndarray, list[Any]]:
     parts: list[Any] = [GrandparentParts(scorer.triples())]
     if model.siblings:
         parts.append(SiblingParts(scorer.siblings()))
-    if model.consecutive:
-        parts.append(ConsecutiveSiblingParts(scorer.consecutive()))
+    if model.consecutive:  # windows, and third-order parts on them
+        parts += window_parts(sentence.n, *scorer.window_scorers())
     return scorer.arc_scores(), parts
 
 
@@ -114,7 +120,9 @@ def table(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def dev_runs(path: Path, models: Path, limit: int | None, exact_time_limit: float) -> dict[str, Any]:
+def dev_runs(
+    path: Path, models: Path, limit: int | None, exact_time_limit: float, chosen: Sequence[str] = tuple(MODELS)
+) -> dict[str, Any]:
     """Every model decoded by auto and exact over the pruned arcs: UAS, integral, proved, tokens/s; the
     standard model against the others by paired bootstrap."""
     name = path.parent.name
@@ -123,7 +131,7 @@ def dev_runs(path: Path, models: Path, limit: int | None, exact_time_limit: floa
     runs: dict[str, Any] = {}
     heads: dict[str, list[np.ndarray]] = {}
     tokens = sum(s.n for s in sentences)
-    for suffix in MODELS:
+    for suffix in chosen:
         file = models / f"{name}-{suffix}.npz"
         if not file.exists():
             continue
@@ -175,7 +183,7 @@ def markdown(result: dict[str, Any]) -> str:
     if result.get("ppc"):
         rows = result["ppc"]
         lines += [
-            "Standard model, PPC vs BF (unpruned):",
+            f"{MODELS[result.get('ppc_model', STANDARD)]}, PPC vs BF (unpruned):",
             "",
             "| " + " | ".join(rows[0]) + " |",
             "|" + "---|" * len(rows[0]),
@@ -212,11 +220,13 @@ def main() -> None:
     parser.add_argument("--dev-limit", type=int, default=None, help="dev sentences decoded (default: all)")
     parser.add_argument("--exact-time-limit", type=float, default=10.0, help="seconds per sentence for exact")
     parser.add_argument("--note", default="", help="a sentence on the run's conditions")
+    parser.add_argument("--ppc-model", default=STANDARD, choices=MODELS, help="the model of the PPC vs BF table")
+    parser.add_argument("--dev-models", nargs="+", default=list(MODELS), choices=MODELS, help="models decoded on dev")
     args = parser.parse_args()
     results = []
     for path in dev_files(args):
         name = path.parent.name
-        standard = args.models / f"{name}-{STANDARD}.npz"
+        standard = args.models / f"{name}-{args.ppc_model}.npz"
         if not standard.exists():
             print(f"{name}: no {standard}, skipped", flush=True)
             continue
@@ -230,9 +240,10 @@ def main() -> None:
         results.append(
             {
                 "treebank": name,
+                "ppc_model": args.ppc_model,
                 "ppc": table(records) if records else [],
                 "records": records,
-                "dev": dev_runs(path, args.models, args.dev_limit, args.exact_time_limit),
+                "dev": dev_runs(path, args.models, args.dev_limit, args.exact_time_limit, args.dev_models),
             }
         )
     header = run_header("standard.py")
