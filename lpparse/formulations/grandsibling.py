@@ -224,6 +224,11 @@ class GrandSiblingProgram:
     flow_row: NDArray[np.int64]
     sum_row: NDArray[np.int64]
     keys: PartKeys
+    #: windows whose GSibSum row holds a part (the others hold at most their window's column)
+    sum_used: NDArray[np.bool_] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.sum_used = np.zeros(self.sum_row.shape, bool)
 
     @property
     def lp(self) -> ArborescenceLP:
@@ -282,6 +287,7 @@ class GrandSiblingProgram:
             [np.ones(int(first.sum())), np.ones(int(into.sum())), -np.ones(int(out_of.sum())), np.ones(cols.size)]
         )
         lp.add_coefficients(rows, columns, values)
+        self.sum_used[h, a, b] = True
         return cols
 
     def parts(self) -> Quads:

@@ -226,6 +226,13 @@ class TriSiblingProgram:
     in_row: NDArray[np.int64]
     out_row: NDArray[np.int64]
     keys: PartKeys
+    #: windows whose TSibIn / TSibOut row holds a part (the others hold at most their window's column)
+    in_used: NDArray[np.bool_] = field(init=False)
+    out_used: NDArray[np.bool_] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.in_used = np.zeros(self.in_row.shape, bool)
+        self.out_used = np.zeros(self.out_row.shape, bool)
 
     @property
     def lp(self) -> ArborescenceLP:
@@ -268,6 +275,8 @@ class TriSiblingProgram:
         cols = lp.add_variables("ztsib", np.column_stack([h, x, a, b]), cost=scores, integer=True)
         rows = np.concatenate([self.out_row[h, x, a], self.in_row[h, a, b]])
         lp.add_coefficients(rows, np.concatenate([cols, cols]), np.ones(rows.size))
+        self.out_used[h, x, a] = True
+        self.in_used[h, a, b] = True
         return cols
 
     def parts(self) -> Quads:

@@ -17,7 +17,8 @@ Pricing never scores a part whose bound r̄ = min(s̄₁(h, a), s̄₂(h, b)) - 
 of Riedel, Smith & McCallum 2012, "Parse, Price and Cut—Delayed Column and Row Generation for Graph Based
 Parsers", EMNLP-CoNLL 2012, eq. 11); it scores the rest and adds those with r > tol. Rows that a program
 built on the windows links to them (:meth:`~lpparse.formulations.consecutive.ConsecutiveSiblingProgram.link`,
-the tri-siblings' TSibIn/TSibOut) add their coefficient × dual to ν. Nothing is ever
+the tri-siblings' TSibIn/TSibOut) add their coefficient × dual to ν, and the windows that stay out publish
+their dual slack (:data:`WINDOW_SLACK`) for those families to tighten their rows' duals with. Nothing is ever
 violated by an absent part (it has no row), so there is nothing to separate, and no dual of an absent row to
 give. The start: the windows of the start tree and of a warm start and, with ``only_children``, each
 candidate arc's first-child and last-child parts ⟨h, h, m⟩, ⟨h, m, h⟩, so that every arc can carry weight
@@ -46,7 +47,12 @@ from lpparse.lp.views import LPModel
 from lpparse.ppc.families import Counted
 from lpparse.ppc.parts import Binding
 
-__all__ = ["ConsecutiveSiblingFamily", "ConsecutiveSiblingParts"]
+__all__ = ["WINDOW_SLACK", "ConsecutiveSiblingFamily", "ConsecutiveSiblingParts"]
+
+#: ``DualState.shared`` key of the windows' dual slack: per window ⟨h, a, b⟩ that stays out, -(a bound on its
+#: reduced cost) >= 0, what the duals of its linked rows may rise by in all (each raises the window's reduced
+#: cost by as much) while it stays <= 0; the families on the windows spend it (:mod:`lpparse.ppc.third_order`)
+WINDOW_SLACK = "window_slack"
 
 Index = tuple[NDArray[np.int64], ...]
 _EMPTY = np.empty(0, np.int64)
@@ -104,6 +110,7 @@ class ConsecutiveSiblingFamily(Counted):
         super().__init__(cache, int(self.mask.sum()))
         self._bound_first, self._bound_second = cache.bounds()
         self._new: Index = (_EMPTY,) * 3
+        self.tighten = binding.options.tighten
 
     @property
     def added(self) -> int:
@@ -181,6 +188,10 @@ class ConsecutiveSiblingFamily(Counted):
         enter = r > state.tol
         max_bound = max(max_bound, float(r[~enter].max(initial=-np.inf)))
         self._new = (h[enter], a[enter], b[enter])
+        if self.csibs.links and self.tighten:  # what an absent window's linked rows may take (third order)
+            slack = np.where(absent & ~ask, -np.minimum(bound, 0.0), 0.0)
+            slack[h[~enter], a[~enter], b[~enter]] = -np.minimum(r[~enter], 0.0)
+            state.shared[WINDOW_SLACK] = slack
         return Priced(int(enter.sum()), max_bound)
 
     def separate(self, state: DualState) -> Separated:

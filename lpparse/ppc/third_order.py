@@ -64,7 +64,7 @@ from lpparse.formulations.trisibling import (
 )
 from lpparse.lp.solution import Solution
 from lpparse.lp.views import LPModel
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
+from lpparse.ppc.consecutive import WINDOW_SLACK, ConsecutiveSiblingParts
 from lpparse.ppc.families import Counted
 from lpparse.ppc.parts import Binding
 
@@ -170,6 +170,7 @@ class _WindowFamily(Counted):
         assemble: Callable[[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]], Index],
         exact: Callable[[Index], NDArray[np.float64]],
         screened: float,
+        tightened: int = 0,
     ) -> Priced:
         """Price the absent parts of the leading-index ``pairs`` (i, j) that pass the screen: ``bound(i, j)``
         gives each pair's (k, l) grid of reduced-cost bounds, ``assemble(i, j, k, l)`` the parts, ``exact``
@@ -191,7 +192,21 @@ class _WindowFamily(Counted):
         enter = r > state.tol
         max_bound = max(max_bound, float(r[~enter].max(initial=-np.inf)))
         self._new = tuple(v[enter] for v in parts)
-        return Priced(int(enter.sum()), max_bound)
+        return Priced(int(enter.sum()), max_bound, tightened)
+
+    def _raise(self, state: DualState, rows: NDArray[np.int64], free: NDArray[np.bool_], need: NDArray[np.float64]) -> int:
+        """Dual tightening: raise the duals of the empty rows ``rows[w]`` (``free``) of windows that stay out
+        by ``need[w]`` (what the parts through them ask), at most the window's remaining slack
+        (:data:`lpparse.ppc.consecutive.WINDOW_SLACK`, spent here). An empty row's dual changes no present
+        column's reduced cost; the window's rises by as much, to at most 0. Returns the rows raised."""
+        slack = state.shared.get(WINDOW_SLACK)
+        if slack is None:
+            return 0
+        lam = np.where(free & np.isfinite(need), np.minimum(np.maximum(need, 0.0), slack), 0.0)
+        raise_ = lam > 0
+        state.y[rows[raise_]] += lam[raise_]
+        slack -= lam
+        return int(raise_.sum())
 
     def separate(self, state: DualState) -> Separated:
         return Separated(0, 0, -np.inf, False)  # an absent part has no row of its own: nothing is violated
@@ -277,8 +292,21 @@ class TriSiblingFamily(_WindowFamily):
 
     def price(self, state: DualState) -> Priced:
         prog = self.prog
-        y_out, y_in = prog.node_duals(state.y)
         out_ok, in_ok = prog.out_row >= 0, prog.in_row >= 0
+        absent = ~prog.csibs.present
+        y_out, y_in = prog.node_duals(state.y)
+        # parts into window w = ⟨h, a, b⟩: r <= B2[w] - y_In[w] - min_x y_Out[h, x, a]
+        low_out = np.where(out_ok, y_out, np.inf).min(axis=1)  # [h, a]
+        tightened = self._raise(
+            state, prog.in_row, in_ok & ~prog.in_used & absent, self._bound_second - y_in - low_out[:, :, None]
+        )
+        y_out, y_in = prog.node_duals(state.y)
+        # parts out of w: r <= B1[w] - y_Out[w] - min_c y_In[h, b, c]
+        low_in = np.where(in_ok, y_in, np.inf).min(axis=2)  # [h, b]
+        tightened += self._raise(
+            state, prog.out_row, out_ok & ~prog.out_used & absent, self._bound_first - y_out - low_in[:, None, :]
+        )
+        y_out, y_in = prog.node_duals(state.y)
         u = np.where(out_ok, self._bound_first - y_out, -np.inf)  # [h, x, a]
         w = np.where(out_ok, -y_out, -np.inf)
         v = np.where(in_ok, -y_in, -np.inf)  # [h, a, b]
@@ -299,6 +327,7 @@ class TriSiblingFamily(_WindowFamily):
             lambda h, a, x, b: (h, x, a, b),
             lambda p: self.cache.get(*p) - y_out[p[0], p[1], p[2]] - y_in[p[0], p[2], p[3]],
             screened,
+            tightened,
         )
 
 
@@ -387,9 +416,19 @@ class GrandSiblingFamily(_WindowFamily):
         return t_a, t_b, t_start, t_sum
 
     def price(self, state: DualState) -> Priced:
+        prog = self.prog
         t_a, t_b, t_start, t_sum = self._terms(state.y)
-        arcs = self.prog.csibs.arc_mask.copy()
+        arcs = prog.csibs.arc_mask.copy()
         arcs[:, 0] = False
+        # parts over window w = ⟨h, a, b⟩: r <= B[h, a, b] + max_g t_a + max_g (t_b + start+) - y_Sum[w]
+        heads = arcs[:, :, None]
+        most_a = np.where(heads, t_a, -np.inf).max(axis=0)  # [h, a]
+        most_b = np.where(heads, t_b + np.maximum(t_start, 0.0), -np.inf).max(axis=0)  # [h, b]
+        need = self._hab + most_a[:, :, None] + most_b[:, None, :] + t_sum
+        free = (prog.sum_row >= 0) & ~prog.sum_used & ~prog.csibs.present
+        tightened = self._raise(state, prog.sum_row, free, need)
+        if tightened:
+            t_a, t_b, t_start, t_sum = self._terms(state.y)
         best_b = (t_b + np.maximum(t_start, 0.0)).max(axis=2)  # [g, h]
         screen = np.minimum(
             (self._gha + t_a).max(axis=2) + best_b + t_sum.max(axis=(1, 2))[None, :],
@@ -412,7 +451,7 @@ class GrandSiblingFamily(_WindowFamily):
             start = np.where(a == h, t_start[g, h, b], 0.0)
             return self.cache.get(g, h, a, b) + t_a[g, h, a] + t_b[g, h, b] + start + t_sum[h, a, b]
 
-        return self._search(state, pairs, bound, lambda g, h, a, b: (g, h, a, b), exact, screened)
+        return self._search(state, pairs, bound, lambda g, h, a, b: (g, h, a, b), exact, screened, tightened)
 
 
 def window_parts(
