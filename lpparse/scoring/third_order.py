@@ -12,7 +12,8 @@ position equal to the head reads START (before the first child) or STOP (after t
 **Bounds** (:class:`QuadBounds`): each template is enumerated on the sentence's distinct values of its
 attributes at its positions (plus START/STOP where a position can be one) and on every context; for a bound
 that keeps three positions and frees the fourth, a template's weight is maximized over the free position's
-values (when the template reads it) and over the contexts, then summed over templates. Valid because every
+values (when the template reads it) and over the two contexts the kept positions leave possible, then
+summed over templates. Valid because every
 part's template weight is one cell of that enumeration (hash collisions included) and each template is
 maximized on its own; no part is scored, nothing is counted.
 """
@@ -99,6 +100,12 @@ class _Shape:
         raise NotImplementedError
 
 
+    def possible(self, kept: tuple[int, int, int], index: dict[int, NDArray[np.int64]]) -> list[NDArray[np.int64]]:
+        """The contexts a part can have whose positions ``kept`` hold ``index`` (the fourth free): two arrays,
+        every part's context is one of them."""
+        raise NotImplementedError
+
+
 class _GrandSiblingShape(_Shape):
     def context(self, parts: Sequence[NDArray[np.int64]]) -> NDArray[np.int64]:
         """side of the children + 2 · window kind (first, middle, last) + 6 · (g right of h)."""
@@ -106,6 +113,20 @@ class _GrandSiblingShape(_Shape):
         side = (np.maximum(a, b) > h).astype(np.int64)
         kind = np.where(a == h, 0, np.where(b == h, 2, 1))
         return side + 2 * kind + 6 * (g > h)
+
+    def possible(self, kept: tuple[int, int, int], index: dict[int, NDArray[np.int64]]) -> list[NDArray[np.int64]]:
+        h = index[1]
+        if 0 not in kept:  # g free: its side either way
+            local = self.context([h, h, index[2], index[3]]) % 6
+            return [local, local + 6]
+        up = 6 * (index[0] > h)
+        if 2 in kept:  # b free: a = h opens a window on either side; else middle or last, on a's side
+            a = index[2]
+            side = (a > h).astype(np.int64)
+            return [np.where(a == h, 0, side + 2) + up, np.where(a == h, 1, side + 4) + up]
+        b = index[3]  # a free: b = h closes a window on either side; else first or middle, on b's side
+        side = (b > h).astype(np.int64)
+        return [np.where(b == h, 4, side) + up, np.where(b == h, 5, side + 2) + up]
 
 
 class _TriSiblingShape(_Shape):
@@ -115,6 +136,15 @@ class _TriSiblingShape(_Shape):
         side = (a > h).astype(np.int64)
         kind = np.where(x == h, np.where(b == h, 3, 0), np.where(b == h, 2, 1))
         return side + 2 * kind
+
+    def possible(self, kept: tuple[int, int, int], index: dict[int, NDArray[np.int64]]) -> list[NDArray[np.int64]]:
+        h, a = index[0], index[2]
+        side = (a > h).astype(np.int64)
+        if 1 in kept:  # b free: x = h is first or only child, else middle or last
+            start = index[1] == h
+            return [side + 2 * np.where(start, 0, 1), side + 2 * np.where(start, 3, 2)]
+        stop = index[3] == h  # x free: b = h is last or only child, else first or middle
+        return [side + 2 * np.where(stop, 2, 0), side + 2 * np.where(stop, 3, 1)]
 
 
 GRANDSIBLING = _GrandSiblingShape(head=1, start=2, stop=3, seed=4000, contexts=12)
@@ -158,7 +188,8 @@ class QuadBounds:
         self.n, self.shape = ids.n, shape
         every = np.arange(ids.n + 1)
         self._tables: list[NDArray[np.float64]] = []  # per template: max over contexts, one axis per field
-        #: per template, per field: (position, each token's value index, START/STOP's index or -1)
+        #: per template, per field: (position, each token's value index, START/STOP's index or -1); the tables
+        #: have one axis per field and a last one of contexts
         self._index: list[list[tuple[int, NDArray[np.int64], int]]] = []
         for t, tpl in enumerate(templates):
             grids, index = [], []
@@ -174,7 +205,7 @@ class QuadBounds:
                 index.append((p, np.searchsorted(distinct, values), distinct.size if extra else -1))
             contexts = np.arange(shape.contexts).reshape([1] * len(fields) + [-1])
             w = weights[hash_columns(shape.seed + t, [*grids, contexts], bits)]
-            self._tables.append(np.asarray(w).max(axis=-1))
+            self._tables.append(np.broadcast_to(w, [g.size for g in grids] + [shape.contexts]))
             self._index.append(index)
 
     def keeping(self, kept: tuple[int, int, int]) -> NDArray[np.float64]:
@@ -183,6 +214,7 @@ class QuadBounds:
         cube = np.indices((size,) * 3)
         token = dict(zip(kept, cube))
         head = token.get(self.shape.head)
+        contexts = self.shape.possible(kept, token)
         out = np.zeros((size,) * 3)
         for table, index in zip(self._tables, self._index):
             free = [axis for axis, (p, _, _) in enumerate(index) if p not in token]
@@ -195,7 +227,7 @@ class QuadBounds:
                 if sentinel >= 0 and head is not None:  # the position equals the head: START or STOP
                     cell = np.where(token[p] == head, sentinel, cell)
                 lookup.append(cell)
-            out += reduced[tuple(lookup)] if lookup else reduced
+            out += np.maximum(*(reduced[(*lookup, c)] for c in contexts))
         return out
 
 
