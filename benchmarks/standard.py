@@ -35,7 +35,7 @@ from lpparse.experiments.grandparent_tables import BUCKETS
 from lpparse.parsing import decode_sentence
 from lpparse.ppc import GrandparentParts, PPCResult, SiblingParts, solve_lp
 from lpparse.ppc.third_order import window_parts
-from lpparse.pruning import ArcPruning
+from lpparse.pruning import ArcPruning, pruning_mask
 from lpparse.scoring import Model
 
 #: the models compared, by suffix, with their labels
@@ -72,10 +72,17 @@ def _record(result: PPCResult, seconds: float) -> dict[str, Any]:
     }
 
 
-def solve_both(sentence: Sentence, model: Model, single_root: bool, bf: bool) -> dict[str, Any]:
+def solve_both(
+    sentence: Sentence, model: Model, single_root: bool, bf: bool, pruner: Model | None = None
+) -> dict[str, Any]:
+    """PPC (and BF) on one sentence, over the arcs ``pruner`` keeps under the model's training pruning."""
     out: dict[str, Any] = {"n": sentence.n}
     for method in ("ppc", "bf") if bf else ("ppc",):
         arcs, parts = families(model, sentence)  # fresh scorers: each method counts its own scoring
+        if pruner is not None:
+            pruning = ArcPruning(**(model.training.get("config", {}).get("pruning") or {}))
+            keep = pruning_mask(pruner.scorer(sentence).arc_scores(), pruning, single_root)
+            arcs = np.where(keep, arcs, -np.inf)
         start = time.perf_counter()
         result = solve_lp(arcs, parts, method, single_root)
         out[method] = _record(result, time.perf_counter() - start)
@@ -183,7 +190,7 @@ def markdown(result: dict[str, Any]) -> str:
     if result.get("ppc"):
         rows = result["ppc"]
         lines += [
-            f"{MODELS[result.get('ppc_model', STANDARD)]}, PPC vs BF (unpruned):",
+            f"{MODELS[result.get('ppc_model', STANDARD)]}, PPC vs BF ({'over pruned arcs' if result.get('ppc_pruned') else 'unpruned'}):",
             "",
             "| " + " | ".join(rows[0]) + " |",
             "|" + "---|" * len(rows[0]),
@@ -221,6 +228,9 @@ def main() -> None:
     parser.add_argument("--exact-time-limit", type=float, default=10.0, help="seconds per sentence for exact")
     parser.add_argument("--note", default="", help="a sentence on the run's conditions")
     parser.add_argument("--ppc-model", default=STANDARD, choices=MODELS, help="the model of the PPC vs BF table")
+    parser.add_argument(
+        "--ppc-pruned", action="store_true", help="the PPC vs BF table over the pruned arcs (default: unpruned)"
+    )
     parser.add_argument("--dev-models", nargs="+", default=list(MODELS), choices=MODELS, help="models decoded on dev")
     args = parser.parse_args()
     results = []
@@ -234,13 +244,15 @@ def main() -> None:
         single_root = name not in MULTI_ROOT
         sentences = read_treebank(path)
         chosen = sample(sentences, args.per_bucket, args.ppc_max_n, np.random.default_rng(0))
+        pruner = Model.load(args.models / f"{name}-1.npz") if args.ppc_pruned else None
         records = [
-            solve_both(sentences[i], model, single_root, sentences[i].n <= args.bf_max_n) for i in chosen
+            solve_both(sentences[i], model, single_root, sentences[i].n <= args.bf_max_n, pruner) for i in chosen
         ]
         results.append(
             {
                 "treebank": name,
                 "ppc_model": args.ppc_model,
+                "ppc_pruned": args.ppc_pruned,
                 "ppc": table(records) if records else [],
                 "records": records,
                 "dev": dev_runs(path, args.models, args.dev_limit, args.exact_time_limit, args.dev_models),
