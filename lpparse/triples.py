@@ -346,6 +346,88 @@ class SparsePartScorer:
         return out
 
 
+class QuadBoundsMixin:
+    """Named factorized bounds of a 4-index family from ``self._bound(kept)`` (the (n+1)³ bound keeping three
+    positions, the fourth free), which the scorer it is mixed into defines; subclasses name them
+    (``bound_first`` = ``_bound((0, 1, 2))``, ...)."""
+
+    _bound: Callable[[tuple[int, int, int]], NDArray[np.float64]]
+
+
+class TriSiblingBounds(QuadBoundsMixin):
+    """The tri-sibling family's factorized bounds, by name (what :mod:`lpparse.ppc.third_order` asks for)."""
+
+    def bound_first(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B1[h, x, a] >= max_b s(h, x, a, b)."""
+        return self._bound((0, 1, 2))
+
+    def bound_second(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B2[h, a, b] >= max_x s(h, x, a, b)."""
+        return self._bound((0, 2, 3))
+
+
+class GrandSiblingBounds(QuadBoundsMixin):
+    """The grand-sibling family's factorized bounds, by name (what :mod:`lpparse.ppc.third_order` asks for)."""
+
+    def bound_gha(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B[g, h, a] >= max_b s(g, h, a, b)."""
+        return self._bound((0, 1, 2))
+
+    def bound_ghb(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B[g, h, b] >= max_a s(g, h, a, b)."""
+        return self._bound((0, 1, 3))
+
+    def bound_hab(self) -> NDArray[np.float64]:
+        """(n+1,)*3 B[h, a, b] >= max_g s(g, h, a, b)."""
+        return self._bound((1, 2, 3))
+
+
+@dataclass
+class DenseQuadScorer(DensePartScorer, QuadBoundsMixin):
+    """A scorer of 4-index parts over an explicit (n+1,)*4 array read on the family's part shapes (``shapes(n
+    + 1)``, other entries ignored), counting the parts it scores; ``-inf`` prunes a part. Its bounds are
+    exact plus ``slack`` (non-negative). For small n: a model scores parts from its features."""
+
+    slack: float = 0.0
+    _valid: NDArray[np.bool_] = field(init=False, repr=False)
+    kind: ClassVar[str] = "4-index"
+    shapes: ClassVar[Callable[[int], NDArray[np.bool_]]]
+
+    def __post_init__(self) -> None:
+        s = np.asarray(self.scores, dtype=np.float64)
+        if s.ndim != 4 or len(set(s.shape)) != 1 or s.shape[0] < 2:
+            raise ValueError(f"{self.kind} scores must have shape (n+1,)*4, got {s.shape}")
+        self._valid = type(self).shapes(s.shape[0])
+        check_part_scores(s[self._valid], self.kind)
+        if not (np.isfinite(self.slack) and self.slack >= 0):
+            raise ValueError(f"slack must be finite and >= 0, got {self.slack}")
+        self.scores = s
+
+    def _bound(self, kept: tuple[int, int, int]) -> NDArray[np.float64]:
+        """The max over the free position of the scores on part shapes (-inf: no part), plus the slack."""
+        (free,) = set(range(4)) - set(kept)
+        return np.where(self._valid, self.scores, -np.inf).max(axis=free) + self.slack
+
+
+class SparseQuadScorer(SparsePartScorer, QuadBoundsMixin):
+    """A scorer of 4-index parts over listed parts (``index`` (m, 4), checked by ``_check``, and ``values``),
+    every other part scoring ``default``: no (n+1)^4 array is made. Its bounds are the largest listed score
+    or the default."""
+
+    kind: ClassVar[str] = "4-index"
+    _check: ClassVar[Callable[..., tuple[NDArray[np.int64], ...]]] = staticmethod(_check_range)
+
+    def __init__(self, n: int, index: ArrayLike, values: ArrayLike, default: float = 0.0) -> None:
+        idx = np.asarray(index, dtype=np.int64)
+        if idx.ndim != 2 or idx.shape[1] != 4:
+            raise ValueError(f"{self.kind} parts need an (m, 4) index, got shape {idx.shape}")
+        type(self)._check(n, *idx.T)
+        super().__init__(n, idx, values, default)
+
+    def _bound(self, kept: tuple[int, int, int]) -> NDArray[np.float64]:
+        return self.bound(kept)
+
+
 @dataclass
 class DenseTripleScorer(DensePartScorer):
     """A scorer over an explicit (n+1, n+1, n+1) array ``scores[g, p, c]``, counting the triples it scores;

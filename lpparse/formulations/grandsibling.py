@@ -64,7 +64,13 @@ from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import Terms
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape, validate_scores
-from lpparse.triples import DensePartScorer, SparsePartScorer, check_gsib_batch, check_part_scores
+from lpparse.triples import (
+    DenseQuadScorer,
+    GrandSiblingBounds,
+    SparseQuadScorer,
+    check_gsib_batch,
+    check_part_scores,
+)
 
 __all__ = [
     "DenseGrandSiblingScorer",
@@ -139,65 +145,19 @@ def _all_gsibs(size: int) -> NDArray[np.bool_]:
 
 
 @dataclass
-class DenseGrandSiblingScorer(DensePartScorer):
-    """A grand-sibling scorer over an explicit (n+1,)*4 array ``scores[g, h, a, b]`` read on part shapes,
-    counting the parts it scores; ``-inf`` prunes a part. Its factorized bounds ``bound_gha[g, h, a] >=
-    max_b s``, ``bound_ghb[g, h, b] >= max_a s`` and ``bound_hab[h, a, b] >= max_g s`` are exact plus
-    ``slack`` (non-negative, default 0). For small n: a model scores parts from its features."""
+class DenseGrandSiblingScorer(GrandSiblingBounds, DenseQuadScorer):
+    """A grand-sibling scorer over an explicit (n+1,)*4 array (:class:`lpparse.triples.DenseQuadScorer`)."""
 
-    slack: float = 0.0
-    _valid: NDArray[np.bool_] = field(init=False, repr=False)
+    kind = "grand-sibling"
+    shapes = staticmethod(_all_gsibs)
     _check = staticmethod(check_gsib_batch)
 
-    def __post_init__(self) -> None:
-        s = np.asarray(self.scores, dtype=np.float64)
-        if s.ndim != 4 or len(set(s.shape)) != 1 or s.shape[0] < 2:
-            raise ValueError(f"grand-sibling scores must have shape (n+1,)*4, got {s.shape}")
-        self._valid = _all_gsibs(s.shape[0])
-        check_part_scores(s[self._valid], "grand-sibling")
-        if not (np.isfinite(self.slack) and self.slack >= 0):
-            raise ValueError(f"slack must be finite and >= 0, got {self.slack}")
-        self.scores = s
 
-    def _masked(self) -> NDArray[np.float64]:
-        return np.where(self._valid, self.scores, -np.inf)
+class SparseGrandSiblingScorer(GrandSiblingBounds, SparseQuadScorer):
+    """A grand-sibling scorer over listed parts (:class:`lpparse.triples.SparseQuadScorer`)."""
 
-    def bound_gha(self) -> NDArray[np.float64]:
-        """(n+1,)*3 B[g, h, a] >= max_b s(g, h, a, b) (-inf: no part)."""
-        return self._masked().max(axis=3) + self.slack
-
-    def bound_ghb(self) -> NDArray[np.float64]:
-        """(n+1,)*3 B[g, h, b] >= max_a s(g, h, a, b) (-inf: no part)."""
-        return self._masked().max(axis=2) + self.slack
-
-    def bound_hab(self) -> NDArray[np.float64]:
-        """(n+1,)*3 B[h, a, b] >= max_g s(g, h, a, b) (-inf: no part)."""
-        return self._masked().max(axis=0) + self.slack
-
-
-class SparseGrandSiblingScorer(SparsePartScorer):
-    """A grand-sibling scorer over listed parts (``index`` (m, 4), ``values``), every other part scoring
-    ``default``: no (n+1)^4 array is made (:class:`lpparse.triples.SparsePartScorer`). Its factorized bounds
-    are the largest listed score or the default."""
-
-    def __init__(self, n: int, index: ArrayLike, values: ArrayLike, default: float = 0.0) -> None:
-        idx = np.asarray(index, dtype=np.int64)
-        if idx.ndim != 2 or idx.shape[1] != 4:
-            raise ValueError(f"grand-sibling parts need an (m, 4) index, got shape {idx.shape}")
-        check_gsib_batch(n, *idx.T)
-        super().__init__(n, idx, values, default)
-
-    def bound_gha(self) -> NDArray[np.float64]:
-        """(n+1,)*3 B[g, h, a] >= max_b s(g, h, a, b) (the default where nothing is listed)."""
-        return self.bound((0, 1, 2))
-
-    def bound_ghb(self) -> NDArray[np.float64]:
-        """(n+1,)*3 B[g, h, b] >= max_a s(g, h, a, b) (the default where nothing is listed)."""
-        return self.bound((0, 1, 3))
-
-    def bound_hab(self) -> NDArray[np.float64]:
-        """(n+1,)*3 B[h, a, b] >= max_g s(g, h, a, b) (the default where nothing is listed)."""
-        return self.bound((1, 2, 3))
+    kind = "grand-sibling"
+    _check = staticmethod(check_gsib_batch)
 
 
 def synthetic_gsib_scorer(

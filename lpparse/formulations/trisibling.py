@@ -64,7 +64,13 @@ from lpparse.formulations.part_keys import PartKeys
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape, validate_scores
-from lpparse.triples import DensePartScorer, SparsePartScorer, check_part_scores, check_tsib_batch
+from lpparse.triples import (
+    DenseQuadScorer,
+    SparseQuadScorer,
+    TriSiblingBounds,
+    check_part_scores,
+    check_tsib_batch,
+)
 
 __all__ = [
     "DenseTriSiblingScorer",
@@ -150,57 +156,19 @@ def _all_tsibs(size: int) -> NDArray[np.bool_]:
 
 
 @dataclass
-class DenseTriSiblingScorer(DensePartScorer):
-    """A tri-sibling scorer over an explicit (n+1,)*4 array ``scores[h, x, a, b]`` read on part shapes (other
-    entries are ignored), counting the parts it scores; ``-inf`` prunes a part. Its factorized bounds
-    (``bound_first[h, x, a] >= max_b``, ``bound_second[h, a, b] >= max_x``) are exact plus ``slack``
-    (non-negative, default 0, added to both). For small n: a model scores parts from its features."""
+class DenseTriSiblingScorer(TriSiblingBounds, DenseQuadScorer):
+    """A tri-sibling scorer over an explicit (n+1,)*4 array (:class:`lpparse.triples.DenseQuadScorer`)."""
 
-    slack: float = 0.0
-    _valid: NDArray[np.bool_] = field(init=False, repr=False)
+    kind = "tri-sibling"
+    shapes = staticmethod(_all_tsibs)
     _check = staticmethod(check_tsib_batch)
 
-    def __post_init__(self) -> None:
-        s = np.asarray(self.scores, dtype=np.float64)
-        if s.ndim != 4 or len(set(s.shape)) != 1 or s.shape[0] < 2:
-            raise ValueError(f"tri-sibling scores must have shape (n+1,)*4, got {s.shape}")
-        self._valid = _all_tsibs(s.shape[0])
-        check_part_scores(s[self._valid], "tri-sibling")
-        if not (np.isfinite(self.slack) and self.slack >= 0):
-            raise ValueError(f"slack must be finite and >= 0, got {self.slack}")
-        self.scores = s
 
-    def _masked(self) -> NDArray[np.float64]:
-        return np.where(self._valid, self.scores, -np.inf)
+class SparseTriSiblingScorer(TriSiblingBounds, SparseQuadScorer):
+    """A tri-sibling scorer over listed parts (:class:`lpparse.triples.SparseQuadScorer`)."""
 
-    def bound_first(self) -> NDArray[np.float64]:
-        """(n+1,)*3 B1[h, x, a] >= max_b s(h, x, a, b) (-inf: no part)."""
-        return self._masked().max(axis=3) + self.slack
-
-    def bound_second(self) -> NDArray[np.float64]:
-        """(n+1,)*3 B2[h, a, b] >= max_x s(h, x, a, b) (-inf: no part)."""
-        return self._masked().max(axis=1) + self.slack
-
-
-class SparseTriSiblingScorer(SparsePartScorer):
-    """A tri-sibling scorer over listed parts (``index`` (m, 4), ``values``), every other part scoring
-    ``default``: no (n+1)^4 array is made (:class:`lpparse.triples.SparsePartScorer`). Its factorized bounds
-    are the largest listed score or the default."""
-
-    def __init__(self, n: int, index: ArrayLike, values: ArrayLike, default: float = 0.0) -> None:
-        idx = np.asarray(index, dtype=np.int64)
-        if idx.ndim != 2 or idx.shape[1] != 4:
-            raise ValueError(f"tri-sibling parts need an (m, 4) index, got shape {idx.shape}")
-        check_tsib_batch(n, *idx.T)
-        super().__init__(n, idx, values, default)
-
-    def bound_first(self) -> NDArray[np.float64]:
-        """(n+1,)*3 B1[h, x, a] >= max_b s(h, x, a, b) (the default where nothing is listed)."""
-        return self.bound((0, 1, 2))
-
-    def bound_second(self) -> NDArray[np.float64]:
-        """(n+1,)*3 B2[h, a, b] >= max_x s(h, x, a, b) (the default where nothing is listed)."""
-        return self.bound((0, 2, 3))
+    kind = "tri-sibling"
+    _check = staticmethod(check_tsib_batch)
 
 
 def synthetic_tsib_scorer(

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.scoring.features import CSIB_START, CSIB_STOP, TokenIds, hash_columns
-from lpparse.triples import check_gsib_batch, check_tsib_batch
+from lpparse.triples import GrandSiblingBounds, TriSiblingBounds, check_gsib_batch, check_tsib_batch
 
 if TYPE_CHECKING:
     from lpparse.scoring.model import Model
@@ -270,14 +270,14 @@ class _QuadScorer:
             axis=0
         )
 
-    def _keeping(self, kept: tuple[int, int, int]) -> NDArray[np.float64]:
+    def _bound(self, kept: tuple[int, int, int]) -> NDArray[np.float64]:
         if self._bounds is None:
             model = self.model
             self._bounds = QuadBounds(model.weights, self.templates, model.bits, self.ids, self.shape)
         return self._bounds.keeping(kept)
 
 
-class GrandSiblingModelScorer(_QuadScorer):
+class GrandSiblingModelScorer(GrandSiblingBounds, _QuadScorer):
     """The grand-sibling scorer of a model's templates (:class:`lpparse.ppc.third_order.GrandSiblingParts`)."""
 
     shape = GRANDSIBLING
@@ -289,20 +289,11 @@ class GrandSiblingModelScorer(_QuadScorer):
     def _checked(self, *parts: ArrayLike) -> tuple[NDArray[np.int64], ...]:
         return check_gsib_batch(self.n, *parts)
 
-    def bound_gha(self) -> NDArray[np.float64]:
-        """B[g, h, a] >= max_b s(g, h, a, b)."""
-        return self._keeping((0, 1, 2))
-
-    def bound_ghb(self) -> NDArray[np.float64]:
-        """B[g, h, b] >= max_a s(g, h, a, b)."""
-        return self._keeping((0, 1, 3))
-
-    def bound_hab(self) -> NDArray[np.float64]:
-        """B[h, a, b] >= max_g s(g, h, a, b)."""
-        return self._keeping((1, 2, 3))
 
 
-class TriSiblingModelScorer(_QuadScorer):
+
+
+class TriSiblingModelScorer(TriSiblingBounds, _QuadScorer):
     """The tri-sibling scorer of a model's templates (:class:`lpparse.ppc.third_order.TriSiblingParts`)."""
 
     shape = TRISIBLING
@@ -314,10 +305,4 @@ class TriSiblingModelScorer(_QuadScorer):
     def _checked(self, *parts: ArrayLike) -> tuple[NDArray[np.int64], ...]:
         return check_tsib_batch(self.n, *parts)
 
-    def bound_first(self) -> NDArray[np.float64]:
-        """B1[h, x, a] >= max_b s(h, x, a, b)."""
-        return self._keeping((0, 1, 2))
 
-    def bound_second(self) -> NDArray[np.float64]:
-        """B2[h, a, b] >= max_x s(h, x, a, b)."""
-        return self._keeping((0, 2, 3))
