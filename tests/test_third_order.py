@@ -36,6 +36,7 @@ from lpparse.oracles.brute_force import enumerate_trees
 from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, exact_search, solve_lp
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.exact import ExactOptions
+from lpparse.ppc.loop import candidate_parts
 from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts
 from lpparse.scores import SparseParts
 from lpparse.trees import allowed_mask_shape
@@ -183,6 +184,8 @@ def test_bf_ppc_exact_against_brute_force(n: int, seed: int, single_root: bool, 
     best = _brute_force(s, parts(), single_root)
     if np.isneginf(best):
         return
+    counted = candidate_parts(s, parts(), single_root)  # third-order families count without enumerating
+    assert counted == sum(p.candidates(np.isfinite(s), single_root)[0].size for p in parts())
     bf = solve_lp(s, parts(), "bf", single_root)
     ppc = solve_lp(s, parts(), "ppc", single_root)
     assert bf.certified and ppc.certified

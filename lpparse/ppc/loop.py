@@ -452,9 +452,13 @@ def solve_bf(
 
 def candidate_parts(arc_scores: ArrayLike, parts: Sequence[Parts], single_root: bool = False) -> int:
     """How many parts of the families ``parts`` the candidate arcs of ``arc_scores`` (finite entries) allow
-    (what ``auto`` compares with :data:`BF_BELOW_PARTS`)."""
+    (what ``auto`` compares with :data:`BF_BELOW_PARTS`): a family's ``count(arc_mask, single_root)`` if it
+    has one (third-order families count in O(n³)), else its candidates enumerated."""
     arc = allowed_arcs(validate_scores(arc_scores))
-    return sum(int(p.candidates(arc, single_root)[0].size) for p in parts)
+    return sum(
+        p.count(arc, single_root) if hasattr(p, "count") else int(p.candidates(arc, single_root)[0].size)
+        for p in parts
+    )
 
 
 def choose_method(parts: int, method: str = "auto") -> str:

@@ -250,6 +250,9 @@ class TriSiblingParts:
     def candidates(self, arc_mask: NDArray[np.bool_], single_root: bool) -> Index:
         return candidate_tsibs(arc_mask, single_root)
 
+    def count(self, arc_mask: NDArray[np.bool_], single_root: bool) -> int:
+        return count_tsibs(arc_mask, single_root)
+
     def tree_parts(self, heads: NDArray[np.int64]) -> Index:
         return tree_tsibs(heads)
 
@@ -353,6 +356,9 @@ class GrandSiblingParts:
 
     def candidates(self, arc_mask: NDArray[np.bool_], single_root: bool) -> Index:
         return candidate_gsibs(arc_mask, single_root)
+
+    def count(self, arc_mask: NDArray[np.bool_], single_root: bool) -> int:
+        return count_gsibs(arc_mask, single_root)
 
     def tree_parts(self, heads: NDArray[np.int64]) -> Index:
         return tree_gsibs(heads)
