@@ -50,20 +50,18 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.formulations.arborescence import FORMULATIONS, ArborescenceLP
+from lpparse.formulations.arborescence import ArborescenceLP
 from lpparse.formulations.consecutive import (
-    BASES,
     ConsecutiveSiblingProgram,
-    candidate_csibs,
-    consecutive_program,
     csib_mask,
+    full_consecutive_program,
     tree_csibs,
 )
 from lpparse.formulations.part_keys import PartKeys
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import Terms
 from lpparse.lp.solution import Solution
-from lpparse.trees import allowed_mask_shape, validate_scores
+from lpparse.trees import allowed_mask_shape
 from lpparse.triples import (
     DenseQuadScorer,
     GrandSiblingBounds,
@@ -270,6 +268,12 @@ class GrandSiblingProgram:
         return read(self.start_row), read(self.flow_row), read(self.sum_row)
 
 
+def _empty_equalities(lp: ArborescenceLP, name: str, index: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Rows ``name[index]`` reading 0 = 0 until parts (and linked window columns) add their coefficients."""
+    nothing = np.empty(0, np.int64)
+    return lp.add_constraints(name, index, nothing, nothing, np.empty(0), 0.0, 0.0)
+
+
 def grandsibling_program(csibs: ConsecutiveSiblingProgram) -> GrandSiblingProgram:
     """Attach the GSibStart, GSibFlow and GSibSum rows to the consecutive-sibling program ``csibs`` (no
     grand-sibling part yet), GSibSum with the coefficient -1 of its window columns, present and future;
@@ -297,27 +301,11 @@ def grandsibling_program(csibs: ConsecutiveSiblingProgram) -> GrandSiblingProgra
     flow[:, 0, :] = False
     fg, fh, fm = np.nonzero(flow)
     flow_row = np.full((size,) * 3, -1, np.int64)
-    flow_row[fg, fh, fm] = lp.add_constraints(
-        "GSibFlow",
-        np.column_stack([fg, fh, fm]),
-        np.empty(0, np.int64),
-        np.empty(0, np.int64),
-        np.empty(0),
-        0.0,
-        0.0,
-    )
+    flow_row[fg, fh, fm] = _empty_equalities(lp, "GSibFlow", np.column_stack([fg, fh, fm]))
     # GSibSum[h, a, b]: windows of tokens
     wh, wa, wb = np.nonzero(_token_windows(arcs, csibs.single_root))
     sum_row = np.full((size,) * 3, -1, np.int64)
-    sum_row[wh, wa, wb] = lp.add_constraints(
-        "GSibSum",
-        np.column_stack([wh, wa, wb]),
-        np.empty(0, np.int64),
-        np.empty(0, np.int64),
-        np.empty(0),
-        0.0,
-        0.0,
-    )
+    sum_row[wh, wa, wb] = _empty_equalities(lp, "GSibSum", np.column_stack([wh, wa, wb]))
     csibs.link(sum_row, -1.0)
     lp.name += "+grandsibling"
     lp.add_variables("zgsib", np.empty((0, 4), np.int64), integer=True)
@@ -334,14 +322,8 @@ def full_grandsibling_program(
     """The arborescence program ``base`` with every candidate window (dense (n+1,)*3 ``csib_scores``) and
     every candidate grand-sibling part (dense (n+1,)*4 ``gsib_scores``) instantiated (-inf: pruned). Raises
     NoTreeError."""
-    if base not in BASES:
-        raise ValueError(f"unknown base formulation {base!r}; choose from {BASES}")
-    lp = FORMULATIONS[base](validate_scores(arc_scores), single_root)
-    csibs = consecutive_program(lp)
-    h, a, b = candidate_csibs(csibs.arc_mask, single_root)
-    csibs.add_parts(h, a, b, np.asarray(csib_scores, dtype=np.float64)[h, a, b])
-    prog = grandsibling_program(csibs)
-    quads = candidate_gsibs(csibs.arc_mask, single_root)
+    prog = grandsibling_program(full_consecutive_program(arc_scores, csib_scores, single_root, base))
+    quads = candidate_gsibs(prog.csibs.arc_mask, single_root)
     prog.add_parts(*quads, np.asarray(gsib_scores, dtype=np.float64)[quads])
     return prog
 

@@ -52,18 +52,17 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.formulations.arborescence import FORMULATIONS, ArborescenceLP
+from lpparse.formulations.arborescence import ArborescenceLP
 from lpparse.formulations.consecutive import (
-    BASES,
     ConsecutiveSiblingProgram,
     candidate_csibs,
-    consecutive_program,
     csib_mask,
+    full_consecutive_program,
 )
 from lpparse.formulations.part_keys import PartKeys
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
-from lpparse.trees import allowed_mask_shape, validate_scores
+from lpparse.trees import allowed_mask_shape
 from lpparse.triples import (
     DenseQuadScorer,
     SparseQuadScorer,
@@ -297,14 +296,8 @@ def full_trisibling_program(
     """The arborescence program ``base`` with every candidate window (dense (n+1,)*3 ``csib_scores``) and
     every candidate tri-sibling part (dense (n+1,)*4 ``tsib_scores``) instantiated (-inf: pruned). Raises
     NoTreeError."""
-    if base not in BASES:
-        raise ValueError(f"unknown base formulation {base!r}; choose from {BASES}")
-    lp = FORMULATIONS[base](validate_scores(arc_scores), single_root)
-    csibs = consecutive_program(lp)
-    h, a, b = candidate_csibs(csibs.arc_mask, single_root)
-    csibs.add_parts(h, a, b, np.asarray(csib_scores, dtype=np.float64)[h, a, b])
-    prog = trisibling_program(csibs)
-    quads = candidate_tsibs(csibs.arc_mask, single_root)
+    prog = trisibling_program(full_consecutive_program(arc_scores, csib_scores, single_root, base))
+    quads = candidate_tsibs(prog.csibs.arc_mask, single_root)
     prog.add_parts(*quads, np.asarray(tsib_scores, dtype=np.float64)[quads])
     return prog
 
