@@ -8,7 +8,6 @@ import os
 import threading
 import time
 import warnings
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -276,20 +275,7 @@ class _Job:
 _LOADED: dict[tuple[str, int], Model | ScoreFile] = {}
 
 
-#: models being loaded in a thread, by path (:func:`run`)
-_PRELOADING: dict[str, Future[Model | ScoreFile]] = {}
-
-
 def _loaded(path: str, kind: str) -> Model | ScoreFile:
-    """The model or score file at ``path``, loaded once per process (waiting for a load begun by :func:`run`;
-    an unreadable model raises here, where it is first needed)."""
-    preloading = _PRELOADING.pop(path, None) if kind == "model" else None
-    if preloading is not None:
-        preloading.result()
-    return _load(path, kind)
-
-
-def _load(path: str, kind: str) -> Model | ScoreFile:
     key = (path, os.getpid() if kind == "scores" else 0)
     if key not in _LOADED:
         _LOADED[key] = load_scores(path, validate=False) if kind == "scores" else Model.load(path)
@@ -359,13 +345,9 @@ def _model_sentences(
         raise UsageError(
             "--single-root and --multi-root apply to --scores only (a model has its own root rule)"
         )
-    path = str(readable_file(args.model, "model").resolve())
-    with ThreadPoolExecutor(1) as loading:  # the model decompresses (zlib frees the GIL) while the treebank is read
-        loaded = loading.submit(_load, path, "model")
-        sentences = selected_sentences(treebank, args, gold=False)
-        model = loaded.result()
-    assert isinstance(model, Model)
+    model = Model.load(readable_file(args.model, "model"))
     decoder, options = _decoder_options(args, model)
+    sentences = selected_sentences(treebank, args, gold=False)
     multi = sum(s.annotated and not s.single_rooted for s in sentences)
     if model.single_root and multi:
         warnings.warn(
@@ -421,9 +403,6 @@ def run(args: argparse.Namespace) -> int:
     proof = output_path(args.proof, "--proof", (*inputs, args.out)) if args.proof else None
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
-    if args.pruner:  # loaded while the model and the treebank are (the first use waits for it)
-        path = str(readable_file(args.pruner, "--pruner model").resolve())
-        _PRELOADING[path] = ThreadPoolExecutor(1).submit(_load, path, "model")
     source: Model | ScoreFile
     if args.model:
         source, positions, sentences, decoder, options = _model_sentences(args, treebank)
