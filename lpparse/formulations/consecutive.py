@@ -104,6 +104,7 @@ __all__ = [
     "consecutive_program",
     "csib_mask",
     "full_consecutive_program",
+    "outward_children",
     "max_csibs_per_tree",
     "solve_consecutive",
     "synthetic_csib_scorer",
@@ -142,9 +143,12 @@ def candidate_csibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> P
     return h.astype(np.int64), a.astype(np.int64), b.astype(np.int64)
 
 
-def tree_csibs(heads: ArrayLike) -> Parts:
-    """The windows ⟨h, a, b⟩ of a tree (``heads[0] = -1``), in lexicographic order: per head and side, the
-    children sorted outward and the windows of two over [h, c1, ..., ck, h]."""
+def outward_children(
+    heads: ArrayLike,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """A tree's arcs (``heads[0] = -1``) by head, side, then distance (each side's children outward): their
+    heads p, children m, and each child's neighbours on its side, the child before it (nearer the head; p
+    for the nearest) and the child after it (p for the outermost)."""
     heads = np.asarray(heads, dtype=np.int64)
     m = np.arange(1, heads.shape[0], dtype=np.int64)
     p = heads[1:]
@@ -155,7 +159,14 @@ def tree_csibs(heads: ArrayLike) -> Parts:
     first[1:] = (p[1:] != p[:-1]) | (right[1:] != right[:-1])
     last = np.ones(m.shape, bool)
     last[:-1] = first[1:]
-    previous = np.where(first, p, np.roll(m, 1))  # the window into m starts at h or at the child before m
+    return p, m, np.where(first, p, np.roll(m, 1)), np.where(last, p, np.roll(m, -1))
+
+
+def tree_csibs(heads: ArrayLike) -> Parts:
+    """The windows ⟨h, a, b⟩ of a tree (``heads[0] = -1``), in lexicographic order: per head and side, the
+    children sorted outward and the windows of two over [h, c1, ..., ck, h]."""
+    p, m, previous, after = outward_children(heads)  # the window into m starts at h or at the child before m
+    last = after == p
     h = np.concatenate([p, p[last]])
     a = np.concatenate([previous, m[last]])
     b = np.concatenate([m, p[last]])

@@ -58,6 +58,7 @@ from lpparse.formulations.consecutive import (
     candidate_csibs,
     csib_mask,
     full_consecutive_program,
+    outward_children,
 )
 from lpparse.formulations.part_keys import PartKeys
 from lpparse.lp.highs_view import HighsModel
@@ -120,18 +121,7 @@ def count_tsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> int:
 def tree_tsibs(heads: ArrayLike) -> Quads:
     """The parts ⟨h, x, a, b⟩ of a tree (``heads[0] = -1``), one per token a, in lexicographic order: per
     head and side, the children sorted outward and the windows of three over [h, c1, ..., ck, h]."""
-    heads = np.asarray(heads, dtype=np.int64)
-    m = np.arange(1, heads.shape[0], dtype=np.int64)
-    p = heads[1:]
-    right = m > p
-    order = np.lexsort((np.abs(m - p), right, p))  # by head, side, then distance: outward
-    p, m, right = p[order], m[order], right[order]
-    first = np.ones(m.shape, bool)
-    first[1:] = (p[1:] != p[:-1]) | (right[1:] != right[:-1])
-    last = np.ones(m.shape, bool)
-    last[:-1] = first[1:]
-    before = np.where(first, p, np.roll(m, 1))
-    after = np.where(last, p, np.roll(m, -1))
+    p, m, before, after = outward_children(heads)
     lex = np.lexsort((after, m, before, p))
     return p[lex], before[lex], m[lex], after[lex]
 
