@@ -321,3 +321,31 @@ def _tree_value(s: np.ndarray, parts: list, heads: np.ndarray) -> float:
 def _brute_force_scored(s: np.ndarray, parts: list, single_root: bool) -> float:
     """The best tree's score, parts scored through their scorers (dense or sparse)."""
     return max(_tree_value(s, parts, h) for h in enumerate_trees(s.shape[0] - 1, single_root))
+
+
+@pytest.mark.parametrize("family", ["trisibling", "grandsibling"])
+def test_programs_refuse_bad_parts_and_keep_pruned_ones_out(family: str) -> None:
+    from lpparse.formulations.arborescence import FORMULATIONS
+    from lpparse.formulations.consecutive import consecutive_program
+    from lpparse.formulations.grandsibling import grandsibling_program
+    from lpparse.formulations.trisibling import trisibling_program
+
+    s = random_arc_scores(4, np.random.default_rng(1), prune=0.0)
+    prog = (trisibling_program if family == "trisibling" else grandsibling_program)(
+        consecutive_program(FORMULATIONS["single-flow"](s, False))
+    )
+    parts = (candidate_tsibs if family == "trisibling" else candidate_gsibs)(allowed_mask_shape(5))
+    first = tuple(v[:3] for v in parts)
+    with pytest.raises(ValueError, match="lie in 0..4"):
+        prog.add_parts(*(v + 5 for v in first), 0.0)
+    with pytest.raises(ValueError, match="every .* part"):
+        prog.add_parts(*(np.zeros(1, np.int64) for _ in range(4)), 0.0)  # ⟨0, 0, 0, 0⟩ is no part
+    with pytest.raises(ValueError, match="NaN"):
+        prog.add_parts(*first, np.nan)
+    cols = prog.add_parts(*first, [1.0, -np.inf, 2.0])
+    assert cols.size == 2 == prog.num_parts  # the pruned part has no column
+    assert prog.keys.present(*first).tolist() == [True, False, True] and not prog.keys.new(*first).any()
+    np.testing.assert_array_equal(np.column_stack(prog.parts()), np.column_stack(first)[[0, 2]])
+    with pytest.raises(ValueError, match="added twice"):
+        prog.add_parts(*(v[1:2] for v in first), 0.0)  # the pruned one, again
+    assert prog.lp.cost[cols].tolist() == [1.0, 2.0]

@@ -57,7 +57,7 @@ from lpparse.formulations.consecutive import (
     full_consecutive_program,
     tree_csibs,
 )
-from lpparse.formulations.part_keys import PartKeys
+from lpparse.formulations.window_parts import PartKeys, WindowPartProgram
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import Terms
 from lpparse.lp.solution import Solution
@@ -67,7 +67,6 @@ from lpparse.triples import (
     GrandSiblingBounds,
     SparseQuadScorer,
     check_gsib_batch,
-    check_part_scores,
 )
 
 __all__ = [
@@ -172,64 +171,30 @@ def synthetic_gsib_scorer(
 
 
 @dataclass
-class GrandSiblingProgram:
+class GrandSiblingProgram(WindowPartProgram):
     """Grand-sibling columns and rows on a consecutive-sibling program ``csibs``: ``start_row[g, h, σ]``,
     ``flow_row[g, h, m]`` and ``sum_row[h, a, b]`` (-1: none); the parts with a column or pruned in
     ``keys``."""
 
-    csibs: ConsecutiveSiblingProgram
     start_row: NDArray[np.int64]
     flow_row: NDArray[np.int64]
     sum_row: NDArray[np.int64]
-    keys: PartKeys
     #: windows whose GSibSum row holds a part (the others hold at most their window's column)
     sum_used: NDArray[np.bool_] = field(init=False)
+
+    block = "zgsib"
+    kind = "grand-sibling"
+    needs = "⟨g, h, a, b⟩ needs a candidate arc g→h and a candidate window ⟨h, a, b⟩ of a token h"
 
     def __post_init__(self) -> None:
         self.sum_used = np.zeros(self.sum_row.shape, bool)
 
-    @property
-    def lp(self) -> ArborescenceLP:
-        return self.csibs.lp
+    def _candidate(self, parts: Quads) -> NDArray[np.bool_]:
+        g, h, a, b = parts
+        return (self.csibs.z_col[g, h] >= 0) & (self.sum_row[h, a, b] >= 0)
 
-    @property
-    def n(self) -> int:
-        return self.csibs.n
-
-    @property
-    def num_parts(self) -> int:
-        return len(self.lp.var_blocks["zgsib"])
-
-    def add_parts(
-        self, g: ArrayLike, h: ArrayLike, a: ArrayLike, b: ArrayLike, scores: ArrayLike
-    ) -> NDArray[np.int64]:
-        """Append zgsib columns for new candidate parts with costs ``scores`` and their coefficients in the
-        GSibStart, GSibFlow and GSibSum rows; return the new columns. A part scored -inf gets no column."""
-        g, h, a, b = (np.asarray(v, dtype=np.int64).ravel() for v in (g, h, a, b))
-        if not g.shape == h.shape == a.shape == b.shape:
-            raise ValueError("g, h, a and b must have the same length")
-        scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), g.shape)
-        if g.size == 0:
-            return np.empty(0, np.int64)
-        size = self.n + 1
-        if min(int(v.min()) for v in (g, h, a, b)) < 0 or max(int(v.max()) for v in (g, h, a, b)) >= size:
-            raise ValueError(f"grand-sibling indices must lie in 0..{self.n}")
-        if not ((self.csibs.z_col[g, h] >= 0) & (self.sum_row[h, a, b] >= 0)).all():
-            raise ValueError(
-                "every grand-sibling part ⟨g, h, a, b⟩ needs a candidate arc g→h and a candidate window "
-                "⟨h, a, b⟩ of a token h"
-            )
-        check_part_scores(scores, "grand-sibling")
-        cut = np.isneginf(scores)
-        try:
-            self.keys.mark(self.keys.keys(g, h, a, b), cut)
-        except ValueError:
-            raise ValueError("grand-sibling part added twice") from None
-        g, h, a, b, scores = (v[~cut] for v in (g, h, a, b, scores))
-        if g.size == 0:
-            return np.empty(0, np.int64)
-        lp = self.lp
-        cols = lp.add_variables("zgsib", np.column_stack([g, h, a, b]), cost=scores, integer=True)
+    def _coefficients(self, parts: Quads, cols: NDArray[np.int64]) -> None:
+        g, h, a, b = parts
         first, into, out_of = a == h, b != h, a != h
         side = (b > h).astype(np.int64)
         rows = np.concatenate(
@@ -244,18 +209,8 @@ class GrandSiblingProgram:
         values = np.concatenate(
             [np.ones(int(first.sum())), np.ones(int(into.sum())), -np.ones(int(out_of.sum())), np.ones(cols.size)]
         )
-        lp.add_coefficients(rows, columns, values)
+        self.lp.add_coefficients(rows, columns, values)
         self.sum_used[h, a, b] = True
-        return cols
-
-    def parts(self) -> Quads:
-        """(g, h, a, b) of the parts with a column, in column order."""
-        idx = self.lp.var_blocks["zgsib"].index
-        return idx[:, 0], idx[:, 1], idx[:, 2], idx[:, 3]
-
-    def part_values(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
-        """zgsib values of a primal vector, aligned with :meth:`parts`."""
-        return values[self.lp.cols("zgsib")]
 
     def row_duals(
         self, y: NDArray[np.float64]
@@ -309,7 +264,7 @@ def grandsibling_program(csibs: ConsecutiveSiblingProgram) -> GrandSiblingProgra
     csibs.link(sum_row, -1.0)
     lp.name += "+grandsibling"
     lp.add_variables("zgsib", np.empty((0, 4), np.int64), integer=True)
-    return GrandSiblingProgram(csibs, start_row, flow_row, sum_row, PartKeys(csibs.n, 4))
+    return GrandSiblingProgram(csibs, PartKeys(csibs.n, 4), start_row, flow_row, sum_row)
 
 
 def full_grandsibling_program(

@@ -52,7 +52,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.formulations.arborescence import ArborescenceLP
 from lpparse.formulations.consecutive import (
     ConsecutiveSiblingProgram,
     candidate_csibs,
@@ -60,7 +59,7 @@ from lpparse.formulations.consecutive import (
     full_consecutive_program,
     outward_children,
 )
-from lpparse.formulations.part_keys import PartKeys
+from lpparse.formulations.window_parts import PartKeys, WindowPartProgram
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape
@@ -68,7 +67,6 @@ from lpparse.triples import (
     DenseQuadScorer,
     SparseQuadScorer,
     TriSiblingBounds,
-    check_part_scores,
     check_tsib_batch,
 )
 
@@ -174,76 +172,35 @@ def synthetic_tsib_scorer(
 
 
 @dataclass
-class TriSiblingProgram:
+class TriSiblingProgram(WindowPartProgram):
     """Tri-sibling columns and rows on a consecutive-sibling program ``csibs``: ``in_row[h, a, b]`` and
-    ``out_row[h, x, a]``: rows TSibIn/TSibOut of a window (-1: none); masks ``present[h, x, a, b]`` (a column)
-    and ``pruned`` (scored -inf: none) in ``keys``."""
+    ``out_row[h, x, a]``: rows TSibIn/TSibOut of a window (-1: none); the parts with a column or pruned in
+    ``keys``."""
 
-    csibs: ConsecutiveSiblingProgram
     in_row: NDArray[np.int64]
     out_row: NDArray[np.int64]
-    keys: PartKeys
     #: windows whose TSibIn / TSibOut row holds a part (the others hold at most their window's column)
     in_used: NDArray[np.bool_] = field(init=False)
     out_used: NDArray[np.bool_] = field(init=False)
+
+    block = "ztsib"
+    kind = "tri-sibling"
+    needs = "⟨h, x, a, b⟩ needs a ≠ h and candidate windows ⟨h, x, a⟩, ⟨h, a, b⟩"
 
     def __post_init__(self) -> None:
         self.in_used = np.zeros(self.in_row.shape, bool)
         self.out_used = np.zeros(self.out_row.shape, bool)
 
-    @property
-    def lp(self) -> ArborescenceLP:
-        return self.csibs.lp
+    def _candidate(self, parts: Quads) -> NDArray[np.bool_]:
+        h, x, a, b = parts
+        return (self.out_row[h, x, a] >= 0) & (self.in_row[h, a, b] >= 0)
 
-    @property
-    def n(self) -> int:
-        return self.csibs.n
-
-    @property
-    def num_parts(self) -> int:
-        return len(self.lp.var_blocks["ztsib"])
-
-    def add_parts(self, h: ArrayLike, x: ArrayLike, a: ArrayLike, b: ArrayLike, scores: ArrayLike) -> NDArray[np.int64]:
-        """Append ztsib columns for new candidate parts with costs ``scores`` and their coefficients in the
-        TSibIn and TSibOut rows; return the new columns. A part scored -inf gets no column (``pruned``)."""
-        h, x, a, b = (np.asarray(v, dtype=np.int64).ravel() for v in (h, x, a, b))
-        if not h.shape == x.shape == a.shape == b.shape:
-            raise ValueError("h, x, a and b must have the same length")
-        scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), h.shape)
-        if h.size == 0:
-            return np.empty(0, np.int64)
-        size = self.n + 1
-        if min(int(v.min()) for v in (h, x, a, b)) < 0 or max(int(v.max()) for v in (h, x, a, b)) >= size:
-            raise ValueError(f"tri-sibling indices must lie in 0..{self.n}")
-        if not ((self.out_row[h, x, a] >= 0) & (self.in_row[h, a, b] >= 0)).all():
-            raise ValueError(
-                "every tri-sibling part ⟨h, x, a, b⟩ needs a ≠ h and candidate windows ⟨h, x, a⟩, ⟨h, a, b⟩"
-            )
-        check_part_scores(scores, "tri-sibling")
-        cut = np.isneginf(scores)
-        try:
-            self.keys.mark(self.keys.keys(h, x, a, b), cut)
-        except ValueError:
-            raise ValueError("tri-sibling part added twice") from None
-        h, x, a, b, scores = (v[~cut] for v in (h, x, a, b, scores))
-        if h.size == 0:
-            return np.empty(0, np.int64)
-        lp = self.lp
-        cols = lp.add_variables("ztsib", np.column_stack([h, x, a, b]), cost=scores, integer=True)
+    def _coefficients(self, parts: Quads, cols: NDArray[np.int64]) -> None:
+        h, x, a, b = parts
         rows = np.concatenate([self.out_row[h, x, a], self.in_row[h, a, b]])
-        lp.add_coefficients(rows, np.concatenate([cols, cols]), np.ones(rows.size))
+        self.lp.add_coefficients(rows, np.concatenate([cols, cols]), np.ones(rows.size))
         self.out_used[h, x, a] = True
         self.in_used[h, a, b] = True
-        return cols
-
-    def parts(self) -> Quads:
-        """(h, x, a, b) of the parts with a column, in column order."""
-        idx = self.lp.var_blocks["ztsib"].index
-        return idx[:, 0], idx[:, 1], idx[:, 2], idx[:, 3]
-
-    def part_values(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
-        """ztsib values of a primal vector, aligned with :meth:`parts`."""
-        return values[self.lp.cols("ztsib")]
 
     def node_duals(self, y: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(y_out, y_in) as (n+1)^3 arrays: the duals of TSibOut[h, x, a] and TSibIn[h, a, b] (0: no row)."""
@@ -273,7 +230,7 @@ def trisibling_program(csibs: ConsecutiveSiblingProgram) -> TriSiblingProgram:
         csibs.link(rows, -1.0)
     lp.name += "+trisibling"
     lp.add_variables("ztsib", np.empty((0, 4), np.int64), integer=True)
-    return TriSiblingProgram(csibs, in_row, out_row, PartKeys(csibs.n, 4))
+    return TriSiblingProgram(csibs, PartKeys(csibs.n, 4), in_row, out_row)
 
 
 def full_trisibling_program(

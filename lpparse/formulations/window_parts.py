@@ -1,0 +1,123 @@
+"""What the programs of third-order parts on consecutive-sibling windows share: which parts have a column or
+were pruned, kept as sorted flat keys (an (n+1)^4 mask would take 100 MB at n = 100, while a run holds a few
+thousand parts), and the checks and bookkeeping of adding parts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lpparse.formulations.arborescence import ArborescenceLP
+from lpparse.formulations.consecutive import ConsecutiveSiblingProgram
+from lpparse.triples import check_part_scores
+
+__all__ = ["PartKeys", "WindowPartProgram"]
+
+Quads = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
+
+
+class PartKeys:
+    """The parts with a column (``present``) and those scored -inf (``pruned``, no column) of a family of
+    ``arity``-index parts over 0..n, as sorted flat indices."""
+
+    def __init__(self, n: int, arity: int) -> None:
+        self.shape = (n + 1,) * arity
+        self._present = np.empty(0, np.int64)
+        self._pruned = np.empty(0, np.int64)
+
+    def keys(self, *parts: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The flat index of each part."""
+        return np.ravel_multi_index(parts, self.shape).astype(np.int64)
+
+    def present(self, *parts: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Whether each part has a column."""
+        return np.isin(self.keys(*parts), self._present)
+
+    def new(self, *parts: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Whether each part has neither a column nor a pruned mark."""
+        keys = self.keys(*parts)
+        return ~np.isin(keys, self._present) & ~np.isin(keys, self._pruned)
+
+    def mark(self, keys: NDArray[np.int64], pruned: NDArray[np.bool_]) -> None:
+        """Record new parts by key: the ``pruned`` ones as pruned, the others as present. ValueError if one
+        is known already or listed twice."""
+        if np.unique(keys).size < keys.size or (~self.new(*np.unravel_index(keys, self.shape))).any():
+            raise ValueError("part added twice")
+        self._pruned = np.union1d(self._pruned, keys[pruned])
+        self._present = np.union1d(self._present, keys[~pruned])
+
+
+@dataclass
+class WindowPartProgram:
+    """What the programs of 4-index parts on consecutive-sibling windows share
+    (:mod:`lpparse.formulations.trisibling`, :mod:`lpparse.formulations.grandsibling`): the window program
+    ``csibs`` they sit on, the parts with a column or pruned (``keys``), the column block ``block`` and the
+    checks and bookkeeping of :meth:`add_parts`. A subclass says which parts are candidates
+    (:meth:`_candidate`) and where a new column's coefficients go (:meth:`_coefficients`)."""
+
+    csibs: ConsecutiveSiblingProgram
+    keys: PartKeys
+
+    block: ClassVar[str]
+    kind: ClassVar[str]
+    #: what a candidate part needs, for the error on one that is not
+    needs: ClassVar[str]
+
+    @property
+    def lp(self) -> ArborescenceLP:
+        return self.csibs.lp
+
+    @property
+    def n(self) -> int:
+        return self.csibs.n
+
+    @property
+    def num_parts(self) -> int:
+        return len(self.lp.var_blocks[self.block])
+
+    def _candidate(self, parts: Quads) -> NDArray[np.bool_]:
+        raise NotImplementedError
+
+    def _coefficients(self, parts: Quads, cols: NDArray[np.int64]) -> None:
+        """Add the new columns ``cols`` of ``parts`` to their rows."""
+        raise NotImplementedError
+
+    def add_parts(
+        self, i: ArrayLike, j: ArrayLike, k: ArrayLike, l: ArrayLike, scores: ArrayLike  # noqa: E741
+    ) -> NDArray[np.int64]:
+        """Append columns for new candidate parts with costs ``scores`` and their coefficients in their rows;
+        return the new columns. A part scored -inf gets no column (``keys`` marks it pruned)."""
+        parts = tuple(np.asarray(v, dtype=np.int64).ravel() for v in (i, j, k, l))
+        if len({v.shape for v in parts}) > 1:
+            raise ValueError(f"the {self.kind} index arrays must have the same length")
+        scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), parts[0].shape)
+        if parts[0].size == 0:
+            return np.empty(0, np.int64)
+        if min(int(v.min()) for v in parts) < 0 or max(int(v.max()) for v in parts) > self.n:
+            raise ValueError(f"{self.kind} indices must lie in 0..{self.n}")
+        if not self._candidate(parts).all():  # type: ignore[arg-type]
+            raise ValueError(f"every {self.kind} part {self.needs}")
+        check_part_scores(scores, self.kind)
+        cut = np.isneginf(scores)
+        try:
+            self.keys.mark(self.keys.keys(*parts), cut)
+        except ValueError:
+            raise ValueError(f"{self.kind} part added twice") from None
+        kept: Quads = tuple(v[~cut] for v in parts)  # type: ignore[assignment]
+        if kept[0].size == 0:
+            return np.empty(0, np.int64)
+        cols = self.lp.add_variables(self.block, np.column_stack(kept), cost=scores[~cut], integer=True)
+        self._coefficients(kept, cols)
+        return cols
+
+    def parts(self) -> Quads:
+        """The parts with a column, in column order."""
+        idx = self.lp.var_blocks[self.block].index
+        return idx[:, 0], idx[:, 1], idx[:, 2], idx[:, 3]
+
+    def part_values(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The parts' values in a primal vector, aligned with :meth:`parts`."""
+        return values[self.lp.cols(self.block)]
