@@ -189,7 +189,7 @@ class GrandSiblingProgram(WindowPartProgram):
     def __post_init__(self) -> None:
         self.sum_used = np.zeros(self.sum_row.shape, bool)
 
-    def _candidate(self, parts: Quads) -> NDArray[np.bool_]:
+    def candidate(self, parts: Quads) -> NDArray[np.bool_]:
         g, h, a, b = parts
         return (self.csibs.z_col[g, h] >= 0) & (self.sum_row[h, a, b] >= 0)
 

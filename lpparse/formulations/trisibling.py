@@ -191,7 +191,7 @@ class TriSiblingProgram(WindowPartProgram):
         self.in_used = np.zeros(self.in_row.shape, bool)
         self.out_used = np.zeros(self.out_row.shape, bool)
 
-    def _candidate(self, parts: Quads) -> NDArray[np.bool_]:
+    def candidate(self, parts: Quads) -> NDArray[np.bool_]:
         h, x, a, b = parts
         return (self.out_row[h, x, a] >= 0) & (self.in_row[h, a, b] >= 0)
 

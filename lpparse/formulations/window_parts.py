@@ -56,7 +56,7 @@ class WindowPartProgram:
     (:mod:`lpparse.formulations.trisibling`, :mod:`lpparse.formulations.grandsibling`): the window program
     ``csibs`` they sit on, the parts with a column or pruned (``keys``), the column block ``block`` and the
     checks and bookkeeping of :meth:`add_parts`. A subclass says which parts are candidates
-    (:meth:`_candidate`) and where a new column's coefficients go (:meth:`_coefficients`)."""
+    (:meth:`candidate`) and where a new column's coefficients go (:meth:`_coefficients`)."""
 
     csibs: ConsecutiveSiblingProgram
     keys: PartKeys
@@ -78,7 +78,8 @@ class WindowPartProgram:
     def num_parts(self) -> int:
         return len(self.lp.var_blocks[self.block])
 
-    def _candidate(self, parts: Quads) -> NDArray[np.bool_]:
+    def candidate(self, parts: Quads) -> NDArray[np.bool_]:
+        """Which of ``parts`` (index arrays in 0..n) are candidates of the program."""
         raise NotImplementedError
 
     def _coefficients(self, parts: Quads, cols: NDArray[np.int64]) -> None:
@@ -98,7 +99,7 @@ class WindowPartProgram:
             return np.empty(0, np.int64)
         if min(int(v.min()) for v in parts) < 0 or max(int(v.max()) for v in parts) > self.n:
             raise ValueError(f"{self.kind} indices must lie in 0..{self.n}")
-        if not self._candidate(parts).all():  # type: ignore[arg-type]
+        if not self.candidate(parts).all():  # type: ignore[arg-type]
             raise ValueError(f"every {self.kind} part {self.needs}")
         check_part_scores(scores, self.kind)
         cut = np.isneginf(scores)

@@ -115,14 +115,10 @@ class _WindowFamily(Counted):
     def added(self) -> int:
         return self.prog.num_parts
 
-    def _valid(self, parts: Index) -> NDArray[np.bool_]:
-        """Which of ``parts`` are candidates of the program."""
-        raise NotImplementedError
-
     def _add(self, parts: Index) -> None:
         """Add the candidate parts of ``parts`` that are neither present nor pruned."""
         parts = tuple(np.asarray(v, np.int64) for v in parts)
-        keep = self._valid(parts)
+        keep = self.prog.candidate(parts)
         parts = tuple(v[keep] for v in parts)
         if parts[0].size == 0:
             return
@@ -279,10 +275,6 @@ class TriSiblingFamily(_WindowFamily):
         super().__init__(spec, binding, prog, count_tsibs(csibs.arc_mask, csibs.single_root))
         self._bound_first, self._bound_second = self.cache.bounds()
 
-    def _valid(self, parts: Index) -> NDArray[np.bool_]:
-        h, x, a, b = parts
-        return (a != h) & (self.prog.out_row[h, x, a] >= 0) & (self.prog.in_row[h, a, b] >= 0)
-
     def _start_parts(self, tree: NDArray[np.int64]) -> Index:
         h, m = (v.astype(np.int64) for v in np.nonzero(self.prog.csibs.arc_mask))
         return h, h, m, h
@@ -386,10 +378,6 @@ class GrandSiblingFamily(_WindowFamily):
         prog = grandsibling_program(csibs)
         super().__init__(spec, binding, prog, count_gsibs(csibs.arc_mask, csibs.single_root))
         self._gha, self._ghb, self._hab = self.cache.bounds()
-
-    def _valid(self, parts: Index) -> NDArray[np.bool_]:
-        g, h, a, b = parts
-        return (self.prog.csibs.z_col[g, h] >= 0) & (self.prog.sum_row[h, a, b] >= 0)
 
     def _start_parts(self, tree: NDArray[np.int64]) -> Index:
         h, m = (v.astype(np.int64) for v in np.nonzero(self.prog.csibs.arc_mask[1:]))
