@@ -429,16 +429,14 @@ class GrandSiblingFamily(_WindowFamily):
             t_a.max(axis=2) + best_b + (self._hab + t_sum).max(axis=(1, 2))[None, :],
         )
         pairs, screened = _screen(np.where(arcs, screen, -np.inf), state.tol)
-        size = self.prog.n + 1
-        first = np.zeros((size, size, size))  # [h, a, b]: 1 where a = h
-        first[np.arange(size), np.arange(size), :] = 1.0
 
         def bound(g: NDArray[np.int64], h: NDArray[np.int64]) -> NDArray[np.float64]:
             cap = np.minimum(
                 np.minimum(self._gha[g, h, :][:, :, None], self._ghb[g, h, :][:, None, :]), self._hab[h]
             )
-            duals = t_a[g, h, :][:, :, None] + t_b[g, h, :][:, None, :] + t_sum[h]
-            return cap + duals + first[h] * t_start[g, h, :][:, None, :]  # [pair, a, b]
+            out = cap + t_a[g, h, :][:, :, None] + t_b[g, h, :][:, None, :] + t_sum[h]  # [pair, a, b]
+            out[np.arange(g.size), h, :] += t_start[g, h, :]  # the first windows, a = h
+            return out
 
         def exact(p: Index) -> NDArray[np.float64]:
             g, h, a, b = p
