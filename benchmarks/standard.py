@@ -145,12 +145,13 @@ def dev_runs(
         model = Model.load(file)
         pruning = ArcPruning(**(model.training.get("config", {}).get("pruning") or {}))
         for decoder, options in (("auto", {}), ("exact", {"time_limit": exact_time_limit})):
-            start = time.perf_counter()
-            results = [
-                decode_sentence(model, s, decoder, pruner=pruner, pruning=pruning, **options)
-                for s in sentences
-            ]
-            seconds = time.perf_counter() - start
+            results, times = [], []
+            for s in sentences:
+                start = time.perf_counter()
+                results.append(decode_sentence(model, s, decoder, pruner=pruner, pruning=pruning, **options))
+                times.append(time.perf_counter() - start)
+            seconds = sum(times)
+            worst = int(np.argmax(times))
             key = f"{suffix}/{decoder}"
             heads[key] = [r.heads for r in results]
             correct = sum(sentence_uas(s, r.heads).correct_no_punct for s, r in zip(sentences, results))
@@ -163,6 +164,8 @@ def dev_runs(
                 "proved": f"{sum(certified_tree(r) for r in results)}/{len(results)}",
                 "tokens/s": tokens / seconds,
                 "seconds": seconds,
+                "worst": f"{times[worst]:.2f} s ({sentences[worst].n} tokens, {sentences[worst].sent_id})",
+                "p99 s": float(np.quantile(times, 0.99)),
             }
             print(
                 f"{name} {key}: UAS {runs[key]['uas']:.2f}, {runs[key]['tokens/s']:.0f} tokens/s", flush=True
@@ -202,12 +205,12 @@ def markdown(result: dict[str, Any]) -> str:
         lines += [
             f"Dev ({dev['sentences']} sentences, {dev['tokens']} tokens), over pruned arcs:",
             "",
-            "| model | decoder | UAS (no punct) | % integral LP | proved optimal | tokens/s |",
-            "|---|---|---|---|---|---|",
+            "| model | decoder | UAS (no punct) | % integral LP | proved optimal | tokens/s | worst sentence | p99 |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for run in dev["runs"].values():
             lines.append(
-                f"| {MODELS[run['model']]} | {run['decoder']} | {run['uas']:.2f} | {run['integral']:.1f} | {run['proved']} | {run['tokens/s']:.0f} |"
+                f"| {MODELS[run['model']]} | {run['decoder']} | {run['uas']:.2f} | {run['integral']:.1f} | {run['proved']} | {run['tokens/s']:.0f} | {run.get('worst', '-')} | {run.get('p99 s', float('nan')):.2f} s |"
             )
         lines += ["", "| standard minus | UAS difference | 95% interval | p |", "|---|---|---|---|"]
         for label, c in dev["compared"].items():
