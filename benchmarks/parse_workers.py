@@ -2,7 +2,8 @@
 
 Each configuration runs ``--repeats`` times, the worker counts alternated (1, N, 1, N, ...) so that drift of a
 shared machine hits both alike; the outputs must be byte-identical. Times are the command's wall clock (start-up,
-model loading and writing included) and the decoding time it prints. Written to
+model loading and writing included) and the decoding time it prints. lpparse's bytecode is compiled first (as an installation does), so that no run
+compiles modules on start-up (``PYTHONDONTWRITEBYTECODE`` would otherwise make each one). Written to
 ``benchmarks/results/<out>.{json,md}`` (default ``parse_workers``). Run with every core free.
 """
 
@@ -51,6 +52,7 @@ def main() -> None:
     parser.add_argument("--out", default="parse_workers")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "lpparse")], check=True)
     work = REPO / "benchmarks" / "results" / ".parse_workers"
     work.mkdir(exist_ok=True)
     for decoder in args.decoders:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import conllu
@@ -254,6 +255,12 @@ def test_saved_model_scores_identically(tmp_path: Path) -> None:
     model.save(path)
     loaded = Model.load(path)
     assert loaded.order == 2 and loaded.training == {"note": "test"}
+    with zipfile.ZipFile(path) as archive:  # weights stored (fast to load), the rest deflated
+        kinds = {m.filename: m.compress_type for m in archive.infolist()}
+    assert kinds.pop("weight_value.npy") == zipfile.ZIP_STORED
+    assert set(kinds.values()) == {zipfile.ZIP_DEFLATED}
+    again = dict(np.load(path))  # still a plain npz archive
+    assert np.array_equal(again["weight_value"], model.weights[model.weights != 0])
     assert np.array_equal(loaded.weights, model.weights)
     for sentence in SAMPLE[:5]:
         a, b = model.scorer(sentence), loaded.scorer(sentence)

@@ -50,6 +50,7 @@ from numpy.typing import NDArray
 from lpparse.colgen.certificate import ppc_certificate
 from lpparse.colgen.family import DualState, PartFamily, Priced, Separated
 from lpparse.colgen.options import DEFAULT_MASTER, DEGENERATE_MASTER, ColgenOptions
+from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import DUAL, PRIMAL, HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import Certificate, Solution, Status
@@ -132,13 +133,17 @@ class EngineResult:
     max_reduced_cost: float = np.inf
     max_violation: float = np.inf
     info: dict[str, object] = field(default_factory=dict)
+    #: the last master's basis by label, for a later run to start from (``keep_basis``, optimal runs only)
+    basis: LabelledBasis | None = None
 
 
 class Engine:
     """Column and row generation on ``lp`` with ``families`` (module docstring). ``start``: the run's start
     (a ``time.perf_counter()`` value; default: now), from which ``options.time_limit`` counts; ``master``: a
     live model of ``lp`` to drive (default: a :class:`HighsModel` with the master settings' options, without the
-    columns and rows the families keep out)."""
+    columns and rows the families keep out); ``basis``: a basis by label (another run's, on a program of the
+    same labels) that the first solve of an engine-built master starts from; ``keep_basis``: return the last
+    master's basis by label (:attr:`EngineResult.basis`)."""
 
     def __init__(
         self,
@@ -147,6 +152,8 @@ class Engine:
         options: ColgenOptions | None = None,
         start: float | None = None,
         master: LPModel | None = None,
+        basis: LabelledBasis | None = None,
+        keep_basis: bool = False,
     ) -> None:
         names = [f.name for f in families]
         if len(set(names)) < len(names):
@@ -162,6 +169,7 @@ class Engine:
         )
         #: a warm primal re-solve stalled: dual simplex for the rest of the run
         self.stalled = False
+        self.basis, self.keep_basis = basis, keep_basis
 
     def _master(self) -> LPModel:
         """Seed every family and build the HiGHS master without what they keep out."""
@@ -175,13 +183,16 @@ class Engine:
                 raise ValueError("a given master cannot leave columns or rows out: let the engine build it")
             return self.master
         opts = self.options
-        return HighsModel(
+        model = HighsModel(
             self.lp,
             tol=opts.certificate_tol,
             options=dict(self.settings.highs_options),
             inactive_cols=cols,
             inactive_rows=rows,
         )
+        if self.basis is not None:
+            model.start_from(self.basis)
+        return model
 
     def _solve(self, model: LPModel, deadline: float | None, warm: bool) -> tuple[Solution, int, float]:
         """One master solve (solution, simplex iterations, seconds); a stalled warm primal re-solve goes on
@@ -262,6 +273,8 @@ class Engine:
             self._stall_limit(model, primal)
         result.info["stalled"] = self.stalled
         self._certify(result)
+        if self.keep_basis and result.status is Status.OPTIMAL and isinstance(model, HighsModel):
+            result.basis = LabelledBasis.of(self.lp, *model.program_basis())
         return result
 
     def _scoring_seconds(self) -> float:

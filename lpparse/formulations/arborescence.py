@@ -101,7 +101,9 @@ def single_commodity_flow(scores: NDArray[np.float64], single_root: bool = False
     Raises NoTreeError."""
     lp, arcs = _arc_program(scores, single_root, "single-flow")
     n = lp.n
-    flows = lp.add_variables("phi", arcs)  # the columns in arc order, as z's: no look-up below
+    # the columns in arc order, as z's: no look-up below. Their capacity n (NoFlow implies it) is also their
+    # bound, so that a bound from duals stays finite when a solver's reduced cost of a flow is round-off above 0
+    flows = lp.add_variables("phi", arcs, upper=float(n))
     lp.flow_capacity, lp.commodities = float(n), 1
     root = arcs[:, 0] == 0
     word = ~root
@@ -120,7 +122,7 @@ def multi_commodity_flow(scores: NDArray[np.float64], single_root: bool = False)
     tokens = np.arange(1, n + 1)
     com = np.repeat(tokens, k)  # commodity of each flow column, arcs tiled inside
     flows = np.column_stack([com, np.tile(arcs, (n, 1))])  # (commodity, h, m)
-    lp.add_variables("phi", flows)
+    lp.add_variables("phi", flows, upper=1.0)  # as single-flow's: the capacity NoFlow implies, as a bound
     lp.flow_capacity, lp.commodities = 1.0, n
     root, word = flows[flows[:, 1] == 0], flows[flows[:, 1] > 0]
     lp.constrain("Source", tokens, lp.var("phi", root).at(root[:, 0]), 1.0, 1.0)

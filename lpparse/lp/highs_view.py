@@ -27,6 +27,7 @@ import highspy
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse.lp.basis import BASIC, LOWER, UPPER, LabelledBasis, consistent
 from lpparse.lp.program import INF, LinearProgram
 from lpparse.lp.solution import TOL, Solution, Status
 
@@ -47,6 +48,20 @@ _STATUS = {
     highspy.HighsModelStatus.kPostsolveError: Status.NUMERICAL_TROUBLE,
     highspy.HighsModelStatus.kPresolveError: Status.NUMERICAL_TROUBLE,
 }
+
+
+#: HiGHS's basis statuses by code (:mod:`lpparse.lp.basis`)
+_BASIS_STATUS = list(highspy.HighsBasisStatus.__members__.values())
+
+
+def _side(
+    values: NDArray[np.float64], lower: NDArray[np.float64], upper: NDArray[np.float64]
+) -> NDArray[np.int8]:
+    """UPPER where a nonbasic entry of ``values`` would sit at its finite upper bound (nearer to it than to the
+    lower one, or the lower one infinite), else LOWER."""
+    with np.errstate(invalid="ignore"):
+        at_upper = np.isfinite(upper) & ((values > (lower + upper) / 2) | ~np.isfinite(lower))
+    return np.where(at_upper, UPPER, LOWER).astype(np.int8)
 
 
 def duals_from_highs(
@@ -506,6 +521,39 @@ class HighsModel:
         if not self._in_program_order():
             raise ValueError("this model's HiGHS order is not the program's (inactive columns or rows)")
         self._check(self.highs.setBasis(basis), "setBasis")
+
+    def program_basis(self) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
+        """The current basis in program order (:mod:`lpparse.lp.basis` codes): HiGHS's basic variables, the
+        nonbasic ones at the bound their value is nearer; an inactive column at its lower bound, an inactive
+        row basic. (From the basic variables and the values, not HiGHS's status lists: reading those costs a
+        Python object per column.)"""
+        lp, cp, rp = self.lp, self._col_p, self._row_p
+        _, basic = self.highs.getBasicVariables()
+        sol = self.highs.getSolution()
+        cols = np.full(lp.num_cols, LOWER, np.int8)
+        rows = np.full(lp.num_rows, BASIC, np.int8)
+        cols[cp] = _side(_vector(sol.col_value), lp.col_lower[cp], lp.col_upper[cp])
+        rows[rp] = _side(_vector(sol.row_value), lp.row_lower[rp], lp.row_upper[rp])
+        basic = np.asarray(basic, np.int64)
+        cols[cp[basic[basic >= 0]]] = BASIC
+        rows[rp[-1 - basic[basic < 0]]] = BASIC
+        return cols, rows
+
+    def start_from(self, basis: LabelledBasis) -> bool:
+        """Install ``basis`` (another program's, by label: :class:`lpparse.lp.basis.LabelledBasis`), placed on
+        this program and made consistent, so that the next solve starts from it; False when HiGHS refuses it
+        (the solve then starts as it would have)."""
+        self.sync()
+        lp, cp, rp = self.lp, self._col_p, self._row_p
+        col, row = basis.placed(lp)
+        col, row = consistent(
+            col[cp], row[rp], (lp.col_lower[cp], lp.col_upper[cp]), (lp.row_lower[rp], lp.row_upper[rp])
+        )
+        start = highspy.HighsBasis()
+        start.col_status = [_BASIS_STATUS[c] for c in col.tolist()]
+        start.row_status = [_BASIS_STATUS[r] for r in row.tolist()]
+        start.valid = True
+        return self.highs.setBasis(start) != highspy.HighsStatus.kError
 
     def write(self, path: str | Path) -> None:
         """Write the model (``.lp`` or ``.mps``; the active part) with symbolic names ``block[i,j]``."""

@@ -73,6 +73,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen import ColgenOptions, Warm
 from lpparse.colgen.cache import ScoreCache
+from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import TOL, Certificate, Status, farkas_margin
@@ -113,7 +114,8 @@ class ExactOptions:
     (:class:`lpparse.colgen.ColgenOptions`: tolerances, pricing devices, sibling preset; its time limit is
     replaced by what is left of the search's); ``verify``: certify by :func:`check_proof` (the proof
     re-checked from its duals over the full program, built once: about a brute-force run's time more)
-    instead of :func:`check_records`.
+    instead of :func:`check_records`; ``warm_basis``: a node's first LP solve starts from its parent's final
+    basis, by label (:mod:`lpparse.lp.basis`), instead of cold.
     """
 
     base: str = "single-flow"
@@ -125,6 +127,7 @@ class ExactOptions:
     branching: str = "gub"
     ppc: ColgenOptions = field(default_factory=ColgenOptions)
     verify: bool = False
+    warm_basis: bool = True
 
 
 @dataclass
@@ -345,6 +348,8 @@ class _Search:
         self.results: dict[int, PPCResult] = {}
         #: the warm start of each solved node whose children are not all solved yet: their starting columns
         self.warm: dict[int, dict[str, Warm]] = {}
+        #: the final basis of each such node (by label): its children's first solves start from it
+        self.bases: dict[int, LabelledBasis | None] = {}
         self.unsolved_children: dict[int, int] = {}
         self.heap: list[tuple[float, int]] = []
         self.best: NDArray[np.int64] | None = None
@@ -391,6 +396,8 @@ class _Search:
             self.options.base,
             replace(self.options.ppc, time_limit=time_limit),
             warm,
+            basis=self.bases.get(node.parent) if self.options.warm_basis else None,
+            keep_basis=self.options.warm_basis,
         )
 
     def solve(self, node: BranchNode) -> PPCResult:
@@ -405,10 +412,11 @@ class _Search:
         self.stats.time_solving += result.stats.time_solving
         node.rounds, node.added = result.stats.iterations, result.stats.added
         self.warm[node.id] = self.parts.warm(result)
+        self.bases[node.id] = result.basis
         if node.parent >= 0:
             self.unsolved_children[node.parent] -= 1
             if self.unsolved_children[node.parent] == 0:
-                del self.warm[node.parent]
+                self._forget(node.parent)
         if node.id == 0 or self.options.keep_results:
             self.results[node.id] = result
         return result
@@ -449,7 +457,11 @@ class _Search:
         node.children = tuple(self.new_node(node, modifier, kept).id for kept in parts)
         self.unsolved_children[node.id] = sum(self.nodes[i].closed == "open" for i in node.children)
         if self.unsolved_children[node.id] == 0:
-            del self.warm[node.id]
+            self._forget(node.id)
+
+    def _forget(self, i: int) -> None:
+        """Drop what node ``i`` kept for its children (every child is solved or closed)."""
+        del self.warm[i], self.bases[i]
 
     def close_infeasible(self, node: BranchNode, result: PPCResult) -> bool:
         """Close a node whose LP is infeasible (pruned parts) by a dual ray of its program that proves it

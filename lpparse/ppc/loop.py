@@ -56,6 +56,7 @@ from lpparse.colgen.engine import Engine, EngineResult, Round
 from lpparse.colgen.family import PartFamily, Warm
 from lpparse.colgen.options import BF_MASTER, ENGINE_FIELDS, ColgenOptions
 from lpparse.formulations.grandparent import GrandparentProgram, arc_program
+from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.solution import Certificate, Solution, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals
@@ -183,6 +184,8 @@ class PPCResult:
     outside: OutsideDuals = field(default_factory=dict)
     outside_shift: NDArray[np.float64] | None = None
     families: dict[str, PartFamily] = field(default_factory=dict)
+    #: the last restricted LP's basis by label (``solve_lp(..., keep_basis=True)``, optimal runs)
+    basis: LabelledBasis | None = None
 
     @property
     def counts(self) -> dict[str, FamilyCounts]:
@@ -283,6 +286,8 @@ def solve_lp(
     base: str = "single-flow",
     options: ColgenOptions | None = None,
     warm: Mapping[str, Warm] | None = None,
+    basis: LabelledBasis | None = None,
+    keep_basis: bool = False,
 ) -> PPCResult:
     """The LP of the arcs and every part family of ``parts`` (:class:`lpparse.ppc.parts.Parts`), by
     ``method``: ``ppc`` (parse-price-cut: the column-and-row generation engine from the parts of a tree
@@ -290,8 +295,10 @@ def solve_lp(
     the full LP solved once, by the same engine with nothing left to price) or ``auto``
     (:func:`choose_method`). Either way the answer is certified on the full LP; ``result.counts`` counts
     each family's parts by name. ``options``: the engine's (:class:`lpparse.colgen.ColgenOptions`);
-    ``warm``: per family name, the score cache and parts of an earlier run on the same sentence. Raises
-    ValueError (NaN scores, a scorer for another n) or NoTreeError."""
+    ``warm``: per family name, the score cache and parts of an earlier run on the same sentence; ``basis``:
+    an earlier run's basis by label (:class:`lpparse.lp.basis.LabelledBasis`) for the first solve to start
+    from, and ``keep_basis`` returns this run's (``result.basis``). Raises ValueError (NaN scores, a scorer
+    for another n) or NoTreeError."""
     options = options or ColgenOptions()
     start = time.perf_counter()
     s = _validated(arc_scores, parts)
@@ -314,7 +321,7 @@ def solve_lp(
         options = replace(options, master=options.master or (own[0] if own else BF_MASTER))
     for family in families:
         family.tree = start_tree
-    run = Engine(prog.lp, families, options, start).run()
+    run = Engine(prog.lp, families, options, start, basis=basis, keep_basis=keep_basis).run()
     return _result(prog, families, run, method, start)
 
 
@@ -358,6 +365,7 @@ def _result(
         outside=outside if run.status is Status.OPTIMAL else {},
         outside_shift=run.outside_shift,
         families=bound,
+        basis=run.basis,
     )
 
 

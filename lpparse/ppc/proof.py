@@ -51,7 +51,11 @@ def label_duals(
     lp: LinearProgram, y: NDArray[np.float64], outside: OutsideDuals | None = None
 ) -> LabelledDuals:
     """The nonzero entries of ``y`` (one per row of ``lp``) by row label, with the duals ``outside`` of rows
-    that ``lp`` lacks."""
+    that ``lp`` lacks. Each dual is first moved to the sign its row allows (0 on an infinite side): a solver's
+    duals may carry round-off of the wrong sign (a warm-started re-solve more often), which would make a
+    bound infinite, and any y gives a valid bound."""
+    y = np.where(np.isfinite(lp.row_lower), y, np.maximum(y, 0.0))
+    y = np.where(np.isfinite(lp.row_upper), y, np.minimum(y, 0.0))
     out: LabelledDuals = {}
     for name, block in lp.con_blocks.items():
         values = y[block.positions]
