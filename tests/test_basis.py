@@ -46,7 +46,10 @@ def test_a_parent_basis_on_a_pruned_program_reaches_the_cold_optimum(seed: int) 
     chosen = heads[rng.random(len(heads)) < 0.3]
     child_scores[chosen[:, 0], chosen[:, 1]] = -np.inf
     child_scores[0, 1:] = s[0, 1:]  # keep a tree
-    warm, cold = HighsModel(single_commodity_flow(child_scores)), HighsModel(single_commodity_flow(child_scores))
+    warm, cold = (
+        HighsModel(single_commodity_flow(child_scores)),
+        HighsModel(single_commodity_flow(child_scores)),
+    )
     assert warm.start_from(basis)
     w, c = warm.solve(), cold.solve()
     assert w.certified and c.certified
@@ -90,4 +93,6 @@ def test_warm_and_cold_node_starts_find_the_same_optimum() -> None:
     cold = parse_exact(s, DenseTripleScorer(t), "all", False, options=ExactOptions(warm_basis=False))
     _, value = brute_force(s, False, gp_scores=t)
     assert warm.certified and cold.certified
-    assert warm.objective == pytest.approx(value, abs=1e-9) and cold.objective == pytest.approx(value, abs=1e-9)
+    assert warm.objective == pytest.approx(value, abs=1e-9) and cold.objective == pytest.approx(
+        value, abs=1e-9
+    )

@@ -4,6 +4,8 @@ the scores alone; tampered records fail, naming the sentence and the node."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +32,31 @@ def test_a_record_reads_back_and_checks() -> None:
     assert check_proof(s, other, again) is not None
 
 
+#: What the standalone checker must not need: the solvers, the column-generation engine, the LP decoders
+#: and the branch and bound that wrote the proofs (made unimportable in its process)
+NOT_TRUSTED = (
+    "highspy",
+    "pyomo",
+    "lpparse.lp.highs_view",
+    "lpparse.lp.pyomo_view",
+    "lpparse.colgen.engine",
+    "lpparse.ppc.loop",
+    "lpparse.ppc.exact",
+    "lpparse.commands",
+)
+
+
+def standalone(*args: object) -> subprocess.CompletedProcess[str]:
+    """``python -m lpparse.proofcheck ARGS`` in a process where :data:`NOT_TRUSTED` cannot be imported."""
+    code = (
+        f"import sys; sys.modules.update(dict.fromkeys({NOT_TRUSTED!r}))\n"
+        "from lpparse.proofcheck import main; sys.exit(main(sys.argv[1:]))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, timeout=300
+    )
+
+
 def _tamper(path: Path, out: Path, change) -> Path:
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     change(lines)
@@ -38,9 +65,10 @@ def _tamper(path: Path, out: Path, change) -> Path:
 
 
 def test_check_proof_command_and_tampering(tmp_path: Path) -> None:
-    """parse --proof on a score file whose first sentence needs branching; check-proof: exit 0, then exit 1
-    naming the sentence and node for halved duals, a branched node rewritten as closed unsolved, another
-    tree, or a dropped leaf; exit 2 for --proof with another decoder."""
+    """parse --proof on a score file whose first sentence needs branching; check-proof, and the standalone
+    checker without the solvers or the engine: exit 0, then exit 1 naming the sentence and node for halved
+    duals, a branched node rewritten as closed unsolved, another tree, or a dropped leaf; exit 2 for --proof
+    with another decoder."""
     s, t, _ = _fractional_instance()
     n = s.shape[0] - 1
     rng = np.random.default_rng(8)
@@ -58,6 +86,8 @@ def test_check_proof_command_and_tampering(tmp_path: Path) -> None:
     check = ["check-proof", "--scores", scores, "--treebank", treebank, "--no-progress"]
     done = lpparse(*check[:1], proofs, *check[1:])
     assert done.returncode == 0 and "3 proofs checked" in done.stdout, done.stdout + done.stderr
+    alone = standalone(proofs, *check[1:])
+    assert alone.returncode == 0 and "3 proofs checked" in alone.stdout, alone.stdout + alone.stderr
     records = [json.loads(line) for line in proofs.read_text().splitlines()]
     branched = next(i for i, node in enumerate(records[0]["nodes"]) if node["closed"] == "branched")
 
@@ -88,4 +118,6 @@ def test_check_proof_command_and_tampering(tmp_path: Path) -> None:
         done = lpparse(*check[:1], bad, *check[1:])
         assert done.returncode == 1, (name, done.stdout, done.stderr)
         assert "does not hold" in done.stdout and "sentence s" in done.stdout, (name, done.stdout)
+        alone = standalone(bad, *check[1:])
+        assert alone.returncode == 1 and alone.stdout == done.stdout, (name, alone.stdout, alone.stderr)
     fails(lpparse(*parse, "--decoder", "ppc", "--proof", proofs), 2, "--proof", "exact")

@@ -3,24 +3,16 @@ protocol of the part families it prices and separates (:mod:`.family`), its opti
 certificate (:mod:`.certificate`). The part families of dependency parsing live in
 :mod:`lpparse.ppc.families`."""
 
-from lpparse.colgen.cache import ScoreCache
-from lpparse.colgen.certificate import ppc_certificate
-from lpparse.colgen.engine import Engine, EngineResult, FamilyRound, FamilyTotals, Round
-from lpparse.colgen.family import DualState, PartFamily, Priced, Separated, Warm
-from lpparse.colgen.options import ColgenOptions
+from lpparse._lazy import lazy_exports
 
-__all__ = [
-    "ColgenOptions",
-    "DualState",
-    "Engine",
-    "EngineResult",
-    "FamilyRound",
-    "FamilyTotals",
-    "PartFamily",
-    "Priced",
-    "Round",
-    "ScoreCache",
-    "Separated",
-    "Warm",
-    "ppc_certificate",
-]
+#: submodule -> the names it gives this package (imported on first use: :mod:`lpparse._lazy`)
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "cache": ("ScoreCache",),
+        "certificate": ("ppc_certificate",),
+        "engine": ("Engine", "EngineResult", "FamilyRound", "FamilyTotals", "Round"),
+        "family": ("DualState", "PartFamily", "Priced", "Separated", "Warm"),
+        "options": ("ColgenOptions",),
+    },
+)

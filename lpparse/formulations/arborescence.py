@@ -35,7 +35,6 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
 
-from lpparse.colgen.engine import Engine
 from lpparse.colgen.family import DualState, Priced, Separated, Warm
 from lpparse.colgen.options import DEGENERATE_MASTER, ColgenOptions
 from lpparse.lp.program import LinearProgram, Terms
@@ -306,6 +305,8 @@ def solve_cycle_cuts(
         max_iterations=max_rounds + 1,
         master=DEGENERATE_MASTER,  # HiGHS's defaults: no stall rule
     )
+    from lpparse.colgen.engine import Engine  # the engine where a program is solved: building one needs none
+
     run = Engine(lp, [CycleCutFamily(lp)], options, start, master=model).run()
     sol = dataclasses.replace(
         run.solution,

@@ -88,7 +88,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.arborescence import FORMULATIONS, ArborescenceLP, arc_matrix
 from lpparse.formulations.pairs import OnArcs, taken
-from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import Terms
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape, validate_scores
@@ -461,4 +460,6 @@ def solve_consecutive(
     or ILP; the Solution carries lpparse's certificate
     (:func:`~lpparse.formulations.arborescence.heads_from_solution` gives the tree of an integral one)."""
     prog = full_consecutive_program(arc_scores, csib_scores, single_root, base)
+    from lpparse.lp.highs_view import HighsModel  # HiGHS where a program is solved: building one needs none
+
     return prog, HighsModel(prog.lp, mip=mip).solve()

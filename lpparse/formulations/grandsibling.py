@@ -58,7 +58,6 @@ from lpparse.formulations.consecutive import (
     tree_csibs,
 )
 from lpparse.formulations.window_parts import PartKeys, WindowPartProgram
-from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import Terms
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape
@@ -293,4 +292,6 @@ def solve_grandsibling(
 ) -> tuple[GrandSiblingProgram, Solution]:
     """Build the full program (:func:`full_grandsibling_program`) and solve it with HiGHS as LP or ILP."""
     prog = full_grandsibling_program(arc_scores, csib_scores, gsib_scores, single_root, base)
+    from lpparse.lp.highs_view import HighsModel  # HiGHS where a program is solved: building one needs none
+
     return prog, HighsModel(prog.lp, mip=mip).solve()

@@ -60,7 +60,6 @@ from lpparse.formulations.consecutive import (
     outward_children,
 )
 from lpparse.formulations.window_parts import PartKeys, WindowPartProgram
-from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape
 from lpparse.triples import (
@@ -259,5 +258,7 @@ def solve_trisibling(
 ) -> tuple[TriSiblingProgram, Solution]:
     """Build the full program (:func:`full_trisibling_program`) and solve it with HiGHS as LP or ILP."""
     prog = full_trisibling_program(arc_scores, csib_scores, tsib_scores, single_root, base)
+    from lpparse.lp.highs_view import HighsModel  # HiGHS where a program is solved: building one needs none
+
     return prog, HighsModel(prog.lp, mip=mip).solve()
 

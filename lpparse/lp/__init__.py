@@ -1,40 +1,25 @@
 """LP layer: named blocks (:class:`LinearProgram`) built row by row (:class:`Terms`), Pyomo and HiGHS views
 (:class:`LPModel`), solutions with certificates."""
 
-from lpparse.lp.highs_view import HighsModel, duals_from_highs, solve_highs
-from lpparse.lp.program import INF, Block, IndexMap, LinearProgram, Terms
-from lpparse.lp.solution import (
-    TOL,
-    Certificate,
-    FractionalSolutionError,
-    Solution,
-    SolutionError,
-    Status,
-    UncertifiedSolutionError,
-    certify_lp,
-    certify_mip,
-)
-from lpparse.lp.views import VIEWS, LPModel, make_model
+from lpparse._lazy import lazy_exports
 
-__all__ = [
-    "INF",
-    "TOL",
-    "VIEWS",
-    "Block",
-    "Certificate",
-    "FractionalSolutionError",
-    "HighsModel",
-    "IndexMap",
-    "LPModel",
-    "LinearProgram",
-    "Solution",
-    "SolutionError",
-    "Status",
-    "Terms",
-    "UncertifiedSolutionError",
-    "certify_lp",
-    "certify_mip",
-    "duals_from_highs",
-    "make_model",
-    "solve_highs",
-]
+#: submodule -> the names it gives this package (imported on first use: :mod:`lpparse._lazy`)
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "highs_view": ("HighsModel", "duals_from_highs", "solve_highs"),
+        "program": ("INF", "Block", "IndexMap", "LinearProgram", "Terms"),
+        "solution": (
+            "TOL",
+            "Certificate",
+            "FractionalSolutionError",
+            "Solution",
+            "SolutionError",
+            "Status",
+            "UncertifiedSolutionError",
+            "certify_lp",
+            "certify_mip",
+        ),
+        "views": ("VIEWS", "LPModel", "make_model"),
+    },
+)

@@ -65,7 +65,9 @@ class LabelledBasis:
     rows: _Entries
 
     @classmethod
-    def of(cls, lp: LinearProgram, col_status: NDArray[np.int8], row_status: NDArray[np.int8]) -> LabelledBasis:
+    def of(
+        cls, lp: LinearProgram, col_status: NDArray[np.int8], row_status: NDArray[np.int8]
+    ) -> LabelledBasis:
         """The basis ``col_status``, ``row_status`` (program order) of ``lp``, by label."""
         return cls(_labelled(lp.var_blocks, col_status, LOWER), _labelled(lp.con_blocks, row_status, BASIC))
 

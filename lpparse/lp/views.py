@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import TOL, Solution
 
@@ -51,6 +50,8 @@ def make_model(
 ) -> LPModel:
     """A live model of ``lp`` in the chosen view (:class:`LPModel`). ``solver``: Pyomo view only."""
     if view == "highs":
+        from lpparse.lp.highs_view import HighsModel  # HiGHS is imported when a program is solved
+
         return HighsModel(lp, mip=mip, time_limit=time_limit, tol=tol)
     if view == "pyomo":
         from lpparse.lp.pyomo_view import PyomoModel  # Pyomo is imported only when its view is used

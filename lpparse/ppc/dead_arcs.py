@@ -30,14 +30,16 @@ triple. Both rows are tight (0 = 0), so complementary slackness holds.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.formulations.grandparent import GrandparentProgram
-from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
+
+if TYPE_CHECKING:
+    from lpparse.lp.highs_view import HighsModel
 
 __all__ = ["DeadArcs"]
 
@@ -100,6 +102,8 @@ class DeadArcs:
     def model(self, **options: Any) -> HighsModel:
         """The HiGHS master of the program without the dead arcs (``options``: :class:`HighsModel`'s)."""
         cols, rows = self.inactive()
+        from lpparse.lp.highs_view import HighsModel  # HiGHS where a master is built: the rows need none
+
         return HighsModel(self.prog.lp, inactive_cols=cols, inactive_rows=rows, **options)
 
     def update(self, model: HighsModel) -> None:

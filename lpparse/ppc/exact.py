@@ -65,7 +65,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -75,14 +75,14 @@ from lpparse.colgen import ColgenOptions, Warm
 from lpparse.colgen.cache import ScoreCache
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
-from lpparse.lp.program import LinearProgram
-from lpparse.lp.solution import TOL, Certificate, Status, farkas_margin
+from lpparse.lp.solution import TOL, Status, farkas_margin
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.heuristics import improve_tree
 from lpparse.ppc.loop import PPCResult, _validated, second_order_parts, solve_lp
 from lpparse.ppc.parts import GrandparentParts, Parts, tree_score
-from lpparse.ppc.proof import LabelledDuals, ProofProgram, label_duals
-from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_error, tree_problem
+from lpparse.ppc.proof import check_proof, children_problem, claim_problem, label_duals, signed
+from lpparse.ppc.search_tree import BranchNode, ExactResult, ExactStats, child_mask, gap_abs
+from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_problem
 from lpparse.triples import SiblingScorer, TripleScorer
 
 __all__ = [
@@ -96,10 +96,6 @@ __all__ = [
     "exact_search",
     "parse_exact",
 ]
-
-#: How a node was closed: ``integral`` (its LP optimum is a tree), ``bound`` (UB <= LB + gap tolerance),
-#: ``infeasible`` (no tree over its arcs), ``branched`` (two children), ``open`` (not closed: a limit hit).
-CLOSED = ("integral", "bound", "infeasible", "branched", "open")
 
 
 @dataclass(frozen=True)
@@ -130,110 +126,6 @@ class ExactOptions:
     warm_basis: bool = True
 
 
-@dataclass
-class BranchNode:
-    """One node of the search: its arcs are its parent's, minus the parent's reduced-cost fixings
-    ``parent.fixed``, with the heads of ``modifier`` cut down to ``kept`` (the branching decision).
-
-    ``bound``: the dual objective of the node's certified LP (the parent's bound while unsolved);
-    ``certificate``: that LP's certificate; ``fixed``: arcs (h, m, d) this node drops from its children by
-    reduced costs (``fix_slack``: the ε used); ``closed``: one of :data:`CLOSED`; ``tree``: the tree of an
-    integral node; ``rounds`` and ``added``: its parse-price-cut rounds and part columns; ``farkas``:
-    the program and a dual ray proving it infeasible, for a node closed as infeasible by its LP (pruned
-    parts: module docstring). ``duals`` (a solved node's LP duals) and ``ray`` (that dual ray) by row label
-    (:data:`lpparse.ppc.proof.LabelledDuals`): what :func:`check_proof` recomputes the node from.
-    """
-
-    id: int
-    parent: int
-    depth: int
-    modifier: int | None
-    kept: NDArray[np.bool_] | None
-    mask: NDArray[np.bool_]
-    bound: float
-    certificate: Certificate | None = None
-    closed: str = "open"
-    children: tuple[int, ...] = ()
-    fixed: list[tuple[int, int, float]] = field(default_factory=list)
-    fix_slack: float = 0.0
-    tree: NDArray[np.int64] | None = None
-    rounds: int = 0
-    added: int = 0
-    farkas: tuple[LinearProgram, NDArray[np.float64]] | None = None
-    duals: LabelledDuals | None = None
-    ray: LabelledDuals | None = None
-
-    def base_mask(self) -> NDArray[np.bool_]:
-        """The arcs its children split: its own less its reduced-cost fixings."""
-        base = self.mask.copy()
-        for h, m, _ in self.fixed:
-            base[h, m] = False
-        return base
-
-
-@dataclass
-class ExactStats:
-    """Per-sentence statistics of :func:`parse_exact`."""
-
-    n: int
-    root_integral: bool = False
-    root_bound: float = float("nan")
-    root_objective: float = float("nan")  # the root's best tree (rounding and local search)
-    nodes: int = 0  # LPs solved, the root included
-    max_depth: int = 0
-    arcs_fixed: int = 0
-    scored: dict[str, int] = field(default_factory=dict)  # parts scored, per family
-    added: dict[str, int] = field(default_factory=dict)  # part columns over all node LPs, per family
-    priced: int = 0
-    cut: int = 0
-    heuristic_moves: int = 0
-    time_solving: float = 0.0  # HiGHS's simplex over all node LPs
-    time_root: float = 0.0
-    time_heuristics: float = 0.0
-    time_branch: float = 0.0
-    time_total: float = 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class ExactResult:
-    """Outcome of :func:`parse_exact`.
-
-    ``heads``: the best tree found (a tree whenever ``status`` is OPTIMAL; also under a limit when one was
-    found); ``objective``: its score, recomputed from the scorer; ``bound``: a proved upper bound on every
-    tree's score; ``certified``: the search's records prove it (:func:`check_records`; with
-    ``ExactOptions.verify``, :func:`check_proof`). ``nodes`` is the proof (:class:`BranchNode`), over the
-    arborescence program ``base``; ``root``: the root's parse-price-cut result; ``node_results``: every node's
-    result when ``keep_results`` is set.
-    """
-
-    status: Status
-    heads: NDArray[np.int64] | None
-    objective: float
-    bound: float
-    single_root: bool
-    gap_tol: float
-    nodes: list[BranchNode]
-    stats: ExactStats
-    root: PPCResult | None = None
-    certified: bool = False
-    node_results: dict[int, PPCResult] = field(default_factory=dict)
-    base: str = "single-flow"
-    #: with ``parse_exact(..., k_best=K)``: the K best trees and their proof (:class:`lpparse.ppc.kbest.KBest`)
-    kbest: Any = None
-
-    @property
-    def gap(self) -> float:
-        """bound - objective (inf without a tree)."""
-        return self.bound - self.objective if self.heads is not None else float("inf")
-
-
-def _gap_abs(objective: float, gap_tol: float) -> float:
-    return gap_tol * (1.0 + abs(objective))
-
-
 def _rounded(result: PPCResult, mask: NDArray[np.bool_], single_root: bool) -> NDArray[np.int64]:
     """The LP's tree if integral, else the maximum arborescence under its arc values within ``mask``."""
     if result.heads is not None:
@@ -254,12 +146,6 @@ def _fixings(result: PPCResult, lower: float, parts: int) -> tuple[list[tuple[in
     dz = d[prog.z_col[h, m]]
     out = ub + dz + slack <= lower
     return [(int(a), int(b), float(v)) for a, b, v in zip(h[out], m[out], dz[out])], slack
-
-
-def _child_mask(base: NDArray[np.bool_], modifier: int, kept: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    child = base.copy()
-    child[:, modifier] &= kept
-    return child
 
 
 def _split(
@@ -372,7 +258,7 @@ class _Search:
             mask, depth, bound, pid = allowed_arcs(self.s), 0, np.inf, -1
         else:
             assert modifier is not None and kept is not None
-            mask = _child_mask(parent.base_mask(), modifier, kept)
+            mask = child_mask(parent.base_mask(), modifier, kept)
             depth, bound, pid = parent.depth + 1, parent.bound, parent.id
         node = BranchNode(len(self.nodes), pid, depth, modifier, kept, mask, bound)
         self.nodes.append(node)
@@ -427,7 +313,9 @@ class _Search:
         node.certificate = result.certificate
         node.bound = result.certificate.dual_objective
         assert result.row_dual is not None
-        node.duals = label_duals(result.program.lp, result.row_dual, result.outside)
+        node.duals = label_duals(
+            result.program.lp, signed(result.program.lp, result.row_dual), result.outside
+        )
         t0 = time.perf_counter()
         if result.heads is not None:
             node.closed, node.tree = "integral", result.heads
@@ -444,7 +332,7 @@ class _Search:
         self.stats.time_heuristics += time.perf_counter() - t0
         if node.closed == "integral":
             return
-        if node.bound <= self.lower + _gap_abs(self.lower, self.options.gap_tol):
+        if node.bound <= self.lower + gap_abs(self.lower, self.options.gap_tol):
             node.closed = "bound"
             return
         if self.options.fixing:
@@ -482,7 +370,7 @@ class _Search:
         while self.heap:
             neg, i = heapq.heappop(self.heap)
             node = self.nodes[i]
-            if -neg <= self.lower + _gap_abs(self.lower, self.options.gap_tol):
+            if -neg <= self.lower + gap_abs(self.lower, self.options.gap_tol):
                 heapq.heappush(self.heap, (neg, i))  # every open node is within the gap: done
                 break
             if self.stats.nodes >= self.options.max_nodes:
@@ -612,119 +500,18 @@ def check_exact(
     return check_proof(arc_scores, parts, result)
 
 
-def _tree_problem(s: NDArray[np.float64], parts: Sequence[Parts], result: ExactResult) -> str | None:
-    """Why ``result``'s tree, objective and bound do not agree (None when they do)."""
-    if result.heads is None:
-        return "no tree"
-    problem = tree_error(result.heads, result.single_root)
-    if problem is not None:
-        return f"not a tree: {problem}"
-    m = np.arange(1, result.heads.size)
-    if not np.isfinite(s[result.heads[1:], m]).all():
-        return "the tree uses an arc that is not a candidate"
-    value = tree_score(s, parts, result.heads)
-    if abs(value - result.objective) > 1e-9 * (1.0 + abs(value)):
-        return f"objective {result.objective!r} is not the tree's score {value!r}"
-    gap_abs = _gap_abs(value, result.gap_tol)
-    if result.bound < value - gap_abs:
-        return f"bound {result.bound!r} is below the tree's score {value!r}"
-    if result.bound - value > gap_abs:
-        return f"bound - objective = {result.bound - value:.3g} exceeds the tolerance {gap_abs:.3g}"
-    nodes = result.nodes
-    if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
-        return "the root node does not hold every candidate arc"
-    return None
-
-
 def check_records(arc_scores: ArrayLike, parts: Sequence[Parts], result: ExactResult) -> str | None:
     """Why ``result`` is not a proof by the search's own records (None when it is): the module docstring's
     checks, with each node's certificate as the search computed it (lpparse's check of its LP at solve
     time). Re-scores the tree's parts and re-checks infeasible leaves. :func:`check_proof` trusts no record."""
     s = np.asarray(arc_scores, dtype=np.float64)
-    problem = _tree_problem(s, parts, result)
+    problem = claim_problem(s, parts, result)
     if problem is not None:
         return problem
     for node in result.nodes:
         problem = _node_problem(node, result.nodes, result.objective, result, parts)
         if problem is not None:
             return f"node {node.id}: {problem}"
-    return None
-
-
-def check_proof(arc_scores: ArrayLike, parts: Sequence[Parts], result: ExactResult) -> str | None:
-    """Why ``result`` is not a proof that ``result.heads`` is an optimal tree under the arcs and the families
-    ``parts`` (None when it is), from the proof alone (:mod:`lpparse.ppc.proof`): the full program of every
-    candidate part is built once; each solved node's bound (and each fixed arc's) is recomputed from its
-    labelled duals over it, never read from a certificate or a stored bound; a leaf's recomputed bound, a
-    fixed arc's, and the recomputed bound of the parent of a node closed unsolved must not exceed the tree's
-    score by more than the gap tolerance; infeasible leaves are proved by their labelled dual rays; the
-    children of every branched node partition its heads of one modifier. ``parts`` should hold the row
-    families the search used: duals on rows the full program lacks count as 0, which keeps every bound
-    valid but may leave it too weak to close the node."""
-    s = np.asarray(arc_scores, dtype=np.float64)
-    problem = _tree_problem(s, parts, result)
-    if problem is not None:
-        return problem
-    value = tree_score(s, parts, result.heads)  # type: ignore[arg-type]
-    limit = value + _gap_abs(value, result.gap_tol)
-    full = ProofProgram(s, parts, result.single_root, result.base)
-    bounds: dict[int, float] = {}
-    for node in result.nodes:
-        problem = _proved(node, result.nodes, full, limit, bounds)
-        if problem is not None:
-            return f"node {node.id}: {problem}"
-    return None
-
-
-def _proved(
-    node: BranchNode, nodes: list[BranchNode], full: ProofProgram, limit: float, bounds: dict[int, float]
-) -> str | None:
-    """Why one node is not proved from its duals over ``full`` (None when it is); ``limit``: the tree's score
-    plus the gap tolerance; ``bounds``: the recomputed bounds of the nodes checked so far (parents first)."""
-    if node.closed == "infeasible":
-        if tree_problem(node.mask, full.single_root) is not None:
-            return None
-        if node.ray is None or not full.proves_infeasible(node.ray, node.mask):
-            return "closed as infeasible without a dual ray that proves it"
-        return None
-    if node.closed == "open":
-        return "left open"
-    if node.duals is None:
-        if node.closed != "bound" or node.parent not in bounds:
-            return f"closed as {node.closed!r} without duals"
-        if bounds[node.parent] > limit:  # closed unsolved: its parent's bound must close it
-            return f"closed unsolved, its parent's recomputed bound {bounds[node.parent]!r} exceeds the tree's"
-        return None
-    got = full.bound(node.duals, node.mask)
-    if isinstance(got, str):
-        return got
-    bound, with_arc = got
-    bounds[node.id] = bound
-    if node.closed in ("integral", "bound"):
-        return None if bound <= limit else f"its recomputed bound {bound!r} exceeds the tree's score"
-    if node.closed != "branched":
-        return f"closed as {node.closed!r}"
-    for h, m, _ in node.fixed:
-        if with_arc[h, m] > limit:
-            return f"arc {h}->{m} fixed, but trees using it are bounded by {with_arc[h, m]!r} only"
-    return _children_problem(node, nodes)
-
-
-def _children_problem(node: BranchNode, nodes: list[BranchNode]) -> str | None:
-    """Why the children of a branched node do not split its heads of one modifier (None when they do)."""
-    children = [nodes[i] for i in node.children]
-    if len(children) < 2 or any(child.parent != node.id for child in children):
-        return f"children {node.children} do not record it as their parent"
-    modifier = children[0].modifier
-    if modifier is None or any(child.modifier != modifier or child.kept is None for child in children):
-        return "its children do not split the heads of one modifier"
-    base = node.base_mask()
-    kept = np.array([child.kept for child in children])
-    if (kept.sum(axis=0) != base[:, modifier]).any():
-        return f"its children's heads of {modifier} do not partition its own"
-    for child in children:
-        if not np.array_equal(child.mask, _child_mask(base, modifier, child.kept)):
-            return f"child {child.id} does not hold its arcs"
     return None
 
 
@@ -790,4 +577,4 @@ def _node_problem(
     for h, m, d in node.fixed:
         if node.bound + d + node.fix_slack > value:
             return f"arc {h}->{m} fixed with reduced cost {d!r}, too weak against the tree's score"
-    return _children_problem(node, nodes)
+    return children_problem(node, nodes)

@@ -35,6 +35,7 @@ restricted LP is then the full LP).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -44,7 +45,6 @@ from lpparse.colgen.family import DualState, PartFamily, Priced, Separated, Warm
 from lpparse.formulations.arborescence import arc_matrix
 from lpparse.formulations.grandparent import GrandparentProgram
 from lpparse.formulations.sibling import SiblingProgram, sibling_program
-from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import Solution
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.dead_arcs import DeadArcs
@@ -58,6 +58,9 @@ from lpparse.triples import (
     tree_siblings,
     triple_mask,
 )
+
+if TYPE_CHECKING:  # the engine hands families its HiGHS master; building their rows needs none
+    from lpparse.lp.highs_view import HighsModel
 
 __all__ = ["Counted", "GPArcDuals", "GrandparentFamily", "SiblingFamily", "clean_tree", "initial_triples"]
 

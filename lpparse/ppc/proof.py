@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen.options import ColgenOptions
 from lpparse.formulations.grandparent import arc_program
@@ -39,9 +39,19 @@ from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import _bound_value
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals
-from lpparse.ppc.parts import Binding, Parts
+from lpparse.ppc.parts import Binding, Parts, tree_score
+from lpparse.ppc.search_tree import BranchNode, ExactResult, child_mask, gap_abs
+from lpparse.trees import allowed_arcs, tree_error, tree_problem
 
-__all__ = ["LabelledDuals", "ProofProgram", "label_duals"]
+__all__ = [
+    "LabelledDuals",
+    "ProofProgram",
+    "check_proof",
+    "children_problem",
+    "claim_problem",
+    "label_duals",
+    "signed",
+]
 
 #: Duals by row label: block name -> (index tuples (k, arity), values (k,)), nonzero values only
 LabelledDuals = dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]
@@ -51,11 +61,7 @@ def label_duals(
     lp: LinearProgram, y: NDArray[np.float64], outside: OutsideDuals | None = None
 ) -> LabelledDuals:
     """The nonzero entries of ``y`` (one per row of ``lp``) by row label, with the duals ``outside`` of rows
-    that ``lp`` lacks. Each dual is first moved to the sign its row allows (0 on an infinite side): a solver's
-    duals may carry round-off of the wrong sign (a warm-started re-solve more often), which would make a
-    bound infinite, and any y gives a valid bound."""
-    y = np.where(np.isfinite(lp.row_lower), y, np.maximum(y, 0.0))
-    y = np.where(np.isfinite(lp.row_upper), y, np.minimum(y, 0.0))
+    that ``lp`` lacks."""
     out: LabelledDuals = {}
     for name, block in lp.con_blocks.items():
         values = y[block.positions]
@@ -69,6 +75,15 @@ def label_duals(
         else:
             out[name] = (index, np.asarray(values, np.float64))
     return out
+
+
+def signed(lp: LinearProgram, y: NDArray[np.float64]) -> NDArray[np.float64]:
+    """LP duals ``y`` of ``lp`` (maximization) moved to the signs their rows allow: 0 on an infinite side. A
+    solver's duals may carry round-off of the wrong sign (a warm-started re-solve more often), which would make
+    a bound from them infinite; any y gives a valid bound, and these differ from ``y`` by round-off only.
+    (Not for dual rays, whose sign :meth:`ProofProgram.proves_infeasible` tries both ways.)"""
+    y = np.where(np.isfinite(lp.row_lower), y, np.maximum(y, 0.0))
+    return np.where(np.isfinite(lp.row_upper), y, np.minimum(y, 0.0))
 
 
 class ProofProgram:
@@ -177,3 +192,108 @@ class ProofProgram:
             if max(rows_wrong, cols_wrong) <= tol * scale and rows + cols < -tol * scale:
                 return True
         return False
+
+
+def claim_problem(s: NDArray[np.float64], parts: Sequence[Parts], result: ExactResult) -> str | None:
+    """Why ``result``'s claim does not hold on its face (None when it does): its tree is a tree over candidate
+    arcs whose recomputed score is its objective, its bound is within the gap tolerance of it, and its root
+    node holds every candidate arc."""
+    if result.heads is None:
+        return "no tree"
+    problem = tree_error(result.heads, result.single_root)
+    if problem is not None:
+        return f"not a tree: {problem}"
+    m = np.arange(1, result.heads.size)
+    if not np.isfinite(s[result.heads[1:], m]).all():
+        return "the tree uses an arc that is not a candidate"
+    value = tree_score(s, parts, result.heads)
+    if abs(value - result.objective) > 1e-9 * (1.0 + abs(value)):
+        return f"objective {result.objective!r} is not the tree's score {value!r}"
+    tolerance = gap_abs(value, result.gap_tol)
+    if result.bound < value - tolerance:
+        return f"bound {result.bound!r} is below the tree's score {value!r}"
+    if result.bound - value > tolerance:
+        return f"bound - objective = {result.bound - value:.3g} exceeds the tolerance {tolerance:.3g}"
+    nodes = result.nodes
+    if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
+        return "the root node does not hold every candidate arc"
+    return None
+
+
+def check_proof(arc_scores: ArrayLike, parts: Sequence[Parts], result: ExactResult) -> str | None:
+    """Why ``result`` is not a proof that ``result.heads`` is an optimal tree under the arcs and the families
+    ``parts`` (None when it is), from the proof alone (:mod:`lpparse.ppc.proof`): the full program of every
+    candidate part is built once; each solved node's bound (and each fixed arc's) is recomputed from its
+    labelled duals over it, never read from a certificate or a stored bound; a leaf's recomputed bound, a
+    fixed arc's, and the recomputed bound of the parent of a node closed unsolved must not exceed the tree's
+    score by more than the gap tolerance; infeasible leaves are proved by their labelled dual rays; the
+    children of every branched node partition its heads of one modifier. ``parts`` should hold the row
+    families the search used: duals on rows the full program lacks count as 0, which keeps every bound
+    valid but may leave it too weak to close the node."""
+    s = np.asarray(arc_scores, dtype=np.float64)
+    problem = claim_problem(s, parts, result)
+    if problem is not None:
+        return problem
+    value = tree_score(s, parts, result.heads)  # type: ignore[arg-type]
+    limit = value + gap_abs(value, result.gap_tol)
+    full = ProofProgram(s, parts, result.single_root, result.base)
+    bounds: dict[int, float] = {}
+    for node in result.nodes:
+        problem = _proved(node, result.nodes, full, limit, bounds)
+        if problem is not None:
+            return f"node {node.id}: {problem}"
+    return None
+
+
+def _proved(
+    node: BranchNode, nodes: list[BranchNode], full: ProofProgram, limit: float, bounds: dict[int, float]
+) -> str | None:
+    """Why one node is not proved from its duals over ``full`` (None when it is); ``limit``: the tree's score
+    plus the gap tolerance; ``bounds``: the recomputed bounds of the nodes checked so far (parents first)."""
+    if node.closed == "infeasible":
+        if tree_problem(node.mask, full.single_root) is not None:
+            return None
+        if node.ray is None or not full.proves_infeasible(node.ray, node.mask):
+            return "closed as infeasible without a dual ray that proves it"
+        return None
+    if node.closed == "open":
+        return "left open"
+    if node.duals is None:
+        if node.closed != "bound" or node.parent not in bounds:
+            return f"closed as {node.closed!r} without duals"
+        if bounds[node.parent] > limit:  # closed unsolved: its parent's bound must close it
+            return (
+                f"closed unsolved, its parent's recomputed bound {bounds[node.parent]!r} exceeds the tree's"
+            )
+        return None
+    got = full.bound(node.duals, node.mask)
+    if isinstance(got, str):
+        return got
+    bound, with_arc = got
+    bounds[node.id] = bound
+    if node.closed in ("integral", "bound"):
+        return None if bound <= limit else f"its recomputed bound {bound!r} exceeds the tree's score"
+    if node.closed != "branched":
+        return f"closed as {node.closed!r}"
+    for h, m, _ in node.fixed:
+        if with_arc[h, m] > limit:
+            return f"arc {h}->{m} fixed, but trees using it are bounded by {with_arc[h, m]!r} only"
+    return children_problem(node, nodes)
+
+
+def children_problem(node: BranchNode, nodes: list[BranchNode]) -> str | None:
+    """Why the children of a branched node do not split its heads of one modifier (None when they do)."""
+    children = [nodes[i] for i in node.children]
+    if len(children) < 2 or any(child.parent != node.id for child in children):
+        return f"children {node.children} do not record it as their parent"
+    modifier = children[0].modifier
+    if modifier is None or any(child.modifier != modifier or child.kept is None for child in children):
+        return "its children do not split the heads of one modifier"
+    base = node.base_mask()
+    kept = np.array([child.kept for child in children])
+    if (kept.sum(axis=0) != base[:, modifier]).any():
+        return f"its children's heads of {modifier} do not partition its own"
+    for child in children:
+        if not np.array_equal(child.mask, child_mask(base, modifier, child.kept)):
+            return f"child {child.id} does not hold its arcs"
+    return None

@@ -19,9 +19,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.lp.solution import Status
-from lpparse.ppc.exact import BranchNode, ExactResult, ExactStats, _child_mask
 from lpparse.ppc.parts import Parts
 from lpparse.ppc.proof import LabelledDuals
+from lpparse.ppc.search_tree import BranchNode, ExactResult, ExactStats, child_mask
 from lpparse.trees import allowed_arcs
 
 __all__ = ["proof_record", "read_proof_record"]
@@ -109,7 +109,7 @@ def read_proof_record(record: dict[str, Any], arc_scores: NDArray[np.float64]) -
                 f"node {i}: its parent {parent} or its branching decision is not recorded before it"
             )
         else:
-            mask = _child_mask(nodes[parent].base_mask(), int(data["modifier"]), kept)
+            mask = child_mask(nodes[parent].base_mask(), int(data["modifier"]), kept)
         node = BranchNode(
             i, parent, 0 if parent < 0 else nodes[parent].depth + 1, data["modifier"], kept, mask, np.nan
         )
