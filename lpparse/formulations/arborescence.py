@@ -87,7 +87,9 @@ def _arc_program(
     n = s.shape[0] - 1
     arcs = np.argwhere(allowed_arcs(s)).astype(np.int64)
     lp = ArborescenceLP(name, n, single_root)
-    z = lp.add_variables("z", arcs, cost=s[arcs[:, 0], arcs[:, 1]], integer=True)
+    # upper 1, which OneHead implies, as a bound: a bound from duals stays finite when a solver's reduced cost
+    # of an arc is round-off above 0 (as for the flows below)
+    z = lp.add_variables("z", arcs, cost=s[arcs[:, 0], arcs[:, 1]], upper=1.0, integer=True)
     lp.constrain("OneHead", np.arange(1, n + 1), Terms.columns(z).at(arcs[:, 1]), 1.0, 1.0)
     if single_root:
         root = z[arcs[:, 0] == 0]
@@ -100,8 +102,7 @@ def single_commodity_flow(scores: NDArray[np.float64], single_root: bool = False
     Raises NoTreeError."""
     lp, arcs = _arc_program(scores, single_root, "single-flow")
     n = lp.n
-    # the columns in arc order, as z's: no look-up below. Their capacity n (NoFlow implies it) is also their
-    # bound, so that a bound from duals stays finite when a solver's reduced cost of a flow is round-off above 0
+    # the columns in arc order, as z's: no look-up below; their capacity n (NoFlow implies it) as a bound
     flows = lp.add_variables("phi", arcs, upper=float(n))
     lp.flow_capacity, lp.commodities = float(n), 1
     root = arcs[:, 0] == 0
