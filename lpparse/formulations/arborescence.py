@@ -87,9 +87,7 @@ def _arc_program(
     n = s.shape[0] - 1
     arcs = np.argwhere(allowed_arcs(s)).astype(np.int64)
     lp = ArborescenceLP(name, n, single_root)
-    # upper 1, which OneHead implies, as a bound: a bound from duals stays finite when a solver's reduced cost
-    # of an arc is round-off above 0 (as for the flows below)
-    z = lp.add_variables("z", arcs, cost=s[arcs[:, 0], arcs[:, 1]], upper=1.0, integer=True)
+    z = lp.add_variables("z", arcs, cost=s[arcs[:, 0], arcs[:, 1]], integer=True)
     lp.constrain("OneHead", np.arange(1, n + 1), Terms.columns(z).at(arcs[:, 1]), 1.0, 1.0)
     if single_root:
         root = z[arcs[:, 0] == 0]
@@ -102,8 +100,7 @@ def single_commodity_flow(scores: NDArray[np.float64], single_root: bool = False
     Raises NoTreeError."""
     lp, arcs = _arc_program(scores, single_root, "single-flow")
     n = lp.n
-    # the columns in arc order, as z's: no look-up below; their capacity n (NoFlow implies it) as a bound
-    flows = lp.add_variables("phi", arcs, upper=float(n))
+    flows = lp.add_variables("phi", arcs)  # the columns in arc order, as z's: no look-up below
     lp.flow_capacity, lp.commodities = float(n), 1
     root = arcs[:, 0] == 0
     word = ~root
@@ -122,7 +119,7 @@ def multi_commodity_flow(scores: NDArray[np.float64], single_root: bool = False)
     tokens = np.arange(1, n + 1)
     com = np.repeat(tokens, k)  # commodity of each flow column, arcs tiled inside
     flows = np.column_stack([com, np.tile(arcs, (n, 1))])  # (commodity, h, m)
-    lp.add_variables("phi", flows, upper=1.0)  # as single-flow's: the capacity NoFlow implies, as a bound
+    lp.add_variables("phi", flows)
     lp.flow_capacity, lp.commodities = 1.0, n
     root, word = flows[flows[:, 1] == 0], flows[flows[:, 1] > 0]
     lp.constrain("Source", tokens, lp.var("phi", root).at(root[:, 0]), 1.0, 1.0)

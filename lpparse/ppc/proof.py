@@ -10,7 +10,10 @@ the node (with its parts and flows), weak duality gives
 
     c·x = yᵀAx + dᵀx <= Σ_i max(y_i L_i, y_i U_i) + Σ_j max(d_j l_j, d_j u_j),    d = c - Aᵀy,
 
-whatever y is: no dual feasibility is assumed, nothing is read from a solver or a record but y. For part
+whatever y is: no dual feasibility is assumed, nothing is read from a solver or a record but y. The bounds
+are the program's, with two that its rows imply made explicit, as every tree meets them: an arc column is at
+most 1 (OneHead), a flow at most the flow capacity (NoFlow); a solver's reduced cost of an arc or a flow that
+is round-off above 0 then costs round-off, not an infinite bound. For part
 columns the tree is used: a tree holds at most ``max_per_tree(n)`` parts of a family, so their term is at
 most the sum of the largest positive d_j of the family (:meth:`ProofProgram.bound`). As any y gives a valid
 bound, a dual on a row the full program lacks (a row family another preset has, the row of a part scored
@@ -103,6 +106,12 @@ class ProofProgram:
         self.lp = prog.lp
         self.A_T = self.lp.A.T.tocsr()
         self.n = arc_scores.shape[0] - 1
+        #: column upper bounds with those the rows imply made explicit (module docstring)
+        self.upper = self.lp.col_upper.copy()
+        self.upper[self.lp.cols("z")] = np.minimum(self.upper[self.lp.cols("z")], 1.0)
+        if "phi" in self.lp.var_blocks:
+            flows = self.lp.cols("phi")
+            self.upper[flows] = np.minimum(self.upper[flows], float(prog.lp.flow_capacity))
 
     def place(self, duals: LabelledDuals) -> NDArray[np.float64]:
         """``duals`` as one value per row of the full program; duals on rows it lacks count as 0 (any y gives
@@ -118,7 +127,7 @@ class ProofProgram:
 
     def node_upper(self, mask: NDArray[np.bool_]) -> NDArray[np.float64]:
         """Column upper bounds of the node over the arcs ``mask``: 0 for every column its arcs do not allow."""
-        upper = self.lp.col_upper.copy()
+        upper = self.upper.copy()
         node = arc_program(np.where(mask, self.s, -np.inf), self.single_root, self.base).lp
         for name, block in self.lp.var_blocks.items():
             if name in node.var_blocks:
