@@ -133,7 +133,8 @@ class EngineResult:
     max_reduced_cost: float = np.inf
     max_violation: float = np.inf
     info: dict[str, object] = field(default_factory=dict)
-    #: the last master's basis by label, for a later run to start from (``keep_basis``, optimal runs only)
+    #: the last master's basis by label, for a later run to start from (``keep_basis``, optimal runs only; read
+    #: from the master when first used)
     basis: LabelledBasis | None = None
 
 
@@ -274,7 +275,7 @@ class Engine:
         result.info["stalled"] = self.stalled
         self._certify(result)
         if self.keep_basis and result.status is Status.OPTIMAL and isinstance(model, HighsModel):
-            result.basis = LabelledBasis.of(self.lp, *model.program_basis())
+            result.basis = LabelledBasis.later(self.lp, model.program_basis)
         return result
 
     def _scoring_seconds(self) -> float:

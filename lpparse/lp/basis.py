@@ -17,7 +17,7 @@ repair (it replaces dependent basic columns by slacks).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -55,14 +55,15 @@ def _placed(blocks: dict, entries: _Entries, size: int, default: int) -> NDArray
     return status
 
 
-@dataclass(frozen=True)
 class LabelledBasis:
     """A basis by label: the columns not at their lower bound and the rows whose slack is not basic (the
     defaults of a column and a row that the basis does not name: a new column enters nonbasic at its lower
-    bound, a new row with its slack basic)."""
+    bound, a new row with its slack basic). One made :meth:`later` reads its model when first used (most runs'
+    bases never are: only a branched node's children start from its)."""
 
-    cols: _Entries
-    rows: _Entries
+    def __init__(self, cols: _Entries, rows: _Entries) -> None:
+        self._entries: tuple[_Entries, _Entries] | None = (cols, rows)
+        self._read: Callable[[], LabelledBasis] | None = None
 
     @classmethod
     def of(
@@ -70,6 +71,31 @@ class LabelledBasis:
     ) -> LabelledBasis:
         """The basis ``col_status``, ``row_status`` (program order) of ``lp``, by label."""
         return cls(_labelled(lp.var_blocks, col_status, LOWER), _labelled(lp.con_blocks, row_status, BASIC))
+
+    @classmethod
+    def later(
+        cls, lp: LinearProgram, statuses: Callable[[], tuple[NDArray[np.int8], NDArray[np.int8]]]
+    ) -> LabelledBasis:
+        """The basis that ``statuses()`` (program order) will give, read on first use (:meth:`resolve`); ``lp``
+        and the model behind ``statuses`` must not change until then."""
+        basis = cls({}, {})
+        basis._entries, basis._read = None, lambda: cls.of(lp, *statuses())
+        return basis
+
+    def resolve(self) -> LabelledBasis:
+        """Read the basis now (if it was made :meth:`later`) and let go of its model; returns self."""
+        if self._entries is None:
+            assert self._read is not None
+            self._entries, self._read = self._read()._entries, None
+        return self
+
+    @property
+    def cols(self) -> _Entries:
+        return self.resolve()._entries[0]  # type: ignore[index]
+
+    @property
+    def rows(self) -> _Entries:
+        return self.resolve()._entries[1]  # type: ignore[index]
 
     def placed(self, lp: LinearProgram) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
         """The statuses of ``lp``'s columns and rows (program order): the named ones as named, the others by

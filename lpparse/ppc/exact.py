@@ -298,7 +298,6 @@ class _Search:
         self.stats.time_solving += result.stats.time_solving
         node.rounds, node.added = result.stats.iterations, result.stats.added
         self.warm[node.id] = self.parts.warm(result)
-        self.bases[node.id] = result.basis
         if node.parent >= 0:
             self.unsolved_children[node.parent] -= 1
             if self.unsolved_children[node.parent] == 0:
@@ -310,6 +309,7 @@ class _Search:
     def expand(self, node: BranchNode, result: PPCResult) -> None:
         """Close a solved node or branch it."""
         assert result.certificate is not None
+        basis, result.basis = result.basis, None  # the result lets go of its HiGHS model either way
         node.certificate = result.certificate
         node.bound = result.certificate.dual_objective
         assert result.row_dual is not None
@@ -342,6 +342,8 @@ class _Search:
             self.stats.arcs_fixed += len(node.fixed)
         modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching)
         node.closed = "branched"
+        if basis is not None:  # its children start from it: read it now
+            self.bases[node.id] = basis.resolve()
         node.children = tuple(self.new_node(node, modifier, kept).id for kept in parts)
         self.unsolved_children[node.id] = sum(self.nodes[i].closed == "open" for i in node.children)
         if self.unsolved_children[node.id] == 0:
@@ -349,7 +351,8 @@ class _Search:
 
     def _forget(self, i: int) -> None:
         """Drop what node ``i`` kept for its children (every child is solved or closed)."""
-        del self.warm[i], self.bases[i]
+        del self.warm[i]
+        self.bases.pop(i, None)
 
     def close_infeasible(self, node: BranchNode, result: PPCResult) -> bool:
         """Close a node whose LP is infeasible (pruned parts) by a dual ray of its program that proves it
