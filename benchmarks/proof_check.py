@@ -74,6 +74,7 @@ def main() -> None:
     work = REPO / "benchmarks" / "results" / ".proof_check"
     work.mkdir(exist_ok=True)
     rows = [run_treebank(p, args, work) for p in dev_files(args)]
+    work.rmdir()  # each proof file is removed once checked
     result = {**run_header("proof_check.py"), "treebanks": rows}
     keys = [
         "language",
