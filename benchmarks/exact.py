@@ -119,7 +119,7 @@ def _mip(s: np.ndarray, t: np.ndarray, limit: float) -> dict[str, Any]:
 
 def run_gaussian(args: Any) -> list[dict[str, Any]]:
     rows = []
-    for n in SIZES:
+    for n in args.sizes:
         for k in range(args.instances):
             rng = np.random.default_rng(1000 * n + k)
             s, t = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
@@ -181,7 +181,7 @@ def _gaussian_md(rows: list[dict[str, Any]], limit: float) -> str:
             m["status"], m["seconds"], m["nodes"], m["objective"], same,
         ])
     summary = []
-    for n in SIZES:
+    for n in sorted({r["n"] for r in rows}):
         rs = [r for r in rows if r["n"] == n]
         if rs:
             solved = [r for r in rs if r["exact"]["certified"]]
@@ -219,6 +219,7 @@ def main() -> None:
     parser = treebank_parser(__doc__.split("\n\n")[0], "exact")
     parser.add_argument("--part", choices=("treebanks", "gaussian", "all"), default="all")
     parser.add_argument("--instances", type=int, default=5, help="random instances per size")
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="sentence lengths n")
     parser.add_argument("--limit", type=float, default=120.0, help="seconds per random-score run")
     parser.add_argument(
         "--combine", type=Path, nargs="+", default=None, metavar="JSON",
