@@ -37,7 +37,7 @@ from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts, window_p
 from lpparse.scores import load_scores
 from lpparse.scoring.model import Model
 
-__all__ = ["check_file", "main", "proof_records", "sentence_scorers"]
+__all__ = ["check_file", "main", "proof_records", "record_problems", "sentence_scorers"]
 
 #: How each family of a proof record is rebuilt from its scorer and the record's row families
 _FAMILIES = {
@@ -126,7 +126,7 @@ def _sources(treebank: Path, model: Path | None, scores: Path | None) -> tuple[M
     return Model.load(readable_file(model, "model")), sentences
 
 
-def check_records(
+def record_problems(
     records: Sequence[dict[str, Any]],
     source: Model | Any,
     sentences: Sequence[Sentence],
@@ -157,7 +157,7 @@ def check_file(
     path = readable_file(proofs, "proof file")
     records = proof_records(path)
     source, sentences = _sources(readable_file(treebank, "treebank"), model, scores)
-    checks = check_records(records, source, sentences, str(path))
+    checks = record_problems(records, source, sentences, str(path))
     for line_no, problem in tqdm(
         checks, total=len(records), desc="checking", unit="proof", disable=not progress
     ):

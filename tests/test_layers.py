@@ -70,3 +70,16 @@ def test_the_probe_sees_imports_across_layers() -> None:
     found = loaded("lpparse.training")
     assert {"lpparse.scoring", "lpparse.bp", "lpparse.decoding", "lpparse.parsing", "lpparse.ppc"} <= found
     assert {"lpparse.bp", "lpparse.ppc"} <= loaded("lpparse.decoding")  # the registry imports every decoder
+
+
+@pytest.mark.parametrize("package", ["lpparse.lp", "lpparse.colgen", "lpparse.ppc"])
+def test_lazy_package_exports_resolve(package: str) -> None:
+    """Every name a package exports on first use (:mod:`lpparse._lazy`) is its submodule's object, is listed by
+    ``dir``, and a name it does not export is an AttributeError."""
+    import importlib
+
+    module = importlib.import_module(package)
+    for name in module.__all__:
+        assert getattr(module, name) is not None and name in dir(module), name
+    with pytest.raises(AttributeError, match="no attribute"):
+        module.not_exported  # noqa: B018

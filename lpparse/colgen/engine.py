@@ -133,9 +133,8 @@ class EngineResult:
     max_reduced_cost: float = np.inf
     max_violation: float = np.inf
     info: dict[str, object] = field(default_factory=dict)
-    #: the last master's basis by label, for a later run to start from (``keep_basis``, optimal runs only; read
-    #: from the master when first used)
-    basis: LabelledBasis | None = None
+    #: the live master the run ended with (``keep_master``), e.g. to read its basis for another run
+    master: LPModel | None = None
 
 
 class Engine:
@@ -143,8 +142,8 @@ class Engine:
     (a ``time.perf_counter()`` value; default: now), from which ``options.time_limit`` counts; ``master``: a
     live model of ``lp`` to drive (default: a :class:`HighsModel` with the master settings' options, without the
     columns and rows the families keep out); ``basis``: a basis by label (another run's, on a program of the
-    same labels) that the first solve of an engine-built master starts from; ``keep_basis``: return the last
-    master's basis by label (:attr:`EngineResult.basis`)."""
+    same labels) that the first solve of an engine-built master starts from; ``keep_master``: return the live
+    master (:attr:`EngineResult.master`)."""
 
     def __init__(
         self,
@@ -154,7 +153,7 @@ class Engine:
         start: float | None = None,
         master: LPModel | None = None,
         basis: LabelledBasis | None = None,
-        keep_basis: bool = False,
+        keep_master: bool = False,
     ) -> None:
         names = [f.name for f in families]
         if len(set(names)) < len(names):
@@ -170,7 +169,7 @@ class Engine:
         )
         #: a warm primal re-solve stalled: dual simplex for the rest of the run
         self.stalled = False
-        self.basis, self.keep_basis = basis, keep_basis
+        self.basis, self.keep_master = basis, keep_master
 
     def _master(self) -> LPModel:
         """Seed every family and build the HiGHS master without what they keep out."""
@@ -274,8 +273,8 @@ class Engine:
             self._stall_limit(model, primal)
         result.info["stalled"] = self.stalled
         self._certify(result)
-        if self.keep_basis and result.status is Status.OPTIMAL and isinstance(model, HighsModel):
-            result.basis = LabelledBasis.later(self.lp, model.program_basis)
+        if self.keep_master:
+            result.master = model
         return result
 
     def _scoring_seconds(self) -> float:

@@ -39,6 +39,7 @@ from lpparse.ppc.exact import ExactOptions, ExactResult, exact_search
 from lpparse.ppc.loop import PPCResult, project_to_tree, solve_lp
 from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
 from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts
+from lpparse.proofcheck import sentence_scorers
 from lpparse.scores import ScoreFile, load_scores, noisy_gold_scores
 from lpparse.scoring.model import Model
 from lpparse.triples import TripleScorer, noisy_gold_triple_scorer
@@ -126,7 +127,7 @@ def source_families(source: ScoreSource) -> list[str]:
         flags = (held.grandparent, held.siblings, held.windows, held.trisiblings, held.grandsiblings)
     elif source.model is not None:
         held = load_model(source.model)
-        flags = (True, held.siblings, held.consecutive, False, False)
+        flags = (True, held.siblings, held.consecutive, held.trisiblings, held.grandsiblings)
     else:
         flags = (True, False, False, False, False)
     names = (
@@ -142,27 +143,17 @@ def source_families(source: ScoreSource) -> list[str]:
 def sentence_parts(
     sentence: Sentence, source: ScoreSource, seed: int, position: int | None = None
 ) -> tuple[NDArray[np.float64], dict[str, Any]]:
-    """Arc scores and, by family name (``grandparent``, ``sibling``, ``consecutive``), a counted scorer of
-    each part family the source has for one sentence (a score file: the sentence at ``position`` in it)."""
-    if source.scores is not None:
-        if position is None:
+    """Arc scores and, by family name, a counted scorer of each part family the source has for one sentence
+    (a model or a score file, the sentence at ``position`` in it: :func:`lpparse.proofcheck.sentence_scorers`;
+    noisy gold scores: grandparent triples)."""
+    if source.scores is not None or source.model is not None:
+        if source.scores is not None and position is None:
             raise ValueError("a score file needs the sentence's position in it")
-        entry = open_scores(source.scores)[position]
-        found = {GrandparentParts.name: entry.triples(), SiblingParts.name: entry.siblings()}
-        found.update((p.name, p.scorer) for p in entry.window_parts())  # windows before third-order parts
-        scorers = {name: scorer for name, scorer in found.items() if scorer is not None}
+        held = open_scores(source.scores) if source.scores is not None else load_model(source.model)
+        arcs, scorers = sentence_scorers(held, sentence, position or 0)
         if not scorers:
             raise ValueError(f"{source.scores} has arc scores only")
-        return entry.arc_scores(), scorers
-    if source.model is not None:
-        model = load_model(source.model)
-        scorer = model.scorer(sentence)
-        scorers = {GrandparentParts.name: scorer.triples()}
-        if model.siblings:
-            scorers[SiblingParts.name] = scorer.siblings()
-        if model.consecutive:
-            scorers[ConsecutiveSiblingParts.name] = scorer.consecutive()
-        return scorer.arc_scores(), scorers
+        return arcs, scorers
     rng = np.random.default_rng(seed)
     arcs = noisy_gold_scores(sentence.heads, noise=source.noise, rng=rng)
     triples = noisy_gold_triple_scorer(

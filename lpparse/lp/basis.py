@@ -1,13 +1,14 @@
 """Simplex bases by label, carried from one program to another of the same family of programs.
 
-A branch-and-bound child's program is its parent's less some columns and rows (the arcs its branching
-removes, their flows and parts) plus what its own pricing adds. Its first solve need not start cold: the
-parent's final basis, read by column and row *label* (block name and index tuple) and placed on the child's
-program, is dual feasible there (removing columns keeps it so) and primal infeasible only where the removed
-columns were basic, which a warm dual simplex repairs in few iterations (Hungarian dev, the slowest
-sentence's 75 nodes: 113k simplex iterations in their cold first solves against 10k in all later ones).
-This is the node LP warm start of branch-and-bound solvers (Achterberg 2007, "Constraint Integer
-Programming", PhD thesis, TU Berlin, §2.1 and §8), done by labels because lpparse rebuilds a node's program.
+A branch-and-bound child's program is its parent's less some columns and rows (the arcs its branching and
+reduced-cost fixing remove, their flows and parts) plus what its own pricing adds. Its first solve need not
+start cold: the parent's final basis, read by column and row *label* (block name and index tuple), is placed
+on the child's program and repaired where the removed columns were basic. This is the node LP warm start of
+branch-and-bound solvers (Achterberg 2007, "Constraint Integer Programming", PhD thesis, TU Berlin, §2.1),
+done by labels because lpparse rebuilds a node's program. Measured on the dev sentences that branch
+(``benchmarks/results/exact_warm_basis.md``): half the first-solve simplex iterations, 1.05-1.12x the speed;
+a warm iteration costs about twice a cold one, and as fixing removes most arcs at the first branching, the
+placed basis is often dual infeasible (HiGHS then starts with dual phase 1).
 
 Statuses are HiGHS's codes (``highspy.HighsBasisStatus``): :data:`LOWER`, :data:`BASIC`, :data:`UPPER`,
 :data:`ZERO` (a free nonbasic). A basis placed on another program is *repaired* to a consistent one (as many
@@ -17,7 +18,7 @@ repair (it replaces dependent basic columns by slacks).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -55,15 +56,14 @@ def _placed(blocks: dict, entries: _Entries, size: int, default: int) -> NDArray
     return status
 
 
+@dataclass(frozen=True)
 class LabelledBasis:
     """A basis by label: the columns not at their lower bound and the rows whose slack is not basic (the
     defaults of a column and a row that the basis does not name: a new column enters nonbasic at its lower
-    bound, a new row with its slack basic). One made :meth:`later` reads its model when first used (most runs'
-    bases never are: only a branched node's children start from its)."""
+    bound, a new row with its slack basic)."""
 
-    def __init__(self, cols: _Entries, rows: _Entries) -> None:
-        self._entries: tuple[_Entries, _Entries] | None = (cols, rows)
-        self._read: Callable[[], LabelledBasis] | None = None
+    cols: _Entries
+    rows: _Entries
 
     @classmethod
     def of(
@@ -71,31 +71,6 @@ class LabelledBasis:
     ) -> LabelledBasis:
         """The basis ``col_status``, ``row_status`` (program order) of ``lp``, by label."""
         return cls(_labelled(lp.var_blocks, col_status, LOWER), _labelled(lp.con_blocks, row_status, BASIC))
-
-    @classmethod
-    def later(
-        cls, lp: LinearProgram, statuses: Callable[[], tuple[NDArray[np.int8], NDArray[np.int8]]]
-    ) -> LabelledBasis:
-        """The basis that ``statuses()`` (program order) will give, read on first use (:meth:`resolve`); ``lp``
-        and the model behind ``statuses`` must not change until then."""
-        basis = cls({}, {})
-        basis._entries, basis._read = None, lambda: cls.of(lp, *statuses())
-        return basis
-
-    def resolve(self) -> LabelledBasis:
-        """Read the basis now (if it was made :meth:`later`) and let go of its model; returns self."""
-        if self._entries is None:
-            assert self._read is not None
-            self._entries, self._read = self._read()._entries, None
-        return self
-
-    @property
-    def cols(self) -> _Entries:
-        return self.resolve()._entries[0]  # type: ignore[index]
-
-    @property
-    def rows(self) -> _Entries:
-        return self.resolve()._entries[1]  # type: ignore[index]
 
     def placed(self, lp: LinearProgram) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
         """The statuses of ``lp``'s columns and rows (program order): the named ones as named, the others by

@@ -286,7 +286,7 @@ class _Search:
             replace(self.options.ppc, time_limit=time_limit),
             warm,
             basis=self.bases.get(node.parent) if self.options.warm_basis else None,
-            keep_basis=self.options.warm_basis,
+            keep_master=self.options.warm_basis,
         )
 
     def solve(self, node: BranchNode) -> PPCResult:
@@ -312,7 +312,7 @@ class _Search:
     def expand(self, node: BranchNode, result: PPCResult) -> None:
         """Close a solved node or branch it."""
         assert result.certificate is not None
-        basis, result.basis = result.basis, None  # the result lets go of its HiGHS model either way
+        master, result.master = result.master, None  # the result lets go of its HiGHS model either way
         node.certificate = result.certificate
         node.bound = result.certificate.dual_objective
         assert result.row_dual is not None
@@ -345,8 +345,8 @@ class _Search:
             self.stats.arcs_fixed += len(node.fixed)
         modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching)
         node.closed = "branched"
-        if basis is not None:  # its children start from it: read it now
-            self.bases[node.id] = basis.resolve()
+        if isinstance(master, HighsModel):  # its children start from its final basis
+            self.bases[node.id] = LabelledBasis.of(result.program.lp, *master.program_basis())
         node.children = tuple(self.new_node(node, modifier, kept).id for kept in parts)
         self.unsolved_children[node.id] = sum(self.nodes[i].closed == "open" for i in node.children)
         if self.unsolved_children[node.id] == 0:

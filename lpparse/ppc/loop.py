@@ -58,6 +58,7 @@ from lpparse.colgen.options import BF_MASTER, ENGINE_FIELDS, ColgenOptions
 from lpparse.formulations.grandparent import GrandparentProgram, arc_program
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.solution import Certificate, Solution, Status
+from lpparse.lp.views import LPModel
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals
 from lpparse.ppc.families import clean_tree
@@ -184,8 +185,8 @@ class PPCResult:
     outside: OutsideDuals = field(default_factory=dict)
     outside_shift: NDArray[np.float64] | None = None
     families: dict[str, PartFamily] = field(default_factory=dict)
-    #: the last restricted LP's basis by label (``solve_lp(..., keep_basis=True)``, optimal runs)
-    basis: LabelledBasis | None = None
+    #: the live HiGHS master of the last restricted LP (``solve_lp(..., keep_master=True)``)
+    master: LPModel | None = None
 
     @property
     def counts(self) -> dict[str, FamilyCounts]:
@@ -287,7 +288,7 @@ def solve_lp(
     options: ColgenOptions | None = None,
     warm: Mapping[str, Warm] | None = None,
     basis: LabelledBasis | None = None,
-    keep_basis: bool = False,
+    keep_master: bool = False,
 ) -> PPCResult:
     """The LP of the arcs and every part family of ``parts`` (:class:`lpparse.ppc.parts.Parts`), by
     ``method``: ``ppc`` (parse-price-cut: the column-and-row generation engine from the parts of a tree
@@ -297,7 +298,7 @@ def solve_lp(
     each family's parts by name. ``options``: the engine's (:class:`lpparse.colgen.ColgenOptions`);
     ``warm``: per family name, the score cache and parts of an earlier run on the same sentence; ``basis``:
     an earlier run's basis by label (:class:`lpparse.lp.basis.LabelledBasis`) for the first solve to start
-    from, and ``keep_basis`` returns this run's (``result.basis``). Raises ValueError (NaN scores, a scorer
+    from, and ``keep_master`` returns the run's live master (``result.master``: its basis for another run). Raises ValueError (NaN scores, a scorer
     for another n) or NoTreeError."""
     options = options or ColgenOptions()
     start = time.perf_counter()
@@ -321,7 +322,7 @@ def solve_lp(
         options = replace(options, master=options.master or (own[0] if own else BF_MASTER))
     for family in families:
         family.tree = start_tree
-    run = Engine(prog.lp, families, options, start, basis=basis, keep_basis=keep_basis).run()
+    run = Engine(prog.lp, families, options, start, basis=basis, keep_master=keep_master).run()
     return _result(prog, families, run, method, start)
 
 
@@ -365,7 +366,7 @@ def _result(
         outside=outside if run.status is Status.OPTIMAL else {},
         outside_shift=run.outside_shift,
         families=bound,
-        basis=run.basis,
+        master=run.master,
     )
 
 
