@@ -61,9 +61,9 @@ class CorpusError(DataError):
 class Sentence:
     """One annotated sentence: n tokens, arrays indexed 1..n with the root at position 0.
 
-    ``heads[0] = -1``; ``words[0]`` etc. hold the root pseudo-token ``<root>``. ``tokens`` is the parsed
-    ``conllu.TokenList`` (multiword tokens and empty nodes included); ``lines`` the sentence's lines as read,
-    which :func:`write_treebank` writes back with new heads.
+    ``heads[0] = -1``; ``words[0]`` etc. hold the root pseudo-token ``<root>``. ``metadata`` holds the
+    comments (``# key = value``, as ``conllu`` reads them); ``lines`` the sentence's lines as read, which
+    :func:`write_treebank` writes back with new heads; :attr:`tokens` parses them in full.
     """
 
     words: list[str]
@@ -72,7 +72,7 @@ class Sentence:
     pos: list[str]
     heads: NDArray[np.int64]
     labels: list[str]
-    tokens: conllu.TokenList = field(repr=False)
+    metadata: dict[str, str | None] = field(default_factory=dict, repr=False)
     source: str = ""
     line: int = 0
     lines: list[str] = field(default_factory=list, repr=False)
@@ -83,16 +83,22 @@ class Sentence:
         return len(self.words) - 1
 
     @property
+    def tokens(self) -> conllu.TokenList:
+        """The sentence as a ``conllu.TokenList`` (multiword tokens and empty nodes included), parsed from
+        :attr:`lines` on each call (reading a treebank does not need it)."""
+        return conllu.parse_token_and_metadata("\n".join(self.lines), field_parsers=_RAW)
+
+    @property
     def sent_id(self) -> str:
         """The ``sent_id`` comment, else ``FILE:LINE`` with the file's name only (however the path is
         spelled)."""
-        return str(self.tokens.metadata.get("sent_id", f"{Path(self.source).name}:{self.line}"))
+        return str(self.metadata.get("sent_id", f"{Path(self.source).name}:{self.line}"))
 
     def same_id(self, sent_id: str) -> bool:
         """Whether ``sent_id`` (e.g. from a score file) names this sentence: its ``sent_id`` comment, or
         without one (CoNLL-X) any ``FILE:LINE`` of its line, so that a copy of the treebank under another name
         still matches."""
-        if "sent_id" in self.tokens.metadata:
+        if "sent_id" in self.metadata:
             return sent_id == self.sent_id
         return sent_id.rpartition(":")[2] == str(self.line)
 
@@ -164,11 +170,15 @@ def _blocks(path: Path) -> Iterator[tuple[int, list[tuple[int, str]]]]:
         yield block[0][0], block
 
 
-def _check_block(path: Path, block: list[tuple[int, str]], gold: bool = True) -> tuple[list[int], list[int]]:
-    """Check columns, ids and heads of one sentence block; return (heads, line numbers) of its words. With
-    ``gold`` False a sentence may have no gold tree: every HEAD ``_`` (heads -1), as in text to be parsed."""
+def _check_block(
+    path: Path, block: list[tuple[int, str]], gold: bool = True
+) -> tuple[list[int], list[int], list[list[str]]]:
+    """Check columns, ids and heads of one sentence block; return the heads, line numbers and columns of its
+    words. With ``gold`` False a sentence may have no gold tree: every HEAD ``_`` (heads -1), as in text to be
+    parsed."""
     heads: list[int] = []
     lines: list[int] = []
+    columns: list[list[str]] = []
     for number, line in block:
         if line.startswith("#"):
             continue
@@ -194,13 +204,14 @@ def _check_block(path: Path, block: list[tuple[int, str]], gold: bool = True) ->
         else:
             heads.append(int(head))
         lines.append(number)
+        columns.append(cols)
     if not heads:
         raise CorpusError(path, block[0][0], "sentence has no tokens")
     unknown = [number for h, number in zip(heads, lines) if h < 0]
     if unknown and len(unknown) < len(heads):
         raise CorpusError(path, unknown[0], "head '_' in a sentence whose other heads are given: all or none")
     if unknown:
-        return heads, lines
+        return heads, lines, columns
     n = len(heads)
     for m, (h, number) in enumerate(zip(heads, lines), start=1):
         if h > n:
@@ -208,22 +219,22 @@ def _check_block(path: Path, block: list[tuple[int, str]], gold: bool = True) ->
     cycle = find_cycle([-1, *heads])
     if cycle is not None:
         raise CorpusError(path, lines[min(cycle) - 1], f"gold heads contain a cycle through tokens {sorted(cycle)}")
-    return heads, lines
+    return heads, lines, columns
 
 
 def _sentence(path: Path, start: int, block: list[tuple[int, str]], gold: bool = True) -> Sentence:
-    heads, _ = _check_block(path, block, gold)
-    tokens = conllu.parse_token_and_metadata("\n".join(line for _, line in block), field_parsers=_RAW)
-    words = [t for t in tokens if isinstance(t["id"], int)]
-    value = lambda v: "_" if v is None else str(v)
+    heads, _, columns = _check_block(path, block, gold)
+    comments = [line for _, line in block if line.startswith("#")]
+    metadata = conllu.parse_token_and_metadata("\n".join(comments)).metadata if comments else {}
+    column = lambda i: ["<root>"] + [cols[i] for cols in columns]  # FORM LEMMA UPOS XPOS ... DEPREL as written
     return Sentence(
-        words=["<root>"] + [value(t["form"]) for t in words],
-        lemmas=["<root>"] + [value(t["lemma"]) for t in words],
-        cpos=["<root>"] + [value(t["upos"]) for t in words],
-        pos=["<root>"] + [value(t["xpos"]) for t in words],
+        words=column(1),
+        lemmas=column(2),
+        cpos=column(3),
+        pos=column(4),
         heads=np.array([-1, *heads], dtype=np.int64),
-        labels=["<root>"] + [value(t["deprel"]) for t in words],
-        tokens=tokens,
+        labels=column(7),
+        metadata=dict(metadata),
         source=str(path),
         line=start,
         lines=[line for _, line in block],

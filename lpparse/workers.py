@@ -95,6 +95,7 @@ def ordered_map(
     window: int | None = None,
     scheduler: Any = None,
     common: Any = None,
+    chunk: int = 1,
 ) -> Iterator[Any]:
     """``func`` over ``payloads`` on local worker processes (:func:`worker_count` of them) or, with
     ``scheduler`` (an address or a ``distributed.Client``), on a Dask cluster; the results in the payloads'
@@ -105,7 +106,15 @@ def ordered_map(
 
     With ``common`` (not None), the calls are ``func(common, payload)``: what every task needs is sent once,
     not with each payload. Forked local workers inherit it from this process (no copy at all); a cluster
-    gets it once (``scatter``, to every worker)."""
+    gets it once (``scatter``, to every worker).
+
+    With ``chunk`` > 1, local workers take ``chunk`` consecutive payloads a task (as ``Executor.map``'s
+    ``chunksize``): fewer round trips through the pool for many short tasks; the window counts tasks."""
+    if chunk > 1 and scheduler is None and worker_count(workers, len(payloads)) > 1:
+        chunks = [payloads[start : start + chunk] for start in range(0, len(payloads), chunk)]
+        for results in ordered_map(functools.partial(_each, func), chunks, workers, window, common=common):
+            yield from results
+        return
     if common is not None:
         func = functools.partial(_with_common, func)
     if scheduler is not None:
@@ -139,6 +148,12 @@ def ordered_map(
 
 #: the ``common`` object of the running :func:`ordered_map` (inherited by its forked workers)
 _COMMON: Any = None
+
+
+def _each(func: Callable[..., Any], *args: Any) -> list[Any]:
+    """``func`` over one chunk of payloads (the last argument; before it, the ``common`` object if any)."""
+    *common, payloads = args
+    return [func(*common, payload) for payload in payloads]
 
 
 def _with_common(func: Callable[[Any, Any], Any], payload: Any, common: Any = None) -> Any:

@@ -56,6 +56,24 @@ def test_reads_conllu_skipping_multiword_tokens_and_empty_nodes(tmp_path: Path) 
     assert a.single_rooted and a.projective
 
 
+def test_columns_and_comments_as_conllu_parses_them(tmp_path: Path) -> None:
+    """Reading splits the columns itself; ``conllu`` (what :attr:`Sentence.tokens` returns) agrees on every
+    word's FORM, LEMMA, UPOS, XPOS and DEPREL, and on the comments, in CoNLL-U (multiword tokens, empty
+    nodes, ``_`` values) and CoNLL-X."""
+    shown = lambda v: "_" if v is None else str(v)
+    for text, name in ((GOOD_U, "t.conllu"), (GOOD_X, "t.conll")):
+        for sentence in read_treebank(write(tmp_path, text, name)):
+            tokens = sentence.tokens
+            words = [t for t in tokens if isinstance(t["id"], int)]
+            assert sentence.metadata == tokens.metadata
+            for attribute, column in (("words", "form"), ("lemmas", "lemma"), ("cpos", "upos"), ("pos", "xpos"),
+                                      ("labels", "deprel")):
+                assert getattr(sentence, attribute) == ["<root>", *(shown(t[column]) for t in words)]
+    (a, _) = read_treebank(write(tmp_path, GOOD_U))
+    assert a.metadata == {"sent_id": "a", "text": "I don't know."}
+    assert read_treebank(write(tmp_path, GOOD_X, "t.conll"))[0].metadata == {}
+
+
 def test_reads_conllx_with_several_roots(tmp_path: Path) -> None:
     (s,) = read_treebank(write(tmp_path, GOOD_X, "t.conll"))
     assert s.heads.tolist() == [-1, 2, 0, 2, 0]

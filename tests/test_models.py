@@ -6,7 +6,6 @@ import json
 import zipfile
 from pathlib import Path
 
-import conllu
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -41,7 +40,6 @@ def _sentence(words: list[str], cpos: list[str], pos: list[str]) -> Sentence:
         pos=["<root>", *pos],
         heads=np.array([-1, *([0] * n)]),
         labels=["<root>", *(["dep"] * n)],
-        tokens=conllu.TokenList([]),
     )
 
 

@@ -170,8 +170,11 @@ def test_ordered_map_sends_what_every_task_needs_once() -> None:
     assert [r for r, _ in here] == want and {pid for _, pid in here} == {os.getpid()}
     pooled = list(ordered_map(scaled, range(40), 2, window=4, common=common))
     assert [r for r, _ in pooled] == want
+    chunked = list(ordered_map(scaled, range(41), 2, window=3, common=common, chunk=4))  # a last, short chunk
+    assert [r for r, _ in chunked] == [*want, 120]
+    assert [r for r in ordered_map(abs, range(-7, 0), 2, chunk=3)] == [7, 6, 5, 4, 3, 2, 1]
     if len(os.sched_getaffinity(0)) >= 2:
-        assert os.getpid() not in {pid for _, pid in pooled}
+        assert os.getpid() not in {pid for _, pid in pooled} | {pid for _, pid in chunked}
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         with Client(cluster) as client:
             assert [r for r, _ in ordered_map(scaled, range(40), scheduler=client, common=common)] == want

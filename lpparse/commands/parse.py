@@ -325,7 +325,10 @@ def _decoded(
     _LOADED[(model, 0) if model else (str(scores), os.getpid())] = source
     kept, results = [], []
     payloads = [(job, position, sentence) for position, sentence in zip(positions, sentences)]
-    done = ordered_map(_parse_one, payloads, args.workers, scheduler=args.scheduler)
+    # four sentences a task (fewer round trips; measured 7% faster on Danish dev), while every worker still
+    # gets at least 16 tasks (a slow task at the end idles the others)
+    chunk = max(1, min(4, len(payloads) // (16 * args.workers)))
+    done = ordered_map(_parse_one, payloads, args.workers, scheduler=args.scheduler, chunk=chunk)
     bar = tqdm(done, total=len(payloads), desc=f"parsing ({decoder})", unit="sent", disable=args.no_progress, leave=False)
     for sentence, (result, failure) in zip(sentences, bar):
         if result is None:
