@@ -37,6 +37,7 @@ from lpparse.ppc import GrandparentParts, PPCResult, SiblingParts, solve_lp
 from lpparse.ppc.third_order import window_parts
 from lpparse.pruning import ArcPruning, pruning_mask
 from lpparse.scoring import Model
+from lpparse.trees import allowed_arcs
 
 #: the models compared, by suffix, with their labels
 MODELS = {
@@ -59,17 +60,24 @@ def families(model: Model, sentence: Sentence) -> tuple[np.ndarray, list[Any]]:
     return scorer.arc_scores(), parts
 
 
-def _record(result: PPCResult, seconds: float) -> dict[str, Any]:
+def _record(result: PPCResult, seconds: float, unpruned: dict[str, int]) -> dict[str, Any]:
     return {
         "seconds": seconds,
         "objective": result.objective,
         "certified": result.certified,
         "integral": result.integral,
         "counts": {
-            name: {"total": c.candidates, "scored": c.scored, "added": c.added}
+            name: {"total": c.candidates, "scored": c.scored, "added": c.added, "unpruned": unpruned.get(name)}
             for name, c in result.counts.items()
         },
     }
+
+
+def unpruned_counts(parts: Sequence[Any], arcs: np.ndarray, single_root: bool) -> dict[str, int]:
+    """The 4-index families' candidate parts over every arc of the sentence (pruning or not): what a
+    third-order model has to score without either pruning or pricing."""
+    arc = allowed_arcs(arcs)
+    return {p.name: int(p.count(arc, single_root)) for p in parts if p.arity == 4}
 
 
 def solve_both(
@@ -79,13 +87,14 @@ def solve_both(
     out: dict[str, Any] = {"n": sentence.n}
     for method in ("ppc", "bf") if bf else ("ppc",):
         arcs, parts = families(model, sentence)  # fresh scorers: each method counts its own scoring
+        unpruned = unpruned_counts(parts, arcs, single_root)
         if pruner is not None:
             pruning = ArcPruning(**(model.training.get("config", {}).get("pruning") or {}))
             keep = pruning_mask(pruner.scorer(sentence).arc_scores(), pruning, single_root)
             arcs = np.where(keep, arcs, -np.inf)
         start = time.perf_counter()
         result = solve_lp(arcs, parts, method, single_root)
-        out[method] = _record(result, time.perf_counter() - start)
+        out[method] = _record(result, time.perf_counter() - start, unpruned)
     return out
 
 
@@ -112,6 +121,10 @@ def _row(label: str, records: list[dict[str, Any]]) -> dict[str, Any]:
         for what in ("scored", "added"):
             done = sum(r["ppc"]["counts"][name][what] for r in records)
             row[f"{name} {what}"] = f"{100 * done / total:.2f}%" if total else "-"
+        unpruned = sum(r["ppc"]["counts"][name].get("unpruned") or 0 for r in records)
+        if unpruned:  # a 4-index family: what was scored of all its parts over every arc of the sentences
+            scored = sum(r["ppc"]["counts"][name]["scored"] for r in records)
+            row[f"{name} scored of all"] = f"{100 * scored / unpruned:.3f}%"
     row["objective = BF"] = f"{same}/{len(with_bf)}"
     row["certified"] = f"{sum(r['ppc']['certified'] for r in records)}/{len(records)}"
     row["% integral"] = f"{100 * float(np.mean([r['ppc']['integral'] for r in records])):.1f}"

@@ -53,9 +53,16 @@ run da_ddt-2s-lp "${DA[@]}" "${LP[@]}" --siblings --pruner "$OUT/da_ddt-1.npz"
 run da_ddt-2-lp "${DA[@]}" "${LP[@]}" --pruner "$OUT/da_ddt-1.npz"
 run en_ewt-2s-lp "${EN[@]}" "${LP[@]}" --siblings --pruner "$OUT/en_ewt-1.npz" --limit 4000 --dev-limit 500
 run en_ewt-2-lp "${EN[@]}" "${LP[@]}" --pruner "$OUT/en_ewt-1.npz" --limit 4000 --dev-limit 500
+STD=(--epochs 3 --patience 1)  # the standard and full models: 3 epochs (an epoch of the full model takes 8 minutes on Danish)
 # TurboParser's standard model (*-2c-lp): arcs + consecutive siblings + grandparents, trained as the *-2-lp models
 # (benchmarks/standard.py compares the three)
-run da_ddt-2c-lp "${DA[@]}" "${LP[@]}" --consecutive --pruner "$OUT/da_ddt-1.npz"
-run hu_szeged-2c-lp "${HU[@]}" "${LP[@]}" --consecutive --pruner "$OUT/hu_szeged-1.npz"
-run it_partut-2c-lp "${IT[@]}" "${LP[@]}" --consecutive --pruner "$OUT/it_partut-1.npz"
-run en_ewt-2c-lp "${EN[@]}" "${LP[@]}" --consecutive --pruner "$OUT/en_ewt-1.npz" --limit 4000 --dev-limit 500
+run da_ddt-2c-lp "${DA[@]}" "${LP[@]}" "${STD[@]}" --consecutive --pruner "$OUT/da_ddt-1.npz"
+run hu_szeged-2c-lp "${HU[@]}" "${LP[@]}" "${STD[@]}" --consecutive --pruner "$OUT/hu_szeged-1.npz"
+run it_partut-2c-lp "${IT[@]}" "${LP[@]}" "${STD[@]}" --consecutive --pruner "$OUT/it_partut-1.npz"
+run en_ewt-2c-lp "${EN[@]}" "${LP[@]}" "${STD[@]}" --consecutive --pruner "$OUT/en_ewt-1.npz" --limit 4000 --dev-limit 500
+# TurboParser's full model (*-2f-lp): the standard model plus grand-siblings and tri-siblings, trained alike
+# (benchmarks/standard.py --dev-models 2c-lp 2f-lp compares them)
+run da_ddt-2f-lp "${DA[@]}" "${LP[@]}" "${STD[@]}" --grand-siblings --tri-siblings --pruner "$OUT/da_ddt-1.npz"
+run hu_szeged-2f-lp "${HU[@]}" "${LP[@]}" "${STD[@]}" --grand-siblings --tri-siblings --pruner "$OUT/hu_szeged-1.npz"
+run it_partut-2f-lp "${IT[@]}" "${LP[@]}" "${STD[@]}" --grand-siblings --tri-siblings --pruner "$OUT/it_partut-1.npz"
+run en_ewt-2f-lp "${EN[@]}" "${LP[@]}" "${STD[@]}" --grand-siblings --tri-siblings --pruner "$OUT/en_ewt-1.npz" --limit 4000 --dev-limit 500

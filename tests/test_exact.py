@@ -71,6 +71,40 @@ def test_exact_equals_brute_force(preset: str, inst: tuple[np.ndarray, np.ndarra
     assert check_exact(s, DenseTripleScorer(t), result, preset=preset) is None
 
 
+@pytest.mark.parametrize("preset", ["all", "martins"])
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(gaussian())
+def test_a_live_master_gives_the_brute_force_optimum_with_a_proof(
+    preset: str, inst: tuple[np.ndarray, np.ndarray, bool]
+) -> None:
+    """Nodes as bound changes on one master (:mod:`lpparse.ppc.live`): the same optimum, and a proof that the
+    standalone check accepts."""
+    s, t, single_root = inst
+    options = ExactOptions(live_master=True, verify=True, keep_results=True)
+    result = parse_exact(s, DenseTripleScorer(t), preset, single_root, options=options)
+    heads, value = brute_force(s, single_root, gp_scores=t)
+    assert result.status is Status.OPTIMAL and result.certified
+    assert result.objective == pytest.approx(value, abs=1e-7)
+    np.testing.assert_array_equal(result.heads, heads)
+    assert check_exact(s, DenseTripleScorer(t), result, preset=preset) is None
+    below = [r.program for i, r in result.node_results.items() if i > 0]
+    assert all(program is below[0] for program in below)  # every node below the root: one master
+
+
+def test_a_live_master_branches_on_bound_changes() -> None:
+    s, t, single_root = _fractional_instance()
+    _, value = brute_force(s, single_root, gp_scores=t)
+    options = ExactOptions(live_master=True, keep_results=True)
+    result = parse_exact(s, DenseTripleScorer(t), "all", single_root, options=options)
+    assert result.certified and result.objective == pytest.approx(value, abs=1e-9)
+    assert result.stats.nodes > 2 and check_exact(s, DenseTripleScorer(t), result) is None
+    master = result.node_results[max(result.node_results)].program
+    assert result.node_results[0].program is not master  # the root's own program; its children share one
+    lp = master.lp
+    dropped = ~master.arc_mask & (master.z_col >= 0)  # the last node's dropped arcs: columns fixed at 0
+    assert dropped.any() and (lp.col_upper[master.z_col[dropped]] == 0).all()
+
+
 @pytest.mark.parametrize("with_triples", [True, False])
 @settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(gaussian(max_n=6))

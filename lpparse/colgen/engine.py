@@ -143,7 +143,9 @@ class Engine:
     live model of ``lp`` to drive (default: a :class:`HighsModel` with the master settings' options, without the
     columns and rows the families keep out); ``basis``: a basis by label (another run's, on a program of the
     same labels) that the first solve of an engine-built master starts from; ``keep_master``: return the live
-    master (:attr:`EngineResult.master`)."""
+    master (:attr:`EngineResult.master`) and keep it: a later :meth:`run` goes on from it as it stands (its
+    columns, rows, bounds and basis; the first solve by the dual simplex), e.g. after bound changes that make
+    a branch-and-bound node (:mod:`lpparse.ppc.live`)."""
 
     def __init__(
         self,
@@ -170,6 +172,8 @@ class Engine:
         #: a warm primal re-solve stalled: dual simplex for the rest of the run
         self.stalled = False
         self.basis, self.keep_master = basis, keep_master
+        #: the master a run kept (``keep_master``), which the next run goes on from
+        self.live: LPModel | None = None
 
     def _master(self) -> LPModel:
         """Seed every family and build the HiGHS master without what they keep out."""
@@ -222,7 +226,12 @@ class Engine:
     def run(self) -> EngineResult:
         opts = self.options
         deadline = None if opts.time_limit is None else self.start + opts.time_limit
-        model = self._master()
+        if self.live is None:
+            model = self._master()
+        else:  # bound changes keep the basis dual feasible: the dual simplex goes on from it
+            model, self.stalled = self.live, False
+            model.set_strategy(DUAL)
+            self._stall_limit(model, primal=False)
         totals = {f.name: FamilyTotals() for f in self.families}
         unsolved = Solution(self.lp, Status.NOT_SOLVED, False)
         result = EngineResult(Status.ITERATION_LIMIT, unsolved, None, None, None, [], totals)
@@ -274,7 +283,7 @@ class Engine:
         result.info["stalled"] = self.stalled
         self._certify(result)
         if self.keep_master:
-            result.master = model
+            result.master = self.live = model
         return result
 
     def _scoring_seconds(self) -> float:

@@ -398,6 +398,24 @@ class HighsModel:
         self.sync()
         return pos
 
+    def set_col_upper(self, cols: ArrayLike, upper: ArrayLike) -> None:
+        """Set the upper bounds of program columns ``cols`` in the program and in HiGHS (keeps the basis: a
+        branch-and-bound node as bound changes on one master)."""
+        cols = np.asarray(cols, dtype=np.int64)
+        self.lp.col_upper[cols] = upper
+        h = self._col_h[cols]
+        active = cols[h >= 0]
+        if active.size:
+            self._check(
+                self.highs.changeColsBounds(
+                    active.size,
+                    self._col_h[active].astype(np.int32),
+                    _inf(self.lp.col_lower[active]),
+                    _inf(self.lp.col_upper[active]),
+                ),
+                "changeColsBounds",
+            )
+
     # ---- solving ----------------------------------------------------------------------------------
     def set_deadline(self, deadline: float | None) -> None:
         """Stop the next solves at ``deadline`` (a ``time.perf_counter()`` value; None: no limit). HiGHS's

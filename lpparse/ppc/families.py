@@ -48,7 +48,7 @@ from lpparse.formulations.sibling import SiblingProgram, sibling_program
 from lpparse.lp.solution import Solution
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.dead_arcs import DeadArcs
-from lpparse.ppc.parts import Binding, GrandparentParts, SiblingParts
+from lpparse.ppc.parts import Binding, GrandparentParts, SiblingParts, tree_triples
 from lpparse.ppc.pricing import PriceResult, Triples, _spend, arc_slack, gp_duals, price
 from lpparse.ppc.separation import CutResult, separate_arcgp
 from lpparse.trees import NoTreeError
@@ -251,6 +251,17 @@ class GrandparentFamily(Counted):
 
     def inactive(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         return self.dead.inactive() if self.dead is not None else (_EMPTY, _EMPTY)
+
+    def include(self, heads: NDArray[np.int64], model: HighsModel) -> None:
+        """Add the triples of the tree ``heads`` that the program lacks (with a tree's parts present, the
+        restricted LP has that tree as a feasible point, whatever its other columns), and their arcs to the
+        master ``model``."""
+        g, p, c = tree_triples(heads)
+        new = ~self.prog.present[g, p, c]
+        g, p, c = g[new], p[new], c[new]
+        self.prog.add_triples(g, p, c, self.cache.get(g, p, c), arcgp=not self.spec.lazy_arcgp)
+        if self.dead is not None:
+            self.dead.update(model)
 
     def repair(self, solution: Solution) -> Solution:
         return self.dead.extend(solution) if self.dead is not None else solution
