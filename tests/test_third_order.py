@@ -36,8 +36,8 @@ from lpparse.oracles.brute_force import enumerate_trees
 from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, exact_search, solve_lp
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.exact import ExactOptions
-from lpparse.ppc.loop import candidate_parts
-from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts
+from lpparse.ppc.loop import BF_BELOW_PARTS, bf_below, candidate_parts, choose_method
+from lpparse.ppc.third_order import THIRD_ORDER_BF_BELOW, GrandSiblingParts, TriSiblingParts
 from lpparse.scores import SparseParts
 from lpparse.trees import allowed_mask_shape
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
@@ -349,3 +349,19 @@ def test_programs_refuse_bad_parts_and_keep_pruned_ones_out(family: str) -> None
     with pytest.raises(ValueError, match="added twice"):
         prog.add_parts(*(v[1:2] for v in first), 0.0)  # the pruned one, again
     assert prog.lp.cost[cols].tolist() == [1.0, 2.0]
+
+
+def test_auto_runs_brute_force_longer_with_third_order_parts() -> None:
+    """``auto``'s crossover follows the families: the default below BF_BELOW_PARTS, a third-order family's
+    own (larger) ``bf_below`` when one is in the run; both methods reach the same certified LP."""
+    rng = np.random.default_rng(7)
+    n = 11
+    s = random_arc_scores(n, rng)
+    parts = _families(rng, n, "third")
+    count = candidate_parts(s, parts)
+    assert BF_BELOW_PARTS <= count < bf_below(parts) == THIRD_ORDER_BF_BELOW
+    auto = solve_lp(s, parts, "auto")
+    assert auto.stats.method == "bf" and choose_method(count) == "ppc"  # the default alone would run PPC
+    ppc = solve_lp(s, parts, "ppc")
+    assert auto.certified and ppc.certified and auto.objective == pytest.approx(ppc.objective, abs=1e-6)
+    assert bf_below([GrandparentParts(DenseTripleScorer(np.zeros((n + 1,) * 3)))]) == BF_BELOW_PARTS

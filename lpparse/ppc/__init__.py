@@ -21,6 +21,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "PPCResult",
             "PPCStats",
             "candidate_parts",
+            "bf_below",
             "choose_method",
             "parse_price_cut",
             "project_to_tree",

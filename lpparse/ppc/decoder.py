@@ -28,6 +28,7 @@ from lpparse.ppc.kbest import k_best_search
 from lpparse.ppc.loop import BF_BELOW_PARTS, PPCResult, _split_options, project_to_tree, solve_lp
 from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts, tree_score
 from lpparse.ppc.proof_file import proof_record
+from lpparse.ppc.third_order import THIRD_ORDER_BF_BELOW
 from lpparse.trees import NoTreeError, allowed_arcs, validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer
 
@@ -198,8 +199,8 @@ register_decoder(
     "auto",
     auto_decode,
     2,
-    f"grandparent (and sibling) LP by brute force below {BF_BELOW_PARTS} candidate parts, else by parse-price-cut "
-    "(options as ppc and bf; stats method says which ran)",
+    f"grandparent (and sibling) LP by brute force below {BF_BELOW_PARTS} candidate parts (with third-order parts "
+    f"below {THIRD_ORDER_BF_BELOW:,}), else by parse-price-cut (options as ppc and bf; stats method says which ran)",
     siblings=True,
     families=True,
 )

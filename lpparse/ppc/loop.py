@@ -8,7 +8,8 @@ written elsewhere) to it, and runs the column-and-row generation engine (:class:
 which owns the loop: solve, price, cut, add in one batch, certify). Parse-price-cut starts the families from
 the parts of a tree without pruned parts; brute force starts them from every candidate part, so that the
 engine's first solve is the full LP and nothing is left to price: one implementation of both, which cannot
-drift apart. ``auto`` runs BF on sentences with fewer than :data:`BF_BELOW_PARTS` candidate parts, where the
+drift apart. ``auto`` runs BF on sentences with fewer than :data:`BF_BELOW_PARTS` candidate parts (or a
+family's own ``bf_below``: :func:`bf_below`), where the
 full LP solves faster than PPC's rounds (measured there), and says which ran (:attr:`PPCResult.method`).
 :func:`parse_price_cut`, :func:`solve_bf` and :func:`solve_second_order` are thin wrappers for grandparent
 and sibling scorers (:func:`second_order_parts`).
@@ -73,6 +74,7 @@ __all__ = [
     "PPCResult",
     "PPCStats",
     "candidate_parts",
+    "bf_below",
     "choose_method",
     "parse_price_cut",
     "project_to_tree",
@@ -304,7 +306,8 @@ def solve_lp(
     start = time.perf_counter()
     s = _validated(arc_scores, parts)
     # counting the candidates costs an (n+1)^3 mask per family: only auto needs it (not exact search's nodes)
-    method = choose_method(candidate_parts(s, parts, single_root) if method == "auto" else 0, method)
+    count = candidate_parts(s, parts, single_root) if method == "auto" else 0
+    method = choose_method(count, method, bf_below(parts))
     prog = arc_program(s, single_root, base)
     tree = chu_liu_edmonds(s, single_root=single_root)
     warm = warm or {}
@@ -470,14 +473,21 @@ def candidate_parts(arc_scores: ArrayLike, parts: Sequence[Parts], single_root: 
     )
 
 
-def choose_method(parts: int, method: str = "auto") -> str:
-    """``ppc`` or ``bf`` for a sentence with ``parts`` candidate second-order parts (:func:`candidate_parts`):
-    ``method`` itself, or under ``auto`` BF below :data:`BF_BELOW_PARTS` parts and PPC from there on."""
+def choose_method(parts: int, method: str = "auto", below: int = BF_BELOW_PARTS) -> str:
+    """``ppc`` or ``bf`` for a sentence with ``parts`` candidate parts (:func:`candidate_parts`): ``method``
+    itself, or under ``auto`` BF below ``below`` parts (:func:`bf_below`) and PPC from there on."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {METHODS}")
     if method != "auto":
         return method
-    return "bf" if parts < BF_BELOW_PARTS else "ppc"
+    return "bf" if parts < below else "ppc"
+
+
+def bf_below(parts: Sequence[Parts]) -> int:
+    """The candidate part count below which ``auto`` runs BF on these families: :data:`BF_BELOW_PARTS`, or
+    a family's own ``bf_below`` when larger (third-order families: their pricing is not selective enough for
+    PPC to pay, :class:`lpparse.ppc.third_order.TriSiblingParts`)."""
+    return max([BF_BELOW_PARTS, *(getattr(p, "bf_below", 0) for p in parts)])
 
 
 def solve_second_order(

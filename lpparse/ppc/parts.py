@@ -65,7 +65,9 @@ class Parts(Protocol):
     ``name`` keys the family in results and warm starts; ``scorer`` scores batches of parts (``n``,
     ``scored``, ``score(*index_arrays)``); ``arity``: indices per part; ``column_block``: the name of its
     column block in the program, ``pruned_block`` that of the rows a part scored -inf gets instead of a column
-    (None: it gets none)."""
+    (None: it gets none). Optional: ``bf_below``, the candidate part count below which ``auto`` should run
+    brute force on runs with this family (:func:`lpparse.ppc.loop.bf_below`; the default threshold when
+    absent)."""
 
     name: str
     arity: int

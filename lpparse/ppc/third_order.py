@@ -74,6 +74,14 @@ Index = tuple[NDArray[np.int64], ...]
 _EMPTY = np.empty(0, np.int64)
 #: leading-index pairs searched at once in pricing (memory: PAIRS × (n+1)² floats)
 _PAIRS = 256
+#: ``auto`` runs BF on runs with third-order parts below this many candidate parts (:func:`lpparse.ppc.loop.bf_below`):
+#: their pricing scores and adds most candidates (the full models of benchmarks/results/third_order*.md: 90-97%
+#: scored, 61-78% added), so PPC's rounds re-solve a master that grows towards BF's. Danish full model, one
+#: core, PPC against BF: over pruned arcs the six longest dev sentences (6.6k-16.9k candidates) 1.5-3.8x
+#: slower, Italian's eight longest (6.7k-14.6k) 1.9-4.7x; unpruned, 6.7k-13.1k candidates (10-12 tokens)
+#: 1.6-2.6x, 72k-105k (19-21 tokens) 19-48x (PPC 34-129 s). BF: 32 s at 408k candidates (30 tokens), 310 s
+#: at 1.24M (40 tokens).
+THIRD_ORDER_BF_BELOW = 1_500_000
 
 
 def _window_program(binding: Binding, kind: str) -> ConsecutiveSiblingProgram:
@@ -240,6 +248,7 @@ class TriSiblingParts:
 
     name = "trisibling"
     arity = 4
+    bf_below = THIRD_ORDER_BF_BELOW
     column_block = "ztsib"
     pruned_block = None
 
@@ -343,6 +352,7 @@ class GrandSiblingParts:
 
     name = "grandsibling"
     arity = 4
+    bf_below = THIRD_ORDER_BF_BELOW
     column_block = "zgsib"
     pruned_block = None
 
