@@ -18,7 +18,7 @@ from lpparse.lp.pyomo_view import PyomoModel
 from lpparse.lp.solution import Status
 from lpparse.oracles.brute_force import all_trees, brute_force
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
-from lpparse.ppc import parse_price_cut
+from lpparse.ppc import parse_price_cut, solve_bf
 from lpparse.ppc.decoder import lp_summary
 from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, check_records, parse_exact
 from lpparse.ppc.heuristics import improve_tree, move_gains, tree_value
@@ -89,6 +89,9 @@ def test_a_live_master_gives_the_brute_force_optimum_with_a_proof(
     assert check_exact(s, DenseTripleScorer(t), result, preset=preset) is None
     below = [r.program for i, r in result.node_results.items() if i > 0]
     assert all(program is below[0] for program in below)  # every node below the root: one master
+    for node in result.nodes:  # each node's LP is its own: a node closed by an integral LP has a tree of its arcs
+        if node.closed == "integral":
+            assert node.mask[node.tree[1:], np.arange(1, node.tree.size)].all()
 
 
 def test_a_live_master_branches_on_bound_changes() -> None:
@@ -103,6 +106,11 @@ def test_a_live_master_branches_on_bound_changes() -> None:
     lp = master.lp
     dropped = ~master.arc_mask & (master.z_col >= 0)  # the last node's dropped arcs: columns fixed at 0
     assert dropped.any() and (lp.col_upper[master.z_col[dropped]] == 0).all()
+    solved = [node for node in result.nodes if node.certificate is not None]
+    assert len(solved) > 2
+    for node in solved:  # each node's bound is its own LP's optimum: brute force over the node's arcs
+        own = solve_bf(np.where(node.mask, s, -np.inf), DenseTripleScorer(t), "all", single_root)
+        assert node.bound == pytest.approx(own.objective, abs=1e-6), node.id
 
 
 @pytest.mark.parametrize("with_triples", [True, False])

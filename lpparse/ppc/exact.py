@@ -294,7 +294,7 @@ class _Search:
                 np.where(root, self.s, -np.inf), self.parts.parts, self.single_root, self.options.base,
                 self.options.ppc, self.warm[0],
             )
-        if live and self.live is not None:
+        if self.live is not None and live:
             result = self.live.solve(
                 node.mask, time_limit, self.bases.get(node.parent) if self.options.warm_basis else None
             )

@@ -17,8 +17,8 @@ Per node, before the engine's loop (:class:`lpparse.colgen.Engine`, run again on
   (:func:`lpparse.ppc.families.clean_tree`) enter if absent, so the restricted LP holds that tree whatever
   columns earlier nodes left (a node without such a tree is solved as before, on a program of its own).
 
-The master is built at the root's first child, over the arcs that the root's reduced-cost fixing leaves
-(the root is solved on its own program). The dropped arcs' triples and flows are fixed at 0 too. Each node's
+The master is built for the root's first child solved, over the arcs that the root's reduced-cost fixing
+leaves (the root is solved on its own program). The dropped arcs' triples and flows are fixed at 0 too. Each node's
 first solve starts from its parent's final basis (placed by label, :mod:`lpparse.lp.basis`), not from the
 basis of the node solved last (best-bound order jumps between subtrees; on Hungarian #152 of the dev set,
 49 tokens: 60 s against 75 s). Only the grandparent family supports this (:meth:`LiveMaster.supports`). Node
@@ -77,13 +77,7 @@ class LiveMaster:
         self.prog = arc_program(arc_scores, single_root, base)
         tree = chu_liu_edmonds(arc_scores, single_root=single_root)
         self.families = [p.bind(Binding(self.prog, arc_scores, tree, options, warm.get(p.name))) for p in parts]
-        start = clean_tree(arc_scores, single_root, tree, self.families)
-        if start is None:
-            raise NoTreeError("no tree without pruned parts to start the live master from")
-        for family in self.families:
-            family.tree = start
-        self.root_mask = self.prog.arc_mask.copy()
-        self.arcs = np.nonzero(self.root_mask)
+        self.arcs = np.nonzero(self.prog.arc_mask)
         self.z = self.prog.z_col[self.arcs]
         self.upper = self.prog.lp.col_upper[self.z].copy()
         lp = self.prog.lp
@@ -91,17 +85,26 @@ class LiveMaster:
         self.phi_upper = lp.col_upper[self.phi].copy()
         self.engine = Engine(self.prog.lp, self.families, options, keep_master=True)
 
-    def _bound(self, model: HighsModel, mask: NDArray[np.bool_]) -> None:
-        """Fix at 0 the arcs outside ``mask`` and the triples and flows over them (the rows would force those
-        to 0 anyway; as bounds, the simplex never pivots on them: 48 s instead of 60 s on the sentence of the
-        module docstring), and free the others."""
+    def _bound(self, mask: NDArray[np.bool_], model: HighsModel | None) -> None:
+        """Make the program the node's over the arcs ``mask``: its families price over them, and the arcs
+        outside it are fixed at 0 with the triples and flows over them (the rows would force those to 0 anyway;
+        as bounds, the simplex never pivots on them: 48 s instead of 60 s on the sentence of the module
+        docstring), the others freed; in the program, and in HiGHS once the ``model`` exists."""
         lp = self.prog.lp
-        model.set_col_upper(self.z, np.where(mask[self.arcs], self.upper, 0.0))
+        self.prog.arc_mask = mask.copy()
+
+        def upper(cols: NDArray[np.int64], values: NDArray[np.float64]) -> None:
+            if model is None:
+                lp.col_upper[cols] = values
+            else:
+                model.set_col_upper(cols, values)
+
+        upper(self.z, np.where(mask[self.arcs], self.upper, 0.0))
         g, p, c = self.prog.triples()
-        model.set_col_upper(lp.cols("zgp"), np.where(mask[g, p] & mask[p, c], np.inf, 0.0))
+        upper(lp.cols("zgp") if g.size else g, np.where(mask[g, p] & mask[p, c], np.inf, 0.0))
         if self.phi.size:
             index = lp.var_blocks["phi"].index
-            model.set_col_upper(self.phi, np.where(mask[index[:, -2], index[:, -1]], self.phi_upper, 0.0))
+            upper(self.phi, np.where(mask[index[:, -2], index[:, -1]], self.phi_upper, 0.0))
 
     @staticmethod
     def supports(parts: Sequence[Parts]) -> bool:
@@ -117,18 +120,21 @@ class LiveMaster:
         The result's program is the live one: read what it needs before the next call."""
         start = time.perf_counter()
         engine = self.engine
-        if engine.live is not None:
-            s = np.where(mask, self.s, -np.inf)
-            try:
-                tree = clean_tree(s, self.single_root, chu_liu_edmonds(s, single_root=self.single_root), self.families)
-            except NoTreeError:
-                tree = None
+        s = np.where(mask, self.s, -np.inf)
+        try:
+            tree = clean_tree(s, self.single_root, chu_liu_edmonds(s, single_root=self.single_root), self.families)
+        except NoTreeError:
+            tree = None
+        model = engine.live
+        if model is None:  # the first node: the engine builds the master from its program, as solve_lp does
+            self._bound(mask, None)
+            for family in self.families:
+                family.tree = tree  # None: every candidate part enters
+        else:
             if tree is None:
                 return None
-            model = engine.live
             assert isinstance(model, HighsModel)
-            self._bound(model, mask)
-            self.prog.arc_mask = mask.copy()
+            self._bound(mask, model)
             for family in self.families:
                 assert isinstance(family, GrandparentFamily)
                 family.include(tree, model)
