@@ -14,7 +14,7 @@ from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
 from lpparse.ppc.third_order import window_parts
 from lpparse.scores import ScoreFile
 from lpparse.scoring.model import Model
-from lpparse.workers import ordered_map
+from lpparse.workers import chunk_size, ordered_map
 
 __all__ = [
     "TimeLimitExceeded",
@@ -129,33 +129,25 @@ def parse(
     sibling parts go to the decoders that take them (:func:`lpparse.decoding.decode`) unless ``options``
     has ``siblings=False``, its consecutive-sibling parts to the decoders that take part families unless it
     has ``consecutive=False`` (:func:`decode_sentence`). ``workers`` > 1 local processes, or a Dask
-    ``scheduler`` (an address or a client), decode slices of the sentences; the results are the same, in order."""
+    ``scheduler`` (an address or a client), decode the sentences a few at a time (:func:`lpparse.workers.chunk_size`);
+    the results are the same, in order."""
     name = decoder or default_decoder(model)
     with tqdm(
         total=len(sentences), desc=f"parsing ({name})", unit="sent", disable=not progress, leave=False
     ) as bar:
-        if workers == 1 and scheduler is None:
-            results = []
-            for s in sentences:
-                results.append(decode_sentence(model, s, name, bounds, **options))
-                bar.update()
-            return results
-        size = -(-len(sentences) // (4 * workers))  # four slices per worker: a slow one does not idle the rest
-        slices = [sentences[i : i + size] for i in range(0, len(sentences), size)]
         common = (model, name, bounds, options)
+        chunk = chunk_size(len(sentences), workers)
         results = []
-        for done in ordered_map(_decode_slice, slices, workers, scheduler=scheduler, common=common):
-            results.extend(done)
-            bar.update(len(done))
+        for done in ordered_map(_decode_one, list(sentences), workers, scheduler=scheduler, common=common, chunk=chunk):
+            results.append(done)
+            bar.update()
         return results
 
 
-def _decode_slice(
-    common: tuple[Model, str, str, dict[str, Any]], sentences: Sequence[Sentence]
-) -> list[DecodeResult]:
-    """:func:`decode_sentence` over a slice of sentences (a worker's task of :func:`parse`)."""
+def _decode_one(common: tuple[Model, str, str, dict[str, Any]], sentence: Sentence) -> DecodeResult:
+    """:func:`decode_sentence` of one sentence (a worker's call in :func:`parse`)."""
     model, name, bounds, options = common
-    return [decode_sentence(model, s, name, bounds, **options) for s in sentences]
+    return decode_sentence(model, sentence, name, bounds, **options)
 
 
 def decode_sentence(

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from lpparse.io import UsageError, UserError
 
-__all__ = ["check_scheduler", "cluster", "ordered_map", "process_pool", "stop_pool", "worker_count"]
+__all__ = ["check_scheduler", "chunk_size", "cluster", "ordered_map", "process_pool", "stop_pool", "worker_count"]
 
 #: prctl(2) option: the signal a process gets when its parent dies
 _PR_SET_PDEATHSIG = 1
@@ -88,6 +88,13 @@ def worker_count(requested: int, tasks: int) -> int:
 
 
 
+def chunk_size(tasks: int, workers: int, most: int = 4) -> int:
+    """Payloads per task for :func:`ordered_map` (``chunk``): ``most`` (``parse --workers 2`` on Danish dev,
+    four sentences a task: 7% faster than one), while every worker still gets at least 16 tasks (a slow task
+    at the end idles the others)."""
+    return max(1, min(most, tasks // (16 * max(workers, 1))))
+
+
 def ordered_map(
     func: Callable[..., Any],
     payloads: Sequence[Any],
@@ -108,9 +115,9 @@ def ordered_map(
     not with each payload. Forked local workers inherit it from this process (no copy at all); a cluster
     gets it once (``scatter``, to every worker).
 
-    With ``chunk`` > 1, local workers take ``chunk`` consecutive payloads a task (as ``Executor.map``'s
-    ``chunksize``): fewer round trips through the pool for many short tasks; the window counts tasks."""
-    if chunk > 1 and scheduler is None and worker_count(workers, len(payloads)) > 1:
+    With ``chunk`` > 1 (:func:`chunk_size`), workers take ``chunk`` consecutive payloads a task (as
+    ``Executor.map``'s ``chunksize``): fewer round trips for many short tasks; the window counts tasks."""
+    if chunk > 1 and (scheduler is not None or worker_count(workers, len(payloads)) > 1):
         chunks = [payloads[start : start + chunk] for start in range(0, len(payloads), chunk)]
         for results in ordered_map(functools.partial(_each, func), chunks, workers, window, common=common):
             yield from results

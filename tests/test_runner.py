@@ -19,6 +19,7 @@ from lpparse.experiments.first_order import first_order_task
 from lpparse.experiments.runner import Task, read_header, read_results, run_tasks, worker_count
 from lpparse.io import UsageError, UserError
 from lpparse.trees import NoTreeError
+from lpparse.workers import chunk_size
 
 
 def tasks(limit: int = 20) -> list[Task]:
@@ -155,6 +156,13 @@ def test_workers_are_capped_by_the_work_and_the_cores() -> None:
     assert worker_count(100_000, 100_000) == cores
 
 
+def test_chunks_are_small_while_every_worker_gets_many_tasks() -> None:
+    assert chunk_size(578, 2) == 4 and chunk_size(100, 2) == 3 and chunk_size(20, 2) == 1
+    assert chunk_size(10_000, 8, most=6) == 6 and chunk_size(0, 1) == 1
+    for tasks, workers in ((578, 2), (100, 2), (5_000, 16)):
+        assert tasks // chunk_size(tasks, workers) >= min(tasks, 16 * workers)
+
+
 def scaled(common: dict, payload: int) -> tuple[int, int]:
     return payload * common["factor"], os.getpid()
 
@@ -178,3 +186,5 @@ def test_ordered_map_sends_what_every_task_needs_once() -> None:
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         with Client(cluster) as client:
             assert [r for r, _ in ordered_map(scaled, range(40), scheduler=client, common=common)] == want
+            chunked = ordered_map(scaled, list(range(41)), scheduler=client, common=common, chunk=4)
+            assert [r for r, _ in chunked] == [*want, 120]
