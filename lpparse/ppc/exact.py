@@ -115,7 +115,7 @@ class ExactOptions:
     instead of :func:`check_records`; ``warm_basis``: a node's first LP solve starts from its parent's final
     basis, by label (:mod:`lpparse.lp.basis`), instead of cold; ``live_master``: with the grandparent family
     alone, the LP of every node below the root is bound changes on one master (:mod:`lpparse.ppc.live`; off:
-    measured 4-16% slower on the dev sets; ``keep_results`` then keeps results that share that master's
+    measured 0.88-1.03x on the dev sets; ``keep_results`` then keeps results that share that master's
     program).
     """
 

@@ -25,14 +25,15 @@ basis of the node solved last (best-bound order jumps between subtrees; on Hunga
 proofs are unchanged: duals by row label, which the checker reads against the full program with the node's
 bounds (:mod:`lpparse.ppc.proof`).
 
-**Measured: slower than a program per node** (``benchmarks/exact_ablation.py --option live_master``, the dev
-sentences whose root LP is fractional, trained grandparent models, CPU time): Danish 0.93x, English 0.96x,
-Hungarian 0.87x (#152: 24.5 s against 31.6 s), Italian 0.84x, the same optima and every proof re-checked;
-hence :class:`lpparse.ppc.exact.ExactOptions` keeps it off. Where it loses: HiGHS. A node's own program holds
-only its parent's triples over its own arcs; the master keeps every triple any node priced, so it is larger
-(#152: 8.7k rows against about 7k) and a node needs 1.5-2x the simplex iterations from its parent's exact
-basis that its own program needs from the same basis placed on it. What it would need to pay: a column pool
-kept out of the master (GCG's), so that a node's active columns are about its own program's.
+**Measured: not faster than a program per node** (``benchmarks/exact_ablation.py --option live_master``,
+the dev sentences whose root LP is fractional, trained grandparent models, CPU time, the same nodes): Danish
+1.03x, English 0.99x, Hungarian 0.88x (#152: 25.4 s against 33.3 s), Italian 0.98x, the same optima and every
+proof re-checked; hence :class:`lpparse.ppc.exact.ExactOptions` keeps it off. Where it loses: HiGHS. A node's
+own program holds only its parent's triples over its own arcs; the master keeps every triple any node priced,
+so it is larger (#152: 8.7k rows against about 7k), and on hard sentences a node needs more simplex
+iterations from its parent's exact basis than its own program needs from the same basis placed on it. What it
+would need to pay: a column pool kept out of the master (GCG's), so that a node's active columns are about its
+own program's.
 """
 
 from __future__ import annotations
