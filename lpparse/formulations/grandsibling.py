@@ -57,7 +57,7 @@ from lpparse.formulations.consecutive import (
     full_consecutive_program,
     tree_csibs,
 )
-from lpparse.formulations.window_parts import PartKeys, WindowPartProgram
+from lpparse.formulations.window_parts import PartKeys, WindowPartProgram, join_sorted
 from lpparse.lp.program import Terms
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape
@@ -97,11 +97,13 @@ def _token_windows(arc_mask: NDArray[np.bool_], single_root: bool) -> NDArray[np
 
 
 def candidate_gsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> Quads:
-    """The (g, h, a, b) index arrays of every candidate part (module docstring), in lexicographic order."""
+    """The (g, h, a, b) index arrays of every candidate part (module docstring), in lexicographic order: each
+    arc g → h joined with the windows ⟨h, a, b⟩ of h."""
     arcs = np.asarray(arc_mask, bool) & allowed_mask_shape(arc_mask.shape[0])
-    windows = _token_windows(arcs, single_root)
-    g, h, a, b = np.nonzero(arcs[:, :, None, None] & windows[None, :, :, :])
-    return g.astype(np.int64), h.astype(np.int64), a.astype(np.int64), b.astype(np.int64)
+    h, a, b = (v.astype(np.int64) for v in np.nonzero(_token_windows(arcs, single_root)))
+    g, child = (v.astype(np.int64) for v in np.nonzero(arcs))
+    arc, window = join_sorted(child, h)
+    return g[arc], child[arc], a[window], b[window]
 
 
 def count_gsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> int:

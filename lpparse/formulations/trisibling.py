@@ -59,7 +59,7 @@ from lpparse.formulations.consecutive import (
     full_consecutive_program,
     outward_children,
 )
-from lpparse.formulations.window_parts import PartKeys, WindowPartProgram
+from lpparse.formulations.window_parts import PartKeys, WindowPartProgram, join_sorted
 from lpparse.lp.solution import Solution
 from lpparse.trees import allowed_mask_shape
 from lpparse.triples import (
@@ -91,18 +91,13 @@ Quads = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[n
 
 
 def candidate_tsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> Quads:
-    """The (h, x, a, b) index arrays of every candidate part (module docstring), in lexicographic order."""
+    """The (h, x, a, b) index arrays of every candidate part (module docstring), in lexicographic order: each
+    window ⟨h, x, a⟩ with a child a ≠ h, joined with the windows ⟨h, a, b⟩ out of a."""
     windows = csib_mask(arc_mask, single_root)
     size = windows.shape[0]
-    out: list[NDArray[np.int64]] = []
-    for h in range(size):
-        w = windows[h].copy()
-        into = w.copy()
-        into[:, h] = False  # the middle a is a child
-        x, a, b = np.nonzero(into[:, :, None] & w[None, :, :])
-        out.append(np.column_stack([np.full(x.size, h), x, a, b]))
-    quads = np.concatenate(out) if out else np.empty((0, 4), np.int64)
-    return tuple(quads[:, k].astype(np.int64) for k in range(4))  # type: ignore[return-value]
+    h, x, a = (v.astype(np.int64) for v in np.nonzero(windows))  # lexicographic
+    first, second = join_sorted(np.where(a != h, h * size + a, -1), h * size + x)
+    return h[first], x[first], a[first], a[second]
 
 
 def count_tsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> int:

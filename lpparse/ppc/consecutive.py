@@ -111,6 +111,7 @@ class ConsecutiveSiblingFamily(Counted):
         self._bound_first, self._bound_second = cache.bounds()
         self._new: Index = (_EMPTY,) * 3
         self.tighten = binding.options.tighten
+        self.complete = False
 
     @property
     def added(self) -> int:
@@ -140,7 +141,9 @@ class ConsecutiveSiblingFamily(Counted):
         return Warm(self.cache, self.csibs.parts())
 
     def seed(self) -> None:
-        if self.tree is None:
+        #: every candidate window present from the start (brute force): nothing to price
+        self.complete = self.tree is None
+        if self.complete:
             self._add(tuple(x.astype(np.int64) for x in np.nonzero(self.mask)))
             return
         self._add(tree_csibs(self.tree))
@@ -174,6 +177,8 @@ class ConsecutiveSiblingFamily(Counted):
         return nu, into
 
     def price(self, state: DualState) -> Priced:
+        if self.complete:
+            return Priced(0, -np.inf)
         nu, into = self._duals(state.y)
         if self.csibs.links:  # rows of a program on the windows (tri-siblings): their duals count too
             nu = nu + self.csibs.linked_duals(state.y)

@@ -118,6 +118,7 @@ class _WindowFamily(Counted):
         cache = warm.cache if warm is not None and warm.cache is not None else None
         super().__init__(cache or spec.cache(prog.csibs.arc_mask, prog.csibs.single_root), candidates)
         self._new: Index = (_EMPTY,) * 4
+        self.complete = False
 
     @property
     def added(self) -> int:
@@ -151,7 +152,9 @@ class _WindowFamily(Counted):
 
     def seed(self) -> None:
         csibs = self.prog.csibs
-        if self.tree is None:
+        #: every candidate part present from the start (brute force): nothing to price, no bounds needed
+        self.complete = self.tree is None
+        if self.complete:
             self._add(self.spec.candidates(csibs.arc_mask, csibs.single_root))
             return
         self._add(self.spec.tree_parts(self.tree))
@@ -282,7 +285,6 @@ class TriSiblingFamily(_WindowFamily):
         csibs = _window_program(binding, "tri-sibling")
         prog = trisibling_program(csibs)
         super().__init__(spec, binding, prog, count_tsibs(csibs.arc_mask, csibs.single_root))
-        self._bound_first, self._bound_second = self.cache.bounds()
 
     def _start_parts(self, tree: NDArray[np.int64]) -> Index:
         h, m = (v.astype(np.int64) for v in np.nonzero(self.prog.csibs.arc_mask))
@@ -295,6 +297,9 @@ class TriSiblingFamily(_WindowFamily):
         return h[bad], a[bad]
 
     def price(self, state: DualState) -> Priced:
+        if self.complete:
+            return Priced(0, -np.inf)
+        bound_first, bound_second = self.cache.bounds()
         prog = self.prog
         out_ok, in_ok = prog.out_row >= 0, prog.in_row >= 0
         absent = ~prog.csibs.present
@@ -302,19 +307,19 @@ class TriSiblingFamily(_WindowFamily):
         # parts into window w = ⟨h, a, b⟩: r <= B2[w] - y_In[w] - min_x y_Out[h, x, a]
         low_out = np.where(out_ok, y_out, np.inf).min(axis=1)  # [h, a]
         tightened = self._raise(
-            state, prog.in_row, in_ok & ~prog.in_used & absent, self._bound_second - y_in - low_out[:, :, None]
+            state, prog.in_row, in_ok & ~prog.in_used & absent, bound_second - y_in - low_out[:, :, None]
         )
         y_out, y_in = prog.node_duals(state.y)
         # parts out of w: r <= B1[w] - y_Out[w] - min_c y_In[h, b, c]
         low_in = np.where(in_ok, y_in, np.inf).min(axis=2)  # [h, b]
         tightened += self._raise(
-            state, prog.out_row, out_ok & ~prog.out_used & absent, self._bound_first - y_out - low_in[:, None, :]
+            state, prog.out_row, out_ok & ~prog.out_used & absent, bound_first - y_out - low_in[:, None, :]
         )
         y_out, y_in = prog.node_duals(state.y)
-        u = np.where(out_ok, self._bound_first - y_out, -np.inf)  # [h, x, a]
+        u = np.where(out_ok, bound_first - y_out, -np.inf)  # [h, x, a]
         w = np.where(out_ok, -y_out, -np.inf)
         v = np.where(in_ok, -y_in, -np.inf)  # [h, a, b]
-        z = np.where(in_ok, self._bound_second - y_in, -np.inf)
+        z = np.where(in_ok, bound_second - y_in, -np.inf)
         pairs, screened = _screen(
             np.minimum(u.max(axis=1) + v.max(axis=2), w.max(axis=1) + z.max(axis=2)), state.tol
         )  # [h, a]
@@ -387,7 +392,6 @@ class GrandSiblingFamily(_WindowFamily):
         csibs = _window_program(binding, "grand-sibling")
         prog = grandsibling_program(csibs)
         super().__init__(spec, binding, prog, count_gsibs(csibs.arc_mask, csibs.single_root))
-        self._gha, self._ghb, self._hab = self.cache.bounds()
 
     def _start_parts(self, tree: NDArray[np.int64]) -> Index:
         h, m = (v.astype(np.int64) for v in np.nonzero(self.prog.csibs.arc_mask[1:]))
@@ -420,6 +424,9 @@ class GrandSiblingFamily(_WindowFamily):
         return t_a, t_b, t_start, t_sum
 
     def price(self, state: DualState) -> Priced:
+        if self.complete:
+            return Priced(0, -np.inf)
+        gha, ghb, hab = self.cache.bounds()
         prog = self.prog
         t_a, t_b, t_start, t_sum = self._terms(state.y)
         arcs = prog.csibs.arc_mask.copy()
@@ -428,21 +435,21 @@ class GrandSiblingFamily(_WindowFamily):
         heads = arcs[:, :, None]
         most_a = np.where(heads, t_a, -np.inf).max(axis=0)  # [h, a]
         most_b = np.where(heads, t_b + np.maximum(t_start, 0.0), -np.inf).max(axis=0)  # [h, b]
-        need = self._hab + most_a[:, :, None] + most_b[:, None, :] + t_sum
+        need = hab + most_a[:, :, None] + most_b[:, None, :] + t_sum
         free = (prog.sum_row >= 0) & ~prog.sum_used & ~prog.csibs.present
         tightened = self._raise(state, prog.sum_row, free, need)
         if tightened:
             t_a, t_b, t_start, t_sum = self._terms(state.y)
         best_b = (t_b + np.maximum(t_start, 0.0)).max(axis=2)  # [g, h]
         screen = np.minimum(
-            (self._gha + t_a).max(axis=2) + best_b + t_sum.max(axis=(1, 2))[None, :],
-            t_a.max(axis=2) + best_b + (self._hab + t_sum).max(axis=(1, 2))[None, :],
+            (gha + t_a).max(axis=2) + best_b + t_sum.max(axis=(1, 2))[None, :],
+            t_a.max(axis=2) + best_b + (hab + t_sum).max(axis=(1, 2))[None, :],
         )
         pairs, screened = _screen(np.where(arcs, screen, -np.inf), state.tol)
 
         def bound(g: NDArray[np.int64], h: NDArray[np.int64]) -> NDArray[np.float64]:
             cap = np.minimum(
-                np.minimum(self._gha[g, h, :][:, :, None], self._ghb[g, h, :][:, None, :]), self._hab[h]
+                np.minimum(gha[g, h, :][:, :, None], ghb[g, h, :][:, None, :]), hab[h]
             )
             out = cap + t_a[g, h, :][:, :, None] + t_b[g, h, :][:, None, :] + t_sum[h]  # [pair, a, b]
             out[np.arange(g.size), h, :] += t_start[g, h, :]  # the first windows, a = h
