@@ -19,6 +19,7 @@ from lpparse.lp.solution import Status
 from lpparse.oracles.brute_force import all_trees, brute_force
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.ppc import parse_price_cut, solve_bf
+from lpparse.ppc.branching import PseudoCosts
 from lpparse.ppc.decoder import lp_summary
 from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, check_records, parse_exact
 from lpparse.ppc.heuristics import improve_tree, move_gains, tree_value
@@ -147,7 +148,7 @@ def test_exact_is_never_below_the_projective_dp(n: int, seed: int, single_root: 
 def test_branching_rules_agree_and_the_record_shows_the_search() -> None:
     s, t, single_root = _fractional_instance()
     _, value = brute_force(s, single_root, gp_scores=t)
-    for rule in ("arc", "gub", "multi"):
+    for rule in ("arc", "pseudocost", "gub", "multi"):
         result = parse_exact(s, DenseTripleScorer(t), "all", single_root, options=ExactOptions(branching=rule))
         assert result.certified and result.objective == pytest.approx(value, abs=1e-9), rule
         assert not result.stats.root_integral and result.stats.nodes > 1
@@ -387,3 +388,30 @@ def test_no_tree_and_nan_are_errors() -> None:
     bad[1, 2] = np.nan
     with pytest.raises(ValueError):
         parse_exact(bad, DenseTripleScorer(np.zeros((4, 4, 4))), "all", False)
+
+
+def test_pseudo_costs_learn_per_arc_and_direction() -> None:
+    pseudo = PseudoCosts(4)
+    z = np.zeros((4, 4))
+    z[1, 2] = z[3, 2] = 0.5  # two fractional arcs into 2, equally fractional
+    candidates = z > 0
+    scores = np.zeros((4, 4))
+    scores[3, 2] = 1.0
+    assert pseudo.choose(z, candidates, scores) == (3, 2)  # nothing learned: the tie goes to the higher score
+    pseudo.record(1, 2, 0.5, up=True, parent_bound=10.0, child_bound=8.0)  # ψ⁺ = 2 / 0.5 = 4
+    pseudo.record(1, 2, 0.5, up=False, parent_bound=10.0, child_bound=9.0)  # ψ⁻ = 1 / 0.5 = 2
+    pseudo.record(3, 2, 0.5, up=True, parent_bound=10.0, child_bound=9.9)
+    pseudo.record(3, 2, 0.5, up=False, parent_bound=10.0, child_bound=9.9)
+    assert pseudo.choose(z, candidates, scores) == (1, 2)  # the arc whose branching moved the bound most
+    pseudo.record(1, 2, 1.0, up=True, parent_bound=10.0, child_bound=0.0)  # no change in the arc: ignored
+    pseudo.record(1, 2, 0.5, up=True, parent_bound=10.0, child_bound=-np.inf)  # an infeasible child: ignored
+    assert pseudo.count[1, 1, 2] == 1
+    z[2, 3] = 0.5  # never branched on: the mean ψ of each direction, (2 + 0.2) / 2 and (4 + 0.2) / 2
+    candidates = z > 0
+    candidates[1, 2] = False
+    assert pseudo.choose(z, candidates, scores) == (2, 3)  # 1.1·0.5 · 2.1·0.5 against 0.2·0.5 · 0.2·0.5
+
+
+def test_unknown_branching_rule_is_refused() -> None:
+    with pytest.raises(ValueError, match="branching rule 'best'"):
+        ExactOptions(branching="best")

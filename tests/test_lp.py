@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -340,3 +342,21 @@ def test_highs_out_of_memory_is_a_memory_error() -> None:
     model.highs = OutOfMemory(model.highs)  # type: ignore[assignment]
     with pytest.raises(MemoryError, match="HiGHS ran out of memory"):
         model.solve()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_probe_bounds_the_changed_lp_and_restores_the_model(seed: int) -> None:
+    s = np.random.default_rng(seed).normal(size=(9, 9))
+    lp = single_commodity_flow(s)
+    model = HighsModel(lp, options={"presolve": "off"})
+    first = model.solve()
+    z = np.flatnonzero(first.x[: lp.num_cols] > 0.5)[:1]  # a column at 1 in the optimum: probing it matters
+    upper = lp.col_upper.copy()
+    child = copy.deepcopy(lp)
+    child.col_upper[z] = 0.0
+    exact = HighsModel(child).solve().objective
+    assert model.probe(z, [0.0], 10_000) == pytest.approx(exact, abs=1e-7)  # run to the end: the child's optimum
+    assert model.probe(z, [0.0], 1) >= exact - 1e-7  # stopped early: never below it (dual simplex, maximizing)
+    assert np.array_equal(lp.col_upper, upper)
+    again = model.solve()
+    assert again.objective == pytest.approx(first.objective, abs=1e-9) and again.iterations == 0  # basis restored

@@ -416,6 +416,36 @@ class HighsModel:
                 "changeColsBounds",
             )
 
+    def probe(self, cols: ArrayLike, upper: ArrayLike, iterations: int) -> float:
+        """The objective after at most ``iterations`` dual simplex iterations from the current basis with
+        the upper bounds of program columns ``cols`` set to ``upper`` (strong branching's estimate of a
+        child: for a solved LP, bound changes keep the basis dual feasible, so the value never falls below the
+        changed LP's optimum); the bounds, basis and options are then restored. NaN if HiGHS reports no
+        value."""
+        cols = np.asarray(cols, dtype=np.int64)
+        before = self.lp.col_upper[cols].copy()
+        basis = self.highs.getBasis()
+        options = {
+            name: self.highs.getOptionValue(name)[1]
+            for name in ("simplex_strategy", "simplex_iteration_limit", "presolve")
+        }
+        self.set_col_upper(cols, upper)
+        self.highs.setOptionValue("simplex_strategy", DUAL)
+        self.highs.setOptionValue("presolve", "off")
+        self.highs.setOptionValue("simplex_iteration_limit", int(iterations))
+        try:
+            self.highs.run()
+            value = float(self.highs.getInfo().objective_function_value)
+            status = self.highs.getModelStatus()
+            if status == highspy.HighsModelStatus.kInfeasible:
+                value = -np.inf if self.highs.getObjectiveSense()[1] == highspy.ObjSense.kMaximize else np.inf
+        finally:
+            self.set_col_upper(cols, before)
+            for name, v in options.items():
+                self.highs.setOptionValue(name, v)
+            self._check(self.highs.setBasis(basis), "setBasis")
+        return value
+
     # ---- solving ----------------------------------------------------------------------------------
     def set_deadline(self, deadline: float | None) -> None:
         """Stop the next solves at ``deadline`` (a ``time.perf_counter()`` value; None: no limit). HiGHS's

@@ -78,6 +78,7 @@ from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import TOL, Status, farkas_margin
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
+from lpparse.ppc.branching import PseudoCosts
 from lpparse.ppc.heuristics import improve_tree
 from lpparse.ppc.live import LiveMaster
 from lpparse.ppc.loop import PPCResult, _validated, second_order_parts, solve_lp
@@ -100,6 +101,15 @@ __all__ = [
 ]
 
 
+#: reliability branching: fractional arcs probed per node, dual simplex iterations per probed child, and the
+#: records per direction after which an arc's pseudo-costs are trusted without probing
+STRONG_CANDIDATES = 8
+STRONG_ITERATIONS = 100
+RELIABLE = 2
+#: the branching rules of :func:`_split`
+BRANCHING = ("arc", "pseudocost", "gub", "multi")
+
+
 @dataclass(frozen=True)
 class ExactOptions:
     """Settings of :func:`parse_exact` besides the problem itself.
@@ -107,7 +117,8 @@ class ExactOptions:
     ``gap_tol``: the search stops when bound - objective <= gap_tol·(1 + |objective|); ``max_nodes``: LPs
     solved at most (root included); ``fixing``: reduced-cost fixing; ``local_search``: hill climbing from
     the root's rounded tree; ``keep_results``: keep each node's :class:`PPCResult` (its program can be read
-    in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``branching``: the rule of :func:`_split`; ``base``: the
+    in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``branching``: the rule of :func:`_split` (``pseudocost``:
+reliability branching, :mod:`lpparse.ppc.branching`, probing on each node's master); ``base``: the
     arborescence program under the node LPs; ``ppc``: the parse-price-cut options of every node
     (:class:`lpparse.colgen.ColgenOptions`: tolerances, pricing devices, sibling preset; its time limit is
     replaced by what is left of the search's); ``verify``: certify by :func:`check_proof` (the proof
@@ -133,6 +144,10 @@ class ExactOptions:
     verify: bool = False
     warm_basis: bool = True
     live_master: bool = False
+
+    def __post_init__(self) -> None:
+        if self.branching not in BRANCHING:
+            raise ValueError(f"unknown branching rule {self.branching!r}; choose from {', '.join(BRANCHING)}")
 
 
 def _rounded(result: PPCResult, mask: NDArray[np.bool_], single_root: bool) -> NDArray[np.int64]:
@@ -160,23 +175,33 @@ def _fixings(
 
 
 def _split(
-    result: PPCResult, mask: NDArray[np.bool_], scores: NDArray[np.float64], rule: str
+    result: PPCResult,
+    mask: NDArray[np.bool_],
+    scores: NDArray[np.float64],
+    rule: str,
+    pseudo: PseudoCosts | None = None,
 ) -> tuple[int, list[NDArray[np.bool_]]]:
     """A modifier m and a partition of its candidate heads into the children's head sets.
 
-    ``arc``: the most fractional arc h→m (ties: the higher score) against the rest of m's heads; ``gub``:
-    the modifier whose LP head distribution is most spread, its heads split by LP mass, largest first, into
-    two sets of about half each (generalized upper bound branching on OneHead[m]); ``multi``: that modifier's
-    heads with LP mass, one child each, and one child for the others."""
+    ``arc``: the most fractional arc h→m (ties: the higher score) against the rest of m's heads;
+    ``pseudocost``: the arc of best pseudo-cost score (:class:`lpparse.ppc.branching.PseudoCosts`,
+    ``pseudo``), split alike, the kept arc first; ``gub``: the modifier whose LP head distribution is most
+    spread, its heads split by LP mass, largest first, into two sets of about half each (generalized upper
+    bound branching on OneHead[m]); ``multi``: that modifier's heads with LP mass, one child each, and one
+    child for the others."""
     z = np.where(mask, result.arc_values(), 0.0)
     shared = (mask.sum(axis=0) > 1)[None, :]
-    if rule == "arc":
-        dist = np.where(mask & shared, np.abs(z - np.round(z)), -1.0)
-        h, m = np.nonzero(dist >= dist.max() - 1e-9)
-        i = int(np.argmax(scores[h, m]))
+    if rule in ("arc", "pseudocost"):
+        if rule == "pseudocost" and pseudo is not None:
+            h, m = pseudo.choose(z, mask & shared, scores)
+        else:
+            dist = np.where(mask & shared, np.abs(z - np.round(z)), -1.0)
+            hs, ms = np.nonzero(dist >= dist.max() - 1e-9)
+            i = int(np.argmax(scores[hs, ms]))
+            h, m = int(hs[i]), int(ms[i])
         keep = np.zeros(mask.shape[0], bool)
-        keep[h[i]] = True
-        return int(m[i]), [keep, mask[:, m[i]] & ~keep]
+        keep[h] = True
+        return m, [keep, mask[:, m] & ~keep]
     spread = np.where(shared[0], 1.0 - z.max(axis=0), -1.0)
     m = int(np.argmax(spread))
     heads = np.flatnonzero(mask[:, m])
@@ -255,6 +280,9 @@ class _Search:
         #: the master of every node below the root (ExactOptions.live_master), built over the arcs that the
         #: root's fixings leave; None: a program per node
         self.live: LiveMaster | None = None
+        #: pseudo-costs (branching ``pseudocost``), and the arc (h, m, LP value) each branched node split on
+        self.pseudo = PseudoCosts(s.shape[0]) if options.branching == "pseudocost" else None
+        self.branched: dict[int, tuple[int, int, float]] = {}
 
     def left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.perf_counter()
@@ -336,6 +364,7 @@ class _Search:
     def expand(self, node: BranchNode, result: PPCResult) -> None:
         """Close a solved node or branch it."""
         assert result.certificate is not None
+        self._learn(node, result.certificate.dual_objective)
         master, result.master = result.master, None  # the result lets go of its HiGHS model either way
         node.certificate = result.certificate
         node.bound = result.certificate.dual_objective
@@ -367,14 +396,54 @@ class _Search:
                 result, node.mask, self.lower, self.parts.max_parts(node.mask.shape[0] - 1)
             )
             self.stats.arcs_fixed += len(node.fixed)
-        modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching)
-        node.closed = "branched"
         if isinstance(master, HighsModel):  # its children start from its final basis
             self.bases[node.id] = LabelledBasis.of(result.program.lp, *master.program_basis())
+            if self.pseudo is not None:
+                self._strong(result, master, node.base_mask())
+        modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching, self.pseudo)
+        if self.pseudo is not None:  # the children learn the pseudo-costs of the arc kept by the first
+            h = int(np.flatnonzero(parts[0])[0])
+            self.branched[node.id] = (h, modifier, float(result.arc_values()[h, modifier]))
+        node.closed = "branched"
         node.children = tuple(self.new_node(node, modifier, kept).id for kept in parts)
         self.unsolved_children[node.id] = sum(self.nodes[i].closed == "open" for i in node.children)
         if self.unsolved_children[node.id] == 0:
             self._forget(node.id)
+
+    def _strong(self, result: PPCResult, master: HighsModel, mask: NDArray[np.bool_]) -> None:
+        """Reliability branching (Achterberg, Koch & Martin 2005, §3): the fractional arcs of best
+        pseudo-cost score whose pseudo-costs rest on fewer than :data:`RELIABLE` records in a direction are
+        probed on the node's restricted master (:meth:`lpparse.lp.highs_view.HighsModel.probe`, at most
+        :data:`STRONG_ITERATIONS` dual simplex iterations per child), and what each child's value fell by
+        is recorded as a pseudo-cost. A child probed below the incumbent counts as falling to it."""
+        assert self.pseudo is not None
+        t0 = time.perf_counter()
+        prog, z = result.program, np.where(mask, result.arc_values(), 0.0)
+        shared = (mask.sum(axis=0) > 1)[None, :]
+        arcs = self.pseudo.ranked(z, mask & shared)[:STRONG_CANDIDATES]
+        value = float(result.solution.objective)
+        for h, m in arcs:
+            if self.pseudo.count[:, h, m].min() >= RELIABLE:
+                continue
+            others = np.flatnonzero(mask[:, m] & (prog.z_col[:, m] >= 0))
+            others = others[others != h]
+            for up, cols in ((True, prog.z_col[others, m]), (False, prog.z_col[[h], m])):
+                child = master.probe(cols, np.zeros(cols.size), STRONG_ITERATIONS)
+                if np.isnan(child):
+                    continue
+                self.pseudo.record(h, m, float(z[h, m]), up, value, max(child, self.lower))
+                self.stats.strong_probes += 1
+        self.stats.time_strong += time.perf_counter() - t0
+
+    def _learn(self, node: BranchNode, bound: float) -> None:
+        """Record a solved child's bound in the pseudo-costs of its parent's branching arc."""
+        arc = self.branched.get(node.parent) if self.pseudo is not None else None
+        if arc is None:
+            return
+        assert self.pseudo is not None
+        h, m, value = arc
+        parent = self.nodes[node.parent]
+        self.pseudo.record(h, m, value, node.id == parent.children[0], parent.bound, bound)
 
     def _forget(self, i: int) -> None:
         """Drop what node ``i`` kept for its children (every child is solved or closed)."""

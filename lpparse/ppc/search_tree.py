@@ -83,9 +83,11 @@ class ExactStats:
     priced: int = 0
     cut: int = 0
     heuristic_moves: int = 0
+    strong_probes: int = 0  # children probed by reliability branching
     time_solving: float = 0.0  # HiGHS's simplex over all node LPs
     time_root: float = 0.0
     time_heuristics: float = 0.0
+    time_strong: float = 0.0  # reliability branching's probes
     time_branch: float = 0.0
     time_total: float = 0.0
 
