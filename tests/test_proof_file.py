@@ -121,3 +121,26 @@ def test_check_proof_command_and_tampering(tmp_path: Path) -> None:
         alone = standalone(bad, *check[1:])
         assert alone.returncode == 1 and alone.stdout == done.stdout, (name, alone.stdout, alone.stderr)
     fails(lpparse(*parse, "--decoder", "ppc", "--proof", proofs), 2, "--proof", "exact")
+
+
+def test_parse_branching_rules_give_the_same_trees_and_proofs_that_check(tmp_path: Path) -> None:
+    """parse --decoder exact --branching pseudocost: the same trees as the default rule on sentences that
+    branch, proofs that check-proof accepts; other decoders refuse the option."""
+    s, t, _ = _fractional_instance()
+    n = s.shape[0] - 1
+    treebank = conll(tmp_path / "tb.conllu", [n])
+    scores = tmp_path / "scores.npz"
+    save_scores(scores, [SentenceScores("s0", s, t)])
+    parse = ["parse", "--scores", scores, "--treebank", treebank, "--multi-root", "--no-progress", "--decoder"]
+    outs = {}
+    for rule in ("arc", "pseudocost"):
+        outs[rule], proofs = tmp_path / f"{rule}.conllu", tmp_path / f"{rule}.jsonl"
+        done = lpparse(*parse, "exact", "--branching", rule, "--out", outs[rule], "--proof", proofs)
+        assert done.returncode == 0, done.stderr
+        record = json.loads(proofs.read_text())
+        assert any(node["closed"] == "branched" for node in record["nodes"]), rule
+        done = lpparse("check-proof", proofs, "--scores", scores, "--treebank", treebank, "--no-progress")
+        assert done.returncode == 0 and "1 proofs checked" in done.stdout, done.stdout + done.stderr
+    assert outs["arc"].read_text() == outs["pseudocost"].read_text()
+    done = lpparse(*parse, "ppc", "--branching", "pseudocost")
+    assert done.returncode == 2 and "--branching" in done.stderr

@@ -38,6 +38,7 @@ from lpparse.parsing import (
     time_limit,
 )
 from lpparse.ppc.decoder import lp_summary
+from lpparse.ppc.exact import BRANCHING
 from lpparse.pruning import gold_recall
 from lpparse.scores import ScoreFile, load_scores
 from lpparse.scoring import Model
@@ -140,6 +141,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "'# k_best_score = s' (UAS and the summary use the best tree)",
     )
     parser.add_argument(
+        "--branching",
+        choices=BRANCHING,
+        default=None,
+        help="exact decoder: the branching rule (default arc: the most fractional arc; pseudocost: reliability "
+        "branching, which probes candidate arcs on each node's LP: fewer nodes on hard sentences and random "
+        "scores, slower on sentences that close in a few nodes; benchmarks/results/exact_pseudocost.md)",
+    )
+    parser.add_argument(
         "--proof",
         type=Path,
         default=None,
@@ -214,6 +223,10 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         if decoder != "exact":
             raise UsageError("--k-best applies to the exact decoder only (--decoder exact)")
         options["k_best"] = args.k_best
+    if args.branching is not None:
+        if decoder != "exact":
+            raise UsageError("--branching applies to the exact decoder only (--decoder exact)")
+        options["branching"] = args.branching
     if args.proof is not None:
         if decoder != "exact":
             raise UsageError("--proof applies to the exact decoder only (--decoder exact)")

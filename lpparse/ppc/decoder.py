@@ -146,6 +146,7 @@ def exact_decode(
     parts: Sequence[Parts] = (),
     k_best: int | None = None,
     proof: bool = False,
+    branching: str = "arc",
     **ppc_options: Any,
 ) -> DecodeResult:
     """The best tree under the arcs and every part family with a proof (:func:`exact_search`; grandparent
@@ -154,19 +155,20 @@ def exact_decode(
     with ``certified`` False and the proved bound; with no tree at all, RuntimeError. ``k_best``: also the K
     best trees, proved (:func:`lpparse.ppc.kbest.k_best_search`), as ``stats["kbest"]``: (heads, score)
     pairs, best first; a limit that stops the search before K trees (while trees remain) leaves it uncertified.
-    ``proof``: the search's proof as a JSON record in ``stats["proof"]`` (:func:`lpparse.ppc.proof_file.proof_record`)."""
+    ``branching``: the search's rule (:class:`lpparse.ppc.exact.ExactOptions`). ``proof``: the search's proof as a JSON record in ``stats["proof"]`` (:func:`lpparse.ppc.proof_file.proof_record`)."""
     s = validate_scores(arc_scores)
     engine, families = _families(triple_scorer, preset, sibling_scorer, parts, ppc_options)
+    options = ExactOptions(ppc=engine, branching=branching)
     kbest = None
     if k_best is not None:
-        kbest = k_best_search(s, families, k_best, single_root, time_limit, ExactOptions(ppc=engine))
+        kbest = k_best_search(s, families, k_best, single_root, time_limit, options)
         if kbest.subproblems[0].result is None:
             raise RuntimeError(f"exact decoding found no tree: status {kbest.status.value}")
         result = kbest.subproblems[0].result
         if kbest.status is not Status.OPTIMAL:
             result = replace(result, status=kbest.status)
     else:
-        result = exact_search(s, families, single_root, time_limit, ExactOptions(ppc=engine))
+        result = exact_search(s, families, single_root, time_limit, options)
     if result.heads is None:
         raise RuntimeError(f"exact decoding found no tree: status {result.status.value}")
     stats = result.stats.as_dict()
