@@ -38,7 +38,7 @@ from lpparse.decoding import decode
 from lpparse.experiments.grandparent_tables import sentence_scores
 from lpparse.formulations.grandparent import grandparent_program
 from lpparse.lp.highs_view import HighsModel
-from lpparse.ppc.exact import check_exact, parse_exact
+from lpparse.ppc.exact import BRANCHING, ExactOptions, check_exact, parse_exact
 from lpparse.table import markdown_table
 from lpparse.trees import allowed_arcs
 from lpparse.triples import DenseTripleScorer, candidate_triples
@@ -124,7 +124,8 @@ def run_gaussian(args: Any) -> list[dict[str, Any]]:
             rng = np.random.default_rng(1000 * n + k)
             s, t = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
             start = time.perf_counter()
-            exact = parse_exact(s, DenseTripleScorer(t), "all", False, time_limit=args.limit)
+            options = ExactOptions(branching=args.branching)
+            exact = parse_exact(s, DenseTripleScorer(t), "all", False, time_limit=args.limit, options=options)
             seconds = time.perf_counter() - start
             proof = check_exact(s, DenseTripleScorer(t), exact) if exact.certified else "not certified"
             row = {
@@ -221,6 +222,9 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=5, help="random instances per size")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="sentence lengths n")
     parser.add_argument("--limit", type=float, default=120.0, help="seconds per random-score run")
+    parser.add_argument(
+        "--branching", choices=BRANCHING, default="arc", help="the exact search's branching rule (random scores)"
+    )
     parser.add_argument(
         "--combine", type=Path, nargs="+", default=None, metavar="JSON",
         help="write --out from the JSON results of parts run separately (no run)",
