@@ -72,6 +72,25 @@ def test_exact_equals_brute_force(preset: str, inst: tuple[np.ndarray, np.ndarra
     assert check_exact(s, DenseTripleScorer(t), result, preset=preset) is None
 
 
+@pytest.mark.parametrize("live", [False, True])
+@settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+@given(gaussian(max_n=6))
+def test_reliability_branching_gives_the_brute_force_optimum_with_a_proof(
+    live: bool, inst: tuple[np.ndarray, np.ndarray, bool]
+) -> None:
+    """Reliability branching (probes on each node's master, pseudo-costs from its children), with grandparent
+    and sibling parts, a program per node or one live master: brute force's optimum, a proof that checks."""
+    s, t, single_root = inst
+    sibs = np.random.default_rng(int(abs(t[0, 0, 0]) * 1e6)).normal(size=t.shape)
+    options = ExactOptions(branching="pseudocost", live_master=live)
+    for sib in (None, DenseSiblingScorer(sibs)):
+        result = parse_exact(s, DenseTripleScorer(t), "all", single_root, options=options, sibling_scorer=sib)
+        _, value = brute_force(s, single_root, gp_scores=t, sib_scores=sibs if sib is not None else None)
+        assert result.status is Status.OPTIMAL and result.certified
+        assert result.objective == pytest.approx(value, abs=1e-7)
+        assert check_exact(s, DenseTripleScorer(t), result, sibling_scorer=sib) is None
+
+
 @pytest.mark.parametrize("preset", ["all", "martins"])
 @settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(gaussian())
