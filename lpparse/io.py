@@ -12,9 +12,11 @@ or failed command never leaves a half-written file under the name the user gave.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
+import zipfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +33,7 @@ __all__ = [
     "output_path",
     "readable_file",
     "relative_paths",
+    "writing_zip",
 ]
 
 
@@ -160,3 +163,19 @@ def atomic_write(path: str | Path, mode: str = "w", **kwargs: Any) -> Iterator[I
             handle.flush()
             if temporary.is_file():  # a device or FIFO has nothing to sync (and refuses to)
                 os.fsync(handle.fileno())
+
+
+@contextmanager
+def writing_zip(handle: IO[bytes], compression: int = zipfile.ZIP_STORED) -> Iterator[zipfile.ZipFile]:
+    """A ZIP archive written to the open binary ``handle`` (ZIP64 allowed). An exception in the block,
+    an interrupt inside a member's write included, propagates as raised: :class:`zipfile.ZipFile`'s own exit
+    would replace it with a ValueError ("an open writing handle") when a member was left open. The caller's
+    ``handle`` (an :func:`atomic_write` one, discarded on error) is closed by the caller."""
+    archive = zipfile.ZipFile(handle, "w", compression, allowZip64=True)
+    try:
+        yield archive
+    except BaseException:
+        with contextlib.suppress(ValueError):
+            archive.close()
+        raise
+    archive.close()

@@ -32,7 +32,7 @@ from lpparse.formulations.grandsibling import (
     check_gsib_batch,
 )
 from lpparse.formulations.trisibling import DenseTriSiblingScorer, SparseTriSiblingScorer, check_tsib_batch
-from lpparse.io import DataError, atomic_path, readable_file
+from lpparse.io import DataError, atomic_write, readable_file, writing_zip
 from lpparse.trees import allowed_mask_shape, check_tree, validate_scores
 from lpparse.triples import (
     DenseSiblingScorer,
@@ -243,7 +243,7 @@ def save_scores(
     ``source`` is free-form JSON about where the scores come from. ValueError names a malformed sentence."""
     entries: list[dict[str, Any]] = []
     kinds: tuple[bool, ...] | None = None
-    with atomic_path(path) as temporary, zipfile.ZipFile(temporary, "w", zipfile.ZIP_STORED) as archive:
+    with atomic_write(path, "wb") as handle, writing_zip(handle) as archive:
         for i, entry in enumerate(sentences):
             where = f"sentence {i + 1} ({entry.sent_id})"
             try:

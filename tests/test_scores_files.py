@@ -437,3 +437,26 @@ def test_dd_and_experiments_say_they_leave_sibling_parts_out(tmp_path: Path, mod
         done = lpparse("dd", *source, "--limit", "2", "--max-length", "8", "--out", tmp_path / "d.jsonl", "--no-progress")
         assert done.returncode == 0 and "the sibling parts of" in done.stderr and "left out" in done.stderr
         (tmp_path / "d.jsonl").unlink()
+
+
+# the member handle the test leaves open fails to flush into the closed file when it is collected
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_an_interrupt_inside_a_member_write_propagates_and_leaves_no_file(tmp_path: Path, monkeypatch) -> None:
+    """An interrupt (SIGTERM raises in the main thread) while ``save_scores`` opens a member: the interrupt
+    propagates as raised, not ZipFile's "open writing handle" ValueError, and nothing is left behind."""
+    from lpparse import scores as scores_module
+
+    left_open = []
+
+    def interrupted(archive, name, array):
+        left_open.append(archive.open(f"{name}.npy", "w"))  # as an interrupt inside ZipFile.open leaves it
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(scores_module, "_write", interrupted)
+    out = tmp_path / "s.npz"
+    out.write_bytes(b"an older archive")
+    entry = SentenceScores("s1", np.zeros((3, 3)))
+    with pytest.raises(KeyboardInterrupt):
+        save_scores(out, [entry])
+    assert out.read_bytes() == b"an older archive"
+    assert [p.name for p in tmp_path.iterdir()] == ["s.npz"]

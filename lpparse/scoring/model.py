@@ -46,7 +46,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.corpus import Sentence
-from lpparse.io import DataError, atomic_write, readable_file
+from lpparse.io import DataError, atomic_write, readable_file, writing_zip
 from lpparse.scoring.bounds import (
     BoundTables,
     ConsecutiveBounds,
@@ -124,7 +124,7 @@ _META = {
 def _write_archive(handle: Any, arrays: dict[str, NDArray[Any]], stored: tuple[str, ...] = ()) -> None:
     """An ``.npz`` archive of ``arrays`` (what :func:`numpy.load` reads), deflated except the members named in
     ``stored``: weights are nearly incompressible, and inflating them took half of a model's load time."""
-    with zipfile.ZipFile(handle, "w", allowZip64=True) as archive:
+    with writing_zip(handle, zipfile.ZIP_DEFLATED) as archive:
         for name, array in arrays.items():
             member = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             member.compress_type = zipfile.ZIP_STORED if name in stored else zipfile.ZIP_DEFLATED
