@@ -429,6 +429,7 @@ def test_pseudo_costs_learn_per_arc_and_direction() -> None:
     candidates = z > 0
     candidates[1, 2] = False
     assert pseudo.choose(z, candidates, scores) == (2, 3)  # 1.1·0.5 · 2.1·0.5 against 0.2·0.5 · 0.2·0.5
+    assert pseudo.choose(np.round(z), candidates, scores) is None  # nothing fractional: _split's arc rule decides
 
 
 def test_unknown_branching_rule_is_refused() -> None:

@@ -72,16 +72,12 @@ class PseudoCosts:
 
     def choose(
         self, z: NDArray[np.float64], candidates: NDArray[np.bool_], scores: NDArray[np.float64]
-    ) -> tuple[int, int]:
-        """The arc (h, m) to branch on among ``candidates`` with fractional value ``z`` (the most fractional
-        one when none is)."""
-        fractional = candidates & (z > _FRACTIONAL) & (z < 1.0 - _FRACTIONAL)
-        if not fractional.any():
-            dist = np.where(candidates, np.abs(z - np.round(z)), -1.0)
-            h, m = np.nonzero(dist >= dist.max() - 1e-9)
-            i = int(np.argmax(scores[h, m]))
-            return int(h[i]), int(m[i])
+    ) -> tuple[int, int] | None:
+        """The fractional arc (h, m) among ``candidates`` (LP values ``z``) of best product score, ties to
+        the higher arc score; None when no candidate is fractional."""
         product = self._product(z, candidates)
+        if product.max(initial=-1.0) < 0.0:
+            return None
         h, m = np.nonzero(product >= product.max() * (1.0 - 1e-9))
         i = int(np.argmax(scores[h, m]))
         return int(h[i]), int(m[i])

@@ -118,7 +118,7 @@ class ExactOptions:
     solved at most (root included); ``fixing``: reduced-cost fixing; ``local_search``: hill climbing from
     the root's rounded tree; ``keep_results``: keep each node's :class:`PPCResult` (its program can be read
     in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``branching``: the rule of :func:`_split` (``pseudocost``:
-reliability branching, :mod:`lpparse.ppc.branching`, probing on each node's master); ``base``: the
+    reliability branching, :mod:`lpparse.ppc.branching`, probing on each node's master); ``base``: the
     arborescence program under the node LPs; ``ppc``: the parse-price-cut options of every node
     (:class:`lpparse.colgen.ColgenOptions`: tolerances, pricing devices, sibling preset; its time limit is
     replaced by what is left of the search's); ``verify``: certify by :func:`check_proof` (the proof
@@ -192,13 +192,13 @@ def _split(
     z = np.where(mask, result.arc_values(), 0.0)
     shared = (mask.sum(axis=0) > 1)[None, :]
     if rule in ("arc", "pseudocost"):
-        if rule == "pseudocost" and pseudo is not None:
-            h, m = pseudo.choose(z, mask & shared, scores)
-        else:
+        arc = pseudo.choose(z, mask & shared, scores) if rule == "pseudocost" and pseudo is not None else None
+        if arc is None:  # the most fractional arc (also pseudocost's choice when none is fractional)
             dist = np.where(mask & shared, np.abs(z - np.round(z)), -1.0)
             hs, ms = np.nonzero(dist >= dist.max() - 1e-9)
             i = int(np.argmax(scores[hs, ms]))
-            h, m = int(hs[i]), int(ms[i])
+            arc = int(hs[i]), int(ms[i])
+        h, m = arc
         keep = np.zeros(mask.shape[0], bool)
         keep[h] = True
         return m, [keep, mask[:, m] & ~keep]
