@@ -28,8 +28,8 @@ from typing import Any
 from ppc import (
     LANGUAGE,
     MULTI_ROOT,
-    commands_line,
     combine,
+    commands_line,
     dev_files,
     run_header,
     treebank_parser,

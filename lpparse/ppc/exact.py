@@ -125,9 +125,9 @@ class ExactOptions:
     re-checked from its duals over the full program, built once: about a brute-force run's time more)
     instead of :func:`check_records`; ``warm_basis``: a node's first LP solve starts from its parent's final
     basis, by label (:mod:`lpparse.lp.basis`), instead of cold; ``live_master``: with the grandparent family
-    alone, the LP of every node below the root is bound changes on one master (:mod:`lpparse.ppc.live`; off:
-    measured 0.88-1.03x on the dev sets; ``keep_results`` then keeps results that share that master's
-    program).
+    alone, the LP of every node below the root is bound changes on one master, the root's own
+    (:mod:`lpparse.ppc.live`; off: measured 0.90-1.02x on the Danish and Hungarian dev sets; ``keep_results``
+    then keeps results that share that master's program).
     """
 
     base: str = "single-flow"
@@ -277,8 +277,9 @@ class _Search:
         self.best: NDArray[np.int64] | None = None
         self.lower = -np.inf
         self.stats = ExactStats(s.shape[0] - 1)
-        #: the master of every node below the root (ExactOptions.live_master), built over the arcs that the
-        #: root's fixings leave; None: a program per node
+        #: the master of every node below the root (ExactOptions.live_master): the root's own, or without the
+        #: root's master (warm_basis off) one built over the arcs that the root's fixings leave; None: a
+        #: program per node
         self.live: LiveMaster | None = None
         #: pseudo-costs (branching ``pseudocost``), and the arc (h, m, LP value) each branched node split on
         self.pseudo = PseudoCosts(s.shape[0]) if options.branching == "pseudocost" else None
@@ -398,6 +399,8 @@ class _Search:
             self.stats.arcs_fixed += len(node.fixed)
         if isinstance(master, HighsModel):  # its children start from its final basis
             self.bases[node.id] = LabelledBasis.of(result.program.lp, *master.program_basis())
+            if node.id == 0 and self.options.live_master and LiveMaster.supports(self.parts.parts):
+                self.live = LiveMaster.adopt(result, master, self.s, self.single_root, self.options.ppc)
             if self.pseudo is not None:
                 self._strong(result, master, node.base_mask())
         modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching, self.pseudo)

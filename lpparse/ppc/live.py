@@ -17,27 +17,32 @@ Per node, before the engine's loop (:class:`lpparse.colgen.Engine`, run again on
   (:func:`lpparse.ppc.families.clean_tree`) enter if absent, so the restricted LP holds that tree whatever
   columns earlier nodes left (a node without such a tree is solved as before, on a program of its own).
 
-The master is built for the root's first child solved, over the arcs that the root's reduced-cost fixing
-leaves (the root is solved on its own program). The dropped arcs' triples and flows are fixed at 0 too. Each node's
-first solve starts from its parent's final basis (placed by label, :mod:`lpparse.lp.basis`), not from the
-basis of the node solved last (best-bound order jumps between subtrees; on Hungarian #152 of the dev set,
-49 tokens: 60 s against 75 s). Only the grandparent family supports this (:meth:`LiveMaster.supports`). Node
-proofs are unchanged: duals by row label, which the checker reads against the full program with the node's
-bounds (:mod:`lpparse.ppc.proof`).
+The master is the root's own restricted master (:meth:`LiveMaster.adopt`: its program, families and HiGHS
+model, the root's record keeping a copy of its program), so the root's final basis is exactly the basis its
+children start from: on Hungarian #152 of the dev set (49 tokens) the first child's first solve takes 36
+simplex iterations instead of the 1,948 of a master built anew from the root's parts. The arcs the root's
+reduced-cost fixing drops are fixed at 0 like any other, with their triples and flows. Each node's first solve starts
+from its parent's final basis (placed by label, :mod:`lpparse.lp.basis`), not from the basis of the node
+solved last (best-bound order jumps between subtrees; on #152: 60 s against 75 s). Only the grandparent
+family supports this (:meth:`LiveMaster.supports`). Node proofs are unchanged: duals by row label, which the
+checker reads against the full program with the node's bounds (:mod:`lpparse.ppc.proof`).
 
 **Measured: not faster than a program per node** (``benchmarks/exact_ablation.py --option live_master``,
-the dev sentences whose root LP is fractional, trained grandparent models, CPU time, the same nodes): Danish
-1.03x, English 0.99x, Hungarian 0.88x (#152: 25.4 s against 33.3 s), Italian 0.98x, the same optima and every
-proof re-checked; hence :class:`lpparse.ppc.exact.ExactOptions` keeps it off. Where it loses: HiGHS. A node's
-own program holds only its parent's triples over its own arcs; the master keeps every triple any node priced,
-so it is larger (#152: 8.7k rows against about 7k), and on hard sentences a node needs more simplex
-iterations from its parent's exact basis than its own program needs from the same basis placed on it. What it
-would need to pay: a column pool kept out of the master (GCG's), so that a node's active columns are about its
-own program's.
+the dev sentences whose root LP is fractional, trained grandparent models, CPU time, the same nodes). With a
+master built anew (``benchmarks/results/exact_live_master.md``): Danish 1.03x, English 0.99x, Hungarian
+0.88x, Italian 0.98x. Going on from the root's master (``exact_live_master-adopt.md``): Hungarian 1.02x
+(first-solve simplex iterations 250k against 288k), Danish 0.90x (2.35 s against 2.11 s over 10 sentences,
+with 5.1k first-solve iterations against 11.7k); the same optima, every proof re-checked; hence :class:`lpparse.ppc.exact.ExactOptions`
+keeps it off. Where it loses: restoring a basis. Re-solving a parent's own LP on the master with its own
+basis takes 0 simplex iterations when the parent was the last node solved, but 560-1,000 on #152 once other
+nodes have priced columns in: under the parent's duals those columns are attractive, so the restored basis is
+dual infeasible (the equality rows' nonbasic sides were checked and do not matter). What it would need to
+pay: a column pool kept out of the master (GCG's), so that a node starts from its parent's columns only.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -45,8 +50,8 @@ from dataclasses import replace
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.colgen import ColgenOptions, Engine, Warm
-from lpparse.formulations.grandparent import arc_program
+from lpparse.colgen import ColgenOptions, Engine, PartFamily, Warm
+from lpparse.formulations.grandparent import GrandparentProgram, arc_program
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
@@ -74,17 +79,47 @@ class LiveMaster:
     ) -> None:
         if not self.supports(parts):
             raise ValueError("a live master takes the grandparent family only")
-        self.s, self.single_root, self.options = arc_scores, single_root, options
-        self.prog = arc_program(arc_scores, single_root, base)
+        prog = arc_program(arc_scores, single_root, base)
         tree = chu_liu_edmonds(arc_scores, single_root=single_root)
-        self.families = [p.bind(Binding(self.prog, arc_scores, tree, options, warm.get(p.name))) for p in parts]
-        self.arcs = np.nonzero(self.prog.arc_mask)
-        self.z = self.prog.z_col[self.arcs]
-        self.upper = self.prog.lp.col_upper[self.z].copy()
-        lp = self.prog.lp
+        families = [p.bind(Binding(prog, arc_scores, tree, options, warm.get(p.name))) for p in parts]
+        self._setup(arc_scores, single_root, options, prog, families)
+
+    def _setup(
+        self,
+        arc_scores: NDArray[np.float64],
+        single_root: bool,
+        options: ColgenOptions,
+        prog: GrandparentProgram,
+        families: list[PartFamily],
+        model: HighsModel | None = None,
+    ) -> None:
+        self.s, self.single_root, self.options = arc_scores, single_root, options
+        self.prog, self.families = prog, families
+        self.arcs = np.nonzero(prog.arc_mask)
+        self.z = prog.z_col[self.arcs]
+        lp = prog.lp
+        self.upper = lp.col_upper[self.z].copy()
         self.phi = lp.cols("phi") if "phi" in lp.var_blocks else np.empty(0, np.int64)
         self.phi_upper = lp.col_upper[self.phi].copy()
-        self.engine = Engine(self.prog.lp, self.families, options, keep_master=True)
+        self.engine = Engine(lp, families, options, keep_master=True)
+        self.engine.live = model
+
+    @classmethod
+    def adopt(
+        cls, root: PPCResult, model: HighsModel, arc_scores: NDArray[np.float64], single_root: bool,
+        options: ColgenOptions,
+    ) -> LiveMaster:
+        """The master that goes on from the root's own restricted master (``root``'s program and families,
+        ``model`` its HiGHS model, ``arc_scores`` the root's): nothing is rebuilt, and the root's basis stays
+        the exact basis of the master its children start from. ``root`` keeps a copy of its program."""
+        families = list(root.families.values())
+        if len(families) != 1 or not isinstance(families[0], GrandparentFamily):
+            raise ValueError("a live master takes the grandparent family only")
+        live = cls.__new__(cls)
+        live._setup(arc_scores, single_root, options, root.program, families, model)
+        root.program = copy.deepcopy(root.program)
+        root.solution = replace(root.solution, lp=root.program.lp)
+        return live
 
     def _bound(self, mask: NDArray[np.bool_], model: HighsModel | None) -> None:
         """Make the program the node's over the arcs ``mask``: its families price over them, and the arcs
