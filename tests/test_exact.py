@@ -101,8 +101,8 @@ def test_reliability_branching_gives_the_brute_force_optimum_with_a_proof(
 def test_a_live_master_gives_the_brute_force_optimum_with_a_proof(
     preset: str, inst: tuple[np.ndarray, np.ndarray, bool]
 ) -> None:
-    """Nodes as bound changes on one master (:mod:`lpparse.ppc.live`): the same optimum, and a proof that the
-    standalone check accepts."""
+    """Nodes as bound changes on their parent's master or a copy of it (:mod:`lpparse.ppc.live`): the same
+    optimum, and a proof that the standalone check accepts."""
     s, t, single_root = inst
     options = ExactOptions(live_master=True, verify=True, keep_results=True)
     result = parse_exact(s, DenseTripleScorer(t), preset, single_root, options=options)
@@ -112,7 +112,7 @@ def test_a_live_master_gives_the_brute_force_optimum_with_a_proof(
     np.testing.assert_array_equal(result.heads, heads)
     assert check_exact(s, DenseTripleScorer(t), result, preset=preset) is None
     below = [r.program for i, r in result.node_results.items() if i > 0]
-    assert all(program is below[0] for program in below)  # every node below the root: one master
+    assert all(program is not result.node_results[0].program for program in below)  # the root keeps a copy
     for node in result.nodes:  # each node's LP is its own: a node closed by an integral LP has a tree of its arcs
         if node.closed == "integral":
             assert node.mask[node.tree[1:], np.arange(1, node.tree.size)].all()
@@ -120,8 +120,9 @@ def test_a_live_master_gives_the_brute_force_optimum_with_a_proof(
 
 def test_a_live_master_goes_on_from_the_roots_own_master() -> None:
     """The search's live master is the root's restricted master itself (:meth:`LiveMaster.adopt`): the
-    root's LP, restored on it with the root's basis, takes no simplex iteration (a master built anew from the
-    root's parts took 1,948 on Hungarian dev #152), and the root's record keeps a program of its own."""
+    root's LP on it, or on a copy with the root's basis placed by label (:meth:`LiveMaster.fork`), takes no
+    simplex iteration (a master built anew from the root's parts took 1,948 on Hungarian dev #152), and the
+    root's record keeps a program of its own."""
     s, t, _ = _fractional_instance(12)
     root = solve_lp(s, second_order_parts(DenseTripleScorer(t), "all"), "ppc", False, keep_master=True)
     master, program, bound = root.master, root.program, root.certificate.dual_objective
@@ -129,10 +130,14 @@ def test_a_live_master_goes_on_from_the_roots_own_master() -> None:
     basis = LabelledBasis.of(program.lp, *master.program_basis())
     live = LiveMaster.adopt(root, master, s, False, ColgenOptions())
     assert live.prog is program and root.program is not program and root.solution.lp is root.program.lp
-    again = live.solve(allowed_arcs(s), None, basis)
-    assert again is not None and again.certified
-    assert again.rounds[0].simplex_iterations == 0
-    assert again.certificate.dual_objective == pytest.approx(bound, abs=1e-7)
+    twin = live.fork()  # another child's copy: its own program and HiGHS model, the scores shared
+    assert twin.prog is not program and twin.engine.live is not master
+    assert twin.families[0].cache is live.families[0].cache
+    for copy_, start in ((twin, basis), (live, None)):  # the fork places the basis; the master has it
+        again = copy_.solve(allowed_arcs(s), None, start)
+        assert again is not None and again.certified
+        assert again.rounds[0].simplex_iterations == 0
+        assert again.certificate.dual_objective == pytest.approx(bound, abs=1e-7)
 
 
 def test_a_live_master_branches_on_bound_changes() -> None:

@@ -179,24 +179,26 @@ class Engine:
         """Seed every family and build the HiGHS master without what they keep out."""
         for family in self.families:
             family.seed()
-        held = [family.inactive() for family in self.families]
-        cols = np.concatenate([np.empty(0, np.int64), *(c for c, _ in held)])
-        rows = np.concatenate([np.empty(0, np.int64), *(r for _, r in held)])
         if self.master is not None:
-            if cols.size or rows.size:
+            held = [family.inactive() for family in self.families]
+            if any(c.size or r.size for c, r in held):
                 raise ValueError("a given master cannot leave columns or rows out: let the engine build it")
             return self.master
-        opts = self.options
-        model = HighsModel(
-            self.lp,
-            tol=opts.certificate_tol,
-            options=dict(self.settings.highs_options),
-            inactive_cols=cols,
-            inactive_rows=rows,
-        )
+        model = self.master_model()
         if self.basis is not None:
             model.start_from(self.basis)
         return model
+
+    def master_model(self) -> HighsModel:
+        """The HiGHS master of the program as it stands, without what the families keep out (no seeding)."""
+        held = [family.inactive() for family in self.families]
+        return HighsModel(
+            self.lp,
+            tol=self.options.certificate_tol,
+            options=dict(self.settings.highs_options),
+            inactive_cols=np.concatenate([np.empty(0, np.int64), *(c for c, _ in held)]),
+            inactive_rows=np.concatenate([np.empty(0, np.int64), *(r for _, r in held)]),
+        )
 
     def _solve(self, model: LPModel, deadline: float | None, warm: bool) -> tuple[Solution, int, float]:
         """One master solve (solution, simplex iterations, seconds); a stalled warm primal re-solve goes on

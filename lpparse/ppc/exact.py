@@ -62,7 +62,6 @@ heuristics only strengthen fixing and let the search stop at once when the root 
 
 from __future__ import annotations
 
-import copy
 import heapq
 import time
 from collections.abc import Iterable, Sequence
@@ -125,9 +124,9 @@ class ExactOptions:
     re-checked from its duals over the full program, built once: about a brute-force run's time more)
     instead of :func:`check_records`; ``warm_basis``: a node's first LP solve starts from its parent's final
     basis, by label (:mod:`lpparse.lp.basis`), instead of cold; ``live_master``: with the grandparent family
-    alone, the LP of every node below the root is bound changes on one master, the root's own
-    (:mod:`lpparse.ppc.live`; off: measured 0.90-1.02x on the Danish and Hungarian dev sets; ``keep_results``
-    then keeps results that share that master's program).
+    alone, the LP of every node below the root is bound changes on its parent's master, handed down or
+    copied (:mod:`lpparse.ppc.live`; off: measured 0.91x and 1.08x on the Danish and Hungarian dev sets;
+    ``keep_results`` then keeps results whose programs later nodes go on changing).
     """
 
     base: str = "single-flow"
@@ -277,10 +276,10 @@ class _Search:
         self.best: NDArray[np.int64] | None = None
         self.lower = -np.inf
         self.stats = ExactStats(s.shape[0] - 1)
-        #: the master of every node below the root (ExactOptions.live_master): the root's own, or without the
-        #: root's master (warm_basis off) one built over the arcs that the root's fixings leave; None: a
-        #: program per node
-        self.live: LiveMaster | None = None
+        #: ExactOptions.live_master: the master of each branched node whose children are not all solved (they
+        #: solve on it or on a copy), and the master each solved node was solved on
+        self.masters: dict[int, LiveMaster] = {}
+        self.solved_on: dict[int, LiveMaster] = {}
         #: pseudo-costs (branching ``pseudocost``), and the arc (h, m, LP value) each branched node split on
         self.pseudo = PseudoCosts(s.shape[0]) if options.branching == "pseudocost" else None
         self.branched: dict[int, tuple[int, int, float]] = {}
@@ -316,18 +315,11 @@ class _Search:
         than :data:`lpparse.ppc.loop.BF_BELOW_PARTS` candidate parts, else parse-price-cut from its parent's
         parts; the scores shared. (Hungarian dev, grandparent model over pruned arcs, 40 fractional sentences,
         466 nodes: 14.9 s of branching against 24.3 s with parse-price-cut at every node.)"""
-        live = self.options.live_master and node.parent >= 0 and LiveMaster.supports(self.parts.parts)
-        if live and self.live is None:
-            root = self.nodes[0].base_mask()
-            self.live = LiveMaster(
-                np.where(root, self.s, -np.inf), self.parts.parts, self.single_root, self.options.base,
-                self.options.ppc, self.warm[0],
-            )
-        if self.live is not None and live:
-            result = self.live.solve(
-                node.mask, time_limit, self.bases.get(node.parent) if self.options.warm_basis else None
-            )
+        if node.parent in self.masters:
+            master, basis = self._master(node)
+            result = master.solve(node.mask, time_limit, basis)
             if result is not None:
+                self.solved_on[node.id] = master
                 return result
         warm = self.warm[node.parent] if node.parent >= 0 else self.parts.warm()
         return solve_lp(
@@ -339,8 +331,16 @@ class _Search:
             replace(self.options.ppc, time_limit=time_limit),
             warm,
             basis=self.bases.get(node.parent) if self.options.warm_basis else None,
-            keep_master=self.options.warm_basis,
+            keep_master=self.options.warm_basis or self.options.live_master,
         )
+
+    def _master(self, node: BranchNode) -> tuple[LiveMaster, LabelledBasis | None]:
+        """The master a node solves on, and the basis to place on it first: its parent's master itself when
+        it is the last of its siblings to be solved (the master's basis is the parent's final one), else a copy
+        (:meth:`lpparse.ppc.live.LiveMaster.fork`) with the parent's basis."""
+        if self.unsolved_children[node.parent] == 1:
+            return self.masters.pop(node.parent), None
+        return self.masters[node.parent].fork(), self.bases.get(node.parent)
 
     def solve(self, node: BranchNode) -> PPCResult:
         left = self.left()
@@ -399,8 +399,11 @@ class _Search:
             self.stats.arcs_fixed += len(node.fixed)
         if isinstance(master, HighsModel):  # its children start from its final basis
             self.bases[node.id] = LabelledBasis.of(result.program.lp, *master.program_basis())
-            if node.id == 0 and self.options.live_master and LiveMaster.supports(self.parts.parts):
-                self.live = LiveMaster.adopt(result, master, self.s, self.single_root, self.options.ppc)
+            if self.options.live_master and LiveMaster.supports(self.parts.parts):
+                own = self.solved_on.pop(node.id, None)
+                self.masters[node.id] = own or LiveMaster.adopt(
+                    result, master, self.s, self.single_root, self.options.ppc
+                )
             if self.pseudo is not None:
                 self._strong(result, master, node.base_mask())
         modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching, self.pseudo)
@@ -452,13 +455,12 @@ class _Search:
         """Drop what node ``i`` kept for its children (every child is solved or closed)."""
         del self.warm[i]
         self.bases.pop(i, None)
+        self.masters.pop(i, None)
 
     def close_infeasible(self, node: BranchNode, result: PPCResult) -> bool:
         """Close a node whose LP is infeasible (pruned parts) by a dual ray of its program that proves it
         (module docstring); False when HiGHS gives none that does."""
         lp = result.program.lp
-        if self.live is not None and result.program is self.live.prog:  # the record keeps this node's program
-            lp = copy.deepcopy(lp)
         model = HighsModel(lp, tol=self.options.ppc.certificate_tol, options={"presolve": "off"})
         if model.solve(certify=False).status is not Status.INFEASIBLE:
             return False

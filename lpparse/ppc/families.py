@@ -34,8 +34,9 @@ restricted LP is then the full LP).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -218,6 +219,18 @@ class GrandparentFamily(Counted):
         self._cut_scores = np.empty(0)
         # first, so that a scorer that scores by look-up in its bounds (lpparse.scoring's) does so from the start
         self._bounds = cache.bounds()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GrandparentFamily:
+        """A copy for another branch-and-bound node's master (:meth:`lpparse.ppc.live.LiveMaster.fork`): the
+        program (through ``memo``) and the family's own state copied; the score cache, the spec with its scorer,
+        the bounds and the arc scores shared."""
+        for shared in (self.cache, self.spec, self._bounds, self._arc_scores):
+            memo.setdefault(id(shared), shared)
+        twin = object.__new__(type(self))
+        memo[id(self)] = twin
+        for name, value in vars(self).items():
+            setattr(twin, name, copy.deepcopy(value, memo))
+        return twin
 
     @property
     def added(self) -> int:

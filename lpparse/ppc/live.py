@@ -1,103 +1,89 @@
-"""One live master for a whole branch-and-bound search: a node is a set of bound changes on it.
+"""Branch-and-bound nodes as bound changes on their parent's restricted master, handed down the tree.
 
 Branch-and-price as SCIP and GCG run it (Gamrath & Lübbecke 2010, "Experiments with a Generic Dantzig-Wolfe
-Decomposition for Integer Programs", SEA 2010): the search keeps one restricted master, with its columns,
-rows and basis, and turns it into a node's LP by changing bounds. Here a node of :mod:`lpparse.ppc.exact` is
-a set of arcs; its LP is the root's program with the arc columns the node drops fixed at 0 (their upper
-bound, in the program and in HiGHS), which forces every part and flow over them to 0 through the rows that
-link them. Nothing is rebuilt: the columns and rows that earlier nodes priced and separated stay (every row
-is valid for every tree, every column is a candidate part of the root), and HiGHS goes on from the last
-basis, which bound changes leave dual feasible, with the dual simplex.
+Decomposition for Integer Programs", SEA 2010) turns a restricted master into a node's LP by changing bounds.
+Here a node of :mod:`lpparse.ppc.exact` is a set of arcs; its LP is its parent's program with the arc columns
+the node drops fixed at 0 (their upper bound, in the program and in HiGHS), which forces every part and flow
+over them to 0 through the rows that link them. Nothing is rebuilt: the columns and rows its ancestors priced
+and separated stay (every row is valid for every tree, every column is a candidate part of the ancestor), and
+HiGHS goes on from the parent's final basis, which bound changes leave dual feasible, with the dual simplex.
+
+**Whose master.** A node solved on a program of its own (the root) hands its restricted master over as it
+stands (:meth:`LiveMaster.adopt`: program, families, HiGHS model; the node's record keeps a copy of its
+program). The last of its children to be solved takes that master over; each other child solves on a copy
+(:meth:`LiveMaster.fork`: program and families copied, score caches shared, a HiGHS model of its own with
+the parent's basis placed by label, :mod:`lpparse.lp.basis`, exact on the same program). A node thus starts
+from its parent's columns and final basis only. A single master shared by the whole search did not pay:
+re-solving a parent's own LP on it took 0 simplex iterations when the parent was the last node solved, but
+560-1,000 on Hungarian dev #152 (49 tokens) once other subtrees had priced columns in (attractive under the
+parent's duals, they make its basis dual infeasible); GCG keeps such columns in a pool outside the master.
 
 Per node, before the engine's loop (:class:`lpparse.colgen.Engine`, run again on its kept master):
 
 * **the node's arcs**: the grandparent family prices only parts over them (the program's ``arc_mask`` is the
-  node's), so the certificate is the one of the node's full LP, the root's with the dropped arcs at 0;
+  node's), so the certificate is the one of the node's full LP, the ancestor's with the dropped arcs at 0;
 * **a feasible start**: the triples of the node's first-order best tree without pruned parts
   (:func:`lpparse.ppc.families.clean_tree`) enter if absent, so the restricted LP holds that tree whatever
-  columns earlier nodes left (a node without such a tree is solved as before, on a program of its own).
+  columns its ancestors left (a node without such a tree is solved on a program of its own, and adopted).
 
-The master is the root's own restricted master (:meth:`LiveMaster.adopt`: its program, families and HiGHS
-model, the root's record keeping a copy of its program), so the root's final basis is exactly the basis its
-children start from: on Hungarian #152 of the dev set (49 tokens) the first child's first solve takes 36
-simplex iterations instead of the 1,948 of a master built anew from the root's parts. The arcs the root's
-reduced-cost fixing drops are fixed at 0 like any other, with their triples and flows. Each node's first solve starts
-from its parent's final basis (placed by label, :mod:`lpparse.lp.basis`), not from the basis of the node
-solved last (best-bound order jumps between subtrees; on #152: 60 s against 75 s). Only the grandparent
-family supports this (:meth:`LiveMaster.supports`). Node proofs are unchanged: duals by row label, which the
-checker reads against the full program with the node's bounds (:mod:`lpparse.ppc.proof`).
+Only the grandparent family supports this (:meth:`LiveMaster.supports`). Node proofs are unchanged: duals by
+row label, which the checker reads against the full program with the node's bounds (:mod:`lpparse.ppc.proof`).
 
-**Measured: not faster than a program per node** (``benchmarks/exact_ablation.py --option live_master``,
-the dev sentences whose root LP is fractional, trained grandparent models, CPU time, the same nodes). With a
-master built anew (``benchmarks/results/exact_live_master.md``): Danish 1.03x, English 0.99x, Hungarian
-0.88x, Italian 0.98x. Going on from the root's master (``exact_live_master-adopt.md``): Hungarian 1.02x
-(first-solve simplex iterations 250k against 288k), Danish 0.90x (2.35 s against 2.11 s over 10 sentences,
-with 5.1k first-solve iterations against 11.7k); the same optima, every proof re-checked; hence :class:`lpparse.ppc.exact.ExactOptions`
-keeps it off. Where it loses: restoring a basis. Re-solving a parent's own LP on the master with its own
-basis takes 0 simplex iterations when the parent was the last node solved, but 560-1,000 on #152 once other
-nodes have priced columns in: under the parent's duals those columns are attractive, so the restored basis is
-dual infeasible (the equality rows' nonbasic sides were checked and do not matter). What it would need to
-pay: a column pool kept out of the master (GCG's), so that a node starts from its parent's columns only.
+**Measured** (``benchmarks/exact_ablation.py --option live_master``, the dev sentences whose root LP is
+fractional, trained grandparent models, CPU time, the same nodes, against a program per node; every proof
+re-checked): first-solve simplex iterations Hungarian 70k against 288k, Danish 2.9k against 11.7k, but CPU
+time 1.08x and 0.91x (``benchmarks/results/exact_live_master-fork.md``; #152 24.9 s against 23.6 s). A
+node's LP keeps its ancestors' fixed arcs with their rows, so it is larger (#152: 7.4k columns against about
+5k) and its iterations cost more; HiGHS's time per solve stays about 14 ms, and a node takes 4.0 solves
+against 3.5. Hence :class:`lpparse.ppc.exact.ExactOptions` keeps it off. (One master for the whole search:
+``exact_live_master.md``, Hungarian 0.88x; on the root's own master, ``exact_live_master-adopt.md``, 1.02x.)
 """
 
 from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.colgen import ColgenOptions, Engine, PartFamily, Warm
-from lpparse.formulations.grandparent import GrandparentProgram, arc_program
+from lpparse.colgen import ColgenOptions, Engine, PartFamily
+from lpparse.formulations.grandparent import GrandparentProgram
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.families import GrandparentFamily, clean_tree
 from lpparse.ppc.loop import PPCResult, _result
-from lpparse.ppc.parts import Binding, GrandparentParts, Parts
+from lpparse.ppc.parts import GrandparentParts, Parts
 from lpparse.trees import NoTreeError
 
 __all__ = ["LiveMaster"]
 
 
 class LiveMaster:
-    """The master of a branch-and-bound search over the arcs of ``arc_scores`` and the grandparent parts
-    ``parts`` (module docstring): :meth:`solve` gives the LP of a node's arcs. ``warm``: the search's score
-    caches by family name (each part scored once)."""
+    """The master of a node and of its descendants (module docstring): :meth:`solve` turns it into the LP of
+    a node's arcs by bound changes. Made from a node's own restricted master (:meth:`adopt`), then handed down:
+    a node's last child to be solved takes it over, the others solve on a copy (:meth:`fork`)."""
 
     def __init__(
-        self,
-        arc_scores: NDArray[np.float64],
-        parts: Sequence[Parts],
-        single_root: bool,
-        base: str,
-        options: ColgenOptions,
-        warm: Mapping[str, Warm],
-    ) -> None:
-        if not self.supports(parts):
-            raise ValueError("a live master takes the grandparent family only")
-        prog = arc_program(arc_scores, single_root, base)
-        tree = chu_liu_edmonds(arc_scores, single_root=single_root)
-        families = [p.bind(Binding(prog, arc_scores, tree, options, warm.get(p.name))) for p in parts]
-        self._setup(arc_scores, single_root, options, prog, families)
-
-    def _setup(
         self,
         arc_scores: NDArray[np.float64],
         single_root: bool,
         options: ColgenOptions,
         prog: GrandparentProgram,
         families: list[PartFamily],
-        model: HighsModel | None = None,
+        model: HighsModel,
     ) -> None:
+        if len(families) != 1 or not isinstance(families[0], GrandparentFamily):
+            raise ValueError("a live master takes the grandparent family only")
         self.s, self.single_root, self.options = arc_scores, single_root, options
         self.prog, self.families = prog, families
         self.arcs = np.nonzero(prog.arc_mask)
         self.z = prog.z_col[self.arcs]
         lp = prog.lp
+        #: the bounds of the arcs and flows at the start (a node's bounds are these or 0)
         self.upper = lp.col_upper[self.z].copy()
         self.phi = lp.cols("phi") if "phi" in lp.var_blocks else np.empty(0, np.int64)
         self.phi_upper = lp.col_upper[self.phi].copy()
@@ -106,46 +92,50 @@ class LiveMaster:
 
     @classmethod
     def adopt(
-        cls, root: PPCResult, model: HighsModel, arc_scores: NDArray[np.float64], single_root: bool,
+        cls, node: PPCResult, model: HighsModel, arc_scores: NDArray[np.float64], single_root: bool,
         options: ColgenOptions,
     ) -> LiveMaster:
-        """The master that goes on from the root's own restricted master (``root``'s program and families,
-        ``model`` its HiGHS model, ``arc_scores`` the root's): nothing is rebuilt, and the root's basis stays
-        the exact basis of the master its children start from. ``root`` keeps a copy of its program."""
-        families = list(root.families.values())
-        if len(families) != 1 or not isinstance(families[0], GrandparentFamily):
-            raise ValueError("a live master takes the grandparent family only")
-        live = cls.__new__(cls)
-        live._setup(arc_scores, single_root, options, root.program, families, model)
-        root.program = copy.deepcopy(root.program)
-        root.solution = replace(root.solution, lp=root.program.lp)
+        """The master that goes on from a node's own restricted master (``node``'s program and families,
+        ``model`` its HiGHS model; ``arc_scores`` the search's): nothing is rebuilt, and the node's final basis
+        is exactly the basis its children start from. ``node`` keeps a copy of its program."""
+        live = cls(arc_scores, single_root, options, node.program, list(node.families.values()), model)
+        node.program = copy.deepcopy(node.program)
+        node.solution = replace(node.solution, lp=node.program.lp)
         return live
 
-    def _bound(self, mask: NDArray[np.bool_], model: HighsModel | None) -> None:
+    def fork(self) -> LiveMaster:
+        """A copy of this master for another child of its node: the program and families copied (the score
+        caches, scorers and bounds shared), a HiGHS model of its own built from the program with the same parts
+        held out; the next :meth:`solve` places the node's basis on it, by label."""
+        prog, families = copy.deepcopy((self.prog, self.families), {id(self.s): self.s})
+        fork = LiveMaster.__new__(LiveMaster)
+        fork.s, fork.single_root, fork.options = self.s, self.single_root, self.options
+        fork.prog, fork.families = prog, families
+        fork.arcs, fork.z, fork.upper = self.arcs, self.z, self.upper
+        fork.phi, fork.phi_upper = self.phi, self.phi_upper
+        fork.engine = Engine(prog.lp, families, self.options, keep_master=True)
+        fork.engine.live = fork.engine.master_model()
+        return fork
+
+    @staticmethod
+    def supports(parts: Sequence[Parts]) -> bool:
+        """Whether a live master can run these families (the grandparent family alone)."""
+        return len(parts) == 1 and isinstance(parts[0], GrandparentParts)
+
+    def _bound(self, mask: NDArray[np.bool_], model: HighsModel) -> None:
         """Make the program the node's over the arcs ``mask``: its families price over them, and the arcs
         outside it are fixed at 0 with the triples and flows over them (the rows would force those to 0 anyway;
         as bounds, the simplex never pivots on them: 48 s instead of 60 s on the sentence of the module
-        docstring), the others freed; in the program, and in HiGHS once the ``model`` exists."""
+        docstring), the others freed; in the program and in HiGHS."""
         lp = self.prog.lp
         self.prog.arc_mask = mask.copy()
-
-        def upper(cols: NDArray[np.int64], values: NDArray[np.float64]) -> None:
-            if model is None:
-                lp.col_upper[cols] = values
-            else:
-                model.set_col_upper(cols, values)
-
+        upper = model.set_col_upper
         upper(self.z, np.where(mask[self.arcs], self.upper, 0.0))
         g, p, c = self.prog.triples()
         upper(lp.cols("zgp") if g.size else g, np.where(mask[g, p] & mask[p, c], np.inf, 0.0))
         if self.phi.size:
             index = lp.var_blocks["phi"].index
             upper(self.phi, np.where(mask[index[:, -2], index[:, -1]], self.phi_upper, 0.0))
-
-    @staticmethod
-    def supports(parts: Sequence[Parts]) -> bool:
-        """Whether a live master can run these families (the grandparent family alone)."""
-        return len(parts) == 1 and isinstance(parts[0], GrandparentParts)
 
     def solve(
         self, mask: NDArray[np.bool_], time_limit: float | None, basis: LabelledBasis | None = None
@@ -160,22 +150,16 @@ class LiveMaster:
         try:
             tree = clean_tree(s, self.single_root, chu_liu_edmonds(s, single_root=self.single_root), self.families)
         except NoTreeError:
-            tree = None
+            return None
         model = engine.live
-        if model is None:  # the first node: the engine builds the master from its program, as solve_lp does
-            self._bound(mask, None)
-            for family in self.families:
-                family.tree = tree  # None: every candidate part enters
-        else:
-            if tree is None:
-                return None
-            assert isinstance(model, HighsModel)
-            self._bound(mask, model)
-            for family in self.families:
-                assert isinstance(family, GrandparentFamily)
-                family.include(tree, model)
-            if basis is not None:
-                model.start_from(basis)
+        assert isinstance(model, HighsModel)
+        self._bound(mask, model)
+        for family in self.families:
+            assert isinstance(family, GrandparentFamily)
+            family.include(tree, model)
+        if basis is not None:
+            model.start_from(basis)
         engine.start = start
         engine.options = replace(self.options, time_limit=time_limit)
         return _result(self.prog, self.families, engine.run(), "ppc", start)
+
