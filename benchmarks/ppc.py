@@ -23,6 +23,7 @@ import platform
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -283,6 +284,18 @@ def combine(paths: list[Path], keys: tuple[str, ...], per_treebank: tuple[str, .
         for key in lists:
             result[key] = _merge(result[key], part.get(key, []))
     return result
+
+
+def run_treebanks(
+    script: str,
+    args: argparse.Namespace,
+    run: Callable[[Path, argparse.Namespace], dict[str, Any]],
+    markdown: Callable[[dict[str, Any]], str],
+) -> None:
+    """A treebank benchmark's run: ``run`` on every dev file of ``args``, the result written under
+    ``args.out`` as JSON and as ``markdown``."""
+    result = {**run_header(script), "treebanks": [run(p, args) for p in dev_files(args)]}
+    write_results(result, args.out, markdown(result))
 
 
 def write_results(result: dict[str, Any], out: str, text: str) -> None:

@@ -25,7 +25,7 @@ from lpparse.ppc import parse_price_cut
 from lpparse.table import markdown_table
 
 sys.path.insert(0, str(Path(__file__).parent))
-from ppc import LANGUAGE, MULTI_ROOT, dev_files, run_header, score_source, treebank_parser, write_results
+from ppc import LANGUAGE, MULTI_ROOT, run_treebanks, score_source, treebank_parser
 
 #: (name, parse_price_cut keyword arguments, what it switches off)
 VARIANTS: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -163,8 +163,7 @@ def main() -> None:
     parser.add_argument("--min-n", type=int, default=21, help="shortest sentence")
     parser.add_argument("--max-n", type=int, default=40, help="longest sentence")
     args = parser.parse_args()
-    result = {**run_header("ppc_ablation.py"), "treebanks": [run_treebank(p, args) for p in dev_files(args)]}
-    write_results(result, args.out, markdown(result))
+    run_treebanks("ppc_ablation.py", args, run_treebank, markdown)
 
 
 if __name__ == "__main__":

@@ -28,16 +28,7 @@ from typing import Any
 import highspy
 import networkx as nx
 import numpy as np
-from ppc import (
-    LANGUAGE,
-    MULTI_ROOT,
-    commands_line,
-    dev_files,
-    run_header,
-    score_source,
-    treebank_parser,
-    write_results,
-)
+from ppc import LANGUAGE, MULTI_ROOT, commands_line, run_treebanks, score_source, treebank_parser
 
 from lpparse.corpus import read_treebank
 from lpparse.experiments.grandparent_tables import sentence_scores
@@ -175,8 +166,7 @@ def main() -> None:
     parser.add_argument("--cycle-length", type=int, default=6, help="longest cycle separated")
     parser.add_argument("--mip-limit", type=float, default=120.0, help="seconds for HiGHS's MIP root")
     args = parser.parse_args()
-    result = {**run_header("root_gap.py"), "treebanks": [run_treebank(p, args) for p in dev_files(args)]}
-    write_results(result, args.out, markdown(result))
+    run_treebanks("root_gap.py", args, run_treebank, markdown)
 
 
 if __name__ == "__main__":
