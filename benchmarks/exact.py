@@ -124,7 +124,7 @@ def run_gaussian(args: Any) -> list[dict[str, Any]]:
             rng = np.random.default_rng(1000 * n + k)
             s, t = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
             start = time.perf_counter()
-            options = ExactOptions(branching=args.branching)
+            options = ExactOptions(branching=args.branching, live_master=args.live_master)
             exact = parse_exact(s, DenseTripleScorer(t), "all", False, time_limit=args.limit, options=options)
             seconds = time.perf_counter() - start
             proof = check_exact(s, DenseTripleScorer(t), exact) if exact.certified else "not certified"
@@ -224,6 +224,9 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=120.0, help="seconds per random-score run")
     parser.add_argument(
         "--branching", choices=BRANCHING, default="arc", help="the exact search's branching rule (random scores)"
+    )
+    parser.add_argument(
+        "--live-master", action="store_true", help="nodes as bound changes on forked masters (random scores)"
     )
     parser.add_argument(
         "--combine", type=Path, nargs="+", default=None, metavar="JSON",
