@@ -289,9 +289,8 @@ class _Search:
         self.lower = -np.inf
         self.stats = ExactStats(s.shape[0] - 1)
         #: ExactOptions.live_master: the master of each branched node whose children are not all solved (they
-        #: solve on it or on a copy), and the master each solved node was solved on
+        #: solve on it or on a copy)
         self.masters: dict[int, LiveMaster] = {}
-        self.solved_on: dict[int, LiveMaster] = {}
         #: pseudo-costs (branching ``pseudocost``), and the arc (h, m, LP value) each branched node split on
         self.pseudo = PseudoCosts(s.shape[0]) if options.branching == "pseudocost" else None
         self.branched: dict[int, tuple[int, int, float]] = {}
@@ -322,17 +321,17 @@ class _Search:
             heapq.heappush(self.heap, (-bound, node.id))
         return node
 
-    def _lp(self, node: BranchNode, time_limit: float | None) -> PPCResult:
-        """The node's LP by ``auto``, as the LP decoders choose: brute force where the node's arcs allow fewer
-        than :data:`lpparse.ppc.loop.BF_BELOW_PARTS` candidate parts, else parse-price-cut from its parent's
-        parts; the scores shared. (Hungarian dev, grandparent model over pruned arcs, 40 fractional sentences,
-        466 nodes: 14.9 s of branching against 24.3 s with parse-price-cut at every node.)"""
+    def _lp(self, node: BranchNode, time_limit: float | None) -> tuple[PPCResult, LiveMaster | None]:
+        """The node's LP, and the live master it was solved on (None: a program of its own). On its own
+        program, by ``auto``, as the LP decoders choose: brute force where the node's arcs allow fewer than
+        :data:`lpparse.ppc.loop.BF_BELOW_PARTS` candidate parts, else parse-price-cut from its parent's parts;
+        the scores shared. (Hungarian dev, grandparent model over pruned arcs, 40 fractional sentences, 466
+        nodes: 14.9 s of branching against 24.3 s with parse-price-cut at every node.)"""
         if node.parent in self.masters:
             master, basis = self._master(node)
             result = master.solve(node.mask, time_limit, basis)
             if result is not None:
-                self.solved_on[node.id] = master
-                return result
+                return result, master
         warm = self.warm[node.parent] if node.parent >= 0 else self.parts.warm()
         return solve_lp(
             np.where(node.mask, self.s, -np.inf),
@@ -344,7 +343,7 @@ class _Search:
             warm,
             basis=self.bases.get(node.parent) if self.options.warm_basis else None,
             keep_master=self.options.warm_basis or self.options.live_master,
-        )
+        ), None
 
     def _master(self, node: BranchNode) -> tuple[LiveMaster, LabelledBasis | None]:
         """The master a node solves on, and the basis to place on it first: its parent's master itself when
@@ -354,9 +353,10 @@ class _Search:
             return self.masters.pop(node.parent), None
         return self.masters[node.parent].fork(), self.bases.get(node.parent)
 
-    def solve(self, node: BranchNode) -> PPCResult:
+    def solve(self, node: BranchNode) -> tuple[PPCResult, LiveMaster | None]:
+        """The node's LP (:meth:`_lp`), counted in the stats and kept for its children."""
         left = self.left()
-        result = self._lp(node, None if left is None else max(left, 1e-3))
+        result, master = self._lp(node, None if left is None else max(left, 1e-3))
         self.stats.nodes += 1
         self.stats.max_depth = max(self.stats.max_depth, node.depth)
         for name, counts in result.counts.items():
@@ -372,10 +372,11 @@ class _Search:
                 self._forget(node.parent)
         if node.id == 0 or self.options.keep_results:
             self.results[node.id] = result
-        return result
+        return result, master
 
-    def expand(self, node: BranchNode, result: PPCResult) -> None:
-        """Close a solved node or branch it."""
+    def expand(self, node: BranchNode, result: PPCResult, live: LiveMaster | None = None) -> None:
+        """Close a solved node or branch it; a branched node keeps the live master it was solved on (``live``),
+        or with ExactOptions.live_master makes one of its own program's, for its children."""
         assert result.certificate is not None
         self._learn(node, result.certificate.dual_objective)
         master, result.master = result.master, None  # the result lets go of its HiGHS model either way
@@ -412,8 +413,7 @@ class _Search:
         if isinstance(master, HighsModel):  # its children start from its final basis
             self.bases[node.id] = LabelledBasis.of(result.program.lp, *master.program_basis())
             if self.options.live_master and LiveMaster.supports(self.parts.parts):
-                own = self.solved_on.pop(node.id, None)
-                self.masters[node.id] = own or LiveMaster.adopt(
+                self.masters[node.id] = live or LiveMaster.adopt(
                     result, master, self.s, self.single_root, self.options.ppc
                 )
             if self.pseudo is not None:
@@ -498,7 +498,7 @@ class _Search:
             if left is not None and left <= 0:
                 heapq.heappush(self.heap, (neg, i))
                 return Status.TIME_LIMIT
-            result = self.solve(node)
+            result, live = self.solve(node)
             if result.status is Status.INFEASIBLE and self.close_infeasible(node, result):
                 continue
             if not result.certified:
@@ -507,7 +507,7 @@ class _Search:
                 return Status.NUMERICAL_TROUBLE if status is Status.OPTIMAL else status
             if i == 0:
                 self.stats.time_root = result.stats.time_total
-            self.expand(node, result)
+            self.expand(node, result, live)
         for _, i in self.heap:  # closed by the incumbent, unsolved
             self.nodes[i].closed = "bound"
         self.heap.clear()

@@ -107,13 +107,9 @@ class LiveMaster:
         """A copy of this master for another child of its node: the program and families copied (the score
         caches, scorers and bounds shared), a HiGHS model of its own built from the program with the same parts
         held out; the next :meth:`solve` places the node's basis on it, by label."""
-        prog, families = copy.deepcopy((self.prog, self.families), {id(self.s): self.s})
-        fork = LiveMaster.__new__(LiveMaster)
-        fork.s, fork.single_root, fork.options = self.s, self.single_root, self.options
-        fork.prog, fork.families = prog, families
-        fork.arcs, fork.z, fork.upper = self.arcs, self.z, self.upper
-        fork.phi, fork.phi_upper = self.phi, self.phi_upper
-        fork.engine = Engine(prog.lp, families, self.options, keep_master=True)
+        fork = copy.copy(self)  # the arc scores and the start's bounds shared
+        fork.prog, fork.families = copy.deepcopy((self.prog, self.families), {id(self.s): self.s})
+        fork.engine = Engine(fork.prog.lp, fork.families, self.options, keep_master=True)
         fork.engine.live = fork.engine.master_model()
         return fork
 
@@ -162,4 +158,3 @@ class LiveMaster:
         engine.start = start
         engine.options = replace(self.options, time_limit=time_limit)
         return _result(self.prog, self.families, engine.run(), "ppc", start)
-
