@@ -67,8 +67,8 @@ the 50-700 simplex iterations), pricing and program building the rest. What woul
 multi-commodity flow base 15% (its root LP takes 178 s instead of 0.5 s); rows added to the full program over
 the root's arcs, cycles of consecutive triples (Σ_i zgp[v(i-1), v(i), v(i+1)] <= k - 2 around a cycle of k
 tokens, valid as k - 1 of them make the cycle) 1.9%, 2-cycles, triangles of triples and a triple with the arc
-closing its path 0%; HiGHS's MIP over the root's arcs closes 45% with 751 cuts in 70 s at its root and
-does not finish in 150 s. Most of the gap is thus in the linearization of the triples: the multi-commodity flow
+closing its path 0%; HiGHS's MIP over the root's arcs closes 45% with 751 cuts in 70 s at its root (30.5%
+with presolve off: ``benchmarks/results/root_gap.md``) and does not finish in 150 s. Most of the gap is thus in the linearization of the triples: the multi-commodity flow
 base describes the arborescence polytope exactly and closes 15%.
 """
 
