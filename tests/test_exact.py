@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import lpparse.ppc.loop as loop
 from lpparse.colgen import ColgenOptions, Warm
 from lpparse.decoding import decode
 from lpparse.lp.basis import LabelledBasis
@@ -205,15 +206,21 @@ def test_branching_rules_agree_and_the_record_shows_the_search() -> None:
         assert sum(node.closed == "branched" for node in result.nodes) >= 1
 
 
-def test_node_options_reach_every_node() -> None:
+def test_node_options_reach_every_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loop, "BF_BELOW_PARTS", 0)  # parse-price-cut at every node (BF has every row)
     s, t, single_root = _fractional_instance()
     _, value = brute_force(s, single_root, gp_scores=t)
     options = ExactOptions(keep_results=True)
-    result = parse_exact(s, DenseTripleScorer(t), "martins", single_root, options=options, per_pair=None, lazy_arcgp=True)
-    assert result.certified and result.objective == pytest.approx(value, abs=1e-9)
-    assert result.stats.nodes > 1
-    held_back = [r.program.held_back_arcgp for r in result.node_results.values()]
-    assert any(k > 0 for k in held_back)  # lazy ArcGP rows: the nodes ran with the given options
+    held_back = {}
+    for lazy in (True, False):
+        result = parse_exact(
+            s, DenseTripleScorer(t), "martins", single_root, options=options, per_pair=None, lazy_arcgp=lazy
+        )
+        assert result.certified and result.objective == pytest.approx(value, abs=1e-9)
+        assert result.stats.nodes > 1
+        held_back[lazy] = [r.program.held_back_arcgp for r in result.node_results.values()]
+    # ArcGP rows held back (the default) or not: the nodes ran with the given options
+    assert any(k > 0 for k in held_back[True]) and not any(held_back[False])
 
 
 def _tampered(result: ExactResult) -> list[tuple[str, ExactResult]]:

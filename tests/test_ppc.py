@@ -119,10 +119,12 @@ def test_ppc_pricing_variants_equal_bf(instance: tuple[np.ndarray, DenseTripleSc
 @settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(instances())
 def test_lazy_arcgp_rows_equal_bf(instance: tuple[np.ndarray, DenseTripleScorer, bool]) -> None:
-    """ArcGP rows held back until violated: the same optimum as BF (with every row), certified on the full
-    LP; every ArcGP row in the program entered with a cut column or as a violated row."""
+    """ArcGP rows held back until violated (the default) or entering with their columns (§4): the same
+    optimum as BF (with every row), certified on the full LP; held back, every ArcGP row in the program
+    entered with a cut column or as a violated row."""
     s, scorer, single_root = instance
     for preset in PRESETS:
+        check_against_bf(s, DenseTripleScorer(scorer.scores), preset, single_root, lazy_arcgp=False)
         result = check_against_bf(s, DenseTripleScorer(scorer.scores), preset, single_root, lazy_arcgp=True)
         rows = result.program.lp.con_blocks.get("ArcGP")
         assert result.stats.rows_cut + result.stats.cut == (len(rows) if rows is not None else 0)

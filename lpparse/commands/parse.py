@@ -112,9 +112,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "offline tables (Riedel, Smith & McCallum 2012 eq. 13)",
     )
     parser.add_argument(
-        "--lazy-arcgp",
+        "--eager-arcgp",
         action="store_true",
-        help="ppc and auto decoders: add a triple's ArcGP row only once the LP violates it (row generation)",
+        help="ppc, auto and exact decoders: add a triple's ArcGP row with its column, as Riedel, Smith & "
+        "McCallum (2012) §4 (default: only once the LP violates it, row generation; the same LP, faster)",
     )
     add_pruning_options(
         parser,
@@ -209,10 +210,12 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
                 "--sibling-preset applies to the ppc, bf, auto and exact decoders with sibling parts only"
             )
         options["sibling_preset"] = args.sibling_preset
-    if (args.bounds is not None or args.lazy_arcgp) and decoder not in ("ppc", "auto"):
-        raise UsageError("--bounds and --lazy-arcgp apply to the ppc and auto decoders only")
-    if args.lazy_arcgp:
-        options["lazy_arcgp"] = True
+    if args.bounds is not None and decoder not in ("ppc", "auto"):
+        raise UsageError("--bounds applies to the ppc and auto decoders only")
+    if args.eager_arcgp:
+        if decoder not in ("ppc", "auto", "exact"):
+            raise UsageError("--eager-arcgp applies to the ppc, auto and exact decoders only")
+        options["lazy_arcgp"] = False
     if args.bounds is not None:
         if args.scores:
             raise UsageError("--bounds applies to --model only (a score file's bounds are exact)")

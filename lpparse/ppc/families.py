@@ -258,7 +258,8 @@ class GrandparentFamily(Counted):
             g, p, c = initial_triples(
                 self._arc_scores, prog.arc_mask, self.tree, spec.init, spec.seed_heads, self._warm_parts
             )
-        prog.add_triples(g, p, c, self.cache.get(g, p, c), arcgp=not spec.lazy_arcgp)
+        # every candidate (BF, a proof's full program): every row too; parse-price-cut holds ArcGP rows back
+        prog.add_triples(g, p, c, self.cache.get(g, p, c), arcgp=self.tree is None or not spec.lazy_arcgp)
         if spec.dead_arcs and self.tree is not None and DeadArcs.applies(prog):
             self.dead = DeadArcs(prog)
 

@@ -27,17 +27,18 @@ scoring only those whose bound (eq. 11) is > tol, keeps the ``per_pair`` best of
 rows of absent parts), so at convergence its solution, extended by zeros, is optimal for the full LP:
 :attr:`PPCResult.certificate`.
 
-With ``lazy_arcgp=True`` a column enters without its ArcGP row, and **cut** also adds the held-back rows
-that the solution violates (row generation on top of column generation). The restricted LP is then the
-full LP restricted to its columns and to some of their ArcGP rows; at convergence every held-back row is
-satisfied, so with dual 0 it leaves the same certificate valid. This departs from §4's rule that a
-column's rows enter with it, so it is off by default. It pays for ``martins`` (10 English and 10 Hungarian
-dev sentences of 20-30 tokens, CPU time: -41% and -26%); with the default ``all`` preset it is also a little
-faster in benchmarks/results/ppc_ablation.md ("lazy ArcGP rows" relative to the default, 15 dev sentences
-of 21-40 tokens: Danish 0.85x, English 0.93x, Hungarian 0.85x, Italian 0.98x CPU), yet it stays off. In
-``all`` no ArcGP row is ever needed, as
-OneGP, GPArc and OneHead imply them (:mod:`lpparse.formulations.grandparent`), so there it amounts to
-dropping them from the restricted LP but not from BF's.
+By default (``lazy_arcgp``, :class:`lpparse.ppc.parts.GrandparentParts`) a column enters without its ArcGP
+row, and **cut** also adds the held-back rows that the solution violates (row generation on top of column
+generation). The restricted LP is then the full LP restricted to its columns and to some of their ArcGP
+rows; at convergence every held-back row is satisfied, so with dual 0 it leaves the same certificate valid.
+This departs from §4's rule that a column's rows enter with it (``lazy_arcgp=False``), and it is faster
+everywhere measured: ``martins`` on 10 English and 10 Hungarian dev sentences of 20-30 tokens, CPU time -41%
+and -26%; ``all`` on 15 dev sentences of 21-40 tokens per dev set (benchmarks/results/ppc_ablation.md,
+"lazy ArcGP rows" against the paper's rule) Danish 0.85x, English 0.93x, Hungarian 0.85x, Italian 0.98x
+CPU; and in exact search, where every node re-solves its LP after bound changes, Hungarian dev #152 (49
+tokens, 246 nodes) 14.3 s against 20.3 s. In ``all`` no ArcGP row is ever needed, as OneGP, GPArc and
+OneHead imply them (:mod:`lpparse.formulations.grandparent`), so there it amounts to dropping them from the
+restricted LP (a third fewer rows) but not from BF's.
 
 The reduced-cost formula holds for every preset: a family that is off has no rows and μ = 0 (``martins``
 prices with r = s; ``all`` has no NoGP); ``onegp`` has no ArcGP rows and so no cuts.

@@ -129,7 +129,9 @@ class GrandparentParts:
     partial pricing, at most that many new triples per ⟨p,c⟩ a round (None: all); ``parent_duals``: spend arc
     slack on the GPArc rows of absent triples; ``defer``: hold back priced triples with both arcs at 0
     (:data:`~lpparse.colgen.options.DEFER`; None: never); ``lazy_arcgp``: a triple's ArcGP row enters only
-    once violated; ``dead_arcs``: keep arcs without a triple out of HiGHS."""
+    once violated in parse-price-cut (False: with its column, as Riedel, Smith & McCallum 2012 §4;
+    :mod:`lpparse.ppc.loop`; BF's program has every row either way);
+    ``dead_arcs``: keep arcs without a triple out of HiGHS."""
 
     scorer: TripleScorer
     preset: str | Iterable[str] = "all"
@@ -138,7 +140,7 @@ class GrandparentParts:
     per_pair: int | None = PER_PAIR
     parent_duals: bool = True
     defer: float | None = DEFER
-    lazy_arcgp: bool = False
+    lazy_arcgp: bool = True
     dead_arcs: bool = True
 
     name = "grandparent"
