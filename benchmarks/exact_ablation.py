@@ -1,6 +1,7 @@
 """Branch and bound under two settings of one option of ``ExactOptions`` on the sentences of the dev sets
 whose exact search branches: ``--option warm_basis --values false true`` (the default: a node's first LP
-solve cold, or from its parent's final basis placed by label) or, say, ``--option branching --values gub arc``.
+solve cold, or from its parent's final basis placed by label) or, say, ``--option branching --values gub arc``;
+``--set KEY=VALUE`` fixes another field in both settings.
 
 Each dev set is first decoded by ``ppc`` to find the sentences whose root LP is fractional (the only ones
 with children); on those, ``parse_exact`` runs under both settings in alternation on the same scores (one
@@ -50,12 +51,23 @@ def _value(text: str) -> Any:
         return text
 
 
+def _setting(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` from the command line as an ExactOptions field and its value."""
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise SystemExit(f"--set takes KEY=VALUE, got {text!r}")
+    return key, _value(value)
+
+
 def run_treebank(path: Path, args: Any) -> dict[str, Any]:
     name = path.parent.name
     source = score_source(name, args.models)
     single_root = name not in MULTI_ROOT
     a, b = (str(v) for v in args.values)
-    settings = {str(v): ExactOptions(keep_results=True, **{args.option: _value(v)}) for v in args.values}
+    fixed = dict(_setting(text) for text in args.set)
+    settings = {
+        str(v): ExactOptions(keep_results=True, **{**fixed, args.option: _value(v)}) for v in args.values
+    }
     rows = []
     for i, sentence in enumerate(read_treebank(path)):
         arcs, triples = sentence_scores(sentence, source, i)
@@ -131,12 +143,16 @@ def main() -> None:
     parser = treebank_parser(__doc__.split("\n\n")[0], "")
     parser.add_argument("--option", default="warm_basis", help="a field of ExactOptions")
     parser.add_argument("--values", nargs=2, default=["false", "true"], help="its two settings")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="another field, the same in both settings"
+    )
     args = parser.parse_args()
     args.out = args.out or f"exact_{args.option}"
     result = {
         **run_header("exact_ablation.py"),
         "option": args.option,
         "values": [str(v) for v in args.values],
+        "set": list(args.set),
         "treebanks": [run_treebank(p, args) for p in dev_files(args)],
     }
     write_results(result, args.out, markdown(result))
