@@ -16,6 +16,7 @@ Writes ``benchmarks/results/exact.json`` and ``exact.md`` (``--out`` changes the
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
 from pathlib import Path
@@ -226,7 +227,10 @@ def main() -> None:
         "--branching", choices=BRANCHING, default="arc", help="the exact search's branching rule (random scores)"
     )
     parser.add_argument(
-        "--live-master", action="store_true", help="nodes as bound changes on forked masters (random scores)"
+        "--live-master",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="nodes as bound changes on forked masters (random scores; the default, as parse_exact's)",
     )
     parser.add_argument(
         "--combine", type=Path, nargs="+", default=None, metavar="JSON",

@@ -31,12 +31,17 @@ row label, which the checker reads against the full program with the node's boun
 
 **Measured** (``benchmarks/exact_ablation.py --option live_master``, the dev sentences whose root LP is
 fractional, trained grandparent models, CPU time, the same nodes, against a program per node; every proof
-re-checked): first-solve simplex iterations Hungarian 70k against 288k, Danish 2.9k against 11.7k, but CPU
-time 1.08x and 0.91x (``benchmarks/results/exact_live_master-fork.md``; #152 24.9 s against 23.6 s). A
-node's LP keeps its ancestors' fixed arcs with their rows, so it is larger (#152: 7.4k columns against about
-5k) and its iterations cost more; HiGHS's time per solve stays about 14 ms, and a node takes 4.0 solves
-against 3.5. Hence :class:`lpparse.ppc.exact.ExactOptions` keeps it off. (One master for the whole search:
-``exact_live_master.md``, Hungarian 0.88x; on the root's own master, ``exact_live_master-adopt.md``, 1.02x.)
+re-checked; ``benchmarks/results/exact_live_master-lazy.md``): Hungarian 1.07x, Danish 0.97x, Italian 1.17x,
+English 1.13x, first-solve simplex iterations 4x to 11x fewer (Hungarian 55k against 212k). A node's LP keeps
+its ancestors' fixed arcs with their rows, so it is larger (Hungarian #152: 7.4k columns against about 5k)
+and its iterations cost more: on #152 it is even (16.4 s against 16.3 s). Searches of hundreds of nodes gain
+most: random N(0,1) scores, reliability branching, with ArcGP rows entering with their columns, 1.7x in
+all on four n = 28 instances (0.98x to 3.5x each) and 1.27x on three of n = 30, against
+``exact-gaussian-28-30-pseudocost.md``'s program per node; with them held back every n = 28 instance is
+certified, 3x to 13x sooner than HiGHS's MIP (``exact-gaussian-28-fork.md``). So :class:`lpparse.ppc.exact.ExactOptions` turns it on. (Before
+ArcGP rows were held back: Hungarian 1.08x, Danish 0.91x, ``exact_live_master-fork.md``. One master for the
+whole search: ``exact_live_master.md``, Hungarian 0.88x; on the root's own master,
+``exact_live_master-adopt.md``, 1.02x.)
 """
 
 from __future__ import annotations
@@ -99,9 +104,15 @@ class LiveMaster:
         ``model`` its HiGHS model; ``arc_scores`` the search's): nothing is rebuilt, and the node's final basis
         is exactly the basis its children start from. ``node`` keeps a copy of its program."""
         live = cls(arc_scores, single_root, options, node.program, list(node.families.values()), model)
-        node.program = copy.deepcopy(node.program)
-        node.solution = replace(node.solution, lp=node.program.lp)
+        cls.snapshot(node)
         return live
+
+    @staticmethod
+    def snapshot(result: PPCResult) -> None:
+        """Give ``result`` (of :meth:`solve` or :meth:`adopt`) a copy of its program as it stands, which later
+        nodes leave unchanged."""
+        result.program = copy.deepcopy(result.program)
+        result.solution = replace(result.solution, lp=result.program.lp)
 
     def fork(self) -> LiveMaster:
         """A copy of this master for another child of its node: the program and families copied (the score
@@ -139,13 +150,16 @@ class LiveMaster:
         """The LP of the node whose arcs are ``mask`` (a subset of the root's), certified on the node's full
         LP, its first solve from ``basis`` (its parent's, by label) if given, else from the master's last;
         None when the node has no tree without pruned parts to start from (solve it on its own program).
-        The result's program is the live one: read what it needs before the next call."""
+        The result's program is the live one: read what it needs before the next call, or keep a
+        :meth:`snapshot`."""
         start = time.perf_counter()
         engine = self.engine
         s = np.where(mask, self.s, -np.inf)
         try:
             tree = clean_tree(s, self.single_root, chu_liu_edmonds(s, single_root=self.single_root), self.families)
         except NoTreeError:
+            return None
+        if tree is None:
             return None
         model = engine.live
         assert isinstance(model, HighsModel)
