@@ -238,7 +238,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.combine:
-        result = combine(args.combine, ("machine", "python", "limit", "gaussian"))
+        result = combine(args.combine, ("machine", "python", "limit"), ("gaussian",))
     else:
         result = {**run_header("exact.py"), "limit": args.limit}
         result["commands"] = [result.pop("command")]

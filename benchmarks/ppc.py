@@ -54,8 +54,8 @@ TABLE1 = (
     "speed rel. BF",
     "median speed-up",
     "PPC sent/s",
-    "GPs scored rel. BF",
-    "GPs added rel. BF",
+    "grandparent scored rel. BF",
+    "grandparent added rel. BF",
     "objective = BF",
     "% integral BF",
     "% integral PPC",
@@ -156,7 +156,7 @@ def _cells(row: dict[str, Any], keys: tuple[str, ...]) -> list[Any]:
     out: list[Any] = []
     for k in keys:
         v = row[k]
-        if k.startswith("GPs") and isinstance(v, float):
+        if k.endswith(("scored rel. BF", "added rel. BF")) and isinstance(v, float):
             v = f"{100 * v:.1f}%"
         elif ("speed" in k) and isinstance(v, float):
             v = f"{v:.2f}x"
@@ -265,16 +265,21 @@ def run_header(script: str) -> dict[str, Any]:
     }
 
 
+def _row_key(row: dict[str, Any]) -> Any:
+    """What a result row is of: its treebank, or the size and seed of a random instance."""
+    return row["treebank"] if "treebank" in row else (row["n"], row["seed"])
+
+
 def _merge(rows: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``rows`` and then ``new``, whose row of a treebank replaces the one in ``rows``."""
-    names = {row["treebank"] for row in new}
-    return [row for row in rows if row["treebank"] not in names] + new
+    """``rows`` and then ``new``, whose row of a treebank (or random instance) replaces the one in ``rows``."""
+    names = {_row_key(row) for row in new}
+    return [row for row in rows if _row_key(row) not in names] + new
 
 
 def combine(paths: list[Path], keys: tuple[str, ...], per_treebank: tuple[str, ...] = ()) -> dict[str, Any]:
     """One result from the results of parts run separately: the treebanks of all files in order, and likewise
-    the rows of each of ``per_treebank`` (a later file's run of a treebank replaces an earlier one), the last
-    non-empty value of each of ``keys``, and every file's command."""
+    the rows of each of ``per_treebank`` (a later file's run of a treebank or random instance replaces an
+    earlier one), the last non-empty value of each of ``keys``, and every file's command."""
     lists = ("treebanks", *per_treebank)
     result: dict[str, Any] = {"commands": [], **{key: [] for key in lists}}
     for path in paths:

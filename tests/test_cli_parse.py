@@ -89,8 +89,8 @@ def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.
         assert "decoder bp" in capsys.readouterr().out
         objectives = []
         runs = [["--decoder", "ppc", "--preset", "all"], ["--decoder", "bf", "--preset", "all"]]
-        runs += [["--decoder", "ppc", "--bounds", "offline", "--eager-arcgp"]]
-        runs += [["--decoder", "auto", "--preset", "all", "--eager-arcgp", "--time-limit", "60"]]
+        runs += [["--decoder", "ppc", "--bounds", "offline", "--eager-rows"]]
+        runs += [["--decoder", "auto", "--preset", "all", "--eager-rows", "--time-limit", "60"]]
         for extra in runs:
             assert main(base + extra) == 0
             objectives.append(float(capsys.readouterr().out.split("mean objective ")[1].split()[0]))
@@ -101,7 +101,7 @@ def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.
         assert (
             float(text.split("mean objective ")[1].split()[0]) >= objectives[0] - 1e-3
         )  # never below rounding
-        assert main(base + ["--decoder", "bf", "--eager-arcgp"]) == 2
+        assert main(base + ["--decoder", "bf", "--eager-rows"]) == 2
         assert "applies to the ppc, auto and exact decoders only" in capsys.readouterr().err
         assert main(base + ["--decoder", "ppc", "--no-siblings"]) == 2
         assert "has no sibling parts" in capsys.readouterr().err

@@ -133,11 +133,28 @@ def test_each_family_alone_and_together_equal_bf_certified_on_the_full_lp(parts:
 @settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
 @given(instances())
 def test_sibling_pricing_variants_equal_bf(instance) -> None:
-    """Without tightening, with ArcGP rows entering with their columns (§4), without dead arcs, and pricing
-    everything at once: the same optimum with both families, certified on the full LP."""
+    """Without tightening, with ArcGP and ArcSib rows entering with their columns (§4), without dead arcs, and
+    pricing everything at once: the same optimum with both families, certified on the full LP."""
     s, gp, sib, single_root = instance
-    for kw in ({"tighten": False}, {"lazy_arcgp": False}, {"dead_arcs": False}, {"per_pair": None}):
+    variants = ({"tighten": False}, {"lazy_arcgp": False, "lazy_arcsib": False}, {"dead_arcs": False})
+    for kw in (*variants, {"per_pair": None}):
         check_against_bf(s, gp, sib, single_root, "both", **kw)
+
+
+def test_held_back_arcsib_rows_enter_when_violated() -> None:
+    """Negative sibling scores: zsib wants 0, so held-back ArcSib rows bind and are cut in; every part with a
+    column has its row or is counted as held back, and held back or not, PPC = BF."""
+    rng = np.random.default_rng(5)
+    s = random_scores(8, rng)
+    sib = synthetic_sibling_scorer(8, rng, "negative")
+    gp = DenseTripleScorer(np.zeros((9, 9, 9)))
+    for lazy in (True, False):
+        result, _ = check_against_bf(s, gp, sib, False, "sibling", lazy_arcsib=lazy)
+        sibs = result.families["sibling"].sibs
+        rows = result.program.lp.con_blocks.get("ArcSib")
+        assert sibs.held_back_arcsib == sibs.num_siblings - (len(rows) if rows is not None else 0)
+        # held back, rows entered by separation (no part is pruned: every row cut is an ArcSib row)
+        assert result.stats.rows_cut > 0 if lazy else result.stats.rows_cut == sibs.held_back_arcsib == 0
 
 
 @SETTINGS

@@ -112,10 +112,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "offline tables (Riedel, Smith & McCallum 2012 eq. 13)",
     )
     parser.add_argument(
-        "--eager-arcgp",
+        "--eager-rows",
         action="store_true",
-        help="ppc, auto and exact decoders: add a triple's ArcGP row with its column, as Riedel, Smith & "
-        "McCallum (2012) §4 (default: only once the LP violates it, row generation; the same LP, faster)",
+        help="ppc, auto and exact decoders: add a part's ArcGP or ArcSib row with its column, as Riedel, Smith "
+        "& McCallum (2012) §4 (default: only once the LP violates it, row generation; the same LP, faster)",
     )
     add_pruning_options(
         parser,
@@ -212,10 +212,10 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         options["sibling_preset"] = args.sibling_preset
     if args.bounds is not None and decoder not in ("ppc", "auto"):
         raise UsageError("--bounds applies to the ppc and auto decoders only")
-    if args.eager_arcgp:
+    if args.eager_rows:
         if decoder not in ("ppc", "auto", "exact"):
-            raise UsageError("--eager-arcgp applies to the ppc, auto and exact decoders only")
-        options["lazy_arcgp"] = False
+            raise UsageError("--eager-rows applies to the ppc, auto and exact decoders only")
+        options.update(lazy_arcgp=False, lazy_arcsib=False)
     if args.bounds is not None:
         if args.scores:
             raise UsageError("--bounds applies to --model only (a score file's bounds are exact)")

@@ -43,17 +43,19 @@ def _families(
     options: dict[str, Any],
 ) -> tuple[ColgenOptions, list[Parts]]:
     """The engine's options and every family: the grandparent family of ``triple_scorer`` (with the
-    :class:`GrandparentParts` options among ``options``), the sibling family of ``sibling_scorer`` (option
-    ``sibling_preset``) and the families ``parts``."""
+    :class:`GrandparentParts` options among ``options``), the sibling family of ``sibling_scorer`` (options
+    ``sibling_preset``, ``lazy_arcsib``) and the families ``parts``. The row policies ``lazy_arcgp`` and
+    ``lazy_arcsib`` go to the families that have those rows, if present."""
     engine, family = _split_options(None, options)
     sibling_preset = family.pop("sibling_preset", "martins")
+    sibling = {"lazy_arcsib": family.pop("lazy_arcsib")} if "lazy_arcsib" in family else {}
     families: list[Parts] = []
     if triple_scorer is not None:
         families.append(GrandparentParts(triple_scorer, preset, **family))
-    elif family:
-        raise TypeError(f"options {sorted(family)} need a grandparent model")
+    elif set(family) - {"lazy_arcgp"}:
+        raise TypeError(f"options {sorted(set(family) - {'lazy_arcgp'})} need a grandparent model")
     if sibling_scorer is not None:
-        families.append(SiblingParts(sibling_scorer, sibling_preset))
+        families.append(SiblingParts(sibling_scorer, sibling_preset, **sibling))
     families.extend(parts)
     if not families:
         raise ValueError("second-order decoding needs part families: a grandparent model, siblings or parts")

@@ -381,6 +381,9 @@ class SiblingFamily(Counted):
         self._new_scores = np.empty(0)
         self._cut: Triples = _NONE
         self._cut_scores = np.empty(0)
+        #: ArcSib rows held back until violated (SiblingParts.lazy_arcsib), and those this round adds
+        self._lazy = spec.lazy_arcsib and "ArcSib" in self.sibs.families
+        self._rows: Triples = _NONE
         (self._bound_hm,) = cache.bounds()  # first, as GrandparentFamily's
 
     @property
@@ -412,7 +415,8 @@ class SiblingFamily(Counted):
         else:
             warm = [self._warm_parts] if self._warm_parts is not None else []
             h, m, m2 = self._candidate_parts(_union([tree_siblings(self.tree), *warm], self._mask.shape[0]))
-        self.sibs.add_siblings(h, m, m2, self.cache.get(h, m, m2))
+        # every candidate (BF, a proof's full program): every row too; parse-price-cut may hold ArcSib back
+        self.sibs.add_siblings(h, m, m2, self.cache.get(h, m, m2), arcsib=self.tree is None or not self._lazy)
 
     def inactive(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         return _EMPTY, _EMPTY
@@ -542,13 +546,23 @@ class SiblingFamily(Counted):
         self._cut, self._cut_scores = (ch, cm, cm2), scores
         rows = int(pruned.sum())
         infeasible = bool(violated.any()) if arcsib else bool(rows)
-        return Separated(ch.size - rows, rows, max_violation, infeasible)
+        self._rows = _NONE
+        if self._lazy and sibs.held_back_arcsib:  # present parts without their ArcSib row
+            h, m, m2 = np.nonzero(sibs.present & ~sibs.arcsib & active[:, :, None] & active[:, None, :])
+            row_excess = excess[h, m, m2] - state.x[sibs.sibling_cols(h, m, m2)]
+            cut = row_excess > tol
+            self._rows = (h[cut].astype(np.int64), m[cut].astype(np.int64), m2[cut].astype(np.int64))
+            max_violation = max(max_violation, float(row_excess[~cut].max(initial=-np.inf)))
+            rows += int(cut.sum())
+            infeasible = infeasible or bool(cut.any())
+        return Separated(ch.size - int(pruned.sum()), rows, max_violation, infeasible)
 
     def commit(self, model: HighsModel) -> None:
+        self.sibs.add_arcsib_rows(*self._rows)
         h, m, m2 = self._new
+        self.sibs.add_siblings(h, m, m2, self._new_scores, arcsib=not self._lazy)
         ch, cm, cm2 = self._cut
-        scores = np.concatenate([self._new_scores, self._cut_scores])
-        self.sibs.add_siblings(np.r_[h, ch], np.r_[m, cm], np.r_[m2, cm2], scores)
+        self.sibs.add_siblings(ch, cm, cm2, self._cut_scores)  # cut: their ArcSib (PrunedSib) rows are violated
 
     def outside_duals(self) -> dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]:
         h, m, m2, side, lam = self.sibarc

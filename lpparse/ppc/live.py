@@ -37,10 +37,11 @@ its ancestors' fixed arcs with their rows, so it is larger (Hungarian #152: 7.4k
 and its iterations cost more: on #152 it is even (16.4 s against 16.3 s). Searches of hundreds of nodes gain
 most: random N(0,1) scores, reliability branching, with ArcGP rows entering with their columns, 1.7x in
 all on four n = 28 instances (0.98x to 3.5x each) and 1.27x on three of n = 30, against
-``exact-gaussian-28-30-pseudocost.md``'s program per node; with them held back every n = 28 instance is
-certified, 3x to 13x sooner than HiGHS's MIP (``exact-gaussian-28-fork.md``). So :class:`lpparse.ppc.exact.ExactOptions` turns it on. (Before
-ArcGP rows were held back: Hungarian 1.08x, Danish 0.91x, ``exact_live_master-fork.md``. One master for the
-whole search: ``exact_live_master.md``, Hungarian 0.88x; on the root's own master,
+``exact-gaussian-28-30-pseudocost.md``'s program per node; with them held back every instance of n = 28 and
+30 is certified, 3x to 22x sooner than HiGHS's MIP (``exact-gaussian-28-30-fork.md``), and four of five of
+n = 40 within 120 s (``exact-gaussian-40-fork.md``). So :class:`lpparse.ppc.exact.ExactOptions` turns it on.
+(Before ArcGP rows were held back: Hungarian 1.08x, Danish 0.91x, ``exact_live_master-fork.md``. One master
+for the whole search: ``exact_live_master.md``, Hungarian 0.88x; on the root's own master,
 ``exact_live_master-adopt.md``, 1.02x.)
 """
 

@@ -382,13 +382,15 @@ def second_order_parts(
     **grandparent: Any,
 ) -> list[Parts]:
     """The grandparent family of ``triple_scorer`` under ``preset`` (with the options ``grandparent`` of
-    :class:`GrandparentParts`) and the sibling family of ``sibling_scorer`` under ``sibling_preset``, for
-    those that are given (at least one)."""
+    :class:`GrandparentParts`) and the sibling family of ``sibling_scorer`` under ``sibling_preset`` (with
+    ``lazy_arcsib`` of :class:`SiblingParts`, if among ``grandparent``), for those that are given (at least
+    one)."""
+    sibling = {"lazy_arcsib": grandparent.pop("lazy_arcsib")} if "lazy_arcsib" in grandparent else {}
     parts: list[Parts] = []
     if triple_scorer is not None:
         parts.append(GrandparentParts(triple_scorer, preset, **grandparent))
     if sibling_scorer is not None:
-        parts.append(SiblingParts(sibling_scorer, sibling_preset))
+        parts.append(SiblingParts(sibling_scorer, sibling_preset, **sibling))
     if not parts:
         raise ValueError("second-order parts need a triple scorer, a sibling scorer or both")
     return parts

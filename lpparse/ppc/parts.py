@@ -179,10 +179,12 @@ class SiblingParts:
     :mod:`lpparse.formulations.sibling`), priced by :class:`lpparse.ppc.families.SiblingFamily`. Its shared
     cache (:meth:`cache`, for branch and bound) scores every candidate part at once into a dense table whose
     bound is exact: with trained models that took 12-32% less CPU time than pricing from the scorer's own
-    bounds (:mod:`lpparse.ppc.exact`)."""
+    bounds (:mod:`lpparse.ppc.exact`). ``lazy_arcsib``: in parse-price-cut, a part's ArcSib row enters only
+    once violated (False: with its column; BF's program has every row either way)."""
 
     scorer: SiblingScorer
     preset: str | Iterable[str] = "martins"
+    lazy_arcsib: bool = True
 
     name = "sibling"
     arity = 3
