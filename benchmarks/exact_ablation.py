@@ -1,7 +1,7 @@
 """Branch and bound under two settings of one option of ``ExactOptions`` on the sentences of the dev sets
 whose exact search branches: ``--option warm_basis --values false true`` (the default: a node's first LP
-solve cold, or from its parent's final basis placed by label) or, say, ``--option branching --values gub arc``;
-``--set KEY=VALUE`` fixes another field in both settings.
+solve cold, or from its parent's final basis placed by label) or, say, ``--option branching --values gub
+arc``; ``--set KEY=VALUE`` fixes another field in both settings.
 
 Each dev set is first decoded by ``ppc`` to find the sentences whose root LP is fractional (the only ones
 with children); on those, ``parse_exact`` runs under both settings in alternation on the same scores (one
@@ -144,7 +144,11 @@ def main() -> None:
     parser.add_argument("--option", default="warm_basis", help="a field of ExactOptions")
     parser.add_argument("--values", nargs=2, default=["false", "true"], help="its two settings")
     parser.add_argument(
-        "--set", action="append", default=[], metavar="KEY=VALUE", help="another field, the same in both settings"
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="another field, the same in both settings",
     )
     args = parser.parse_args()
     args.out = args.out or f"exact_{args.option}"

@@ -271,7 +271,7 @@ def _row_key(row: dict[str, Any]) -> Any:
 
 
 def _merge(rows: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``rows`` and then ``new``, whose row of a treebank (or random instance) replaces the one in ``rows``."""
+    """``rows`` and then ``new``, whose row of a treebank (or random instance) replaces ``rows``' own."""
     names = {_row_key(row) for row in new}
     return [row for row in rows if _row_key(row) not in names] + new
 

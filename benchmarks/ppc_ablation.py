@@ -37,7 +37,7 @@ VARIANTS: tuple[tuple[str, dict[str, Any], str], ...] = (
     ("no deferral", {"defer": None}, "triples with both arcs at 0 enter at once"),
     ("no GPArc duals", {"parent_duals": False}, "tightening on OneGP duals only (§4.3.3)"),
     ("no tightening", {"tighten": False}, "the solver's duals as they come"),
-    ("eager ArcGP rows", {"lazy_arcgp": False}, "ArcGP rows held back until violated (§4: with their column)"),
+    ("eager ArcGP rows", {"lazy_arcgp": False}, "ArcGP rows held back until violated (§4: with the column)"),
     (
         "Algorithm 1",
         {

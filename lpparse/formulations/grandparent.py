@@ -48,7 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.arborescence import FORMULATIONS, ArborescenceLP, arc_matrix
-from lpparse.formulations.pairs import add_and_rows, add_arc_rows, taken
+from lpparse.formulations.pairs import add_and_rows, add_arc_rows, add_held_back_rows, held_back, taken
 from lpparse.lp.program import Terms
 from lpparse.lp.solution import TOL, Solution
 from lpparse.lp.views import make_model
@@ -190,7 +190,7 @@ class GrandparentProgram:
         zgp = Terms.columns(cols)
         arcs = (self._z(g, p), self._z(p, c))
         if arcgp and "ArcGP" in self.families:
-            self._add_arcgp(gpc, *arcs, zgp)
+            self._add_arcgp(gpc, zgp)
         if "GPArc" in self.families:
             # with OneGP, zgp[g,p,c] <= Σ_g' zgp[g',p,c] = z[p,c]: the right-hand GPArc row is implied
             sides = [0] if "OneGP" in self.families else [0, 1]
@@ -201,32 +201,23 @@ class GrandparentProgram:
         """Terms z[h,m] of candidate arcs, through the dense arc map."""
         return Terms.columns(self.z_col[h, m])
 
-    def _add_arcgp(self, gpc: NDArray[np.int64], gp: Terms, pc: Terms, zgp: Terms) -> None:
-        """ArcGP rows z[g,p] + z[p,c] - zgp[g,p,c] <= 1 of the triples ``gpc`` (k, 3) (``gp``, ``pc``,
-        ``zgp``: their terms z[g,p], z[p,c], zgp[g,p,c])."""
-        add_and_rows(self.lp, "ArcGP", gpc, gp, pc, zgp)
-        self.arcgp[gpc[:, 0], gpc[:, 1], gpc[:, 2]] = True
+    def _add_arcgp(self, gpc: NDArray[np.int64], zgp: Terms) -> None:
+        """ArcGP rows z[g,p] + z[p,c] - zgp[g,p,c] <= 1 of the triples ``gpc`` (k, 3) with columns ``zgp``."""
+        g, p, c = gpc.T
+        add_and_rows(self.lp, "ArcGP", gpc, self._z(g, p), self._z(p, c), zgp)
+        self.arcgp[g, p, c] = True
 
     @property
     def held_back_arcgp(self) -> int:
         """How many triples with a column lack their ArcGP row (0 without the ArcGP family)."""
-        if "ArcGP" not in self.families:
-            return 0
-        rows = self.lp.con_blocks.get("ArcGP")
-        return self.num_triples - (len(rows) if rows is not None else 0)
+        return held_back(self.lp, self.families, "ArcGP", self.num_triples)
 
     def add_arcgp_rows(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> None:
         """Append the ArcGP rows z[g,p] + z[p,c] - zgp[g,p,c] <= 1 of present triples that lack them (no-op
         without the ArcGP family)."""
-        if "ArcGP" not in self.families:
-            return
-        g, p, c = (np.asarray(a, dtype=np.int64).ravel() for a in (g, p, c))
-        if g.size == 0:
-            return
-        if not self.present[g, p, c].all() or self.arcgp[g, p, c].any():
-            raise ValueError("ArcGP rows are added once, for triples with a column")
-        gpc = np.column_stack([g, p, c])
-        self._add_arcgp(gpc, self._z(g, p), self._z(p, c), self.lp.var("zgp", gpc))
+        add_held_back_rows(
+            self.lp, self.families, "ArcGP", "zgp", self.present, self.arcgp, (g, p, c), self._add_arcgp
+        )
 
     def triple_cols(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:
         """Columns of the triples (g, p, c) (-1: no column), through the zgp block's index map (sparse for a

@@ -10,10 +10,10 @@ ACL-IJCNLP 2009 (the linearization of their second-order parts); Riedel, Smith &
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from lpparse.lp.program import LinearProgram, Terms
 
@@ -43,6 +43,39 @@ def add_and_rows(
     column, x₁ + x₂ <= 1), one per row; return them."""
     terms = first + second
     return lp.constrain(name, index, terms if part is None else terms - part, upper=1.0)
+
+
+def held_back(lp: LinearProgram, families: Sequence[str], row_family: str, parts: int) -> int:
+    """How many of the ``parts`` columns of a part program lack their ``row_family`` row (0 without that
+    family): the rows a program holds back until they are violated."""
+    if row_family not in families:
+        return 0
+    rows = lp.con_blocks.get(row_family)
+    return parts - (len(rows) if rows is not None else 0)
+
+
+def add_held_back_rows(
+    lp: LinearProgram,
+    families: Sequence[str],
+    row_family: str,
+    block: str,
+    present: NDArray[np.bool_],
+    has_row: NDArray[np.bool_],
+    parts: Sequence[ArrayLike],
+    add: Callable[[NDArray[np.int64], Terms], None],
+) -> None:
+    """Add, by ``add(index, columns)``, the held-back ``row_family`` rows of the parts ``parts`` (three index
+    arrays) of column block ``block``, which must have a column (``present``) and no row yet (``has_row``);
+    a no-op without that family."""
+    if row_family not in families:
+        return
+    a, b, c = (np.asarray(x, dtype=np.int64).ravel() for x in parts)
+    if a.size == 0:
+        return
+    if not present[a, b, c].all() or has_row[a, b, c].any():
+        raise ValueError(f"{row_family} rows are added once, for parts with a column")
+    index = np.column_stack([a, b, c])
+    add(index, lp.var(block, index))
 
 
 def add_arc_rows(

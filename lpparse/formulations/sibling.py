@@ -39,12 +39,12 @@ coefficients in SibClique enter with its column (:meth:`SiblingProgram.add_sibli
 some of the parts is the full program with the absent columns at 0, less the ArcSib/SibArc rows of absent
 parts (zsib = 0 satisfies SibArc; ArcSib becomes a cut z[h,m] + z[h,m'] <= 1 on the arcs). With SibClique
 and no part of h present, row α = 1 allows h one child: a restricted program needs the parts of some tree.
-``add_siblings(..., arcsib=False)`` holds a part's ArcSib row back until :meth:`SiblingProgram.add_arcsib_rows`
-adds it (parse-price-cut's lazy rows, :class:`lpparse.ppc.parts.SiblingParts`): the program then also misses
-those rows, each valid, to separate. Unlike ArcGP in the grandparent ``all`` preset, ArcSib is not implied, and
-many enter (Danish dev, trained grandparent + sibling model, unpruned: a fifth of the rows left out in the
-end); the LP is the same and smaller: 12 sentences of 25-40 tokens 5.8 s against 6.3 s, 8 of 41-60 tokens
-60 s against 92 s.
+``add_siblings(..., arcsib=False)`` holds a part's ArcSib row back until
+:meth:`SiblingProgram.add_arcsib_rows` adds it (parse-price-cut's lazy rows,
+:class:`lpparse.ppc.parts.SiblingParts`): the program then also misses those rows, each valid, to separate.
+Unlike ArcGP in the grandparent ``all`` preset, ArcSib is not implied, and many enter (Danish dev, trained
+grandparent + sibling model, unpruned: a fifth of the rows left out in the end); the LP is the same and
+smaller: 12 sentences of 25-40 tokens 5.8 s against 6.3 s, 8 of 41-60 tokens 60 s against 92 s.
 
 **Pruned parts.** A candidate part scored -inf may be in no tree: zsib is fixed at 0, so it has no column,
 and ``PrunedSib[h,m,m']``: z[h,m] + z[h,m'] <= 1 (its ArcSib row at zsib = 0) keeps h from heading both,
@@ -62,7 +62,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.arborescence import ArborescenceLP
 from lpparse.formulations.grandparent import resolve_families
-from lpparse.formulations.pairs import OnArcs, add_and_rows, add_arc_rows, taken
+from lpparse.formulations.pairs import (
+    OnArcs,
+    add_and_rows,
+    add_arc_rows,
+    add_held_back_rows,
+    held_back,
+    taken,
+)
 from lpparse.lp.program import Terms
 from lpparse.triples import candidate_siblings, sibling_mask
 
@@ -91,9 +98,9 @@ def _ragged(counts: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.in
 class SiblingProgram(OnArcs):
     """Sibling columns and rows on an arborescence program (arc columns ``z``), and the dense maps that grow
     them: ``z_col[h, m]``: column of z[h,m] (-1 = no arc); ``clique_row[h, α]``: row of SibClique[h,α] (-1 =
-    none); masks ``present[h, m, m']``: the part has a column (:meth:`sibling_cols`); ``pruned[h, m, m']``: the
-    part scored -inf and its PrunedSib row is in the program (module docstring); ``arcsib[h, m, m']``: the part's
-    ArcSib row is in the program.
+    none); masks ``present[h, m, m']``: the part has a column (:meth:`sibling_cols`); ``pruned[h, m, m']``:
+    the part scored -inf and its PrunedSib row is in the program (module docstring); ``arcsib[h, m, m']``: the
+    part's ArcSib row is in the program.
     """
 
     lp: ArborescenceLP
@@ -112,23 +119,14 @@ class SiblingProgram(OnArcs):
     @property
     def held_back_arcsib(self) -> int:
         """How many parts with a column lack their ArcSib row (0 without the ArcSib family)."""
-        if "ArcSib" not in self.families:
-            return 0
-        rows = self.lp.con_blocks.get("ArcSib")
-        return self.num_siblings - (len(rows) if rows is not None else 0)
+        return held_back(self.lp, self.families, "ArcSib", self.num_siblings)
 
     def add_arcsib_rows(self, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> None:
         """Append the ArcSib rows z[h,m] + z[h,m'] - zsib[h,m,m'] <= 1 of present parts that lack them (no-op
         without the ArcSib family)."""
-        if "ArcSib" not in self.families:
-            return
-        h, m, m2 = (np.asarray(a, dtype=np.int64).ravel() for a in (h, m, m2))
-        if h.size == 0:
-            return
-        if not self.present[h, m, m2].all() or self.arcsib[h, m, m2].any():
-            raise ValueError("ArcSib rows are added once, for parts with a column")
-        index = np.column_stack([h, m, m2])
-        self._add_arcsib(index, self.lp.var("zsib", index))
+        add_held_back_rows(
+            self.lp, self.families, "ArcSib", "zsib", self.present, self.arcsib, (h, m, m2), self._add_arcsib
+        )
 
     def _add_arcsib(self, index: NDArray[np.int64], zsib: Terms) -> None:
         """ArcSib rows of the parts ``index`` (k, 3) with columns ``zsib``."""
@@ -233,6 +231,5 @@ def sibling_program(lp: ArborescenceLP, families: str | Iterable[str] = "martins
     lp.name += "+sibling"
     lp.add_variables("zsib", np.empty((0, 3), np.int64), integer=True)
     cube = (size,) * 3
-    return SiblingProgram(
-        lp, fams, single_root, z_col, clique_row, np.zeros(cube, bool), np.zeros(cube, bool), np.zeros(cube, bool)
-    )
+    none = np.zeros(cube, bool)
+    return SiblingProgram(lp, fams, single_root, z_col, clique_row, none, none.copy(), none.copy())
