@@ -66,9 +66,8 @@ nodes and 13.6 s by ``pseudocost`` (ArcGP rows held back, live masters; before b
 about 70 ms, 4 LP solves of which HiGHS takes 29 ms in all; pricing (13 ms), adding columns (5 ms), the start and
 rounded trees (Chu-Liu-Edmonds, 7 ms) and copying masters for forks (5 ms) most of the rest. Stopping a node's
 pricing once its Lagrangian bound (LP value plus, per token c, the largest reduced cost of an absent triple with
-child c) falls below the incumbent would save 13 of 557 rounds (``pseudocost``): that bound falls below only
-at the last round. What would close the root gap: the
-multi-commodity flow base 15% (its root LP takes 178 s instead of 0.5 s); rows added to the full program over
+child c) falls below the incumbent would save 13 of 557 rounds (``pseudocost``): that bound falls below,
+nearly always, at the last round. What would close the root gap: the multi-commodity flow base 15% (its root LP takes 178 s instead of 0.5 s); rows added to the full program over
 the root's arcs, cycles of consecutive triples (Σ_i zgp[v(i-1), v(i), v(i+1)] <= k - 2 around a cycle of k
 tokens, valid as k - 1 of them make the cycle) 1.9%, 2-cycles, triangles of triples and a triple with the arc
 closing its path 0%; HiGHS's MIP over the root's arcs closes 45% with 751 cuts in 70 s at its root (30.5%
