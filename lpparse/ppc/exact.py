@@ -61,17 +61,17 @@ heuristics only strengthen fixing and let the search stop at once when the root 
 
 **Where the time goes on a hard sentence** (Hungarian dev #152, 49 tokens, trained grandparent model: root
 bound 237.75, optimum 234.48, found at the root by hill climbing): 245 nodes and 17.4 s by the ``arc`` rule,
-160 nodes and 13.6 s by ``pseudocost`` (ArcGP rows held back, live masters; before both, 250 nodes and 20 s, 151 and
-15 s); probing 16-32 candidates per node to 300-1,000 iterations got 107-127 nodes but 22-26 s. A node now costs
-about 70 ms, 4 LP solves of which HiGHS takes 29 ms in all; pricing (13 ms), adding columns (5 ms), the start and
-rounded trees (Chu-Liu-Edmonds, 7 ms) and copying masters for forks (5 ms) most of the rest. Stopping a node's
-pricing once its Lagrangian bound (LP value plus, per token c, the largest reduced cost of an absent triple with
-child c) falls below the incumbent would save 13 of 557 rounds (``pseudocost``): that bound falls below,
-nearly always, at the last round. What would close the root gap: the multi-commodity flow base 15% (its root
-LP takes 178 s instead of 0.5 s); rows added to the full program over the root's arcs, cycles of consecutive
-triples (Σ_i zgp[v(i-1), v(i), v(i+1)] <= k - 2 around a cycle of k tokens, valid as k - 1 of them make the
-cycle) 1.9%, 2-cycles, triangles of triples and a triple with the arc closing its path 0%; HiGHS's MIP over
-the root's arcs closes 45% with 751 cuts in 70 s at its root (30.5% with presolve off:
+160 nodes and 13.6 s by ``pseudocost`` (ArcGP rows held back, live masters; before both, 250 nodes and 20 s,
+151 and 15 s); probing 16-32 candidates per node to 300-1,000 iterations got 107-127 nodes but 22-26 s. A node
+now costs about 70 ms, 4 LP solves of which HiGHS takes 29 ms in all; pricing (13 ms), adding columns (5 ms),
+the start and rounded trees (Chu-Liu-Edmonds, 7 ms) and copying masters for forks (5 ms) most of the rest.
+Stopping a node's pricing once its Lagrangian bound (LP value plus, per token c, the largest reduced cost of
+an absent triple with child c) falls below the incumbent would save 13 of 557 rounds (``pseudocost``): that
+bound falls below, nearly always, at the last round. What would close the root gap: the multi-commodity flow
+base 15% (its root LP takes 178 s instead of 0.5 s); rows added to the full program over the root's arcs,
+cycles of consecutive triples (Σ_i zgp[v(i-1), v(i), v(i+1)] <= k - 2 around a cycle of k tokens, valid as k -
+1 of them make the cycle) 1.9%, 2-cycles, triangles of triples and a triple with the arc closing its path 0%;
+HiGHS's MIP over the root's arcs closes 45% with 751 cuts in 70 s at its root (30.5% with presolve off:
 ``benchmarks/results/root_gap.md``) and does not finish in 150 s. Most of the gap is thus in the linearization
 of the triples: the multi-commodity flow base describes the arborescence polytope exactly and closes 15%.
 """
