@@ -33,9 +33,9 @@ generation). The restricted LP is then the full LP restricted to its columns and
 rows; at convergence every held-back row is satisfied, so with dual 0 it leaves the same certificate valid.
 This departs from §4's rule that a column's rows enter with it (``lazy_arcgp=False``), and it is faster
 everywhere measured: ``martins`` on 10 English and 10 Hungarian dev sentences of 20-30 tokens, CPU time -41%
-and -26%; ``all`` on 15 dev sentences of 21-40 tokens per dev set (benchmarks/results/ppc_ablation.md,
-"lazy ArcGP rows" against the paper's rule) Danish 0.85x, English 0.93x, Hungarian 0.85x, Italian 0.98x
-CPU; and in exact search, where every node re-solves its LP after bound changes, Hungarian dev #152 (49
+and -26%; ``all`` on 15 dev sentences of 21-40 tokens per dev set (benchmarks/results/ppc_ablation.md:
+"eager ArcGP rows" take 1.01x, 1.19x, 1.14x and 1.08x the CPU time on Danish, English, Hungarian and
+Italian); and in exact search, where every node re-solves its LP after bound changes, Hungarian dev #152 (49
 tokens, 246 nodes) 14.3 s against 20.3 s. In ``all`` no ArcGP row is ever needed, as OneGP, GPArc and
 OneHead imply them (:mod:`lpparse.formulations.grandparent`), so there it amounts to dropping them from the
 restricted LP (a third fewer rows) but not from BF's.
