@@ -25,7 +25,14 @@ from lpparse.decoder import DecodeResult, DecoderFunc, register_decoder
 from lpparse.lp.solution import Status
 from lpparse.ppc.exact import ExactOptions, exact_search
 from lpparse.ppc.kbest import k_best_search
-from lpparse.ppc.loop import BF_BELOW_PARTS, PPCResult, _split_options, project_to_tree, solve_lp
+from lpparse.ppc.loop import (
+    BF_BELOW_PARTS,
+    PPCResult,
+    _split_options,
+    project_to_tree,
+    second_order_parts,
+    solve_lp,
+)
 from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts, tree_score
 from lpparse.ppc.proof_file import proof_record
 from lpparse.ppc.third_order import THIRD_ORDER_BF_BELOW
@@ -42,24 +49,12 @@ def _families(
     parts: Sequence[Parts],
     options: dict[str, Any],
 ) -> tuple[ColgenOptions, list[Parts]]:
-    """The engine's options and every family: the grandparent family of ``triple_scorer`` (with the
-    :class:`GrandparentParts` options among ``options``), the sibling family of ``sibling_scorer`` (options
-    ``sibling_preset``, ``lazy_arcsib``) and the families ``parts``. The row policies ``lazy_arcgp`` and
-    ``lazy_arcsib`` go to the families that have those rows, if present."""
+    """The engine's options and every family (:func:`lpparse.ppc.loop.second_order_parts`: the grandparent
+    family of ``triple_scorer``, the sibling family of ``sibling_scorer``, option ``sibling_preset``, and the
+    families ``parts``), the other ``options`` going to the families."""
     engine, family = _split_options(None, options)
     sibling_preset = family.pop("sibling_preset", "martins")
-    sibling = {"lazy_arcsib": family.pop("lazy_arcsib")} if "lazy_arcsib" in family else {}
-    families: list[Parts] = []
-    if triple_scorer is not None:
-        families.append(GrandparentParts(triple_scorer, preset, **family))
-    elif set(family) - {"lazy_arcgp"}:
-        raise TypeError(f"options {sorted(set(family) - {'lazy_arcgp'})} need a grandparent model")
-    if sibling_scorer is not None:
-        families.append(SiblingParts(sibling_scorer, sibling_preset, **sibling))
-    families.extend(parts)
-    if not families:
-        raise ValueError("second-order decoding needs part families: a grandparent model, siblings or parts")
-    return engine, families
+    return engine, second_order_parts(triple_scorer, preset, sibling_scorer, sibling_preset, parts, **family)
 
 
 def _part_stats(

@@ -159,7 +159,7 @@ class LiveMaster:
         try:
             tree = clean_tree(s, self.single_root, chu_liu_edmonds(s, single_root=self.single_root), self.families)
         except NoTreeError:
-            return None
+            tree = None
         if tree is None:
             return None
         model = engine.live

@@ -374,25 +374,34 @@ def _result(
     )
 
 
+#: options of a family's own rows, each for the families that have those rows (ignored by the others)
+ROW_POLICIES = ("lazy_arcgp", "lazy_arcsib")
+
+
 def second_order_parts(
     triple_scorer: TripleScorer | None,
     preset: str | Iterable[str] = "all",
     sibling_scorer: SiblingScorer | None = None,
     sibling_preset: str | Iterable[str] = "martins",
-    **grandparent: Any,
+    more: Sequence[Parts] = (),
+    **options: Any,
 ) -> list[Parts]:
-    """The grandparent family of ``triple_scorer`` under ``preset`` (with the options ``grandparent`` of
-    :class:`GrandparentParts`) and the sibling family of ``sibling_scorer`` under ``sibling_preset`` (with
-    ``lazy_arcsib`` of :class:`SiblingParts`, if among ``grandparent``), for those that are given (at least
-    one)."""
-    sibling = {"lazy_arcsib": grandparent.pop("lazy_arcsib")} if "lazy_arcsib" in grandparent else {}
+    """The grandparent family of ``triple_scorer`` under ``preset`` (with the :class:`GrandparentParts`
+    options among ``options``), the sibling family of ``sibling_scorer`` under ``sibling_preset`` (with
+    ``lazy_arcsib``), for those that are given, and the families ``more``: at least one. The row policies
+    (:data:`ROW_POLICIES`) go to the families that have those rows; other options without a triple scorer
+    raise TypeError."""
+    sibling = {"lazy_arcsib": options.pop("lazy_arcsib")} if "lazy_arcsib" in options else {}
     parts: list[Parts] = []
     if triple_scorer is not None:
-        parts.append(GrandparentParts(triple_scorer, preset, **grandparent))
+        parts.append(GrandparentParts(triple_scorer, preset, **options))
+    elif set(options) - set(ROW_POLICIES):
+        raise TypeError(f"options {sorted(set(options) - set(ROW_POLICIES))} need a triple scorer")
     if sibling_scorer is not None:
         parts.append(SiblingParts(sibling_scorer, sibling_preset, **sibling))
+    parts.extend(more)
     if not parts:
-        raise ValueError("second-order parts need a triple scorer, a sibling scorer or both")
+        raise ValueError("second-order parts need a triple scorer, a sibling scorer or both (or other families)")
     return parts
 
 
