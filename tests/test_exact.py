@@ -5,7 +5,9 @@ tree scores."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -30,6 +32,7 @@ from lpparse.ppc.live import LiveMaster
 from lpparse.ppc.loop import second_order_parts, solve_lp
 from lpparse.ppc.parts import GrandparentParts
 from lpparse.ppc.pricing import ScoreCache
+from lpparse.ppc.proof_file import proof_record, read_proof_record
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, is_tree
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, sibling_mask
 
@@ -299,6 +302,57 @@ def test_tampered_proofs_fail_the_check() -> None:
     wrong = t.copy()
     wrong[result.heads[p], p, c] += 1.0  # a triple of the tree scores otherwise
     assert check_exact(s, DenseTripleScorer(wrong), result) is not None
+
+
+@pytest.mark.parametrize("live", [False, True])
+@settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(gaussian(max_n=6))
+def test_exact_on_cycle_cuts_equals_brute_force_with_a_proof(
+    live: bool, inst: tuple[np.ndarray, np.ndarray, bool]
+) -> None:
+    """Node LPs over the cycle-cut base (NoCycle rows separated, no flow columns), on a program per node or
+    live masters, with grandparent parts and with sibling parts too: brute force's optimum, and a proof the
+    standalone check accepts, its NoCycle rows rebuilt from their labels."""
+    s, t, single_root = inst
+    sibs = np.random.default_rng(int(abs(t[0, 0, 0]) * 1e6)).normal(size=t.shape)
+    options = ExactOptions(base="cycle-cuts", live_master=live)
+    for sib in (None, DenseSiblingScorer(sibs)):
+        result = parse_exact(s, DenseTripleScorer(t), "all", single_root, options=options, sibling_scorer=sib)
+        heads, value = brute_force(s, single_root, gp_scores=t, sib_scores=sibs if sib is not None else None)
+        assert result.status is Status.OPTIMAL and result.certified
+        assert result.objective == pytest.approx(value, abs=1e-7)
+        np.testing.assert_array_equal(result.heads, heads)
+        assert check_exact(s, DenseTripleScorer(t), result, sibling_scorer=sib) is None
+
+
+def test_cycle_cut_proofs_hold_by_the_sets_their_labels_name() -> None:
+    """A proof over the cycle-cut base names each NoCycle row by its token set: it checks from its duals
+    alone, after a trip through its JSON record too, and fails when the NoCycle duals are halved, when their
+    labels name no set (the rows are then missing and their duals count as 0), and under the tampering of
+    the other proofs."""
+    n, rng = 7, np.random.default_rng(3)  # a seeded instance whose search branches on NoCycle duals
+    s, t = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
+    scorer = DenseTripleScorer(t)
+    result = parse_exact(s, scorer, "all", False, options=ExactOptions(base="cycle-cuts"))
+    assert result.certified and len(result.nodes) > 1 and check_exact(s, scorer, result) is None
+    parts = [GrandparentParts(scorer)]
+    back = read_proof_record(json.loads(json.dumps(proof_record(result, parts))), s)
+    assert back.base == "cycle-cuts" and check_exact(s, scorer, back) is None
+
+    def cut_duals(change: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]) -> ExactResult:
+        nodes = [
+            dataclasses.replace(node, duals={**node.duals, "NoCycle": change(*node.duals["NoCycle"])})
+            if node.duals and "NoCycle" in node.duals
+            else node
+            for node in result.nodes
+        ]
+        return dataclasses.replace(result, nodes=nodes)
+
+    assert any(node.duals and "NoCycle" in node.duals for node in result.nodes)
+    assert check_exact(s, scorer, cut_duals(lambda index, values: (index, 0.5 * values))) is not None
+    assert check_exact(s, scorer, cut_duals(lambda index, values: (2 * index, values))) is not None
+    for what, bad in _tampered(result) + _tampered_duals(result):
+        assert check_exact(s, scorer, bad) is not None, what
 
 
 def test_limits_give_an_honest_status_with_the_best_tree_and_bound() -> None:

@@ -121,11 +121,12 @@ def test_arborescence_programs_are_their_equations(seed: int, single_root: bool,
     lp = FORMULATIONS[formulation](s, single_root)
     eq = arborescence_equations(s, formulation, single_root)
     if formulation == "cycle-cuts":
-        subsets = [(1, 2), (1, 2, 3), tuple(range(1, s.shape[0]))]
-        add_subtour_cuts(lp, subsets)
-        for t, subset in enumerate(subsets):
+        subsets = list(dict.fromkeys([(1, 2), (1, 2, 3), tuple(range(1, s.shape[0]))]))
+        add_subtour_cuts(lp, subsets + [(1, 2)])  # a set cut twice is one row
+        for subset in subsets:
             inside = [(1, "z", (h, m)) for h, m in itertools.permutations(subset, 2) if np.isfinite(s[h, m])]
-            eq.row("NoCycle", (t,), -np.inf, len(subset) - 1, inside)
+            label = tuple(int(i in subset) for i in range(s.shape[0]))  # the row's label is its set
+            eq.row("NoCycle", label, -np.inf, len(subset) - 1, inside)
         assert lp.cuts == subsets
     assert labelled_rows(lp) == eq.rows
     assert list(lp.con_blocks) == list(dict.fromkeys(name for name, _ in eq.rows))  # blocks in paper order

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from lpparse.colgen.engine import Round
 from lpparse.colgen.options import HIGHS_OPTIONS, MasterSettings
 from lpparse.decoding import decode
+from lpparse.formulations.arborescence import arc_matrix, separate_subtours
 from lpparse.formulations.grandparent import PRESETS, full_grandparent_program
 from lpparse.lp import Status, certify_lp
 from lpparse.oracles.brute_force import brute_force
@@ -23,6 +24,7 @@ from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.ppc import (
     BF_BELOW_PARTS,
     GrandparentParts,
+    Parts,
     PPCResult,
     SiblingParts,
     candidate_parts,
@@ -31,6 +33,7 @@ from lpparse.ppc import (
     extend_solution,
     parse_price_cut,
     solve_bf,
+    solve_lp,
     solve_second_order,
 )
 from lpparse.scores import noisy_gold_scores, random_scores
@@ -353,6 +356,34 @@ def test_martins_on_multi_flow_stays_within_a_few_bfs(seed: int) -> None:
     bf = solve_bf(s, DenseTripleScorer(scorer.scores), "martins", base="multi-flow")
     assert ppc.certified and bf.certified and ppc.objective == pytest.approx(bf.objective, abs=1e-6)
     assert ppc.info["stalled"] and ppc.stats.simplex_iterations <= 5.5 * bf.stats.simplex_iterations
+
+
+@pytest.mark.parametrize("preset", ["all", "martins"])
+@settings(deadline=None, max_examples=50, suppress_health_check=[HealthCheck.too_slow])
+@given(instance=instances(max_n=7), siblings=st.booleans())
+def test_cycle_cut_base_reaches_the_multi_flow_lp(
+    preset: str, instance: tuple[np.ndarray, DenseTripleScorer, bool], siblings: bool
+) -> None:
+    """On the cycle-cut base (NoCycle rows separated by max-flow, no flow columns) PPC and BF reach the LP
+    value of the multi-commodity flow base (both project onto the arborescence polytope), certified, with no
+    NoCycle row violated at the end (a fresh exact separation finds none); the single-flow LP is no
+    tighter. With or without sibling parts."""
+    s, scorer, single_root = instance
+    rng = np.random.default_rng(int(abs(scorer.scores[0, 0, 0]) * 1e6))
+    sibs = DenseSiblingScorer(rng.normal(size=scorer.scores.shape))
+
+    def families() -> list[Parts]:
+        gp = GrandparentParts(DenseTripleScorer(scorer.scores), preset)
+        return [gp, SiblingParts(DenseSiblingScorer(sibs.scores))] if siblings else [gp]
+
+    multi = solve_lp(s, families(), "bf", single_root, "multi-flow")
+    single = solve_lp(s, families(), "bf", single_root, "single-flow")
+    assert multi.certified and multi.objective <= single.objective + 1e-6
+    for method in ("ppc", "bf"):
+        cuts = solve_lp(s, families(), method, single_root, "cycle-cuts")
+        assert cuts.certified and cuts.objective == pytest.approx(multi.objective, abs=1e-6), method
+        assert separate_subtours(arc_matrix(cuts.program.lp, cuts.solution.x)) == []
+        assert "phi" not in cuts.program.lp.var_blocks
 
 
 @settings(deadline=None, max_examples=80, suppress_health_check=[HealthCheck.too_slow])

@@ -257,7 +257,11 @@ class Engine:
                 priced = [family.price(state) for family in self.families]
             else:  # a MIP master: row generation only
                 priced = [Priced(0, -np.inf) for _ in self.families]
-            cuts = [family.separate(state) for family in self.families]
+            state.entering = sum(p.columns for p in priced)
+            cuts = []
+            for family in self.families:
+                cuts.append(family.separate(state))
+                state.entering += cuts[-1].columns + cuts[-1].rows
             result.row_dual = state.y if duals is not None else None
             result.time_pricing += time.perf_counter() - t0 - (self._scoring_seconds() - scoring0)
             trace = self._round(result.iterations, sol, iterations, seconds, priced, cuts)

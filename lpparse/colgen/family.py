@@ -36,12 +36,15 @@ class DualState:
     families tighten in place (a copy of ``row_dual`` to start); ``shared``: arrays the families share, made
     once a round by the first that asks (:meth:`cached`): views of the solution (``"arc_values"``) and dual
     slack (``"arc_slack"``, the β of the arcs at 0 that dual tightening may spend: a family subtracts what it
-    spends, so the next sees only what is left)."""
+    spends, so the next sees only what is left); ``entering``: how many columns and rows are to enter this
+    round so far (every family's priced columns, then what the families before it separated), which lets a
+    costly exact separation wait for a round where nothing else enters."""
 
     solution: Solution
     y: NDArray[np.float64]
     tol: float
     shared: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+    entering: int = 0
 
     @property
     def x(self) -> NDArray[np.float64]:

@@ -55,6 +55,7 @@ __all__ = [
     "single_commodity_flow",
     "solve_arborescence",
     "solve_cycle_cuts",
+    "subtour_members",
 ]
 
 _FLOW_SCALE = 1e8  # integer capacities for scipy's max-flow (int32): separation exact to ~n²·1e-8
@@ -168,13 +169,17 @@ def _inside(zm: NDArray[np.float64], subset: NDArray[np.int64]) -> float:
     return float(zm[np.ix_(subset, subset)].sum())
 
 
-def separate_subtours(zm: NDArray[np.float64], tol: float = TOL) -> list[tuple[int, ...]]:
+def separate_subtours(zm: NDArray[np.float64], tol: float = TOL, exact: bool = True) -> list[tuple[int, ...]]:
     """Token subsets S with Σ_{h,m in S} z[h,m] > |S| - 1 + tol (violated NoCycle cuts) for arc values ``zm``.
 
     First the strongly connected components of the support graph over the tokens (exact for integral z: its
-    cycles); if none is violated, a minimum 0 -> k cut for every token k (scipy max-flow on capacities z,
-    scaled to integers): a cut below 1 bounds a set S whose entering arcs carry < 1, i.e. (with OneHead)
-    Σ_{inside S} z > |S| - 1. Every returned set is re-checked exactly in floating point.
+    cycles); if none is violated and ``exact``, a minimum 0 -> k cut for every token k that is not settled
+    (scipy max-flow on capacities z, scaled to integers): a cut below 1 bounds a set S whose entering arcs
+    carry < 1, i.e. (with OneHead) Σ_{inside S} z > |S| - 1. A token is settled, its every cut >= 1 - tol,
+    when its heads by weight >= 1 - tol are the root and settled tokens (any set holding it and no settled
+    token has those arcs entering), or when its max-flow reaches 1 - tol; settled tokens are contracted into
+    the root. Every returned set is re-checked exactly in floating point. ``exact=False``: the components
+    alone.
     """
     n = zm.shape[0] - 1
     words = zm.copy()
@@ -186,56 +191,88 @@ def separate_subtours(zm: NDArray[np.float64], tol: float = TOL) -> list[tuple[i
         members = np.flatnonzero(label == c)
         if members.size >= 2 and _inside(zm, members) > members.size - 1 + tol:
             found[tuple(members.tolist())] = None
-    if found:
+    if found or not exact:
         return list(found)
-    cap = sp.csr_matrix(np.round(np.clip(zm, 0.0, None) * _FLOW_SCALE).astype(np.int32))
-    covered = np.zeros(n + 1, dtype=bool)
-    for k in range(1, n + 1):
-        if covered[k]:
-            continue
+    sure = np.zeros(n + 1, dtype=bool)
+    sure[0] = True
+    mass = zm[0].copy()
+
+    def propagate(new: NDArray[np.int64]) -> None:
+        while new.size:
+            sure[new] = True
+            mass[:] += zm[new].sum(axis=0)
+            new = np.flatnonzero(~sure & (mass >= 1.0 - tol))
+
+    propagate(np.flatnonzero(mass >= 1.0 - tol))
+    rest = np.flatnonzero(~sure)
+    if rest.size == 0:
+        return []
+    small = np.zeros((rest.size + 1, rest.size + 1))
+    small[0, 1:] = mass[rest]
+    small[1:, 1:] = zm[np.ix_(rest, rest)]
+    cap = sp.csr_matrix(np.round(np.clip(small, 0.0, None) * _FLOW_SCALE).astype(np.int32))
+    covered = np.zeros(n + 1, dtype=bool)  # in a set found this round: no source of another
+    while (todo := ~sure & ~covered).any():
+        token = int(np.flatnonzero(todo)[mass[todo].argmax()])  # the surest first: its flow may settle others
+        k = int(np.searchsorted(rest, token)) + 1
         result = maximum_flow(cap, 0, k)
         if result.flow_value >= (1.0 - tol) * _FLOW_SCALE:
+            propagate(np.array([token]))
             continue
         residual = (cap - result.flow).tocsr()
         residual.data = (residual.data > 0).astype(np.int8)
         residual.eliminate_zeros()
-        reach = np.zeros(n + 1, dtype=bool)
+        reach = np.zeros(rest.size + 1, dtype=bool)
         reach[breadth_first_order(residual, 0, directed=True, return_predecessors=False)] = True
-        members = np.flatnonzero(~reach)
+        members = rest[np.flatnonzero(~reach) - 1]
+        covered[token] = True  # its cut is the least: below 1 - tol only by the flow's rounding if not found
         if members.size >= 2 and _inside(zm, members) > members.size - 1 + tol:
             found[tuple(members.tolist())] = None
             covered[members] = True
     return list(found)
 
 
+def subtour_members(lp: ArborescenceLP, subsets: list[tuple[int, ...]]) -> NDArray[np.int64]:
+    """The token sets ``subsets`` as membership rows ((len(subsets), n + 1), 1 for a member): the labels of
+    their ``NoCycle`` rows, which name each row's set, so that a row read by label (a proof's dual) defines
+    itself."""
+    member = np.zeros((len(subsets), lp.n + 1), dtype=np.int64)
+    for t, subset in enumerate(subsets):
+        member[t, list(subset)] = 1
+    return member
+
+
 def add_subtour_cuts(lp: ArborescenceLP, subsets: list[tuple[int, ...]]) -> NDArray[np.int64]:
-    """Append ``NoCycle`` rows Σ_{h,m in S} z[h,m] <= |S| - 1 (in one batch); return their rows."""
+    """Append ``NoCycle`` rows Σ_{h,m in S} z[h,m] <= |S| - 1 (in one batch), labelled by their sets'
+    membership rows (:func:`subtour_members`); return their rows. A set already cut is left out."""
+    known = set(lp.cuts)
+    subsets = list(dict.fromkeys(s for s in subsets if s not in known))
     if not subsets:
         return np.empty(0, np.int64)
     arcs = lp.var_blocks["z"].index
-    member = np.zeros((len(subsets), lp.n + 1), dtype=bool)
-    for t, subset in enumerate(subsets):
-        member[t, list(subset)] = True
+    member = subtour_members(lp, subsets)
     cut, arc = np.nonzero(member[:, arcs[:, 0]] & member[:, arcs[:, 1]])
-    first = len(lp.cuts)
     lp.cuts.extend(subsets)
-    inside = lp.var("z", arcs[arc]).at(first + cut)
-    return lp.constrain("NoCycle", np.arange(first, len(lp.cuts)), inside, upper=member.sum(axis=1) - 1.0)
+    inside = lp.var("z", arcs[arc]).at(member[cut])
+    return lp.constrain("NoCycle", member, inside, upper=member.sum(axis=1) - 1.0)
 
 
 class CycleCutFamily:
     """NoCycle rows of a cycle-cut program as a :class:`lpparse.colgen.PartFamily` that only separates:
     every round the subtours the solution violates (:func:`separate_subtours`, exact) enter as rows. No
-    column is ever priced, and the absent NoCycle rows, none violated at the end, carry dual 0."""
+    column is ever priced, and the absent NoCycle rows, none violated at the end, carry dual 0. ``warm``: the
+    rows of an earlier run on the same sentence (``parts``: their membership rows) to start from; every
+    NoCycle row is valid for every tree, so they stay valid over any subset of the arcs."""
 
     name = "cycles"
     degenerate_master = False
     candidates = scored = held_out = 0
     scoring_seconds = 0.0
 
-    def __init__(self, lp: ArborescenceLP) -> None:
+    def __init__(self, lp: ArborescenceLP, warm: Warm | None = None) -> None:
         self.lp = lp
         self._cuts: list[tuple[int, ...]] = []
+        self._start = [] if warm is None or not warm.parts else _subsets(warm.parts[0])
 
     @property
     def added(self) -> int:
@@ -248,10 +285,12 @@ class CycleCutFamily:
         return np.empty(0, np.int64), np.empty(0, np.int64)
 
     def warm(self) -> Warm:
-        return Warm()
+        """The program's NoCycle rows, for a later run to start from."""
+        return Warm(parts=(subtour_members(self.lp, self.lp.cuts),))
 
     def seed(self) -> None:
-        pass
+        add_subtour_cuts(self.lp, self._start)
+        self._start = []
 
     def inactive(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         return np.empty(0, np.int64), np.empty(0, np.int64)
@@ -263,7 +302,13 @@ class CycleCutFamily:
         return Priced(0, -np.inf)
 
     def separate(self, state: DualState) -> Separated:
-        self._cuts = separate_subtours(arc_matrix(self.lp, state.x), state.tol)
+        """The violated NoCycle rows: the strongly connected components' at once, the max-flow search's
+        (exact) only in a round where nothing else enters (``state.entering``), as it costs a max-flow per
+        unsettled token and the run cannot end in another round anyway."""
+        zm = arc_matrix(self.lp, state.x)
+        self._cuts = separate_subtours(zm, state.tol, exact=not state.entering)
+        if not self._cuts and state.entering:
+            return Separated(0, 0, np.inf, False)  # not searched: any violation
         return Separated(0, len(self._cuts), -np.inf, bool(self._cuts))
 
     def commit(self, model: LPModel) -> None:
@@ -274,6 +319,11 @@ class CycleCutFamily:
 
     def outside_shift(self) -> NDArray[np.float64]:
         return np.zeros(self.lp.num_cols)
+
+
+def _subsets(member: NDArray[np.int64]) -> list[tuple[int, ...]]:
+    """Token sets from membership rows (:func:`subtour_members`)."""
+    return [tuple(np.flatnonzero(row).tolist()) for row in np.asarray(member)]
 
 
 def solve_cycle_cuts(

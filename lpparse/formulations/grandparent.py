@@ -59,6 +59,7 @@ __all__ = [
     "BASES",
     "FAMILIES",
     "PRESETS",
+    "SEPARATED_BASES",
     "GrandparentProgram",
     "arc_program",
     "full_grandparent_program",
@@ -73,8 +74,13 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "onegp": ("OneGP", "NoGP"),
     "all": ("ArcGP", "GPArc", "OneGP"),
 }
-#: Arborescence programs the polytope can sit on (cycle cuts need their own row-generation loop).
+#: Arborescence programs a full program can sit on and be solved as it stands.
 BASES = ("single-flow", "multi-flow")
+#: Arborescence programs whose connectivity rows enter by separation, so only a run of the column-and-row
+#: generation engine (parse-price-cut, brute force, exact search) can sit on them: ``cycle-cuts`` (NoCycle
+#: rows, :class:`lpparse.formulations.arborescence.CycleCutFamily`). Its LP is the exact arborescence
+#: polytope's, as the multi-commodity flow's, without the flow columns.
+SEPARATED_BASES = ("cycle-cuts",)
 
 
 def resolve_families(
@@ -248,17 +254,20 @@ def grandparent_program(
 ) -> GrandparentProgram:
     """The arborescence program ``base`` (a key of :data:`BASES`) with the OneGP/NoGP rows of ``families``
     and no triple yet (add them with :meth:`GrandparentProgram.add_triples`). Raises NoTreeError."""
+    if base not in BASES:
+        raise ValueError(f"unknown base formulation {base!r}; choose from {BASES}")
     prog = arc_program(arc_scores, single_root, base)
     prog.use_families(families)
     return prog
 
 
 def arc_program(arc_scores: ArrayLike, single_root: bool = False, base: str = "single-flow") -> GrandparentProgram:
-    """The arborescence program ``base`` (a key of :data:`BASES`) as a grandparent program without constraint
-    families and triples: the base every part family attaches to (:meth:`GrandparentProgram.use_families`
-    turns the grandparent families on). Raises NoTreeError."""
-    if base not in BASES:
-        raise ValueError(f"unknown base formulation {base!r}; choose from {BASES}")
+    """The arborescence program ``base`` (a key of :data:`BASES` or :data:`SEPARATED_BASES`, whose rows a run
+    of the engine separates) as a grandparent program without constraint families and triples: the base
+    every part family attaches to (:meth:`GrandparentProgram.use_families` turns the grandparent families
+    on). Raises NoTreeError."""
+    if base not in BASES + SEPARATED_BASES:
+        raise ValueError(f"unknown base formulation {base!r}; choose from {BASES + SEPARATED_BASES}")
     s = validate_scores(arc_scores)
     lp = FORMULATIONS[base](s, single_root)
     lp.name = f"grandparent/{base}"

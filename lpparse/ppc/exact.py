@@ -253,7 +253,8 @@ class _Parts:
         from (None: the root's, caches only)."""
         if result is None:
             return {name: Warm(cache) for name, cache in self.caches.items()}
-        return {name: replace(f.warm(), cache=self.caches[name]) for name, f in result.families.items()}
+        # a family of the base (no cache: the NoCycle rows of cycle cuts) hands on what it has as it is
+        return {name: replace(f.warm(), cache=self.caches.get(name)) for name, f in result.families.items()}
 
     def value(self, heads: NDArray[np.int64]) -> float:
         """The tree's score: its arcs and the parts of every family."""

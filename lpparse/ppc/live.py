@@ -26,7 +26,8 @@ Per node, before the engine's loop (:class:`lpparse.colgen.Engine`, run again on
   (:func:`lpparse.ppc.families.clean_tree`) enter if absent, so the restricted LP holds that tree whatever
   columns its ancestors left (a node without such a tree is solved on a program of its own, and adopted).
 
-Only the grandparent family supports this (:meth:`LiveMaster.supports`). Node proofs are unchanged: duals by
+Only the grandparent family supports this (:meth:`LiveMaster.supports`), on any base: under ``cycle-cuts``
+the NoCycle rows its ancestors separated stay in the master (each valid for every tree). Node proofs are unchanged: duals by
 row label, which the checker reads against the full program with the node's bounds (:mod:`lpparse.ppc.proof`).
 
 **Measured** (``benchmarks/exact_ablation.py --option live_master``, the dev sentences whose root LP is
@@ -56,6 +57,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.colgen import ColgenOptions, Engine, PartFamily
+from lpparse.formulations.arborescence import CycleCutFamily
 from lpparse.formulations.grandparent import GrandparentProgram
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
@@ -82,8 +84,10 @@ class LiveMaster:
         families: list[PartFamily],
         model: HighsModel,
     ) -> None:
-        if len(families) != 1 or not isinstance(families[0], GrandparentFamily):
-            raise ValueError("a live master takes the grandparent family only")
+        own = [f for f in families if not isinstance(f, CycleCutFamily)]
+        if len(own) != 1 or not isinstance(own[0], GrandparentFamily):
+            raise ValueError("a live master takes the grandparent family only (and the base's cycle cuts)")
+        self.grandparent = own[0]
         self.s, self.single_root, self.options = arc_scores, single_root, options
         self.prog, self.families = prog, families
         self.arcs = np.nonzero(prog.arc_mask)
@@ -121,6 +125,7 @@ class LiveMaster:
         held out; the next :meth:`solve` places the node's basis on it, by label."""
         fork = copy.copy(self)  # the arc scores and the start's bounds shared
         fork.prog, fork.families = copy.deepcopy((self.prog, self.families), {id(self.s): self.s})
+        fork.grandparent = next(f for f in fork.families if isinstance(f, GrandparentFamily))
         fork.engine = Engine(fork.prog.lp, fork.families, self.options, keep_master=True)
         fork.engine.live = fork.engine.master_model()
         return fork
@@ -165,9 +170,7 @@ class LiveMaster:
         model = engine.live
         assert isinstance(model, HighsModel)
         self._bound(mask, model)
-        for family in self.families:
-            assert isinstance(family, GrandparentFamily)
-            family.include(tree, model)
+        self.grandparent.include(tree, model)
         if basis is not None:
             model.start_from(basis)
         engine.start = start

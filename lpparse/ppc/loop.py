@@ -57,6 +57,7 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.colgen.engine import Engine, EngineResult, Round
 from lpparse.colgen.family import PartFamily, Warm
 from lpparse.colgen.options import BF_MASTER, ENGINE_FIELDS, ColgenOptions
+from lpparse.formulations.arborescence import CycleCutFamily
 from lpparse.formulations.grandparent import GrandparentProgram, arc_program
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.solution import Certificate, Solution, Status
@@ -72,6 +73,7 @@ __all__ = [
     "BF_BELOW_PARTS",
     "METHODS",
     "FamilyCounts",
+    "base_families",
     "PPCResult",
     "PPCStats",
     "candidate_parts",
@@ -298,7 +300,9 @@ def solve_lp(
     without pruned parts), ``bf`` (brute force, §6: every candidate part of every family scored and added,
     the full LP solved once, by the same engine with nothing left to price) or ``auto``
     (:func:`choose_method`). Either way the answer is certified on the full LP; ``result.counts`` counts
-    each family's parts by name. ``options``: the engine's (:class:`lpparse.colgen.ColgenOptions`);
+    each family's parts by name. ``base``: the arborescence program the families sit on (a key of
+    :data:`lpparse.formulations.grandparent.BASES` or ``SEPARATED_BASES``, whose rows the run separates:
+    :func:`base_families`). ``options``: the engine's (:class:`lpparse.colgen.ColgenOptions`);
     ``warm``: per family name, the score cache and parts of an earlier run on the same sentence; ``basis``:
     an earlier run's basis by label (:class:`lpparse.lp.basis.LabelledBasis`) for the first solve to start
     from, and ``keep_master`` returns the run's live master (``result.master``: its basis for another run). Raises ValueError (NaN scores, a scorer
@@ -324,10 +328,20 @@ def solve_lp(
         start_tree = None
         own = [f.bf_master for f in families if getattr(f, "bf_master", None) is not None]
         options = replace(options, master=options.master or (own[0] if own else BF_MASTER))
+    families += base_families(prog, warm)
     for family in families:
         family.tree = start_tree
     run = Engine(prog.lp, families, options, start, basis=basis, keep_master=keep_master).run()
     return _result(prog, families, run, method, start)
+
+
+def base_families(prog: GrandparentProgram, warm: Mapping[str, Warm] | None = None) -> list[PartFamily]:
+    """The families the arborescence base of ``prog`` needs in a run of the engine: under ``cycle-cuts`` the
+    separation of its NoCycle rows (:class:`lpparse.formulations.arborescence.CycleCutFamily`, from the rows
+    of ``warm``'s entry of its name), none under the flow bases."""
+    if prog.lp.formulation != "cycle-cuts":
+        return []
+    return [CycleCutFamily(prog.lp, (warm or {}).get(CycleCutFamily.name))]
 
 
 def _result(

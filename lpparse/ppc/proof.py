@@ -31,12 +31,13 @@ from the problem and the recorded duals by a small program.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen.options import ColgenOptions
+from lpparse.formulations.arborescence import add_subtour_cuts
 from lpparse.formulations.grandparent import arc_program
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import _bound_value
@@ -91,13 +92,23 @@ def signed(lp: LinearProgram, y: NDArray[np.float64]) -> NDArray[np.float64]:
 
 class ProofProgram:
     """The full program of a sentence (every candidate arc and part of every family ``parts`` over the
-    arborescence program ``base``), against which node records are checked (module docstring)."""
+    arborescence program ``base``), against which node records are checked (module docstring). Under a base
+    whose rows are separated (``cycle-cuts``) it holds the NoCycle rows that the labels of ``separated``
+    (duals and rays) name: a NoCycle row's label is its token set (a 0/1 membership row), from which the row
+    is built here, valid for every tree whatever set it names."""
 
     def __init__(
-        self, arc_scores: NDArray[np.float64], parts: Sequence[Parts], single_root: bool, base: str
+        self,
+        arc_scores: NDArray[np.float64],
+        parts: Sequence[Parts],
+        single_root: bool,
+        base: str,
+        separated: Iterable[LabelledDuals] = (),
     ) -> None:
         self.s, self.parts, self.single_root, self.base = arc_scores, list(parts), single_root, base
         prog = arc_program(arc_scores, single_root, base)
+        if prog.lp.formulation == "cycle-cuts":
+            add_subtour_cuts(prog.lp, _token_sets(separated, arc_scores.shape[0]))
         tree = chu_liu_edmonds(arc_scores, single_root=single_root)
         families = [p.bind(Binding(prog, arc_scores, tree, ColgenOptions(), None)) for p in parts]
         for family in families:
@@ -203,6 +214,19 @@ class ProofProgram:
         return False
 
 
+def _token_sets(separated: Iterable[LabelledDuals], size: int) -> list[tuple[int, ...]]:
+    """The token sets named by the NoCycle labels of ``separated`` (0/1 rows of ``size`` entries); a label of
+    another shape names no row (its dual then counts as 0)."""
+    sets: dict[tuple[int, ...], None] = {}
+    for duals in separated:
+        index = duals.get("NoCycle", (np.empty((0, size), np.int64), None))[0]
+        if index.ndim != 2 or index.shape[1] != size:
+            continue
+        for row in index[((index == 0) | (index == 1)).all(axis=1)]:
+            sets[tuple(np.flatnonzero(row).tolist())] = None
+    return list(sets)
+
+
 def claim_problem(s: NDArray[np.float64], parts: Sequence[Parts], result: ExactResult) -> str | None:
     """Why ``result``'s claim does not hold on its face (None when it does): its tree is a tree over candidate
     arcs whose recomputed score is its objective, its bound is within the gap tolerance of it, and its root
@@ -245,7 +269,8 @@ def check_proof(arc_scores: ArrayLike, parts: Sequence[Parts], result: ExactResu
         return problem
     value = tree_score(s, parts, result.heads)  # type: ignore[arg-type]
     limit = value + gap_abs(value, result.gap_tol)
-    full = ProofProgram(s, parts, result.single_root, result.base)
+    separated = [d for node in result.nodes for d in (node.duals, node.ray) if d is not None]
+    full = ProofProgram(s, parts, result.single_root, result.base, separated)
     bounds: dict[int, float] = {}
     for node in result.nodes:
         problem = _proved(node, result.nodes, full, limit, bounds)
