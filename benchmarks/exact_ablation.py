@@ -16,7 +16,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ppc import LANGUAGE, MULTI_ROOT, dev_files, run_header, score_source, treebank_parser, write_results
+from ppc import (
+    LANGUAGE,
+    MULTI_ROOT,
+    combine,
+    commands_line,
+    dev_files,
+    run_header,
+    score_source,
+    treebank_parser,
+    write_results,
+)
 
 from lpparse.corpus import read_treebank
 from lpparse.decoding import decode
@@ -128,7 +138,7 @@ def markdown(result: dict[str, Any]) -> str:
         [
             f"# Branch and bound: {result['option']} = {a} against {b}",
             "",
-            f"Command: `{result['command']}`",
+            commands_line(result),
             "",
             "Sentences whose root LP is fractional; CPU seconds of `parse_exact` (features apart), the two settings "
             "alternated on the same scores. Both proofs re-checked from their duals.",
@@ -150,8 +160,16 @@ def main() -> None:
         metavar="KEY=VALUE",
         help="another field, the same in both settings",
     )
+    parser.add_argument(
+        "--combine", type=Path, nargs="+", default=None, metavar="JSON",
+        help="write --out from the JSON results of dev sets run separately, say one per core (no run)",
+    )
     args = parser.parse_args()
     args.out = args.out or f"exact_{args.option}"
+    if args.combine:
+        result = combine(args.combine, ("machine", "python", "option", "values", "set"))
+        write_results(result, args.out, markdown(result))
+        return
     result = {
         **run_header("exact_ablation.py"),
         "option": args.option,
