@@ -1,5 +1,6 @@
-"""Dead arcs kept out of the HiGHS master (lpparse.ppc.dead_arcs): the solver's program has the restricted LP's
-value, and the extended duals are optimal for the restricted LP itself, on both flow bases."""
+"""Dead arcs kept out of the HiGHS master (lpparse.ppc.dead_arcs): the solver's program has the restricted
+LP's value, and the extended duals are optimal for the restricted LP itself, on both flow bases and on cycle
+cuts."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lpparse.colgen.options import HIGHS_OPTIONS
-from lpparse.formulations.grandparent import GrandparentProgram, grandparent_program
+from lpparse.formulations.grandparent import (
+    BASES,
+    SEPARATED_BASES,
+    GrandparentProgram,
+    arc_program,
+    grandparent_program,
+)
 from lpparse.lp import Status, certify_lp
 from lpparse.lp.highs_view import HighsModel
 from lpparse.ppc import parse_price_cut
@@ -19,6 +26,7 @@ from lpparse.trees import allowed_arcs
 from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, candidate_triples, synthetic_triple_scorer
 
 TOL = 1e-6
+BASES = BASES + SEPARATED_BASES
 
 
 def _restricted(n: int, seed: int, base: str, share: float) -> GrandparentProgram:
@@ -26,7 +34,8 @@ def _restricted(n: int, seed: int, base: str, share: float) -> GrandparentProgra
     the tree with every token on the root needs none)."""
     rng = np.random.default_rng(seed)
     s = random_scores(n, rng)
-    prog = grandparent_program(s, "all", False, base)
+    prog = arc_program(s, False, base)  # cycle cuts: no NoCycle row yet, still an LP with the same duals
+    prog.use_families("all")
     g, p, c = candidate_triples(allowed_arcs(s))
     keep = rng.random(g.size) < share
     scores = rng.normal(size=g.size)
@@ -38,7 +47,7 @@ def _restricted(n: int, seed: int, base: str, share: float) -> GrandparentProgra
 @given(
     n=st.integers(3, 7),
     seed=st.integers(0, 2**32 - 1),
-    base=st.sampled_from(["single-flow", "multi-flow"]),
+    base=st.sampled_from(BASES),
     share=st.sampled_from([0.0, 0.1, 0.4]),
 )
 def test_dead_arcs_out_of_highs_keep_the_value_and_extended_duals_certify(
@@ -52,7 +61,7 @@ def test_dead_arcs_out_of_highs_keep_the_value_and_extended_duals_certify(
     assert np.array_equal(dead.out, (prog.onegp_row >= 0) & ~prog.present.any(axis=0))
     assert dead.out.any() or share > 0
     assert model.masked == dead.out.any()
-    flows = 1 if base == "single-flow" else n  # commodities: flow columns and NoFlow rows per arc
+    flows = prog.lp.commodities  # flow columns and NoFlow rows per arc: 1, n, or 0 for cycle cuts
     assert model.highs.getNumCol() == prog.lp.num_cols - dead.out.sum() * (1 + flows)
     assert model.highs.getNumRow() == prog.lp.num_rows - dead.out.sum() * flows
     sol = model.solve(certify=False)
@@ -95,7 +104,7 @@ def test_extension_is_needed_and_releases_follow_new_triples() -> None:
     seed=st.integers(0, 2**32 - 1),
     dist=st.sampled_from(GP_DISTRIBUTIONS),
     preset=st.sampled_from(["all", "onegp"]),
-    base=st.sampled_from(["single-flow", "multi-flow"]),
+    base=st.sampled_from(BASES),
 )
 def test_ppc_with_and_without_dead_arcs_agree(n: int, seed: int, dist: str, preset: str, base: str) -> None:
     rng = np.random.default_rng(seed)
@@ -109,7 +118,7 @@ def test_ppc_with_and_without_dead_arcs_agree(n: int, seed: int, dist: str, pres
     assert on.rounds[0].families["grandparent"].held_out > 0 or n < 3  # T carries at most n - 1 of the n(n-1) word arcs
 
 
-def test_dead_arcs_need_onegp_and_a_flow_base() -> None:
+def test_dead_arcs_need_onegp_and_a_flow_or_cycle_cut_base() -> None:
     s = random_scores(4, 0)
     prog = grandparent_program(s, "martins")
     assert not DeadArcs.applies(prog)

@@ -46,28 +46,34 @@ __all__ = ["DeadArcs"]
 
 class DeadArcs:
     """The dead arcs of a grandparent program (module docstring). Needs the OneGP family and a flow base
-    (``phi`` columns with ``NoFlow`` rows indexed ``(..., h, m)``); :meth:`applies` says whether a program
-    has them. :meth:`model` builds the HiGHS master without them, :meth:`update` brings released arcs in.
+    (``phi`` columns with ``NoFlow`` rows indexed ``(..., h, m)``) or the cycle-cut base (the arcs' z columns
+    alone: their NoCycle rows stay); :meth:`applies` says whether a program has them. :meth:`model` builds the HiGHS master without them, :meth:`update` brings released arcs in.
     ``out`` is the (n+1, n+1) mask of the arcs left out."""
 
     def __init__(self, prog: GrandparentProgram) -> None:
         lp = prog.lp
-        if not self.applies(prog) or lp.flow_capacity is None:
-            raise ValueError("dead arcs need the OneGP family and a flow base formulation")
+        if not self.applies(prog):
+            raise ValueError("dead arcs need the OneGP family and a flow or cycle-cut base formulation")
         self.prog = prog
         size = prog.z_col.shape[0]
-        flows, rows = lp.var_blocks["phi"].index, lp.con_blocks["NoFlow"].index
-        if not np.array_equal(flows, rows):
-            raise ValueError("NoFlow rows must follow the phi columns")
-        order = np.argsort(flows[:, -2] * size + flows[:, -1], kind="stable")
-        arcs = flows[order][:, -2:]
-        per_arc = lp.commodities
         #: row of each candidate arc in the (arcs, commodities) tables below (-1: not a candidate)
         self._arc_row = np.full((size, size), -1, np.int64)
-        self._arc_row[arcs[::per_arc, 0], arcs[::per_arc, 1]] = np.arange(len(order) // per_arc)
-        self._phi = lp.cols("phi")[order].reshape(-1, per_arc)
-        self._noflow = lp.rows("NoFlow")[order].reshape(-1, per_arc)
-        self._capacity = lp.flow_capacity
+        if lp.flow_capacity is None:  # cycle cuts: no flow, nothing but the arcs' own columns
+            arcs = lp.var_blocks["z"].index
+            self._arc_row[arcs[:, 0], arcs[:, 1]] = np.arange(len(arcs))
+            self._phi = self._noflow = np.empty((len(arcs), 0), np.int64)
+            self._capacity = 0.0
+        else:
+            flows, rows = lp.var_blocks["phi"].index, lp.con_blocks["NoFlow"].index
+            if not np.array_equal(flows, rows):
+                raise ValueError("NoFlow rows must follow the phi columns")
+            order = np.argsort(flows[:, -2] * size + flows[:, -1], kind="stable")
+            arcs = flows[order][:, -2:]
+            per_arc = lp.commodities
+            self._arc_row[arcs[::per_arc, 0], arcs[::per_arc, 1]] = np.arange(len(order) // per_arc)
+            self._phi = lp.cols("phi")[order].reshape(-1, per_arc)
+            self._noflow = lp.rows("NoFlow")[order].reshape(-1, per_arc)
+            self._capacity = lp.flow_capacity
         self._leave_out(self.dead())
 
     def _leave_out(self, out: NDArray[np.bool_]) -> None:
@@ -81,7 +87,7 @@ class DeadArcs:
     @staticmethod
     def applies(prog: GrandparentProgram) -> bool:
         lp = prog.lp
-        return "OneGP" in prog.families and lp.flow_capacity is not None
+        return "OneGP" in prog.families and (lp.flow_capacity is not None or lp.formulation == "cycle-cuts")
 
     def dead(self) -> NDArray[np.bool_]:
         """(n+1, n+1) mask of the word arcs with a OneGP row and no present triple ⟨·,p,c⟩."""

@@ -146,7 +146,7 @@ class ExactOptions:
     ``keep_results`` then copies each node's program).
     """
 
-    base: str = "single-flow"
+    base: str = "cycle-cuts"
     gap_tol: float = TOL
     max_nodes: int = 10_000
     fixing: bool = True
