@@ -160,8 +160,11 @@ def test_a_live_master_branches_on_bound_changes() -> None:
     assert dropped.any() and (lp.col_upper[master.z_col[dropped]] == 0).all()
     solved = [node for node in result.nodes if node.certificate is not None]
     assert len(solved) > 2
-    for node in solved:  # each node's bound is its own LP's optimum: brute force over the node's arcs
-        own = solve_bf(np.where(node.mask, s, -np.inf), DenseTripleScorer(t), "all", single_root)
+    assert result.base == "cycle-cuts"
+    for node in solved:  # each node's bound is its own LP's optimum: brute force over the node's arcs, on the
+        # multi-commodity flow base, whose LP is the cycle-cut base's with every cut (the arborescence polytope)
+        arcs = np.where(node.mask, s, -np.inf)
+        own = solve_bf(arcs, DenseTripleScorer(t), "all", single_root, base="multi-flow")
         assert node.bound == pytest.approx(own.objective, abs=1e-6), node.id
 
 
@@ -284,9 +287,9 @@ def test_tampered_proofs_fail_the_check() -> None:
     """``check_exact`` (the standalone :func:`check_proof`) recomputes every bound from the recorded duals:
     tampered trees, bounds, arcs, children, fixings and duals fail; a stored bound or certificate changed
     alone cannot make a proof fail or pass. ``check_records`` (the search's own records) catches a changed
-    stored bound."""
+    stored bound. On the single-flow base (the cycle-cut base's proofs: the test after this one)."""
     s, t, single_root = _fractional_instance()
-    result = parse_exact(s, DenseTripleScorer(t), "all", single_root)
+    result = parse_exact(s, DenseTripleScorer(t), "all", single_root, options=ExactOptions(base="single-flow"))
     assert result.certified and check_exact(s, DenseTripleScorer(t), result) is None
     for what, bad in _tampered(result) + _tampered_duals(result):
         assert check_exact(s, DenseTripleScorer(t), bad) is not None, what

@@ -59,21 +59,33 @@ Search is best-bound first (the open node of largest bound is solved next, with 
 then), so the nodes solved are those whose bound exceeds the optimum, whatever the heuristics find; the
 heuristics only strengthen fixing and let the search stop at once when the root is closed.
 
-**Where the time goes on a hard sentence** (Hungarian dev #152, 49 tokens, trained grandparent model: root
-bound 237.75, optimum 234.48, found at the root by hill climbing): 245 nodes and 17.4 s by the ``arc`` rule,
-160 nodes and 13.6 s by ``pseudocost`` (ArcGP rows held back, live masters; before both, 250 nodes and 20 s,
-151 and 15 s); probing 16-32 candidates per node to 300-1,000 iterations got 107-127 nodes but 22-26 s. A node
-now costs about 70 ms, 4 LP solves of which HiGHS takes 29 ms in all; pricing (13 ms), adding columns (5 ms),
-the start and rounded trees (Chu-Liu-Edmonds, 7 ms) and copying masters for forks (5 ms) most of the rest.
-Stopping a node's pricing once its Lagrangian bound (LP value plus, per token c, the largest reduced cost of
-an absent triple with child c) falls below the incumbent would save 13 of 557 rounds (``pseudocost``): that
-bound falls below, nearly always, at the last round. What would close the root gap: the multi-commodity flow
-base 15% (its root LP takes 178 s instead of 0.5 s); rows added to the full program over the root's arcs,
-cycles of consecutive triples (Σ_i zgp[v(i-1), v(i), v(i+1)] <= k - 2 around a cycle of k tokens, valid as k -
-1 of them make the cycle) 1.9%, 2-cycles, triangles of triples and a triple with the arc closing its path 0%;
-HiGHS's MIP over the root's arcs closes 45% with 751 cuts in 70 s at its root (30.5% with presolve off:
+**The node LPs' base** is the cycle-cut arborescence program (``ExactOptions.base``): OneHead rows and NoCycle
+rows Σ_{h,m in S} z[h,m] <= |S| - 1 separated by max-flow (Riedel & Clarke 2006, "Incremental Integer Linear
+Programming for Non-projective Dependency Parsing", EMNLP 2006), each labelled by its token set, so that a
+proof's dual on it names the row it needs (:mod:`lpparse.ppc.proof`). With every cut, its LP is the
+arborescence polytope's, as the multi-commodity flow's, without the 2·|arcs| flow columns and rows of the
+single-commodity flow base or the n·|arcs| of the multi-commodity one. On Hungarian dev #152 (49 tokens,
+trained grandparent model: optimum 234.48) the root bound is 237.26 instead of 237.75, and the search takes 77
+nodes and 4.9 s instead of 245 nodes and 14.2 s (``arc`` branching, live masters); over the dev sentences
+whose root LP is fractional, 1.68x (Hungarian), 1.16x (Danish), 1.06x (Italian) and 1.24x (English)
+(``benchmarks/results/exact_base.md``). A NoCycle row enters when the strongly connected components of the
+LP's support violate it, or, in a round where nothing else enters, when a max-flow finds it; so a node LP is
+certified with none violated.
+
+**Where the time went on a hard sentence** (Hungarian dev #152 on the single-flow base: root bound 237.75,
+optimum 234.48, found at the root by hill climbing): 245 nodes and 17.4 s by the ``arc`` rule, 160 nodes and
+13.6 s by ``pseudocost``; probing 16-32 candidates per node to 300-1,000 iterations got 107-127 nodes but 22-26
+s. A node cost about 70 ms, 4 LP solves of which HiGHS took 29 ms in all; pricing (13 ms), adding columns (5
+ms), the start and rounded trees (Chu-Liu-Edmonds, 7 ms) and copying masters for forks (5 ms) most of the rest.
+Stopping a node's pricing once its Lagrangian bound (LP value plus, per token c, the largest reduced cost of an
+absent triple with child c) falls below the incumbent would save 13 of 557 rounds (``pseudocost``): that bound
+falls below, nearly always, at the last round. What would close the root gap: the arborescence polytope (the
+multi-commodity flow base, or cycle cuts) 15%; rows added to the full program over the root's arcs, cycles of
+consecutive triples (Σ_i zgp[v(i-1), v(i), v(i+1)] <= k - 2 around a cycle of k tokens, valid as k - 1 of them
+make the cycle) 1.9%, 2-cycles, triangles of triples and a triple with the arc closing its path 0%; HiGHS's MIP
+over the root's arcs closes 45% with 751 cuts in 70 s at its root (30.5% with presolve off:
 ``benchmarks/results/root_gap.md``) and does not finish in 150 s. Most of the gap is thus in the linearization
-of the triples: the multi-commodity flow base describes the arborescence polytope exactly and closes 15%.
+of the triples.
 """
 
 from __future__ import annotations
@@ -134,7 +146,8 @@ class ExactOptions:
     the root's rounded tree; ``keep_results``: keep each node's :class:`PPCResult` (its program can be read
     in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``branching``: the rule of :func:`_split` (``pseudocost``:
     reliability branching, :mod:`lpparse.ppc.branching`, probing on each node's master); ``base``: the
-    arborescence program under the node LPs; ``ppc``: the parse-price-cut options of every node
+    arborescence program under the node LPs (module docstring: ``cycle-cuts``, or a flow base of
+    :data:`lpparse.formulations.grandparent.BASES`); ``ppc``: the parse-price-cut options of every node
     (:class:`lpparse.colgen.ColgenOptions`: tolerances, pricing devices, sibling preset; its time limit is
     replaced by what is left of the search's); ``verify``: certify by :func:`check_proof` (the proof
     re-checked from its duals over the full program, built once: about a brute-force run's time more)
