@@ -13,6 +13,7 @@ from lpparse.formulations.arborescence import (
     heads_from_solution,
     solve_arborescence,
     solve_cycle_cuts,
+    subtour_members,
 )
 from lpparse.lp import HighsModel, certify_lp
 from lpparse.lp.pyomo_view import PyomoModel
@@ -157,3 +158,25 @@ def test_single_root_constraint_only_when_asked() -> None:
     assert "OneRoot" not in cycle_cut_program(s).con_blocks
     pyomo = PyomoModel(cycle_cut_program(s, single_root=True)).model
     assert hasattr(pyomo, "OneRoot")
+
+
+def test_cycle_cuts_of_long_sentences_are_labelled_by_their_sets() -> None:
+    """A NoCycle row's label is its token set (n + 1 entries): for n >= 62 no int64 key spans the labels'
+    box, and the rows are found by their bytes. Row generation on 70 tokens of scores that make cycles
+    reaches Chu-Liu-Edmonds's tree, and every row is found by its set."""
+    n = 70
+    rng = np.random.default_rng(7)
+    s = rng.normal(size=(n + 1, n + 1))
+    s[np.arange(1, n), np.arange(2, n + 1)] += 5.0  # a chain 1 -> 2 -> ... -> n, closed into a cycle
+    s[n, 1] += 5.0
+    sol = solve_cycle_cuts(s)
+    heads = chu_liu_edmonds(s)
+    assert sol.info["cuts"] > 0
+    assert sol.objective == pytest.approx(tree_score(s, heads), abs=1e-6)
+    lp = sol.lp
+    labels = subtour_members(lp, lp.cuts)
+    assert labels.shape == (len(lp.cuts), n + 1)
+    np.testing.assert_array_equal(lp.con_blocks["NoCycle"].find(labels), lp.rows("NoCycle"))
+    assert lp.con_blocks["NoCycle"].find(np.ones((1, n + 1), np.int64))[0] == -1
+    with pytest.raises(ValueError, match="duplicate"):
+        lp.constrain("NoCycle", labels[:1], lp.var("z", np.array([[0, 1]])).at(labels[:1]), upper=0.0)

@@ -131,6 +131,15 @@ class IndexMap:
     def __init__(self, index: NDArray[np.int64], pos: NDArray[np.int64]) -> None:
         self.lo, self.hi = _bounds(index)
         shape = [h - lo + 1 for lo, h in zip(self.lo, self.hi, strict=True)]
+        #: a box of 2^62 cells or more has no int64 keys (long labels, as a NoCycle row's token set): its
+        #: tuples are then keyed by their bytes in a dict, and any tuple can be added
+        self.wide: dict[bytes, int] | None = {} if math.prod(shape) >= 2**62 else None
+        if self.wide is not None:
+            self.sparse = True
+            for row, at in zip(_rows_bytes(index), pos.tolist(), strict=True):
+                if self.wide.setdefault(row, at) != at:
+                    raise ValueError("duplicate index tuple")
+            return
         self.strides = [math.prod(shape[j + 1 :]) for j in range(len(shape))]  # C order
         self.offset = sum(lo * st for lo, st in zip(self.lo, self.strides, strict=True))
         self._lo, self._strides = np.array(self.lo, np.int64), np.array(self.strides, np.int64)
@@ -145,6 +154,8 @@ class IndexMap:
     def covers(self, index: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Which tuples lie in the map's bounding box (only those can be added)."""
         inside = np.ones(index.shape[0], bool)
+        if self.wide is not None:
+            return inside
         for column, lo, hi in zip(index.T, self.lo, self.hi, strict=True):
             inside &= (column >= lo) & (column <= hi)
         return inside
@@ -168,6 +179,11 @@ class IndexMap:
     def add(self, index: NDArray[np.int64], pos: NDArray[np.int64], fresh: bool = False) -> None:
         """Map new tuples ``index`` (k, d), all :meth:`covers`ed, to ``pos``; ValueError if one is mapped
         (``fresh``: the map is empty)."""
+        if self.wide is not None:
+            for row, at in zip(_rows_bytes(index), pos.tolist(), strict=True):
+                if self.wide.setdefault(row, at) != at:
+                    raise ValueError("duplicate index tuple")
+            return
         keys = self._keys(index)
         if not fresh and (self._find_keys(keys) >= 0).any():
             raise ValueError("duplicate index tuple")
@@ -189,6 +205,8 @@ class IndexMap:
 
     def find(self, index: NDArray[np.int64]) -> NDArray[np.int64]:
         """Positions of the tuples ``index`` (k, d); -1 for a tuple not in the map."""
+        if self.wide is not None:
+            return np.array([self.wide.get(row, -1) for row in _rows_bytes(index)], np.int64)
         if index.shape[0] < _COLUMNWISE:  # the usual case first: all in the box (< 0 wraps to > extent)
             shifted = index - self._lo
             if not (shifted.view(np.uint64) > self._extent).any():
@@ -203,6 +221,12 @@ class IndexMap:
         inside = self.covers(index)
         out[inside] = self._find_keys(self._keys(index[inside]))
         return out
+
+
+def _rows_bytes(index: NDArray[np.int64]) -> list[bytes]:
+    """Each tuple of ``index`` (k, d) as bytes, a dict key."""
+    rows = np.ascontiguousarray(index, dtype=np.int64)
+    return [row.tobytes() for row in rows]
 
 
 @dataclass
