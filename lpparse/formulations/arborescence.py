@@ -172,27 +172,17 @@ def _inside(zm: NDArray[np.float64], subset: NDArray[np.int64]) -> float:
 def separate_subtours(zm: NDArray[np.float64], tol: float = TOL, exact: bool = True) -> list[tuple[int, ...]]:
     """Token subsets S with Σ_{h,m in S} z[h,m] > |S| - 1 + tol (violated NoCycle cuts) for arc values ``zm``.
 
-    First the strongly connected components of the support graph over the tokens (exact for integral z: its
-    cycles); if none is violated and ``exact``, a minimum 0 -> k cut for every token k that is not settled
-    (scipy max-flow on capacities z, scaled to integers): a cut below 1 bounds a set S whose entering arcs
-    carry < 1, i.e. (with OneHead) Σ_{inside S} z > |S| - 1. A token is settled, its every cut >= 1 - tol,
-    when its heads by weight >= 1 - tol are the root and settled tokens (any set holding it and no settled
-    token has those arcs entering), or when its max-flow reaches 1 - tol; settled tokens are contracted into
-    the root. Every returned set is re-checked exactly in floating point. ``exact=False``: the components
-    alone.
+    A token is *settled*, its every cut >= 1 - tol, when its heads by weight >= 1 - tol are the root and
+    settled tokens (any set holding it and no settled token has those arcs entering), or when its max-flow
+    from the root reaches 1 - tol; a set holding a settled token is not violated. So first the tokens are
+    settled by propagation from the root (a tree settles them all: nothing is violated); among the others,
+    the strongly connected components of the support graph (exact for integral z: its cycles); if none is
+    violated and ``exact``, a minimum 0 -> k cut for every token k not settled (scipy max-flow on capacities
+    z, scaled to integers, settled tokens contracted into the root): a cut below 1 bounds a set S whose
+    entering arcs carry < 1, i.e. (with OneHead) Σ_{inside S} z > |S| - 1. Every returned set is re-checked
+    exactly in floating point. ``exact=False``: the components alone.
     """
     n = zm.shape[0] - 1
-    words = zm.copy()
-    words[0, :] = 0.0
-    support = sp.csr_matrix(words > tol)
-    ncomp, label = connected_components(support, directed=True, connection="strong")
-    found: dict[tuple[int, ...], None] = {}
-    for c in range(ncomp):
-        members = np.flatnonzero(label == c)
-        if members.size >= 2 and _inside(zm, members) > members.size - 1 + tol:
-            found[tuple(members.tolist())] = None
-    if found or not exact:
-        return list(found)
     sure = np.zeros(n + 1, dtype=bool)
     sure[0] = True
     mass = zm[0].copy()
@@ -207,6 +197,15 @@ def separate_subtours(zm: NDArray[np.float64], tol: float = TOL, exact: bool = T
     rest = np.flatnonzero(~sure)
     if rest.size == 0:
         return []
+    support = sp.csr_matrix(zm[np.ix_(rest, rest)] > tol)
+    ncomp, label = connected_components(support, directed=True, connection="strong")
+    found: dict[tuple[int, ...], None] = {}
+    for c in range(ncomp):
+        members = rest[label == c]
+        if members.size >= 2 and _inside(zm, members) > members.size - 1 + tol:
+            found[tuple(members.tolist())] = None
+    if found or not exact:
+        return list(found)
     small = np.zeros((rest.size + 1, rest.size + 1))
     small[0, 1:] = mass[rest]
     small[1:, 1:] = zm[np.ix_(rest, rest)]
