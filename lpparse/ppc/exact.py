@@ -152,8 +152,8 @@ class ExactOptions:
     replaced by what is left of the search's); ``verify``: certify by :func:`check_proof` (the proof
     re-checked from its duals over the full program, built once: about a brute-force run's time more)
     instead of :func:`check_records`; ``warm_basis``: a node's first LP solve starts from its parent's final
-    basis, by label (:mod:`lpparse.lp.basis`), instead of cold; ``live_master``: with the grandparent family
-    alone, the LP of every node below the root is bound changes on its parent's master, handed down or
+    basis, by label (:mod:`lpparse.lp.basis`), instead of cold; ``live_master``: with grandparent and sibling
+    families, the LP of every node below the root is bound changes on its parent's master, handed down or
     copied (:mod:`lpparse.ppc.live`; off, a program per node takes 1.07x, 0.97x, 1.17x and 1.13x the time
     on the Hungarian, Danish, Italian and English dev sets and 1.7x on random scores of n = 28;
     ``keep_results`` then copies each node's program).

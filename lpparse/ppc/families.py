@@ -386,6 +386,31 @@ class SiblingFamily(Counted):
         self._rows: Triples = _NONE
         (self._bound_hm,) = cache.bounds()  # first, as GrandparentFamily's
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> SiblingFamily:
+        """A copy for another branch-and-bound node's master (:meth:`lpparse.ppc.live.LiveMaster.fork`): the
+        program (through ``memo``) and the family's own state copied; the score cache, the spec with its scorer
+        and the bounds shared."""
+        for shared in (self.cache, self.spec, self._bound_hm):
+            memo.setdefault(id(shared), shared)
+        twin = object.__new__(type(self))
+        memo[id(self)] = twin
+        for name, value in vars(self).items():
+            setattr(twin, name, copy.deepcopy(value, memo))
+        return twin
+
+    def restrict(self, arc_mask: NDArray[np.bool_]) -> None:
+        """Price and separate only the parts over the arcs ``arc_mask`` (a branch-and-bound node's, a subset of
+        the program's: :class:`lpparse.ppc.live.LiveMaster`)."""
+        self._mask = sibling_mask(arc_mask & self.sibs.arc_mask, self.sibs.single_root)
+
+    def include(self, heads: NDArray[np.int64], model: HighsModel) -> None:
+        """Add the parts of the tree ``heads`` that the program lacks (as
+        :meth:`GrandparentFamily.include`)."""
+        h, m, m2 = self._candidate_parts(tree_siblings(heads))
+        new = ~self.sibs.present[h, m, m2] & ~self.sibs.pruned[h, m, m2]
+        h, m, m2 = h[new], m[new], m2[new]
+        self.sibs.add_siblings(h, m, m2, self.cache.get(h, m, m2), arcsib=not self._lazy)
+
     @property
     def added(self) -> int:
         return self.sibs.num_siblings

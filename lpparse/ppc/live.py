@@ -26,8 +26,9 @@ Per node, before the engine's loop (:class:`lpparse.colgen.Engine`, run again on
   (:func:`lpparse.ppc.families.clean_tree`) enter if absent, so the restricted LP holds that tree whatever
   columns its ancestors left (a node without such a tree is solved on a program of its own, and adopted).
 
-Only the grandparent family supports this (:meth:`LiveMaster.supports`), on any base: under ``cycle-cuts``
-the NoCycle rows its ancestors separated stay in the master (each valid for every tree). Node proofs are unchanged: duals by
+The grandparent and sibling families support this (:meth:`LiveMaster.supports`; a sibling family prices only
+the parts over the node's arcs, :meth:`lpparse.ppc.families.SiblingFamily.restrict`), on any base: under
+``cycle-cuts`` the NoCycle rows its ancestors separated stay in the master (each valid for every tree). Node proofs are unchanged: duals by
 row label, which the checker reads against the full program with the node's bounds (:mod:`lpparse.ppc.proof`).
 
 **Measured** (``benchmarks/exact_ablation.py --option live_master``, the dev sentences whose root LP is
@@ -62,9 +63,9 @@ from lpparse.formulations.grandparent import GrandparentProgram
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.ppc.families import GrandparentFamily, clean_tree
+from lpparse.ppc.families import GrandparentFamily, SiblingFamily, clean_tree
 from lpparse.ppc.loop import PPCResult, _result
-from lpparse.ppc.parts import GrandparentParts, Parts
+from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
 from lpparse.trees import NoTreeError
 
 __all__ = ["LiveMaster"]
@@ -84,10 +85,11 @@ class LiveMaster:
         families: list[PartFamily],
         model: HighsModel,
     ) -> None:
-        own = [f for f in families if not isinstance(f, CycleCutFamily)]
-        if len(own) != 1 or not isinstance(own[0], GrandparentFamily):
-            raise ValueError("a live master takes the grandparent family only (and the base's cycle cuts)")
-        self.grandparent = own[0]
+        self.own = [f for f in families if not isinstance(f, CycleCutFamily)]
+        if not self.own or not all(isinstance(f, (GrandparentFamily, SiblingFamily)) for f in self.own):
+            raise ValueError(
+                "a live master takes the grandparent and sibling families only (and the base's cycle cuts)"
+            )
         self.s, self.single_root, self.options = arc_scores, single_root, options
         self.prog, self.families = prog, families
         self.arcs = np.nonzero(prog.arc_mask)
@@ -125,15 +127,15 @@ class LiveMaster:
         held out; the next :meth:`solve` places the node's basis on it, by label."""
         fork = copy.copy(self)  # the arc scores and the start's bounds shared
         fork.prog, fork.families = copy.deepcopy((self.prog, self.families), {id(self.s): self.s})
-        fork.grandparent = next(f for f in fork.families if isinstance(f, GrandparentFamily))
+        fork.own = [f for f in fork.families if not isinstance(f, CycleCutFamily)]
         fork.engine = Engine(fork.prog.lp, fork.families, self.options, keep_master=True)
         fork.engine.live = fork.engine.master_model()
         return fork
 
     @staticmethod
     def supports(parts: Sequence[Parts]) -> bool:
-        """Whether a live master can run these families (the grandparent family alone)."""
-        return len(parts) == 1 and isinstance(parts[0], GrandparentParts)
+        """Whether a live master can run these families (grandparent and sibling families)."""
+        return bool(parts) and all(isinstance(p, (GrandparentParts, SiblingParts)) for p in parts)
 
     def _bound(self, mask: NDArray[np.bool_], model: HighsModel) -> None:
         """Make the program the node's over the arcs ``mask``: its families price over them, and the arcs
@@ -146,6 +148,11 @@ class LiveMaster:
         upper(self.z, np.where(mask[self.arcs], self.upper, 0.0))
         g, p, c = self.prog.triples()
         upper(lp.cols("zgp") if g.size else g, np.where(mask[g, p] & mask[p, c], np.inf, 0.0))
+        for family in self.own:
+            if isinstance(family, SiblingFamily):
+                family.restrict(mask)
+                h, m, m2 = family.sibs.siblings()
+                upper(lp.cols("zsib") if h.size else h, np.where(mask[h, m] & mask[h, m2], np.inf, 0.0))
         if self.phi.size:
             index = lp.var_blocks["phi"].index
             upper(self.phi, np.where(mask[index[:, -2], index[:, -1]], self.phi_upper, 0.0))
@@ -170,7 +177,8 @@ class LiveMaster:
         model = engine.live
         assert isinstance(model, HighsModel)
         self._bound(mask, model)
-        self.grandparent.include(tree, model)
+        for family in self.own:
+            family.include(tree, model)
         if basis is not None:
             model.start_from(basis)
         engine.start = start
