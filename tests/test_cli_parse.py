@@ -98,9 +98,15 @@ def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.
         assert main(base + ["--decoder", "exact", "--preset", "martins"]) == 0
         text = capsys.readouterr().out
         assert "8 of 8 certified optimal" in text and "LP optimum fractional on" in text
-        assert (
-            float(text.split("mean objective ")[1].split()[0]) >= objectives[0] - 1e-3
-        )  # never below rounding
+        exact = float(text.split("mean objective ")[1].split()[0])
+        assert exact >= objectives[0] - 1e-3  # never below rounding
+        for polytope in ("single-flow", "multi-flow"):  # node LPs on another base: the same optima
+            assert main(base + ["--decoder", "exact", "--preset", "martins", "--base", polytope]) == 0
+            text = capsys.readouterr().out
+            assert "8 of 8 certified optimal" in text
+            assert float(text.split("mean objective ")[1].split()[0]) == pytest.approx(exact, abs=1e-3)
+        assert main(base + ["--decoder", "cle", "--base", "cycle-cuts"]) == 2
+        assert "--base applies to the ppc, bf, auto and exact decoders only" in capsys.readouterr().err
         assert main(base + ["--decoder", "bf", "--eager-rows"]) == 2
         assert "applies to the ppc, auto and exact decoders only" in capsys.readouterr().err
         assert main(base + ["--decoder", "ppc", "--no-siblings"]) == 2

@@ -29,6 +29,7 @@ from lpparse.commands._common import (
 )
 from lpparse.corpus import Sentence, corpus_uas, write_treebank
 from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
+from lpparse.formulations.grandparent import BASES, SEPARATED_BASES
 from lpparse.io import DataError, UsageError, atomic_write, output_path, readable_file
 from lpparse.parsing import (
     TimeLimitExceeded,
@@ -150,6 +151,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "scores, slower on sentences that close in a few nodes; benchmarks/results/exact_pseudocost.md)",
     )
     parser.add_argument(
+        "--base",
+        choices=(*BASES, *SEPARATED_BASES),
+        default=None,
+        help="ppc, bf, auto and exact decoders: the arborescence polytope the LPs sit on (default single-flow "
+        "for ppc, bf and auto, the paper's; cycle-cuts for exact: NoCycle rows separated by max-flow, the "
+        "arborescence polytope without flow columns, as multi-flow's; benchmarks/results/exact_base.md)",
+    )
+    parser.add_argument(
         "--proof",
         type=Path,
         default=None,
@@ -226,6 +235,10 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         if decoder != "exact":
             raise UsageError("--k-best applies to the exact decoder only (--decoder exact)")
         options["k_best"] = args.k_best
+    if args.base is not None:
+        if decoder not in ("ppc", "bf", "auto", "exact"):
+            raise UsageError("--base applies to the ppc, bf, auto and exact decoders only")
+        options["base"] = args.base
     if args.branching is not None:
         if decoder != "exact":
             raise UsageError("--branching applies to the exact decoder only (--decoder exact)")

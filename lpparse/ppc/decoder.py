@@ -144,6 +144,7 @@ def exact_decode(
     k_best: int | None = None,
     proof: bool = False,
     branching: str = "arc",
+    base: str = ExactOptions.base,
     **ppc_options: Any,
 ) -> DecodeResult:
     """The best tree under the arcs and every part family with a proof (:func:`exact_search`; grandparent
@@ -152,10 +153,11 @@ def exact_decode(
     with ``certified`` False and the proved bound; with no tree at all, RuntimeError. ``k_best``: also the K
     best trees, proved (:func:`lpparse.ppc.kbest.k_best_search`), as ``stats["kbest"]``: (heads, score)
     pairs, best first; a limit that stops the search before K trees (while trees remain) leaves it uncertified.
-    ``branching``: the search's rule (:class:`lpparse.ppc.exact.ExactOptions`). ``proof``: the search's proof as a JSON record in ``stats["proof"]`` (:func:`lpparse.ppc.proof_file.proof_record`)."""
+    ``branching``: the search's rule and ``base`` the node LPs' arborescence program
+    (:class:`lpparse.ppc.exact.ExactOptions`). ``proof``: the search's proof as a JSON record in ``stats["proof"]`` (:func:`lpparse.ppc.proof_file.proof_record`)."""
     s = validate_scores(arc_scores)
     engine, families = _families(triple_scorer, preset, sibling_scorer, parts, ppc_options)
-    options = ExactOptions(ppc=engine, branching=branching)
+    options = ExactOptions(ppc=engine, branching=branching, base=base)
     kbest = None
     if k_best is not None:
         kbest = k_best_search(s, families, k_best, single_root, time_limit, options)
