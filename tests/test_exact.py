@@ -172,7 +172,9 @@ def test_a_live_master_branches_on_bound_changes() -> None:
 @pytest.mark.parametrize("with_triples", [True, False])
 @settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 @given(gaussian(max_n=6))
-def test_live_masters_carry_sibling_parts(with_triples: bool, inst: tuple[np.ndarray, np.ndarray, bool]) -> None:
+def test_live_masters_carry_sibling_parts(
+    with_triples: bool, inst: tuple[np.ndarray, np.ndarray, bool]
+) -> None:
     """Sibling parts (with or without triples) on live masters: every node below the root solves on its
     parent's master or a copy (its sibling family restricted to the node's arcs), with brute force's optimum
     and a proof that checks; no node's bound is below the optimum of the trees it holds."""
@@ -191,13 +193,12 @@ def test_live_masters_carry_sibling_parts(with_triples: bool, inst: tuple[np.nda
     assert live.call_count > 0 or result.stats.nodes == 1
     for node in result.nodes:
         if node.certificate is not None and node.tree is not None:
-            _, best = brute_force(
-                np.where(node.mask, s, -np.inf), single_root, gp_scores=t if with_triples else None, sib_scores=sibs
-            )
+            arcs = np.where(node.mask, s, -np.inf)
+            _, best = brute_force(arcs, single_root, gp_scores=t if with_triples else None, sib_scores=sibs)
             assert node.bound >= best - 1e-7
 
 
-
+@pytest.mark.parametrize("with_triples", [True, False])
 @settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(gaussian(max_n=6))
 def test_exact_with_sibling_parts_equals_brute_force(
