@@ -171,6 +171,17 @@ def clean_tree(
     return None
 
 
+def _copy_sharing(family: Any, memo: dict[int, Any], shared: tuple[Any, ...]) -> Any:
+    """A deep copy of ``family`` (through ``memo``) that shares the objects ``shared`` with it."""
+    for obj in shared:
+        memo.setdefault(id(obj), obj)
+    twin = object.__new__(type(family))
+    memo[id(family)] = twin
+    for name, value in vars(family).items():
+        setattr(twin, name, copy.deepcopy(value, memo))
+    return twin
+
+
 class Counted:
     """What a part family counts, for :class:`lpparse.colgen.PartFamily`: its ``candidates``, the parts
     scored in this run through its score ``cache`` (``scored``: counted by the cache's scorer) and the time
@@ -224,13 +235,7 @@ class GrandparentFamily(Counted):
         """A copy for another branch-and-bound node's master (:meth:`lpparse.ppc.live.LiveMaster.fork`): the
         program (through ``memo``) and the family's own state copied; the score cache, the spec with its scorer,
         the bounds and the arc scores shared."""
-        for shared in (self.cache, self.spec, self._bounds, self._arc_scores):
-            memo.setdefault(id(shared), shared)
-        twin = object.__new__(type(self))
-        memo[id(self)] = twin
-        for name, value in vars(self).items():
-            setattr(twin, name, copy.deepcopy(value, memo))
-        return twin
+        return _copy_sharing(self, memo, (self.cache, self.spec, self._bounds, self._arc_scores))
 
     @property
     def added(self) -> int:
@@ -390,13 +395,7 @@ class SiblingFamily(Counted):
         """A copy for another branch-and-bound node's master (:meth:`lpparse.ppc.live.LiveMaster.fork`): the
         program (through ``memo``) and the family's own state copied; the score cache, the spec with its scorer
         and the bounds shared."""
-        for shared in (self.cache, self.spec, self._bound_hm):
-            memo.setdefault(id(shared), shared)
-        twin = object.__new__(type(self))
-        memo[id(self)] = twin
-        for name, value in vars(self).items():
-            setattr(twin, name, copy.deepcopy(value, memo))
-        return twin
+        return _copy_sharing(self, memo, (self.cache, self.spec, self._bound_hm))
 
     def restrict(self, arc_mask: NDArray[np.bool_]) -> None:
         """Price and separate only the parts over the arcs ``arc_mask`` (a branch-and-bound node's, a subset of
