@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,6 +13,7 @@ from lpparse.formulations.arborescence import (
     FORMULATIONS,
     cycle_cut_program,
     heads_from_solution,
+    separate_subtours,
     solve_arborescence,
     solve_cycle_cuts,
     subtour_members,
@@ -180,3 +183,30 @@ def test_cycle_cuts_of_long_sentences_are_labelled_by_their_sets() -> None:
     assert lp.con_blocks["NoCycle"].find(np.ones((1, n + 1), np.int64))[0] == -1
     with pytest.raises(ValueError, match="duplicate"):
         lp.constrain("NoCycle", labels[:1], lp.var("z", np.array([[0, 1]])).at(labels[:1]), upper=0.0)
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.integers(2, 7), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.5, 0.8]))
+def test_subtour_separation_is_exact(n: int, seed: int, sparsity: float) -> None:
+    """Arc values with OneHead (each token's heads sum to 1), random and sparse: the exact separation returns
+    only violated sets, and returns one whenever a violated set exists (all subsets enumerated); the
+    components-only pass returns violated sets only."""
+    rng = np.random.default_rng(seed)
+    zm = rng.random((n + 1, n + 1)) * (rng.random((n + 1, n + 1)) >= sparsity)
+    tokens = np.arange(1, n + 1)
+    zm[(tokens + rng.integers(1, n + 1, n)) % (n + 1), tokens] += 0.05  # every token has a head
+    zm[0, rng.integers(1, n + 1)] += 0.1  # and the root a child
+    np.fill_diagonal(zm, 0.0)
+    zm[:, 0] = 0.0
+    zm[:, 1:] /= zm[:, 1:].sum(axis=0, keepdims=True)
+    tol = 1e-7
+
+    def violated(subset: tuple[int, ...]) -> bool:
+        inside = zm[np.ix_(subset, subset)].sum()
+        return bool(inside > len(subset) - 1 + tol)
+
+    every = [c for k in range(2, n + 1) for c in itertools.combinations(range(1, n + 1), k)]
+    exact = separate_subtours(zm, tol)
+    assert all(violated(c) for c in exact)
+    assert bool(exact) == any(violated(c) for c in every)
+    assert all(violated(c) for c in separate_subtours(zm, tol, exact=False))
