@@ -5,8 +5,10 @@ A branch-and-bound proof (:mod:`lpparse.ppc.exact`) records, per solved node, th
 (:class:`ProofProgram`) builds the sentence's full program once, with every candidate arc and every
 candidate part of every family (what brute force solves), and derives each node's program from it by bounds
 alone: columns that the node's arcs do not allow (its dropped arcs, their flow columns, the parts over them)
-are fixed at 0. Every row of the full program is valid for every tree, so for any duals y and any tree x of
-the node (with its parts and flows), weak duality gives
+are fixed at 0. On the cycle-cut base the full program also holds every NoCycle row that a recorded dual or
+ray names: such a row's label is its token set S, and the checker builds Σ_{h,m in S} z[h,m] <= |S| - 1 from
+it (valid for every tree, whatever S is). Every row of the full program is valid for every tree, so for any
+duals y and any tree x of the node (with its parts and flows), weak duality gives
 
     c·x = yᵀAx + dᵀx <= Σ_i max(y_i L_i, y_i U_i) + Σ_j max(d_j l_j, d_j u_j),    d = c - Aᵀy,
 
