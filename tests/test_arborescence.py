@@ -210,3 +210,24 @@ def test_subtour_separation_is_exact(n: int, seed: int, sparsity: float) -> None
     assert all(violated(c) for c in exact)
     assert bool(exact) == any(violated(c) for c in every)
     assert all(violated(c) for c in separate_subtours(zm, tol, exact=False))
+
+
+def test_the_pyomo_view_solves_mips_to_the_certificates_gap() -> None:
+    """The Pyomo view passes HiGHS the MIP gaps of the HiGHS view: with HiGHS's default relative gap (1e-4)
+    this instance stopped at a relative gap of 5.4e-5 and failed lpparse's MIP certificate (found by
+    ``test_pyomo_and_highs_views_agree``)."""
+    inf = np.inf
+    s = np.array(
+        [
+            [0.85252519, -0.23854434, 0.05185154, -inf, -inf],
+            [0.82048238, -inf, -inf, -0.14516489, 1.14307119],
+            [-0.16726344, -inf, -inf, -inf, 0.12007705],
+            [-0.57401935, -inf, 0.23281928, 0.58350226, -inf],
+            [-inf, 1.10229946, 1.13590347, 1.80625775, 1.16965176],
+        ]
+    )
+    highs = solve_arborescence(s, "single-flow", mip=True, view="highs")
+    pyomo = solve_arborescence(s, "single-flow", mip=True, view="pyomo")
+    assert highs.certified and pyomo.certified
+    assert pyomo.objective == pytest.approx(highs.objective, abs=1e-7)
+    assert pyomo.objective == pytest.approx(cle_value(s, False), abs=1e-7)

@@ -22,7 +22,7 @@ import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 from pyomo.opt import TerminationCondition as TC
 
-from lpparse.lp.highs_view import duals_from_highs
+from lpparse.lp.highs_view import MIP_GAPS, duals_from_highs
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import TOL, Solution, Status
 
@@ -183,7 +183,9 @@ class PyomoModel:
         if self._solver is None or self._solver_name != solver:
             self._solver = pyo.SolverFactory(solver)
             self._solver_name = solver
-        opts = {"time_limit": float(time_limit)} if time_limit is not None else {}
+        opts: dict[str, float] = dict(MIP_GAPS) if self.mip else {}
+        if time_limit is not None:
+            opts["time_limit"] = float(time_limit)
         m = self.model
         if not self.mip:
             m.dual.clear()
