@@ -136,9 +136,7 @@ class IndexMap:
         self.wide: dict[bytes, int] | None = {} if math.prod(shape) >= 2**62 else None
         if self.wide is not None:
             self.sparse = True
-            for row, at in zip(_rows_bytes(index), pos.tolist(), strict=True):
-                if self.wide.setdefault(row, at) != at:
-                    raise ValueError("duplicate index tuple")
+            self.add(index, pos, fresh=True)
             return
         self.strides = [math.prod(shape[j + 1 :]) for j in range(len(shape))]  # C order
         self.offset = sum(lo * st for lo, st in zip(self.lo, self.strides, strict=True))

@@ -47,8 +47,9 @@ __all__ = ["DeadArcs"]
 class DeadArcs:
     """The dead arcs of a grandparent program (module docstring). Needs the OneGP family and a flow base
     (``phi`` columns with ``NoFlow`` rows indexed ``(..., h, m)``) or the cycle-cut base (the arcs' z columns
-    alone: their NoCycle rows stay); :meth:`applies` says whether a program has them. :meth:`model` builds the HiGHS master without them, :meth:`update` brings released arcs in.
-    ``out`` is the (n+1, n+1) mask of the arcs left out."""
+    alone: their NoCycle rows stay); :meth:`applies` says whether a program has them. :meth:`model` builds the
+    HiGHS master without them, :meth:`update` brings released arcs in. ``out`` is the (n+1, n+1) mask of the
+    arcs left out."""
 
     def __init__(self, prog: GrandparentProgram) -> None:
         lp = prog.lp
