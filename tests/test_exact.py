@@ -33,6 +33,7 @@ from lpparse.ppc.live import LiveMaster
 from lpparse.ppc.loop import second_order_parts, solve_lp
 from lpparse.ppc.parts import GrandparentParts
 from lpparse.ppc.pricing import ScoreCache
+from lpparse.ppc.proof import ProofProgram, label_duals, signed
 from lpparse.ppc.proof_file import proof_record, read_proof_record
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, is_tree
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, sibling_mask
@@ -163,10 +164,14 @@ def test_a_live_master_branches_on_bound_changes() -> None:
     assert len(solved) > 2
     assert result.base == "cycle-cuts"
     for node in solved:  # each node's bound is its own LP's optimum: brute force over the node's arcs, on the
-        # multi-commodity flow base, whose LP is the cycle-cut base's with every cut (the arborescence polytope)
+        # multi-commodity flow base, whose LP is the cycle-cut base's with every cut (the arborescence polytope);
+        # or, for a node LP stopped at the incumbent (ColgenOptions.cutoff), a bound above it that closes the node
         arcs = np.where(node.mask, s, -np.inf)
         own = solve_bf(arcs, DenseTripleScorer(t), "all", single_root, base="multi-flow")
-        assert node.bound == pytest.approx(own.objective, abs=1e-6), node.id
+        if node.certificate.kind == "ppc-bound":
+            assert node.closed == "bound" and own.objective - 1e-6 <= node.bound <= value + 1e-6, node.id
+        else:
+            assert node.bound == pytest.approx(own.objective, abs=1e-6), node.id
 
 
 @pytest.mark.parametrize("with_triples", [True, False])
@@ -557,3 +562,30 @@ def test_pseudo_costs_learn_per_arc_and_direction() -> None:
 def test_unknown_branching_rule_is_refused() -> None:
     with pytest.raises(ValueError, match="branching rule 'best'"):
         ExactOptions(branching="best")
+
+
+@pytest.mark.parametrize("with_siblings", [False, True])
+def test_a_run_stopped_at_its_cutoff_proves_its_bound_by_its_duals(with_siblings: bool) -> None:
+    """ColgenOptions.cutoff: a run stops at the first round that prices nothing once its value is at most the
+    cutoff (status CUTOFF, a ``ppc-bound`` certificate), before separating NoCycle or held-back rows. Its
+    value may exceed the LP optimum, never fall below it, and its duals alone, over the full program, prove
+    it (the proof checker's bound); a cutoff below the optimum changes nothing."""
+    s, t, _ = _fractional_instance(8)
+    rng = np.random.default_rng(1)
+    sib = DenseSiblingScorer(np.where(sibling_mask(allowed_arcs(s)), rng.normal(size=(9,) * 3), -np.inf))
+    parts = second_order_parts(DenseTripleScorer(t), "all", sib if with_siblings else None)
+    full = solve_lp(s, parts, "ppc", False, "cycle-cuts")
+    assert full.certified
+    optimum = full.certificate.dual_objective
+    low = solve_lp(s, parts, "ppc", False, "cycle-cuts", ColgenOptions(cutoff=optimum - 1.0))
+    assert low.status is Status.OPTIMAL and low.certificate.dual_objective == pytest.approx(optimum, abs=1e-6)
+    run = solve_lp(s, parts, "ppc", False, "cycle-cuts", ColgenOptions(cutoff=np.inf))
+    assert run.status is Status.CUTOFF and not run.certified and run.heads is None
+    cert = run.certificate
+    assert cert is not None and cert.kind == "ppc-bound" and cert.ok
+    assert cert.dual_objective >= optimum - 1e-6
+    assert run.stats.iterations < full.stats.iterations  # it stopped before the rounds that separate
+    duals = label_duals(run.program.lp, signed(run.program.lp, run.row_dual), run.outside)
+    proof = ProofProgram(s, parts, False, "cycle-cuts", [duals])
+    bound = proof.bound(duals, allowed_arcs(s))
+    assert not isinstance(bound, str) and bound[0] == pytest.approx(cert.dual_objective, abs=1e-6)

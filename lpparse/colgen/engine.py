@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -258,10 +258,13 @@ class Engine:
             else:  # a MIP master: row generation only
                 priced = [Priced(0, -np.inf) for _ in self.families]
             state.entering = sum(p.columns for p in priced)
+            cutoff = self._cut_off(sol, state)
             cuts = []
-            for family in self.families:
+            for family in [] if cutoff else self.families:
                 cuts.append(family.separate(state))
                 state.entering += cuts[-1].columns + cuts[-1].rows
+            if cutoff:  # not separated: what the rows left out violate is unknown
+                cuts = [Separated(0, 0, np.inf, False) for _ in self.families]
             result.row_dual = state.y if duals is not None else None
             result.time_pricing += time.perf_counter() - t0 - (self._scoring_seconds() - scoring0)
             trace = self._round(result.iterations, sol, iterations, seconds, priced, cuts)
@@ -269,6 +272,9 @@ class Engine:
             result.max_reduced_cost, result.max_violation = trace.max_reduced_cost, trace.max_violation
             for family, p in zip(self.families, priced):
                 totals[family.name].tightened += p.tightened
+            if cutoff:
+                result.status = Status.CUTOFF
+                break
             if trace.entering == 0:
                 result.status = Status.OPTIMAL
                 break
@@ -291,6 +297,12 @@ class Engine:
         if self.keep_master:
             result.master = self.live = model
         return result
+
+    def _cut_off(self, sol: Solution, state: DualState) -> bool:
+        """Whether the run stops at ``options.cutoff``: nothing priced (every column dual feasible under the
+        round's duals) and the restricted LP's value at most the cutoff."""
+        cutoff = self.options.cutoff
+        return cutoff is not None and sol.row_dual is not None and state.entering == 0 and sol.objective <= cutoff
 
     def _scoring_seconds(self) -> float:
         return sum(family.scoring_seconds for family in self.families)
@@ -328,9 +340,11 @@ class Engine:
 
     def _certify(self, result: EngineResult) -> None:
         """The outside duals' shift and, for an optimal run, the extension-by-zeros certificate (a MIP's:
-        the solver's own, of the last solve)."""
+        the solver's own, of the last solve); for a run stopped at its cutoff, the certificate of its bound
+        (kind ``ppc-bound``: dual feasibility over every column, primal feasibility over the rows present
+        only, which is all its dual objective needs to bound the full LP)."""
         sol, y = result.solution, result.row_dual
-        if result.status is not Status.OPTIMAL or sol.x is None:
+        if result.status not in (Status.OPTIMAL, Status.CUTOFF) or sol.x is None:
             return
         if y is None:
             result.certificate = sol.certificate
@@ -339,12 +353,15 @@ class Engine:
         for family in self.families:
             shift += family.outside_shift()
         result.outside_shift = shift
+        cutoff = result.status is Status.CUTOFF
         result.certificate = ppc_certificate(
             self.lp,
             sol.x,
             y,
             result.max_reduced_cost,
-            result.max_violation,
+            0.0 if cutoff else result.max_violation,
             self.options.certificate_tol,
             shift,
         )
+        if cutoff:
+            result.certificate = replace(result.certificate, kind="ppc-bound")

@@ -96,7 +96,11 @@ class ColgenOptions:
     passed stops the run before its first solve); ``max_iterations``: master solves; ``master``: how the
     master re-solves (:class:`MasterSettings`; None: :data:`DEGENERATE_MASTER` when a family says its parts
     make the master degenerate, else :data:`DEFAULT_MASTER`); ``tighten``: families may tighten duals
-    (Riedel, Smith & McCallum 2012, §4.3.3, and the duals of absent parts' rows), so that fewer parts enter."""
+    (Riedel, Smith & McCallum 2012, §4.3.3, and the duals of absent parts' rows), so that fewer parts enter;
+    ``cutoff``: stop (status CUTOFF) at the first round that prices nothing with the restricted LP's value at
+    most this, before the families separate: its duals, extended by zeros, are dual feasible for the full LP,
+    so its value bounds the full LP (rows still to separate could only lower it). A branch-and-bound node
+    whose bound falls to the incumbent needs nothing more (:mod:`lpparse.ppc.exact`)."""
 
     tol: float = 1e-7
     certificate_tol: float = TOL
@@ -104,6 +108,7 @@ class ColgenOptions:
     max_iterations: int = 1000
     master: MasterSettings | None = None
     tighten: bool = True
+    cutoff: float | None = None
 
     def __post_init__(self) -> None:
         if self.time_limit is not None and not self.time_limit >= 0:

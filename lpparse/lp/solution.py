@@ -54,6 +54,9 @@ class Status(enum.Enum):
     ITERATION_LIMIT = "iteration limit"
     NUMERICAL_TROUBLE = "numerical trouble"
     NOT_SOLVED = "not solved"
+    #: a column-generation run stopped once its bound fell to a given cutoff (``ColgenOptions.cutoff``): its
+    #: duals prove that no solution scores above it, but the LP's optimum is not known
+    CUTOFF = "cutoff"
 
 
 class SolutionError(RuntimeError):
@@ -72,7 +75,10 @@ class FractionalSolutionError(SolutionError):
 class Certificate:
     """lpparse's check of a solution; ``ok`` iff every measure is within ``tol`` (see module docstring)."""
 
-    kind: str  # "lp" or "mip"
+    #: "lp", "mip", "ppc" (column generation: :func:`lpparse.colgen.certificate.ppc_certificate`) or "ppc-bound"
+    #: (a run stopped at its cutoff: its dual objective bounds the full LP, its primal is not checked against
+    #: the rows it did not separate)
+    kind: str
     primal_infeasibility: float
     dual_infeasibility: float
     primal_objective: float

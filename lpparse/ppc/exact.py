@@ -209,19 +209,21 @@ def _split(
     scores: NDArray[np.float64],
     rule: str,
     pseudo: PseudoCosts | None = None,
+    arc: tuple[int, int] | None = None,
 ) -> tuple[int, list[NDArray[np.bool_]]]:
     """A modifier m and a partition of its candidate heads into the children's head sets.
 
     ``arc``: the most fractional arc h→m (ties: the higher score) against the rest of m's heads;
     ``pseudocost``: the arc of best pseudo-cost score (:class:`lpparse.ppc.branching.PseudoCosts`,
-    ``pseudo``), split alike, the kept arc first; ``gub``: the modifier whose LP head distribution is most
+    ``pseudo``; or ``arc``, chosen by probing), split alike, the kept arc first; ``gub``: the modifier whose LP head distribution is most
     spread, its heads split by LP mass, largest first, into two sets of about half each (generalized upper
     bound branching on OneHead[m]); ``multi``: that modifier's heads with LP mass, one child each, and one
     child for the others."""
     z = np.where(mask, result.arc_values(), 0.0)
     shared = (mask.sum(axis=0) > 1)[None, :]
     if rule in ("arc", "pseudocost"):
-        arc = pseudo.choose(z, mask & shared, scores) if rule == "pseudocost" and pseudo is not None else None
+        if arc is None and rule == "pseudocost" and pseudo is not None:
+            arc = pseudo.choose(z, mask & shared, scores)
         if arc is None:  # the most fractional arc (also pseudocost's choice when none is fractional)
             dist = np.where(mask & shared, np.abs(z - np.round(z)), -1.0)
             hs, ms = np.nonzero(dist >= dist.max() - 1e-9)
@@ -346,23 +348,52 @@ class _Search:
         :data:`lpparse.ppc.loop.BF_BELOW_PARTS` candidate parts, else parse-price-cut from its parent's parts;
         the scores shared. (Hungarian dev, grandparent model over pruned arcs, 40 fractional sentences, 466
         nodes: 14.9 s of branching against 24.3 s with parse-price-cut at every node.)"""
+        cutoff = self.cutoff()
         if node.parent in self.masters:
             master, basis = self._master(node)
-            result = master.solve(node.mask, time_limit, basis)
-            if result is not None:
+            result = master.solve(node.mask, time_limit, basis, cutoff)
+            if result is not None and not self._short(result):
+                return result, master
+            if result is not None:  # the bound missed the cutoff by the certificate's tolerance: go on
+                result = master.solve(node.mask, time_limit)
+                assert result is not None
                 return result, master
         warm = self.warm[node.parent] if node.parent >= 0 else self.parts.warm()
-        return solve_lp(
-            np.where(node.mask, self.s, -np.inf),
-            self.parts.parts,
-            "auto",
-            self.single_root,
-            self.options.base,
-            replace(self.options.ppc, time_limit=time_limit),
-            warm,
-            basis=self.bases.get(node.parent) if self.options.warm_basis else None,
-            keep_master=self.options.warm_basis or self.options.live_master,
-        ), None
+        for cut in (cutoff, None):
+            result = solve_lp(
+                np.where(node.mask, self.s, -np.inf),
+                self.parts.parts,
+                "auto",
+                self.single_root,
+                self.options.base,
+                replace(self.options.ppc, time_limit=time_limit, cutoff=cut),
+                warm,
+                basis=self.bases.get(node.parent) if self.options.warm_basis else None,
+                keep_master=self.options.warm_basis or self.options.live_master,
+            )
+            if not self._short(result):
+                break
+        return result, None
+
+    def _short(self, result: PPCResult) -> bool:
+        """Whether a node LP stopped at the cutoff without a certified bound that closes the node (the
+        certificate's tolerance is the search gap's order: rare)."""
+        if result.status is not Status.CUTOFF:
+            return False
+        cert = result.certificate
+        return cert is None or not cert.ok or not self.closes(cert.dual_objective)
+
+    def closes(self, bound: float) -> bool:
+        """Whether a node of this bound is closed by the incumbent (within the search's gap)."""
+        return bound <= self.lower + gap_abs(self.lower, self.options.gap_tol)
+
+    def cutoff(self) -> float | None:
+        """The value below which a node LP may stop (status CUTOFF, its duals a bound: rows left unseparated
+        would only lower it; :class:`lpparse.colgen.ColgenOptions`): half the search's gap above the
+        incumbent, so that its certified bound closes the node. None before the first tree."""
+        if self.best is None:
+            return None
+        return self.lower + 0.5 * gap_abs(self.lower, self.options.gap_tol)
 
     def _master(self, node: BranchNode) -> tuple[LiveMaster, LabelledBasis | None]:
         """The master a node solves on, and the basis to place on it first: its parent's master itself when
@@ -407,6 +438,9 @@ class _Search:
         node.duals = label_duals(
             result.program.lp, signed(result.program.lp, result.row_dual), result.outside
         )
+        if result.status is Status.CUTOFF:  # its certified bound closes it (_lp)
+            node.closed = "bound"
+            return
         t0 = time.perf_counter()
         if result.heads is not None:
             node.closed, node.tree = "integral", result.heads
@@ -423,7 +457,7 @@ class _Search:
         self.stats.time_heuristics += time.perf_counter() - t0
         if node.closed == "integral":
             return
-        if node.bound <= self.lower + gap_abs(self.lower, self.options.gap_tol):
+        if self.closes(node.bound):
             node.closed = "bound"
             return
         if self.options.fixing:
@@ -431,6 +465,7 @@ class _Search:
                 result, node.mask, self.lower, self.parts.max_parts(node.mask.shape[0] - 1)
             )
             self.stats.arcs_fixed += len(node.fixed)
+        decisive = None
         if isinstance(master, HighsModel):  # its children start from its final basis
             self.bases[node.id] = LabelledBasis.of(result.program.lp, *master.program_basis())
             if self.options.live_master and LiveMaster.supports(self.parts.parts):
@@ -438,8 +473,8 @@ class _Search:
                     result, master, self.s, self.single_root, self.options.ppc
                 )
             if self.pseudo is not None:
-                self._strong(result, master, node.base_mask())
-        modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching, self.pseudo)
+                decisive = self._strong(result, master, node.base_mask())
+        modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching, self.pseudo, decisive)
         if self.pseudo is not None:  # the children learn the pseudo-costs of the arc kept by the first
             h = int(np.flatnonzero(parts[0])[0])
             self.branched[node.id] = (h, modifier, float(result.arc_values()[h, modifier]))
@@ -449,12 +484,16 @@ class _Search:
         if self.unsolved_children[node.id] == 0:
             self._forget(node.id)
 
-    def _strong(self, result: PPCResult, master: HighsModel, mask: NDArray[np.bool_]) -> None:
+    def _strong(
+        self, result: PPCResult, master: HighsModel, mask: NDArray[np.bool_]
+    ) -> tuple[int, int] | None:
         """Reliability branching (Achterberg, Koch & Martin 2005, §3): the fractional arcs of best
         pseudo-cost score whose pseudo-costs rest on fewer than :data:`RELIABLE` records in a direction are
         probed on the node's restricted master (:meth:`lpparse.lp.highs_view.HighsModel.probe`, at most
         :data:`STRONG_ITERATIONS` dual simplex iterations per child), and what each child's value fell by
-        is recorded as a pseudo-cost. A child probed below the incumbent counts as falling to it."""
+        is recorded as a pseudo-cost. A child probed below the incumbent counts as falling to it; an arc
+        both of whose children do is returned at once, unprobed candidates left (no arc can score more at
+        this node), else None: the pseudo-costs choose."""
         assert self.pseudo is not None
         t0 = time.perf_counter()
         prog, z = result.program, np.where(mask, result.arc_values(), 0.0)
@@ -466,13 +505,19 @@ class _Search:
                 continue
             others = np.flatnonzero(mask[:, m] & (prog.z_col[:, m] >= 0))
             others = others[others != h]
+            closed = 0
             for up, cols in ((True, prog.z_col[others, m]), (False, prog.z_col[[h], m])):
                 child = master.probe(cols, np.zeros(cols.size), STRONG_ITERATIONS)
                 if np.isnan(child):
                     continue
                 self.pseudo.record(h, m, float(z[h, m]), up, value, max(child, self.lower))
                 self.stats.strong_probes += 1
+                closed += self.closes(child)
+            if closed == 2:
+                self.stats.time_strong += time.perf_counter() - t0
+                return h, m
         self.stats.time_strong += time.perf_counter() - t0
+        return None
 
     def _learn(self, node: BranchNode, bound: float) -> None:
         """Record a solved child's bound in the pseudo-costs of its parent's branching arc."""
@@ -522,7 +567,7 @@ class _Search:
             result, live = self.solve(node)
             if result.status is Status.INFEASIBLE and self.close_infeasible(node, result):
                 continue
-            if not result.certified:
+            if not (result.certified or result.status is Status.CUTOFF):
                 heapq.heappush(self.heap, (neg, i))
                 status = result.status
                 return Status.NUMERICAL_TROUBLE if status is Status.OPTIMAL else status

@@ -158,10 +158,15 @@ class LiveMaster:
             upper(self.phi, np.where(mask[index[:, -2], index[:, -1]], self.phi_upper, 0.0))
 
     def solve(
-        self, mask: NDArray[np.bool_], time_limit: float | None, basis: LabelledBasis | None = None
+        self,
+        mask: NDArray[np.bool_],
+        time_limit: float | None,
+        basis: LabelledBasis | None = None,
+        cutoff: float | None = None,
     ) -> PPCResult | None:
         """The LP of the node whose arcs are ``mask`` (a subset of the root's), certified on the node's full
-        LP, its first solve from ``basis`` (its parent's, by label) if given, else from the master's last;
+        LP (or its bound, once at most ``cutoff``: :class:`lpparse.colgen.ColgenOptions`), its first solve
+        from ``basis`` (its parent's, by label) if given, else from the master's last;
         None when the node has no tree without pruned parts to start from (solve it on its own program).
         The result's program is the live one: read what it needs before the next call, or keep a
         :meth:`snapshot`."""
@@ -182,5 +187,5 @@ class LiveMaster:
         if basis is not None:
             model.start_from(basis)
         engine.start = start
-        engine.options = replace(self.options, time_limit=time_limit)
+        engine.options = replace(self.options, time_limit=time_limit, cutoff=cutoff)
         return _result(self.prog, self.families, engine.run(), "ppc", start)

@@ -381,7 +381,7 @@ def _result(
         heads,
         info=info,
         rounds=run.trace,
-        outside=outside if run.status is Status.OPTIMAL else {},
+        outside=outside if run.status in (Status.OPTIMAL, Status.CUTOFF) else {},
         outside_shift=run.outside_shift,
         families=bound,
         master=run.master,
