@@ -72,12 +72,15 @@ BF_MASTER = MasterSettings(None, BF_HIGHS_OPTIONS)
 #: -17% / -15% / -9%, Hungarian 21-30 / 31-40 -16% / -14%, Italian 21-40 -10%, Danish 21-40 +2%; fewer GPs
 #: scored and added on all four)
 SEED_HEADS = 0
-#: Partial pricing: at most 8 new triples per ⟨p,c⟩ a round. It adds fewer GPs on every treebank, but its CPU
-#: gain is mixed: benchmarks/results/ppc_ablation.md (15 dev sentences of 21-40 tokens each), "price all"
-#: relative to this default: Danish 0.92x, English 1.04x, Hungarian 0.95x, Italian 1.09x CPU; GPs added
-#: 1.3%/2.7%/2.0%/1.3% against 1.0%/2.0%/1.8%/1.1%. (An earlier run on 30 Danish and 20 Hungarian sentences of
-#: 20-40 tokens had measured -8% and -17% CPU; 1-5 per pair cost too many rounds, 10 was like 8.)
-PER_PAIR = 8
+#: Partial pricing: at most 16 new triples per ⟨p,c⟩ a round (and lazy scoring of twice as many first). Against
+#: 8, the default until dead arcs and the lazy ArcGP rows made rounds cheap to add columns to, on whole dev sets
+#: (trained grandparent models, CPU time, one core, interleaved per sentence after a warm-up of the scorer):
+#: Hungarian (every third sentence) -13%, Danish (every second) -4%, English (every fourth) -2%, Italian (every
+#: second) even; GPs scored 3.9% -> 4.6%, 1.7% -> 1.8%, 7.1% -> 9.7%, 2.5% -> 3.1%. Pricing every triple
+#: (None) was within 3% of 16 either way, scoring more (English 12.0%); exact search's branching sentences
+#: (Hungarian, reliability branching) 12.3 s with 16 against 13.8 s priced all and 16.0 s with 8. (The earlier
+#: ablation, benchmarks/results/ppc_ablation.md, had "price all" against 8 at 0.92x-1.09x.)
+PER_PAIR = 16
 #: Hold back priced triples with both arcs at 0 (degenerate pivots) when there are more than DEFER·n of them
 #: and others to add (measured on 15 dev sentences of 20-45 tokens, CPU time: English -34% with 2.5x fewer
 #: GPs added, Hungarian unchanged; DEFER = 0, always holding them back, costs Hungarian +35% in extra rounds)

@@ -146,9 +146,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--branching",
         choices=BRANCHING,
         default=None,
-        help="exact decoder: the branching rule (default arc: the most fractional arc; pseudocost: reliability "
-        "branching, which probes candidate arcs on each node's LP: fewer nodes on hard sentences and random "
-        "scores, slower on sentences that close in a few nodes; benchmarks/results/exact_pseudocost.md)",
+        help="exact decoder: the branching rule (default pseudocost: reliability branching, which probes "
+        "candidate arcs on each node's LP: fewer nodes on hard sentences and random scores, slower on sentences "
+        "that close in a few nodes; arc: the most fractional arc; benchmarks/results/exact_pseudocost.md)",
     )
     parser.add_argument(
         "--base",

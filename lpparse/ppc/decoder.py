@@ -143,7 +143,7 @@ def exact_decode(
     parts: Sequence[Parts] = (),
     k_best: int | None = None,
     proof: bool = False,
-    branching: str = "arc",
+    branching: str = ExactOptions.branching,
     base: str = ExactOptions.base,
     **ppc_options: Any,
 ) -> DecodeResult:

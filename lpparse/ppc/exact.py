@@ -129,10 +129,12 @@ __all__ = [
 
 
 #: reliability branching: fractional arcs probed per node, dual simplex iterations per probed child, and the
-#: records per direction after which an arc's pseudo-costs are trusted without probing
+#: records per direction after which an arc's pseudo-costs are trusted without probing (1: the Hungarian dev
+#: sentences whose root LP is fractional took 10.7 s against 11.5 s with 2, the same 205 nodes; 4 candidates
+#: 11.4 s and 223 nodes, 6 10.3 s and 199 nodes; 50 iterations 12.1 s, 200 14.6 s)
 STRONG_CANDIDATES = 8
 STRONG_ITERATIONS = 100
-RELIABLE = 2
+RELIABLE = 1
 #: the branching rules of :func:`_split`
 BRANCHING = ("arc", "pseudocost", "gub", "multi")
 
@@ -165,10 +167,12 @@ class ExactOptions:
     fixing: bool = True
     local_search: bool = True
     keep_results: bool = False
-    #: ``arc`` against ``gub`` (benchmarks/results/exact_branching.md): the dev sets' branching sentences
-    #: (trained grandparent models) 1.04x in all (Hungarian 1.08x, English 0.90x); random N(0,1) scores, the
-    #: five seeds of n = 20 1.22x, of n = 30 149 s against 341 s, every one certified (``gub``: two open at 120 s)
-    branching: str = "arc"
+    #: ``pseudocost`` against ``arc`` on the dev sentences whose root LP is fractional (trained grandparent
+    #: models, one core, interleaved): Hungarian 10.7 s against 13-14 s (Hungarian #152: 2.6 s and 45 nodes
+    #: against 4.1 s and 83), Danish 2.04 against 2.24, English 6.9 against 5.8, Italian 0.75 against 0.49 (a
+    #: search of 3-17 nodes pays for its probes); the slowest sentences gain, the quick ones lose. (``arc``
+    #: against ``gub``: benchmarks/results/exact_branching.md.)
+    branching: str = "pseudocost"
     ppc: ColgenOptions = field(default_factory=ColgenOptions)
     verify: bool = False
     warm_basis: bool = True
