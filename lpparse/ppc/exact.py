@@ -14,6 +14,12 @@ node:
   dual objective UB bounds the score of every tree of the node. A node whose UB is within tolerance of the
   best tree found (LB) is closed; a node with an integral LP optimum is closed by that tree; a node over
   which no tree exists (:func:`lpparse.trees.tree_problem`) is closed as infeasible.
+* **Cutoff.** Below the root, a node LP stops at the first round that prices nothing once its value is at
+  most the incumbent's score plus half the search's gap (:class:`lpparse.colgen.ColgenOptions` ``cutoff``):
+  every column is then dual feasible, so its duals bound the node by that value whatever rows are still to
+  separate (the NoCycle max-flows, held-back rows), and the node is closed by bound. Its certificate is of the
+  bound (kind ``ppc-bound``), and the proof checks it as any other. Hungarian dev, the sentences whose root LP is
+  fractional: 35 of 77 node LPs of #152 stop there.
 * **Reduced-cost fixing.** With the node's certified duals y and reduced costs d = c - Aᵀy, every tree
   x of the node satisfies c·x = yᵀAx + d·x <= UB + Σ_{j: d_j < 0} d_j x_j (dual feasibility makes yᵀAx <=
   Σ_i (U_i y_i⁺ - L_i y_i⁻), and columns with d_j > 0 contribute at most u_j d_j, which UB counts). A tree
