@@ -81,8 +81,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:  # Ctrl-C while the command line is read (argparse looks up gettext's locale)
+        print("lpparse: interrupted", file=sys.stderr)
+        return 130
     if args.command is None:
         parser.print_help()
         return 2

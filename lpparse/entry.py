@@ -34,16 +34,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(getattr(signal, name), _terminate)
     try:
         from lpparse.cli import main as run
-    except KeyboardInterrupt:
-        # Nothing to clean up yet. Leave with os._exit: a KeyboardInterrupt that went through code run by
-        # PyRun_String inside an import marks itself unhandled, and Python would then exit killed by SIGINT.
-        print("lpparse: interrupted", file=sys.stderr)
-        sys.stderr.flush()
-        os._exit(130)
-    try:
+
         code = run(args)
     except Terminated as stop:
         code = int(stop.code or 1)
+    except KeyboardInterrupt:
+        # Ctrl-C while the commands load, or before a command's own handler (lpparse.cli.main) is in place:
+        # nothing to clean up yet. Leave with os._exit (below): a KeyboardInterrupt that went through code run
+        # by PyRun_String inside an import marks itself unhandled, and Python would then exit killed by SIGINT.
+        print("lpparse: interrupted", file=sys.stderr)
+        code = 130
     else:
         if code != 130:
             return code

@@ -677,6 +677,19 @@ sys.exit(main(["parse", "--help"]))
 """
 
 
+def test_ctrl_c_while_the_command_line_is_read(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C while argparse builds the parser or reads the command line (before a command's handler is in
+    place; a start-up SIGINT once landed in gettext's locale lookup): exit 130 and one line."""
+    import lpparse.cli as cli
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["parse", "--help"]) == 130
+    assert capsys.readouterr().err == "lpparse: interrupted\n"
+
+
 def test_ctrl_c_during_start_up_prints_one_line(tmp_path: Path) -> None:
     """Ctrl-C while the console script imports its commands (the first second or two of every command), and
     while a command reads its inputs: exit 130 and one line, no traceback."""
