@@ -225,10 +225,10 @@ def _split(
 
     ``arc``: the most fractional arc h→m (ties: the higher score) against the rest of m's heads;
     ``pseudocost``: the arc of best pseudo-cost score (:class:`lpparse.ppc.branching.PseudoCosts`,
-    ``pseudo``; or ``arc``, chosen by probing), split alike, the kept arc first; ``gub``: the modifier whose LP head distribution is most
-    spread, its heads split by LP mass, largest first, into two sets of about half each (generalized upper
-    bound branching on OneHead[m]); ``multi``: that modifier's heads with LP mass, one child each, and one
-    child for the others."""
+    ``pseudo``; or the ``arc`` that probing chose), split alike, the kept arc first; ``gub``: the modifier
+    whose LP head distribution is most spread, its heads split by LP mass, largest first, into two sets of
+    about half each (generalized upper bound branching on OneHead[m]); ``multi``: that modifier's heads with
+    LP mass, one child each, and one child for the others."""
     z = np.where(mask, result.arc_values(), 0.0)
     shared = (mask.sum(axis=0) > 1)[None, :]
     if rule in ("arc", "pseudocost"):
