@@ -174,10 +174,9 @@ class ExactOptions:
     local_search: bool = True
     keep_results: bool = False
     #: ``pseudocost`` against ``arc`` on the dev sentences whose root LP is fractional (trained grandparent
-    #: models, one core, interleaved): Hungarian 10.7 s against 13-14 s (Hungarian #152: 2.6 s and 45 nodes
-    #: against 4.1 s and 83), Danish 2.04 against 2.24, English 6.9 against 5.8, Italian 0.75 against 0.49 (a
-    #: search of 3-17 nodes pays for its probes); the slowest sentences gain, the quick ones lose. (``arc``
-    #: against ``gub``: benchmarks/results/exact_branching.md.)
+    #: models, CPU, both proofs re-checked; benchmarks/results/exact_branching_rules.md): Hungarian 1.23x
+    #: (#152: 2.8 s against 4.5 s), Danish 1.13x, English 0.87x, Italian 0.71x (searches of 3-17 nodes pay for
+    #: their probes); 19.3 s against 21.2 s in all. (``arc`` against ``gub``: exact_branching.md.)
     branching: str = "pseudocost"
     ppc: ColgenOptions = field(default_factory=ColgenOptions)
     verify: bool = False
