@@ -24,6 +24,13 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise Terminated(128 + signum)
 
 
+def _done(argv: Sequence[str] | None) -> None:
+    """The console script's command is over: a Ctrl-C from now on (while Python shuts down) is ignored, instead
+    of killing the process with no message. Callers that pass ``argv`` keep their own SIGINT handling."""
+    if argv is None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args == ["--version"]:
@@ -38,6 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = run(args)
     except Terminated as stop:
         code = int(stop.code or 1)
+    except SystemExit:  # --help, --version of a command, a wrong command line: done, whatever comes now
+        _done(argv)
+        raise
     except KeyboardInterrupt:
         # Ctrl-C while the commands load, or before a command's own handler (lpparse.cli.main) is in place:
         # nothing to clean up yet. Leave with os._exit (below): a KeyboardInterrupt that went through code run
@@ -46,6 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = 130
     else:
         if code != 130:
+            _done(argv)
             return code
     # Interrupted: every finally has run (outputs written whole or removed, finished records kept, worker
     # processes terminated). Leave at once: at a normal exit concurrent.futures joins the bookkeeping thread of

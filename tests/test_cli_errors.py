@@ -690,6 +690,26 @@ def test_ctrl_c_while_the_command_line_is_read(monkeypatch: pytest.MonkeyPatch, 
     assert capsys.readouterr().err == "lpparse: interrupted\n"
 
 
+def test_a_finished_command_ignores_a_late_ctrl_c() -> None:
+    """Once the console script's command is over (here ``--help``, which leaves by SystemExit), SIGINT is ignored
+    while Python shuts down, instead of killing the process with no message (exit -2, seen 0.8 s into ``parse
+    --help``); in-process callers that pass argv keep their own handler."""
+    probe = (
+        "import signal, sys\n"
+        "from lpparse.entry import main\n"
+        "main(['--version'])\n"
+        "kept = signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+        "sys.argv = ['lpparse', 'parse', '--help']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(kept, signal.getsignal(signal.SIGINT) is signal.SIG_IGN)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip().splitlines()[-1] == "True True", done.stderr
+
+
 def test_ctrl_c_during_start_up_prints_one_line(tmp_path: Path) -> None:
     """Ctrl-C while the console script imports its commands (the first second or two of every command), and
     while a command reads its inputs: exit 130 and one line, no traceback."""
