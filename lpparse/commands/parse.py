@@ -146,9 +146,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--branching",
         choices=BRANCHING,
         default=None,
-        help="exact decoder: the branching rule (default pseudocost: reliability branching, which probes "
-        "candidate arcs on each node's LP: fewer nodes on hard sentences and random scores, slower on sentences "
-        "that close in a few nodes; arc: the most fractional arc; benchmarks/results/exact_pseudocost.md)",
+        help="exact decoder: the branching rule (pseudocost: reliability branching, which probes candidate "
+        "arcs on each node's LP: fewer nodes on hard sentences and random scores, slower on sentences that "
+        "close in a few nodes; arc: the most fractional arc; default auto: pseudocost with grandparent and "
+        "sibling parts, arc with consecutive siblings or third-order parts; "
+        "benchmarks/results/exact_branching_rules.md)",
     )
     parser.add_argument(
         "--base",

@@ -141,8 +141,8 @@ __all__ = [
 STRONG_CANDIDATES = 8
 STRONG_ITERATIONS = 100
 RELIABLE = 1
-#: the branching rules of :func:`_split`
-BRANCHING = ("arc", "pseudocost", "gub", "multi")
+#: the branching rules of :func:`_split`, and ``auto`` (:meth:`ExactOptions.rule`)
+BRANCHING = ("auto", "arc", "pseudocost", "gub", "multi")
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,8 @@ class ExactOptions:
     solved at most (root included); ``fixing``: reduced-cost fixing; ``local_search``: hill climbing from
     the root's rounded tree; ``keep_results``: keep each node's :class:`PPCResult` (its program can be read
     in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``branching``: the rule of :func:`_split` (``pseudocost``:
-    reliability branching, :mod:`lpparse.ppc.branching`, probing on each node's master); ``base``: the
+    reliability branching, :mod:`lpparse.ppc.branching`, probing on each node's master; ``auto``: by the
+    families, :meth:`rule`); ``base``: the
     arborescence program under the node LPs (module docstring: ``cycle-cuts``, or a flow base of
     :data:`lpparse.formulations.grandparent.BASES`); ``ppc``: the parse-price-cut options of every node
     (:class:`lpparse.colgen.ColgenOptions`: tolerances, pricing devices, sibling preset; its time limit is
@@ -173,11 +174,7 @@ class ExactOptions:
     fixing: bool = True
     local_search: bool = True
     keep_results: bool = False
-    #: ``pseudocost`` against ``arc`` on the dev sentences whose root LP is fractional (trained grandparent
-    #: models, CPU, both proofs re-checked; benchmarks/results/exact_branching_rules.md): Hungarian 1.23x
-    #: (#152: 2.8 s against 4.5 s), Danish 1.13x, English 0.87x, Italian 0.71x (searches of 3-17 nodes pay for
-    #: their probes); 19.3 s against 21.2 s in all. (``arc`` against ``gub``: exact_branching.md.)
-    branching: str = "pseudocost"
+    branching: str = "auto"
     ppc: ColgenOptions = field(default_factory=ColgenOptions)
     verify: bool = False
     warm_basis: bool = True
@@ -186,6 +183,25 @@ class ExactOptions:
     def __post_init__(self) -> None:
         if self.branching not in BRANCHING:
             raise ValueError(f"unknown branching rule {self.branching!r}; choose from {', '.join(BRANCHING)}")
+
+    def rule(self, parts: Sequence[Parts]) -> str:
+        """The branching rule for these families: ``branching``, or for ``auto`` reliability branching
+        (``pseudocost``) when every family is a grandparent or sibling family (their nodes solve on live
+        masters, :mod:`lpparse.ppc.live`), else the most fractional arc (``arc``). Measured:
+
+        * grandparent models, the dev sentences whose root LP is fractional (CPU, both proofs re-checked;
+          benchmarks/results/exact_branching_rules.md): ``pseudocost`` 1.23x ``arc`` on Hungarian (#152: 2.8 s
+          against 4.5 s), 1.13x Danish, 0.87x English, 0.71x Italian (searches of 3-17 nodes pay for their
+          probes); 19.3 s against 21.2 s in all;
+        * Danish grandparent + sibling model over pruned arcs: 404 against 377 tokens/s, all 578 proved
+          (benchmarks/results/exact_siblings-da_ddt.md);
+        * Danish full model (consecutive siblings, grand- and tri-siblings; a program per node): 161 against
+          184 tokens/s, 577/578 proved either way (benchmarks/results/exact_full-da_ddt.md).
+
+        (``arc`` against ``gub``: exact_branching.md.)"""
+        if self.branching != "auto":
+            return self.branching
+        return "pseudocost" if LiveMaster.supports(parts) else "arc"
 
 
 def _rounded(result: PPCResult, mask: NDArray[np.bool_], single_root: bool) -> NDArray[np.int64]:
@@ -322,7 +338,9 @@ class _Search:
         #: solve on it or on a copy)
         self.masters: dict[int, LiveMaster] = {}
         #: pseudo-costs (branching ``pseudocost``), and the arc (h, m, LP value) each branched node split on
-        self.pseudo = PseudoCosts(s.shape[0]) if options.branching == "pseudocost" else None
+        #: the branching rule (ExactOptions.rule)
+        self.rule = options.rule(parts.parts)
+        self.pseudo = PseudoCosts(s.shape[0]) if self.rule == "pseudocost" else None
         self.branched: dict[int, tuple[int, int, float]] = {}
 
     def left(self) -> float | None:
@@ -483,7 +501,7 @@ class _Search:
                 )
             if self.pseudo is not None:
                 decisive = self._strong(result, master, node.base_mask())
-        modifier, parts = _split(result, node.base_mask(), self.s, self.options.branching, self.pseudo, decisive)
+        modifier, parts = _split(result, node.base_mask(), self.s, self.rule, self.pseudo, decisive)
         if self.pseudo is not None:  # the children learn the pseudo-costs of the arc kept by the first
             h = int(np.flatnonzero(parts[0])[0])
             self.branched[node.id] = (h, modifier, float(result.arc_values()[h, modifier]))
