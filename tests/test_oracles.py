@@ -5,7 +5,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lpparse.oracles import (
@@ -96,6 +96,7 @@ def test_brute_force_grandparent_scores() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(**instances)
+@example(n=6, single_root=False, seed=9205783, prune=0.6)  # networkx 3.6.1 finds no arborescence here
 def test_chu_liu_edmonds_matches_brute_force_and_networkx(n: int, single_root: bool, seed: int, prune: float) -> None:
     scores = random_scores(n, seed, prune)
     try:
@@ -108,7 +109,15 @@ def test_chu_liu_edmonds_matches_brute_force_and_networkx(n: int, single_root: b
     assert is_tree(heads, single_root)
     assert tree_score(scores, heads) == pytest.approx(expected, rel=1e-12, abs=1e-12)
     if not single_root:
-        assert networkx_value(scores) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+        try:
+            value = networkx_value(scores)
+        except nx.NetworkXException:
+            # networkx's Edmonds (3.6.1) misses the arborescences of some sparse graphs: on the example above
+            # it raises "No maximum spanning arborescence" where brute force and Chu-Liu-Edmonds find one
+            # (heads -1 6 4 2 0 3 3); brute force stays the independent check there
+            assert prune > 0
+        else:
+            assert value == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
 @settings(max_examples=200, deadline=None)
