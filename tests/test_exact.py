@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import lpparse.ppc.loop as loop
 from lpparse.colgen import ColgenOptions, Warm
 from lpparse.decoding import decode
+from lpparse.formulations.consecutive import DenseConsecutiveScorer
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.pyomo_view import PyomoModel
@@ -26,6 +27,7 @@ from lpparse.oracles.brute_force import all_trees, brute_force
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.ppc import parse_price_cut, solve_bf
 from lpparse.ppc.branching import PseudoCosts
+from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.decoder import lp_summary
 from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, check_records, parse_exact
 from lpparse.ppc.heuristics import improve_tree, move_gains, tree_value
@@ -589,3 +591,19 @@ def test_a_run_stopped_at_its_cutoff_proves_its_bound_by_its_duals(with_siblings
     proof = ProofProgram(s, parts, False, "cycle-cuts", [duals])
     bound = proof.bound(duals, allowed_arcs(s))
     assert not isinstance(bound, str) and bound[0] == pytest.approx(cert.dual_objective, abs=1e-6)
+
+
+def test_the_auto_branching_rule_follows_the_families() -> None:
+    """``auto`` is reliability branching where every family runs on live masters (grandparent, sibling) and
+    the most fractional arc otherwise (consecutive siblings); an explicit rule is kept; an unknown one refused."""
+    n = 5
+    rng = np.random.default_rng(4)
+    t = DenseTripleScorer(rng.normal(size=(n + 1,) * 3))
+    sib = DenseSiblingScorer(np.where(sibling_mask(np.ones((n + 1, n + 1), bool)), 0.0, -np.inf))
+    gp_sib = second_order_parts(t, "all", sib)
+    consecutive = [GrandparentParts(t), ConsecutiveSiblingParts(DenseConsecutiveScorer(np.zeros((n + 1,) * 3)))]
+    assert ExactOptions().rule(gp_sib) == "pseudocost" and ExactOptions().rule(consecutive) == "arc"
+    assert ExactOptions(branching="arc").rule(gp_sib) == "arc"
+    assert ExactOptions(branching="gub").rule(consecutive) == "gub"
+    with pytest.raises(ValueError, match="unknown branching rule"):
+        ExactOptions(branching="best")

@@ -259,12 +259,13 @@ class Engine:
                 priced = [Priced(0, -np.inf) for _ in self.families]
             state.entering = sum(p.columns for p in priced)
             cutoff = self._cut_off(sol, state)
-            cuts = []
-            for family in [] if cutoff else self.families:
-                cuts.append(family.separate(state))
-                state.entering += cuts[-1].columns + cuts[-1].rows
             if cutoff:  # not separated: what the rows left out violate is unknown
                 cuts = [Separated(0, 0, np.inf, False) for _ in self.families]
+            else:
+                cuts = []
+                for family in self.families:
+                    cuts.append(family.separate(state))
+                    state.entering += cuts[-1].columns + cuts[-1].rows
             result.row_dual = state.y if duals is not None else None
             result.time_pricing += time.perf_counter() - t0 - (self._scoring_seconds() - scoring0)
             trace = self._round(result.iterations, sol, iterations, seconds, priced, cuts)

@@ -28,8 +28,9 @@ Per node, before the engine's loop (:class:`lpparse.colgen.Engine`, run again on
 
 The grandparent and sibling families support this (:meth:`LiveMaster.supports`; a sibling family prices only
 the parts over the node's arcs, :meth:`lpparse.ppc.families.SiblingFamily.restrict`), on any base: under
-``cycle-cuts`` the NoCycle rows its ancestors separated stay in the master (each valid for every tree). Node proofs are unchanged: duals by
-row label, which the checker reads against the full program with the node's bounds (:mod:`lpparse.ppc.proof`).
+``cycle-cuts`` the NoCycle rows its ancestors separated stay in the master (each valid for every tree). Node
+proofs are unchanged: duals by row label, which the checker reads against the full program with the node's
+bounds (:mod:`lpparse.ppc.proof`).
 
 **Measured** (``benchmarks/exact_ablation.py --option live_master``, the dev sentences whose root LP is
 fractional, trained grandparent models, CPU time, the same nodes, against a program per node; every proof
