@@ -6,6 +6,7 @@ alone and with every other family, BF / PPC / exact / proofs against brute force
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -36,6 +37,7 @@ from lpparse.oracles.brute_force import enumerate_trees
 from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, exact_search, solve_lp
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.exact import ExactOptions
+from lpparse.ppc.live import LiveMaster
 from lpparse.ppc.loop import BF_BELOW_PARTS, bf_below, candidate_parts, choose_method
 from lpparse.ppc.third_order import THIRD_ORDER_BF_BELOW, GrandSiblingParts, TriSiblingParts
 from lpparse.scores import SparseParts
@@ -196,6 +198,38 @@ def test_bf_ppc_exact_against_brute_force(n: int, seed: int, single_root: bool, 
     exact = exact_search(s, parts(), single_root, options=ExactOptions(verify=True))
     assert exact.certified and exact.objective == pytest.approx(best, abs=1e-6)
     assert check_proof(s, parts(), exact) is None
+
+
+@pytest.mark.parametrize("branching", ["arc", "pseudocost"])
+@settings(deadline=None, max_examples=12, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(4, 5), st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from(COMBOS))
+def test_window_families_on_live_masters(branching: str, n: int, seed: int, single_root: bool, combo: str) -> None:
+    """Consecutive siblings with tri- and grand-siblings (and grandparents and siblings) as branch-and-bound
+    nodes on live masters (:mod:`lpparse.ppc.live`): every node below the root solves on its parent's master
+    or a copy, with brute force's optimum and a proof that checks, and no node's bound is below the best tree
+    over its arcs; a program per node gives the same optimum."""
+    rng = np.random.default_rng(seed)
+    s = random_arc_scores(n, rng, single_root=single_root)
+    state = rng.bit_generator.state
+
+    def parts() -> list:
+        rng.bit_generator.state = state
+        return _families(rng, n, combo)
+
+    best = _brute_force(s, parts(), single_root)
+    if np.isneginf(best):
+        return
+    options = ExactOptions(branching=branching, keep_results=True)
+    with mock.patch.object(LiveMaster, "solve", autospec=True, side_effect=LiveMaster.solve) as live:
+        result = exact_search(s, parts(), single_root, options=options)
+    assert result.certified and result.objective == pytest.approx(best, abs=1e-6)
+    assert check_proof(s, parts(), result) is None
+    assert live.call_count >= result.stats.nodes - 1  # each node below the root, once or twice (_short)
+    for node in result.nodes:
+        if node.certificate is not None:
+            assert node.bound >= _brute_force(np.where(node.mask, s, -np.inf), parts(), single_root) - 1e-6
+    own = exact_search(s, parts(), single_root, options=ExactOptions(branching=branching, live_master=False))
+    assert own.certified and own.objective == pytest.approx(best, abs=1e-6)
 
 
 def test_grand_sibling_parts_by_hand() -> None:

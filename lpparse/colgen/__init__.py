@@ -12,7 +12,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "cache": ("ScoreCache",),
         "certificate": ("ppc_certificate",),
         "engine": ("Engine", "EngineResult", "FamilyRound", "FamilyTotals", "Round"),
-        "family": ("DualState", "PartFamily", "Priced", "Separated", "Warm"),
+        "family": ("DualState", "NodeFamily", "PartFamily", "Priced", "Separated", "Warm"),
         "options": ("ColgenOptions",),
     },
 )

@@ -24,7 +24,7 @@ from lpparse.lp.solution import Solution
 if TYPE_CHECKING:
     from lpparse.lp.views import LPModel
 
-__all__ = ["DualState", "PartFamily", "Priced", "Separated", "Warm"]
+__all__ = ["DualState", "NodeFamily", "PartFamily", "Priced", "Separated", "Warm"]
 
 
 @dataclass
@@ -162,3 +162,24 @@ class PartFamily(Protocol):
 
     def outside_shift(self) -> NDArray[np.float64]:
         """Aᵀy of :meth:`outside_duals` on the program's columns (length ``lp.num_cols``)."""
+
+
+@runtime_checkable
+class NodeFamily(PartFamily, Protocol):
+    """A part family whose run can go on as the LP of a branch-and-bound node by bound changes on the same
+    master (:mod:`lpparse.ppc.live`; Gamrath & Lübbecke 2010, "Experiments with a Generic Dantzig-Wolfe
+    Decomposition for Integer Programs", SEA 2010). A node is a subset of the program's arcs; its full LP
+    has the candidate parts over those arcs only (the parts that ``Parts.candidates`` gives for them). Its
+    ``Parts`` says so with ``live = True``."""
+
+    def restrict(self, arc_mask: NDArray[np.bool_]) -> None:
+        """Price and separate from now on only the candidate parts over the arcs ``arc_mask`` (a subset of the
+        program's)."""
+
+    def include(self, heads: NDArray[np.int64], model: LPModel) -> None:
+        """Add the parts of the tree ``heads`` (over the node's arcs, none pruned) that the program lacks, so
+        that the restricted LP holds that tree whatever columns earlier nodes left."""
+
+    def node_columns(self, arc_mask: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+        """The family's part columns in the program, and whether each part is a candidate over ``arc_mask``
+        (the others are fixed at 0 at that node)."""

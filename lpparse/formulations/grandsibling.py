@@ -79,6 +79,7 @@ __all__ = [
     "grandsibling_program",
     "max_gsibs_per_tree",
     "solve_grandsibling",
+    "gsibs_over",
     "synthetic_gsib_scorer",
     "tree_gsibs",
 ]
@@ -104,6 +105,13 @@ def candidate_gsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> Q
     g, child = (v.astype(np.int64) for v in np.nonzero(arcs))
     arc, window = join_sorted(child, h)
     return g[arc], child[arc], a[window], b[window]
+
+
+def gsibs_over(arc_mask: NDArray[np.bool_], single_root: bool, parts: Quads) -> NDArray[np.bool_]:
+    """Which of ``parts`` are candidates over the arcs ``arc_mask`` (:func:`candidate_gsibs`, as a test)."""
+    arcs = np.asarray(arc_mask, bool) & allowed_mask_shape(arc_mask.shape[0])
+    g, h, a, b = parts
+    return arcs[g, h] & _token_windows(arcs, single_root)[h, a, b]
 
 
 def count_gsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> int:

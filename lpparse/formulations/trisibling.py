@@ -82,6 +82,7 @@ __all__ = [
     "synthetic_tsib_scorer",
     "trisibling_program",
     "tree_tsibs",
+    "tsibs_over",
 ]
 
 Quads = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
@@ -98,6 +99,13 @@ def candidate_tsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> Q
     h, x, a = (v.astype(np.int64) for v in np.nonzero(windows))  # lexicographic
     first, second = join_sorted(np.where(a != h, h * size + a, -1), h * size + x)
     return h[first], x[first], a[first], a[second]
+
+
+def tsibs_over(arc_mask: NDArray[np.bool_], single_root: bool, parts: Quads) -> NDArray[np.bool_]:
+    """Which of ``parts`` are candidates over the arcs ``arc_mask`` (:func:`candidate_tsibs`, as a test)."""
+    windows = csib_mask(arc_mask, single_root)
+    h, x, a, b = parts
+    return (a != h) & windows[h, x, a] & windows[h, a, b]
 
 
 def count_tsibs(arc_mask: NDArray[np.bool_], single_root: bool = False) -> int:

@@ -28,6 +28,7 @@ from the first round (an arc with no part is held at 0 by its CSibIn row).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -44,7 +45,7 @@ from lpparse.formulations.consecutive import (
 )
 from lpparse.lp.solution import Solution
 from lpparse.lp.views import LPModel
-from lpparse.ppc.families import Counted
+from lpparse.ppc.families import Counted, _copy_sharing
 from lpparse.ppc.parts import Binding
 
 __all__ = ["WINDOW_SLACK", "ConsecutiveSiblingFamily", "ConsecutiveSiblingParts"]
@@ -71,6 +72,7 @@ class ConsecutiveSiblingParts:
     arity = 3
     column_block = "zcs"
     pruned_block = None  # a pruned part has no column and needs no row
+    live = True
 
     def candidates(self, arc_mask: NDArray[np.bool_], single_root: bool) -> Index:
         return candidate_csibs(arc_mask, single_root)
@@ -113,9 +115,28 @@ class ConsecutiveSiblingFamily(Counted):
         self.tighten = binding.options.tighten
         self.complete = False
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> ConsecutiveSiblingFamily:
+        """A copy for another branch-and-bound node's master (:meth:`lpparse.ppc.live.LiveMaster.fork`): the
+        program (through ``memo``) and the family's own state copied; the score cache, the spec and the
+        bounds shared."""
+        return _copy_sharing(self, memo, (self.cache, self.spec, self._bound_first, self._bound_second))
+
     @property
     def added(self) -> int:
         return self.csibs.num_parts
+
+    def restrict(self, arc_mask: NDArray[np.bool_]) -> None:
+        """Price only the windows over the arcs ``arc_mask`` (a branch-and-bound node's)."""
+        self.mask = csib_mask(arc_mask & self.csibs.arc_mask, self.csibs.single_root)
+
+    def include(self, heads: NDArray[np.int64], model: LPModel) -> None:
+        """Add the windows of the tree ``heads`` that the program lacks."""
+        self._add(tree_csibs(heads))
+
+    def node_columns(self, arc_mask: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+        """The zcs columns, and whether each window is a candidate over ``arc_mask``."""
+        h, a, b = self.csibs.parts()
+        return self.csibs.lp.cols("zcs"), csib_mask(arc_mask, self.csibs.single_root)[h, a, b]
 
     def _add(self, parts: Index) -> None:
         """Add the candidate parts of ``parts`` that are neither present nor pruned (a -inf score: no column)."""

@@ -161,10 +161,11 @@ class ExactOptions:
     replaced by what is left of the search's); ``verify``: certify by :func:`check_proof` (the proof
     re-checked from its duals over the full program, built once: about a brute-force run's time more)
     instead of :func:`check_records`; ``warm_basis``: a node's first LP solve starts from its parent's final
-    basis, by label (:mod:`lpparse.lp.basis`), instead of cold; ``live_master``: with grandparent and sibling
-    families, the LP of every node below the root is bound changes on its parent's master, handed down or
-    copied (:mod:`lpparse.ppc.live`; off, a program per node takes 1.07x, 0.97x, 1.17x and 1.13x the time
-    on the Hungarian, Danish, Italian and English dev sets and 1.7x on random scores of n = 28;
+    basis, by label (:mod:`lpparse.lp.basis`), instead of cold; ``live_master``: with families that support it
+    (``Parts.live``: all of lpparse's), the LP of every node below the root is bound changes on its parent's
+    master, handed down or copied (:mod:`lpparse.ppc.live`; off, a program per node takes 1.07x, 0.97x,
+    1.17x and 1.13x the time on the Hungarian, Danish, Italian and English dev sets with grandparent models,
+    1.7x on random scores of n = 28, 1.36x on the Danish full model's branching sentences;
     ``keep_results`` then copies each node's program).
     """
 
@@ -186,8 +187,9 @@ class ExactOptions:
 
     def rule(self, parts: Sequence[Parts]) -> str:
         """The branching rule for these families: ``branching``, or for ``auto`` reliability branching
-        (``pseudocost``) when every family is a grandparent or sibling family (their nodes solve on live
-        masters, :mod:`lpparse.ppc.live`), else the most fractional arc (``arc``). Measured:
+        (``pseudocost``) when every family's nodes solve on live masters (:mod:`lpparse.ppc.live`) and says its
+        probes pay (``probes_pay``: grandparent and sibling families), else the most fractional arc
+        (``arc``). Measured:
 
         * grandparent models, the dev sentences whose root LP is fractional (CPU, both proofs re-checked;
           benchmarks/results/exact_branching_rules.md): ``pseudocost`` 1.23x ``arc`` on Hungarian (#152: 2.8 s
@@ -195,13 +197,15 @@ class ExactOptions:
           probes); 19.3 s against 21.2 s in all;
         * Danish grandparent + sibling model over pruned arcs: 404 against 377 tokens/s, all 578 proved
           (benchmarks/results/exact_siblings-da_ddt.md);
-        * Danish full model (consecutive siblings, grand- and tri-siblings; a program per node): 161 against
-          184 tokens/s, 577/578 proved either way (benchmarks/results/exact_full-da_ddt.md).
+        * Danish full model (consecutive siblings, grand- and tri-siblings), the 31 sentences of every third
+          that branch: on live masters 14.5 s against 7.9 s (a program per node: 161 against 184 tokens/s over
+          the dev set, benchmarks/results/exact_full-da_ddt.md).
 
         (``arc`` against ``gub``: exact_branching.md.)"""
         if self.branching != "auto":
             return self.branching
-        return "pseudocost" if LiveMaster.supports(parts) else "arc"
+        probes_pay = all(getattr(p, "probes_pay", False) for p in parts)
+        return "pseudocost" if LiveMaster.supports(parts) and probes_pay else "arc"
 
 
 def _rounded(result: PPCResult, mask: NDArray[np.bool_], single_root: bool) -> NDArray[np.int64]:

@@ -271,6 +271,17 @@ class GrandparentFamily(Counted):
     def inactive(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         return self.dead.inactive() if self.dead is not None else (_EMPTY, _EMPTY)
 
+    def restrict(self, arc_mask: NDArray[np.bool_]) -> None:
+        """Price and separate only the triples over the arcs ``arc_mask``: pricing reads the program's arcs,
+        so they become ``arc_mask`` (the program's arc columns outside it are fixed at 0 by the caller,
+        :class:`lpparse.ppc.live.LiveMaster`)."""
+        self.prog.arc_mask = arc_mask.copy()
+
+    def node_columns(self, arc_mask: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+        """The zgp columns, and whether both arcs of each triple are in ``arc_mask``."""
+        g, p, c = self.prog.triples()
+        return (self.prog.lp.cols("zgp") if g.size else g), arc_mask[g, p] & arc_mask[p, c]
+
     def include(self, heads: NDArray[np.int64], model: HighsModel) -> None:
         """Add the triples of the tree ``heads`` that the program lacks (with a tree's parts present, the
         restricted LP has that tree as a feasible point, whatever its other columns), and their arcs to the
@@ -401,6 +412,11 @@ class SiblingFamily(Counted):
         """Price and separate only the parts over the arcs ``arc_mask`` (a branch-and-bound node's, a subset of
         the program's: :class:`lpparse.ppc.live.LiveMaster`)."""
         self._mask = sibling_mask(arc_mask & self.sibs.arc_mask, self.sibs.single_root)
+
+    def node_columns(self, arc_mask: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+        """The zsib columns, and whether both arcs of each part are in ``arc_mask``."""
+        h, m, m2 = self.sibs.siblings()
+        return (self.sibs.lp.cols("zsib") if h.size else h), arc_mask[h, m] & arc_mask[h, m2]
 
     def include(self, heads: NDArray[np.int64], model: HighsModel) -> None:
         """Add the parts of the tree ``heads`` that the program lacks (as

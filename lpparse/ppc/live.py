@@ -20,17 +20,21 @@ parent's duals, they make its basis dual infeasible); GCG keeps such columns in 
 
 Per node, before the engine's loop (:class:`lpparse.colgen.Engine`, run again on its kept master):
 
-* **the node's arcs**: the grandparent family prices only parts over them (the program's ``arc_mask`` is the
-  node's), so the certificate is the one of the node's full LP, the ancestor's with the dropped arcs at 0;
-* **a feasible start**: the triples of the node's first-order best tree without pruned parts
+* **the node's arcs**: every family prices only parts over them (the program's ``arc_mask`` is the node's,
+  and each family restricts itself), and the columns of parts over dropped arcs are fixed at 0, so the
+  certificate is the one of the node's full LP, the ancestor's with the dropped arcs at 0;
+* **a feasible start**: the parts of the node's first-order best tree without pruned parts
   (:func:`lpparse.ppc.families.clean_tree`) enter if absent, so the restricted LP holds that tree whatever
   columns its ancestors left (a node without such a tree is solved on a program of its own, and adopted).
 
-The grandparent and sibling families support this (:meth:`LiveMaster.supports`; a sibling family prices only
-the parts over the node's arcs, :meth:`lpparse.ppc.families.SiblingFamily.restrict`), on any base: under
-``cycle-cuts`` the NoCycle rows its ancestors separated stay in the master (each valid for every tree). Node
-proofs are unchanged: duals by row label, which the checker reads against the full program with the node's
-bounds (:mod:`lpparse.ppc.proof`).
+Any family that can do these three things supports this (:class:`lpparse.colgen.family.NodeFamily`:
+``restrict``, ``include``, ``node_columns``; its ``Parts`` says ``live``, :meth:`LiveMaster.supports`):
+lpparse's grandparent, sibling, consecutive-sibling, tri-sibling and grand-sibling families, on any base:
+under ``cycle-cuts`` the NoCycle rows its ancestors separated stay in the master (each valid for every
+tree). Node proofs are unchanged: duals by row label, which the checker reads against the full program with
+the node's bounds, every column of a part that is no candidate over the node's arcs at 0
+(:mod:`lpparse.ppc.proof`). A family without ``live`` makes the search solve each node on a program of its
+own.
 
 **Measured** (``benchmarks/exact_ablation.py --option live_master``, the dev sentences whose root LP is
 fractional, trained grandparent models, CPU time, the same nodes, against a program per node; every proof
@@ -45,7 +49,9 @@ all on four n = 28 instances (0.98x to 3.5x each) and 1.27x on three of n = 30, 
 n = 40 within 120 s (``exact-gaussian-40-fork.md``). So :class:`lpparse.ppc.exact.ExactOptions` turns it on.
 (Before ArcGP rows were held back: Hungarian 1.08x, Danish 0.91x, ``exact_live_master-fork.md``. One master
 for the whole search: ``exact_live_master.md``, Hungarian 0.88x; on the root's own master,
-``exact_live_master-adopt.md``, 1.02x.)
+``exact_live_master-adopt.md``, 1.02x.) The Danish full model (consecutive siblings, tri- and grand-siblings,
+over arcs pruned as trained), the 31 sentences of every third dev sentence that branch: 7.9 s on live masters
+against 10.8 s with a program per node, the same 171 nodes (``arc`` branching).
 """
 
 from __future__ import annotations
@@ -59,14 +65,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.colgen import ColgenOptions, Engine, PartFamily
+from lpparse.colgen.family import NodeFamily
 from lpparse.formulations.arborescence import CycleCutFamily
 from lpparse.formulations.grandparent import GrandparentProgram
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.ppc.families import GrandparentFamily, SiblingFamily, clean_tree
+from lpparse.ppc.families import clean_tree
 from lpparse.ppc.loop import PPCResult, _result
-from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
+from lpparse.ppc.parts import Parts
 from lpparse.trees import NoTreeError
 
 __all__ = ["LiveMaster"]
@@ -87,9 +94,10 @@ class LiveMaster:
         model: HighsModel,
     ) -> None:
         self.own = [f for f in families if not isinstance(f, CycleCutFamily)]
-        if not self.own or not all(isinstance(f, (GrandparentFamily, SiblingFamily)) for f in self.own):
+        if not self.own or not all(isinstance(f, NodeFamily) for f in self.own):
             raise ValueError(
-                "a live master takes the grandparent and sibling families only (and the base's cycle cuts)"
+                "a live master takes part families that restrict themselves to a node's arcs only "
+                "(lpparse.colgen.family.NodeFamily: restrict, include, node_columns)"
             )
         self.s, self.single_root, self.options = arc_scores, single_root, options
         self.prog, self.families = prog, families
@@ -135,25 +143,24 @@ class LiveMaster:
 
     @staticmethod
     def supports(parts: Sequence[Parts]) -> bool:
-        """Whether a live master can run these families (grandparent and sibling families)."""
-        return bool(parts) and all(isinstance(p, (GrandparentParts, SiblingParts)) for p in parts)
+        """Whether a live master can run these families (each ``Parts`` says ``live``: it binds to a
+        :class:`lpparse.colgen.family.NodeFamily`)."""
+        return bool(parts) and all(getattr(p, "live", False) for p in parts)
 
     def _bound(self, mask: NDArray[np.bool_], model: HighsModel) -> None:
         """Make the program the node's over the arcs ``mask``: its families price over them, and the arcs
-        outside it are fixed at 0 with the triples and flows over them (the rows would force those to 0 anyway;
+        outside it are fixed at 0 with the parts and flows over them (the rows would force those to 0 anyway;
         as bounds, the simplex never pivots on them: 48 s instead of 60 s on the sentence of the module
-        docstring), the others freed; in the program and in HiGHS."""
+        docstring), the others freed; in the program and in HiGHS. A part column's upper bound is infinite
+        (its rows bound it)."""
         lp = self.prog.lp
         self.prog.arc_mask = mask.copy()
         upper = model.set_col_upper
         upper(self.z, np.where(mask[self.arcs], self.upper, 0.0))
-        g, p, c = self.prog.triples()
-        upper(lp.cols("zgp") if g.size else g, np.where(mask[g, p] & mask[p, c], np.inf, 0.0))
         for family in self.own:
-            if isinstance(family, SiblingFamily):
-                family.restrict(mask)
-                h, m, m2 = family.sibs.siblings()
-                upper(lp.cols("zsib") if h.size else h, np.where(mask[h, m] & mask[h, m2], np.inf, 0.0))
+            family.restrict(mask)
+            cols, allowed = family.node_columns(mask)
+            upper(cols, np.where(allowed, np.inf, 0.0))
         if self.phi.size:
             index = lp.var_blocks["phi"].index
             upper(self.phi, np.where(mask[index[:, -2], index[:, -1]], self.phi_upper, 0.0))

@@ -67,7 +67,10 @@ class Parts(Protocol):
     column block in the program, ``pruned_block`` that of the rows a part scored -inf gets instead of a column
     (None: it gets none). Optional: ``bf_below``, the candidate part count below which ``auto`` should run
     brute force on runs with this family (:func:`lpparse.ppc.loop.bf_below`; the default threshold when
-    absent)."""
+    absent); ``live``, True when :meth:`bind` gives a :class:`lpparse.colgen.family.NodeFamily`, whose runs
+    go on as branch-and-bound nodes on one master (:mod:`lpparse.ppc.live`; absent: a program per node);
+    ``probes_pay``, True when reliability branching's probes were measured to pay for themselves with this
+    family (:meth:`lpparse.ppc.exact.ExactOptions.rule`)."""
 
     name: str
     arity: int
@@ -146,6 +149,8 @@ class GrandparentParts:
     name = "grandparent"
     arity = 3
     column_block = "zgp"
+    live = True
+    probes_pay = True
     pruned_block = "PrunedGP"
 
     def __post_init__(self) -> None:
@@ -189,6 +194,8 @@ class SiblingParts:
     name = "sibling"
     arity = 3
     column_block = "zsib"
+    live = True
+    probes_pay = True
     pruned_block = "PrunedSib"
 
     def __post_init__(self) -> None:

@@ -45,12 +45,13 @@ from numpy.typing import NDArray
 from lpparse.colgen.cache import ScoreCache
 from lpparse.colgen.family import DualState, Priced, Separated, Warm
 from lpparse.colgen.options import DEGENERATE_MASTER
-from lpparse.formulations.consecutive import ConsecutiveSiblingProgram, DenseConsecutiveScorer
+from lpparse.formulations.consecutive import ConsecutiveSiblingProgram, DenseConsecutiveScorer, csib_mask
 from lpparse.formulations.grandsibling import (
     GrandSiblingProgram,
     candidate_gsibs,
     count_gsibs,
     grandsibling_program,
+    gsibs_over,
     max_gsibs_per_tree,
     tree_gsibs,
 )
@@ -61,11 +62,12 @@ from lpparse.formulations.trisibling import (
     max_tsibs_per_tree,
     tree_tsibs,
     trisibling_program,
+    tsibs_over,
 )
 from lpparse.lp.solution import Solution
 from lpparse.lp.views import LPModel
 from lpparse.ppc.consecutive import WINDOW_SLACK, ConsecutiveSiblingParts
-from lpparse.ppc.families import Counted
+from lpparse.ppc.families import Counted, _copy_sharing
 from lpparse.ppc.parts import Binding
 
 __all__ = ["GrandSiblingFamily", "GrandSiblingParts", "TriSiblingFamily", "TriSiblingParts", "window_parts"]
@@ -119,10 +121,37 @@ class _WindowFamily(Counted):
         super().__init__(cache or spec.cache(prog.csibs.arc_mask, prog.csibs.single_root), candidates)
         self._new: Index = (_EMPTY,) * 4
         self.complete = False
+        #: the arcs priced over and their candidate windows (a branch-and-bound node's: :meth:`restrict`)
+        self._arcs = prog.csibs.arc_mask
+        self._windows = csib_mask(self._arcs, prog.csibs.single_root)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _WindowFamily:
+        """A copy for another branch-and-bound node's master (:meth:`lpparse.ppc.live.LiveMaster.fork`): the
+        program (through ``memo``) and the family's own state copied; the score cache and the spec shared."""
+        return _copy_sharing(self, memo, (self.cache, self.spec))
 
     @property
     def added(self) -> int:
         return self.prog.num_parts
+
+    def restrict(self, arc_mask: NDArray[np.bool_]) -> None:
+        """Price only the parts over the arcs ``arc_mask`` (a branch-and-bound node's)."""
+        csibs = self.prog.csibs
+        self._arcs = arc_mask & csibs.arc_mask
+        self._windows = csib_mask(self._arcs, csibs.single_root)
+
+    def include(self, heads: NDArray[np.int64], model: LPModel) -> None:
+        """Add the parts of the tree ``heads`` that the program lacks."""
+        self._add(self.spec.tree_parts(heads))
+
+    def node_columns(self, arc_mask: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+        """The family's columns, and whether each part is a candidate over ``arc_mask``."""
+        parts = self.prog.parts()
+        return self.prog.lp.cols(self.prog.block), self._over(arc_mask, parts)
+
+    def _over(self, arc_mask: NDArray[np.bool_], parts: Index) -> NDArray[np.bool_]:
+        """Which of ``parts`` are candidates over ``arc_mask``."""
+        raise NotImplementedError
 
     def _add(self, parts: Index) -> None:
         """Add the candidate parts of ``parts`` that are neither present nor pruned."""
@@ -254,6 +283,7 @@ class TriSiblingParts:
     bf_below = THIRD_ORDER_BF_BELOW
     column_block = "ztsib"
     pruned_block = None
+    live = True
 
     def candidates(self, arc_mask: NDArray[np.bool_], single_root: bool) -> Index:
         return candidate_tsibs(arc_mask, single_root)
@@ -290,6 +320,9 @@ class TriSiblingFamily(_WindowFamily):
         h, m = (v.astype(np.int64) for v in np.nonzero(self.prog.csibs.arc_mask))
         return h, h, m, h
 
+    def _over(self, arc_mask: NDArray[np.bool_], parts: Index) -> NDArray[np.bool_]:
+        return tsibs_over(arc_mask, self.prog.csibs.single_root, parts)  # type: ignore[arg-type]
+
     def pruned_arcs(self, heads: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """The arc h→a (a the middle child) of each of the tree's parts scored -inf."""
         h, x, a, b = tree_tsibs(heads)
@@ -301,7 +334,7 @@ class TriSiblingFamily(_WindowFamily):
             return Priced(0, -np.inf)
         bound_first, bound_second = self.cache.bounds()
         prog = self.prog
-        out_ok, in_ok = prog.out_row >= 0, prog.in_row >= 0
+        out_ok, in_ok = (prog.out_row >= 0) & self._windows, (prog.in_row >= 0) & self._windows
         absent = ~prog.csibs.present
         y_out, y_in = prog.node_duals(state.y)
         # parts into window w = ⟨h, a, b⟩: r <= B2[w] - y_In[w] - min_x y_Out[h, x, a]
@@ -360,6 +393,7 @@ class GrandSiblingParts:
     bf_below = THIRD_ORDER_BF_BELOW
     column_block = "zgsib"
     pruned_block = None
+    live = True
 
     def candidates(self, arc_mask: NDArray[np.bool_], single_root: bool) -> Index:
         return candidate_gsibs(arc_mask, single_root)
@@ -399,6 +433,9 @@ class GrandSiblingFamily(_WindowFamily):
         g = tree[h]
         return np.r_[g, g], np.r_[h, h], np.r_[h, m], np.r_[m, h]
 
+    def _over(self, arc_mask: NDArray[np.bool_], parts: Index) -> NDArray[np.bool_]:
+        return gsibs_over(arc_mask, self.prog.csibs.single_root, parts)  # type: ignore[arg-type]
+
     def pruned_arcs(self, heads: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """The arc g→h of each of the tree's parts scored -inf."""
         g, h, a, b = tree_gsibs(heads)
@@ -420,7 +457,7 @@ class GrandSiblingFamily(_WindowFamily):
         t_b = np.where(not_h, -y_flow, 0.0)
         side = (i[None, :] > i[:, None]).astype(np.int64)  # [h, b]: 1 when b is right of h
         t_start = -y_start[:, i[:, None], side]  # [g, h, b]
-        t_sum = np.where(prog.sum_row >= 0, -y_sum, -np.inf)
+        t_sum = np.where((prog.sum_row >= 0) & self._windows, -y_sum, -np.inf)
         return t_a, t_b, t_start, t_sum
 
     def price(self, state: DualState) -> Priced:
@@ -429,7 +466,7 @@ class GrandSiblingFamily(_WindowFamily):
         gha, ghb, hab = self.cache.bounds()
         prog = self.prog
         t_a, t_b, t_start, t_sum = self._terms(state.y)
-        arcs = prog.csibs.arc_mask.copy()
+        arcs = self._arcs.copy()
         arcs[:, 0] = False
         # parts over window w = ⟨h, a, b⟩: r <= B[h, a, b] + max_g t_a + max_g (t_b + start+) - y_Sum[w]
         heads = arcs[:, :, None]
