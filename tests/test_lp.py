@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import numpy as np
 import pytest
@@ -119,6 +120,25 @@ def test_certificate_rejects_tampered_primal_and_dual() -> None:
     noflow = lp.rows("NoFlow")
     bad_y[noflow[0]] = -1.0  # a <= row with a negative dual: dual infeasible
     assert certify_lp(lp, x, bad_y).dual_infeasibility > 1e-3
+
+
+def test_an_uncertified_mip_optimum_is_solved_again_without_presolve() -> None:
+    """A MIP that HiGHS reports optimal but lpparse's check does not certify is solved once more with presolve
+    off (HiGHS 1.15's presolve gave NaN values on tiny programs), and the presolve option is restored after."""
+    lp = single_commodity_flow(fractional_instance())
+    model = HighsModel(lp, mip=True)
+    before = model.highs.getOptionValue("presolve")[1]
+    run, seen = model._run, []
+
+    def first_uncertified(certify: bool):
+        seen.append(model.highs.getOptionValue("presolve")[1])
+        sol = run(certify)
+        return dataclasses.replace(sol, certificate=None) if len(seen) == 1 else sol
+
+    model._run = first_uncertified  # type: ignore[method-assign]
+    sol = model.solve()
+    assert seen == [before, "off"] and sol.certified
+    assert model.highs.getOptionValue("presolve")[1] == before
 
 
 def test_statuses_are_never_certified() -> None:

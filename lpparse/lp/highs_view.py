@@ -484,7 +484,7 @@ class HighsModel:
         """
         sol = self._run(certify)
         if certify and self.mip and sol.status is Status.OPTIMAL and not sol.certified:
-            presolve = self.highs.getOptionValue("presolve")
+            presolve = self.highs.getOptionValue("presolve")[1]
             self.highs.setOptionValue("presolve", "off")
             try:
                 sol = self._run(certify)
