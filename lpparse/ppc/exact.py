@@ -195,11 +195,10 @@ class ExactOptions:
           benchmarks/results/exact_branching_rules.md): ``pseudocost`` 1.23x ``arc`` on Hungarian (#152: 2.8 s
           against 4.5 s), 1.13x Danish, 0.87x English, 0.71x Italian (searches of 3-17 nodes pay for their
           probes); 19.3 s against 21.2 s in all;
-        * Danish grandparent + sibling model over pruned arcs: 404 against 377 tokens/s, all 578 proved
+        * Danish grandparent + sibling model over pruned arcs: 352 against 330 tokens/s, all 578 proved
           (benchmarks/results/exact_siblings-da_ddt.md);
-        * Danish full model (consecutive siblings, grand- and tri-siblings), the 31 sentences of every third
-          that branch: on live masters 14.5 s against 7.9 s (a program per node: 161 against 184 tokens/s over
-          the dev set, benchmarks/results/exact_full-da_ddt.md).
+        * Danish full model (consecutive siblings, grand- and tri-siblings) on live masters: 135 against 173
+          tokens/s over the dev set, 577/578 proved either way (benchmarks/results/exact_full-da_ddt.md).
 
         (``arc`` against ``gub``: exact_branching.md.)"""
         if self.branching != "auto":
