@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from ppc import LANGUAGE, combine, commands_line, dev_files, run_header, treebank_parser, write_results
+from ppc import LANGUAGE, add_combine, commands_line, run_treebanks, treebank_parser
 from pruning import certified_tree
 
 from lpparse.corpus import read_treebank
@@ -131,20 +131,9 @@ def main() -> None:
     parser.add_argument("--model", default="2s-lp", help="model suffix: <treebank>-<model>.npz")
     parser.add_argument("--branching", nargs="+", choices=BRANCHING, default=["arc", "pseudocost"])
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds a sentence for exact decoding")
-    parser.add_argument(
-        "--combine", type=Path, nargs="+", default=None, metavar="JSON",
-        help="write --out from the JSON results of dev sets run separately (no run)",
-    )
+    add_combine(parser)
     args = parser.parse_args()
-    if args.combine:
-        result = combine(args.combine, ("machine", "python", "time_limit"))
-    else:
-        result = {
-            **run_header("exact_siblings.py"),
-            "time_limit": args.time_limit,
-            "treebanks": [run_treebank(p, args) for p in dev_files(args)],
-        }
-    write_results(result, args.out, markdown(result))
+    run_treebanks("exact_siblings.py", args, run_treebank, markdown, {"time_limit": args.time_limit})
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ppc import LANGUAGE, combine, commands_line, dev_files, run_header, treebank_parser, write_results
+from ppc import LANGUAGE, add_combine, commands_line, run_treebanks, treebank_parser
 
 from lpparse.corpus import read_treebank
 from lpparse.parsing import decode_sentence
@@ -92,21 +92,9 @@ def main() -> None:
     parser.add_argument("--models-suffixes", nargs="+", default=["2", "2s-lp"], metavar="SUFFIX")
     parser.add_argument("--decoders", nargs="+", default=["auto"])
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds a sentence")
-    parser.add_argument(
-        "--combine", type=Path, nargs="+", default=None, metavar="JSON",
-        help="write --out from the JSON results of dev sets run separately (no run)",
-    )
+    add_combine(parser)
     args = parser.parse_args()
-    if args.combine:
-        result = combine(args.combine, ("machine", "python", "time_limit"))
-    else:
-        result = {
-            **run_header("longest.py"),
-            "time_limit": args.time_limit,
-            "treebanks": [run_treebank(p, args) for p in dev_files(args)],
-        }
-    write_results(result, args.out, markdown(result))
-
+    run_treebanks("longest.py", args, run_treebank, markdown, {"time_limit": args.time_limit})
 
 if __name__ == "__main__":
     main()

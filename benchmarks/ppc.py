@@ -291,15 +291,30 @@ def combine(paths: list[Path], keys: tuple[str, ...], per_treebank: tuple[str, .
     return result
 
 
+def add_combine(parser: argparse.ArgumentParser) -> None:
+    """``--combine``: merge the JSON results of dev sets run separately instead of running
+    (:func:`run_treebanks`)."""
+    parser.add_argument(
+        "--combine", type=Path, nargs="+", default=None, metavar="JSON",
+        help="write --out from the JSON results of dev sets run separately (no run)",
+    )
+
+
 def run_treebanks(
     script: str,
     args: argparse.Namespace,
     run: Callable[[Path, argparse.Namespace], dict[str, Any]],
     markdown: Callable[[dict[str, Any]], str],
+    header: dict[str, Any] | None = None,
 ) -> None:
-    """A treebank benchmark's run: ``run`` on every dev file of ``args``, the result written under
-    ``args.out`` as JSON and as ``markdown``."""
-    result = {**run_header(script), "treebanks": [run(p, args) for p in dev_files(args)]}
+    """A treebank benchmark's run: ``run`` on every dev file of ``args``, the result (with the fields of
+    ``header``) written under ``args.out`` as JSON and as ``markdown``; with ``args.combine``
+    (:func:`add_combine`), the parts it names merged instead."""
+    header = header or {}
+    if getattr(args, "combine", None):
+        result = combine(args.combine, ("machine", "python", *header))
+    else:
+        result = {**run_header(script), **header, "treebanks": [run(p, args) for p in dev_files(args)]}
     write_results(result, args.out, markdown(result))
 
 

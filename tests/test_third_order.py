@@ -6,6 +6,7 @@ alone and with every other family, BF / PPC / exact / proofs against brute force
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from unittest import mock
 
 import numpy as np
@@ -172,9 +173,9 @@ def test_ilp_is_the_best_tree_and_zero_scores_leave_the_window_lp_unchanged() ->
         assert zero.objective == pytest.approx(windows_only.objective, abs=1e-6)
 
 
-@settings(deadline=None, max_examples=16, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(2, 6), st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from(COMBOS))
-def test_bf_ppc_exact_against_brute_force(n: int, seed: int, single_root: bool, combo: str) -> None:
+def _instance(n: int, seed: int, single_root: bool, combo: str) -> tuple[np.ndarray, Callable[[], list], float]:
+    """Random arc scores, a maker of the same fresh families of ``combo`` (fresh counters each call), and the
+    best tree's score by brute force."""
     rng = np.random.default_rng(seed)
     s = random_arc_scores(n, rng, single_root=single_root)
     state = rng.bit_generator.state
@@ -183,7 +184,13 @@ def test_bf_ppc_exact_against_brute_force(n: int, seed: int, single_root: bool, 
         rng.bit_generator.state = state
         return _families(rng, n, combo)
 
-    best = _brute_force(s, parts(), single_root)
+    return s, parts, _brute_force(s, parts(), single_root)
+
+
+@settings(deadline=None, max_examples=16, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 6), st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from(COMBOS))
+def test_bf_ppc_exact_against_brute_force(n: int, seed: int, single_root: bool, combo: str) -> None:
+    s, parts, best = _instance(n, seed, single_root, combo)
     if np.isneginf(best):
         return
     counted = candidate_parts(s, parts(), single_root)  # third-order families count without enumerating
@@ -208,15 +215,7 @@ def test_window_families_on_live_masters(branching: str, n: int, seed: int, sing
     nodes on live masters (:mod:`lpparse.ppc.live`): every node below the root solves on its parent's master
     or a copy, with brute force's optimum and a proof that checks, and no node's bound is below the best tree
     over its arcs; a program per node gives the same optimum."""
-    rng = np.random.default_rng(seed)
-    s = random_arc_scores(n, rng, single_root=single_root)
-    state = rng.bit_generator.state
-
-    def parts() -> list:
-        rng.bit_generator.state = state
-        return _families(rng, n, combo)
-
-    best = _brute_force(s, parts(), single_root)
+    s, parts, best = _instance(n, seed, single_root, combo)
     if np.isneginf(best):
         return
     options = ExactOptions(branching=branching, keep_results=True)
