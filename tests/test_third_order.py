@@ -5,6 +5,7 @@ alone and with every other family, BF / PPC / exact / proofs against brute force
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable
 from unittest import mock
@@ -229,6 +230,24 @@ def test_window_families_on_live_masters(branching: str, n: int, seed: int, sing
             assert node.bound >= _brute_force(np.where(node.mask, s, -np.inf), parts(), single_root) - 1e-6
     own = exact_search(s, parts(), single_root, options=ExactOptions(branching=branching, live_master=False))
     assert own.certified and own.objective == pytest.approx(best, abs=1e-6)
+
+
+def test_a_family_without_live_gets_a_program_per_node() -> None:
+    """A family whose ``Parts`` does not say ``live`` (one written outside lpparse, say) makes every node solve
+    on a program of its own, with the most fractional arc, and the same proved optimum."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Outside(TriSiblingParts):
+        live = False
+
+    s, parts, best = _instance(5, 1, False, "third")
+    outside = [Outside(p.scorer) if isinstance(p, TriSiblingParts) else p for p in parts()]
+    assert not LiveMaster.supports(outside) and ExactOptions().rule(outside) == "arc"
+    with mock.patch.object(LiveMaster, "solve", autospec=True, side_effect=LiveMaster.solve) as live:
+        result = exact_search(s, outside, False, options=ExactOptions(verify=True))
+    assert live.call_count == 0 and result.stats.nodes > 1
+    assert result.certified and result.objective == pytest.approx(best, abs=1e-6)
+    assert check_proof(s, outside, result) is None
 
 
 def test_grand_sibling_parts_by_hand() -> None:
