@@ -272,10 +272,8 @@ class GrandparentFamily(Counted):
         return self.dead.inactive() if self.dead is not None else (_EMPTY, _EMPTY)
 
     def restrict(self, arc_mask: NDArray[np.bool_]) -> None:
-        """Price and separate only the triples over the arcs ``arc_mask``: pricing reads the program's arcs,
-        so they become ``arc_mask`` (the program's arc columns outside it are fixed at 0 by the caller,
-        :class:`lpparse.ppc.live.LiveMaster`)."""
-        self.prog.arc_mask = arc_mask.copy()
+        """Nothing of the family's own: it prices and separates over the program's arcs, which the live master
+        that owns the program makes the node's (:meth:`lpparse.ppc.live.LiveMaster.solve`)."""
 
     def node_columns(self, arc_mask: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
         """The zgp columns, and whether both arcs of each triple are in ``arc_mask``."""
