@@ -22,6 +22,7 @@ from lpparse.formulations.grandsibling import (
     candidate_gsibs,
     check_gsib_batch,
     count_gsibs,
+    gsibs_over,
     max_gsibs_per_tree,
     solve_grandsibling,
     tree_gsibs,
@@ -34,6 +35,7 @@ from lpparse.formulations.trisibling import (
     max_tsibs_per_tree,
     solve_trisibling,
     tree_tsibs,
+    tsibs_over,
 )
 from lpparse.oracles.brute_force import enumerate_trees
 from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, exact_search, solve_lp
@@ -113,6 +115,9 @@ def test_candidates_count_and_tree_parts_match_their_definitions(single_root: bo
         }
         got = list(zip(*(v.tolist() for v in candidate_tsibs(mask, single_root))))
         assert got == sorted(want) and count_tsibs(mask, single_root) == len(want)
+        every = np.array(list(itertools.product(range(n + 1), repeat=4))).T  # the membership test agrees
+        over = tsibs_over(mask, single_root, tuple(every))
+        assert {tuple(q) for q in every.T[over].tolist()} == want
         for heads in enumerate_trees(n, single_root):
             parts = tree_tsibs(heads)
             assert parts[0].size == n  # one part per token, its middle child
@@ -272,6 +277,9 @@ def test_grand_sibling_candidates_count_and_tree_parts(single_root: bool) -> Non
         }
         got = list(zip(*(v.tolist() for v in candidate_gsibs(mask, single_root))))
         assert got == sorted(want) and count_gsibs(mask, single_root) == len(want)
+        every = np.array(list(itertools.product(range(n + 1), repeat=4))).T  # the membership test agrees
+        over = gsibs_over(mask, single_root, tuple(every))
+        assert {tuple(q) for q in every.T[over].tolist()} == want
         most = 0
         for heads in enumerate_trees(n, single_root):
             parts = tree_gsibs(heads)
