@@ -523,7 +523,8 @@ class _Search:
         :data:`STRONG_ITERATIONS` dual simplex iterations per child), and what each child's value fell by
         is recorded as a pseudo-cost. A child probed below the incumbent counts as falling to it; an arc
         both of whose children do is returned at once, unprobed candidates left (no arc can score more at
-        this node), else None: the pseudo-costs choose."""
+        this node), else None: the pseudo-costs choose. Probing stops at the search's deadline, as node LPs
+        do."""
         assert self.pseudo is not None
         t0 = time.perf_counter()
         prog, z = result.program, np.where(mask, result.arc_values(), 0.0)
@@ -531,6 +532,8 @@ class _Search:
         arcs = self.pseudo.ranked(z, mask & shared)[:STRONG_CANDIDATES]
         value = float(result.solution.objective)
         for h, m in arcs:
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
+                break  # out of time: the pseudo-costs choose (the search stops before the next node)
             if self.pseudo.count[:, h, m].min() >= RELIABLE:
                 continue
             others = np.flatnonzero(mask[:, m] & (prog.z_col[:, m] >= 0))
