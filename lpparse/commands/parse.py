@@ -93,10 +93,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--sibling-preset",
-        choices=("martins", "all"),
+        choices=("martins", "all", "triangles"),
         default=None,
         help="ppc, bf, auto and exact decoders on a model with siblings: sibling constraint families (default "
-        "martins: ArcSib, SibArc; all adds SibClique)",
+        "martins: ArcSib, SibArc, and triangles for exact; all adds SibClique; triangles adds the SibTriangle "
+        "cuts, separated)",
     )
     parser.add_argument(
         "--no-siblings",

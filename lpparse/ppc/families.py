@@ -35,7 +35,7 @@ restricted LP is then the full LP).
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -45,7 +45,7 @@ from lpparse.colgen.cache import ScoreCache
 from lpparse.colgen.family import DualState, PartFamily, Priced, Separated, Warm
 from lpparse.formulations.arborescence import arc_matrix
 from lpparse.formulations.grandparent import GrandparentProgram
-from lpparse.formulations.sibling import SiblingProgram, sibling_program
+from lpparse.formulations.sibling import SiblingProgram, sibling_program, violated_triangles
 from lpparse.lp.solution import Solution
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.dead_arcs import DeadArcs
@@ -70,6 +70,10 @@ GPArcDuals = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDAr
 _EMPTY = np.empty(0, np.int64)
 NO_GPARC: GPArcDuals = (_EMPTY, _EMPTY, _EMPTY, np.empty(0))
 _NONE: Triples = (_EMPTY, _EMPTY, _EMPTY)
+#: SibTriangle separation: the violation a row needs, and at most this many rows per token a round
+TRIANGLE_TOL = 1e-4
+TRIANGLES_PER_TOKEN = 4
+_NONE5 = np.zeros((0, 5), np.int64)
 
 
 def _arc_slack(
@@ -398,6 +402,7 @@ class SiblingFamily(Counted):
         #: ArcSib rows held back until violated (SiblingParts.lazy_arcsib), and those this round adds
         self._lazy = spec.lazy_arcsib and "ArcSib" in self.sibs.families
         self._rows: Triples = _NONE
+        self._triangles = _NONE5  #: the SibTriangle rows this round adds
         (self._bound_hm,) = cache.bounds()  # first, as GrandparentFamily's
 
     def __deepcopy__(self, memo: dict[int, Any]) -> SiblingFamily:
@@ -593,9 +598,59 @@ class SiblingFamily(Counted):
             max_violation = max(max_violation, float(row_excess[~cut].max(initial=-np.inf)))
             rows += int(cut.sum())
             infeasible = infeasible or bool(cut.any())
+        self._triangles = self._separate_triangles(state, z)
+        rows += len(self._triangles)
+        infeasible = infeasible or bool(len(self._triangles))
         return Separated(ch.size - int(pruned.sum()), rows, max_violation, infeasible)
 
+    def _separate_triangles(self, state: DualState, z: NDArray[np.float64]) -> NDArray[np.int64]:
+        """The SibTriangle rows to add (the most violated ones, at most TRIANGLES_PER_TOKEN·n), over parts with
+        a column or pruned; none without the family. They are cuts, valid for every tree, outside the LP
+        that the certificate is about: what stays out is not in ``max_violation``."""
+        sibs = self.sibs
+        if "SibTriangle" not in sibs.families or sibs.num_siblings == 0:
+            return _NONE5
+        y = np.zeros(sibs.present.shape)
+        h, m, m2 = sibs.siblings()
+        y[h, m, m2] = state.x[sibs.lp.cols("zsib")]
+        index, excess = violated_triangles(z, y, sibs.present | sibs.pruned, TRIANGLE_TOL)
+        block = sibs.lp.con_blocks.get("SibTriangle")
+        if block is not None and len(index):
+            new = block.find(index) < 0
+            index, excess = index[new], excess[new]
+        limit = TRIANGLES_PER_TOKEN * (z.shape[0] - 1)
+        if len(index) > limit:
+            index = index[np.argsort(-excess, kind="stable")[:limit]]
+        return index
+
+    def add_named_rows(self, duals: Iterable[Mapping[str, tuple[NDArray[np.int64], Any]]]) -> None:
+        """Add the SibTriangle rows that the labels of ``duals`` name (a proof's full program,
+        :class:`lpparse.ppc.proof.ProofProgram`, holding every candidate part): each is built from its label
+        [h, a, b, c, kind], valid for every tree whatever the label says; a label that names no triangle of
+        candidate parts names no row here (its dual then counts as 0)."""
+        sibs = self.sibs
+        if "SibTriangle" not in sibs.families:
+            return
+        found = [np.asarray(d["SibTriangle"][0]) for d in duals if d is not None and "SibTriangle" in d]
+        index = np.unique(
+            np.concatenate([f.reshape(-1, 5) for f in found if f.size % 5 == 0] or [_NONE5]), axis=0
+        )
+        size = sibs.present.shape[0]
+        index = index.astype(np.int64)
+        h, a, b, c, kind = index.T
+        ok = (index >= 0).all(axis=1) & (index[:, :4] < size).all(axis=1) & (a < b) & (b < c) & (kind < 4)
+        h, a, b, c = (np.where(ok, t, 0) for t in (h, a, b, c))
+        known = sibs.present | sibs.pruned
+        ok &= known[h, a, b] & known[h, a, c] & known[h, b, c]
+        block = sibs.lp.con_blocks.get("SibTriangle")
+        if block is not None and ok.any():
+            ok[ok] = block.find(index[ok]) < 0
+        if ok.any():
+            sibs.add_triangle_rows(index[ok])
+
     def commit(self, model: HighsModel) -> None:
+        if len(self._triangles):
+            self.sibs.add_triangle_rows(self._triangles)
         self.sibs.add_arcsib_rows(*self._rows)
         h, m, m2 = self._new
         self.sibs.add_siblings(h, m, m2, self._new_scores, arcsib=not self._lazy)

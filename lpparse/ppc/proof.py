@@ -7,7 +7,9 @@ candidate part of every family (what brute force solves), and derives each node'
 alone: columns that the node's arcs do not allow (its dropped arcs, their flow columns, the parts over them)
 are fixed at 0. On the cycle-cut base the full program also holds every NoCycle row that a recorded dual or
 ray names: such a row's label is its token set S, and the checker builds Σ_{h,m in S} z[h,m] <= |S| - 1 from
-it (valid for every tree, whatever S is). Every row of the full program is valid for every tree, so for any
+it (valid for every tree, whatever S is); likewise every SibTriangle row that a label [h, a, b, c, kind] names
+(:meth:`lpparse.ppc.families.SiblingFamily.add_named_rows`). Every row of the full program is valid for every
+tree, so for any
 duals y and any tree x of the node (with its parts and flows), weak duality gives
 
     c·x = yᵀAx + dᵀx <= Σ_i max(y_i L_i, y_i U_i) + Σ_j max(d_j l_j, d_j u_j),    d = c - Aᵀy,
@@ -108,6 +110,7 @@ class ProofProgram:
         separated: Iterable[LabelledDuals] = (),
     ) -> None:
         self.s, self.parts, self.single_root, self.base = arc_scores, list(parts), single_root, base
+        separated = list(separated)
         prog = arc_program(arc_scores, single_root, base)
         if prog.lp.formulation == "cycle-cuts":
             add_subtour_cuts(prog.lp, _token_sets(separated, arc_scores.shape[0]))
@@ -116,6 +119,10 @@ class ProofProgram:
         for family in families:
             family.tree = None  # every candidate part
             family.seed()
+        for family in families:  # the separated rows of a family (SibTriangle) that the labels name
+            named = getattr(family, "add_named_rows", None)
+            if named is not None:
+                named(separated)
         self.lp = prog.lp
         self.A_T = self.lp.A.T.tocsr()
         self.n = arc_scores.shape[0] - 1
