@@ -12,13 +12,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lpparse.formulations.arborescence import FORMULATIONS
-from lpparse.formulations.sibling import TRIANGLE_COEFFICIENTS, sibling_program, violated_triangles
+from lpparse.formulations.grandparent import grandparent_program
+from lpparse.formulations.sibling import sibling_program
+from lpparse.formulations.triangles import (
+    TRIANGLE_COEFFICIENTS,
+    add_cross_triangles,
+    add_sibling_triangles,
+    violated_cross_triangles,
+    violated_sibling_triangles,
+)
 from lpparse.oracles import all_trees
 from lpparse.oracles.brute_force import brute_force
 from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, parse_exact, solve_lp
 from lpparse.ppc.exact import EXACT_SIBLING_PRESET, ExactOptions, check_exact
 from lpparse.ppc.proof import ProofProgram
-from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
+from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, candidate_triples
 
 TOL = 1e-9
 
@@ -49,7 +57,7 @@ def _every_triangle(prog) -> np.ndarray:
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_triangle_rows_hold_on_every_tree_and_each_is_tight_on_one(n: int, single_root: bool) -> None:
     lp, prog = _full_program(n, single_root)
-    rows = prog.add_triangle_rows(_every_triangle(prog))
+    rows = add_sibling_triangles(prog, _every_triangle(prog))
     assert rows.size == 4 * sum(
         len(list(itertools.combinations(np.flatnonzero(prog.z_col[h] >= 0), 3)))
         for h in range(n + 1)
@@ -63,6 +71,67 @@ def test_triangle_rows_hold_on_every_tree_and_each_is_tight_on_one(n: int, singl
     ax = lp.A[rows] @ x.T
     assert (ax <= lp.row_upper[rows, None] + TOL).all()
     assert np.isclose(ax, lp.row_upper[rows, None]).any(axis=1).all()  # none is loose on every tree
+
+
+@pytest.mark.parametrize("single_root", [False, True])
+@pytest.mark.parametrize("n", [3, 4])
+def test_cross_triangle_rows_hold_on_every_tree_and_each_is_tight_on_one(n: int, single_root: bool) -> None:
+    """Every GPSibTriangle row (arcs g→h, h→a, h→b; triples ⟨g,h,a⟩, ⟨g,h,b⟩; part ⟨h,a,b⟩) holds on every
+    tree with its grandparent and sibling parts, and each is met with equality by some tree."""
+    gp = grandparent_program(np.zeros((n + 1, n + 1)), "all", single_root)
+    sibs = sibling_program(gp.lp, "triangles")
+    g, p, c = candidate_triples(gp.arc_mask)
+    gp.add_triples(g, p, c, np.zeros(g.size))
+    h, m, m2 = sibs.candidates()
+    sibs.add_siblings(h, m, m2, np.zeros(h.size))
+    labels = [
+        (g, h, a, b, k)
+        for g, h, a, b in itertools.product(range(n + 1), range(1, n + 1), range(1, n + 1), range(1, n + 1))
+        if a < b and g not in (a, b, h) and gp.present[g, h, a] and gp.present[g, h, b] and sibs.present[h, a, b]
+        for k in range(4)
+    ]
+    assert labels
+    rows = add_cross_triangles(gp, sibs, labels)
+    lp = gp.lp
+    trees = all_trees(n, single_root)
+    x = np.zeros((len(trees), lp.num_cols))
+    x[np.arange(len(trees))[:, None], gp.z_col[trees[:, 1:], np.arange(1, n + 1)]] = 1.0
+    x[:, gp.triple_cols(g, p, c)] = (trees[:, p] == g) & (trees[:, c] == p)
+    x[:, sibs.sibling_cols(h, m, m2)] = (trees[:, m] == h) & (trees[:, m2] == h)
+    ax = lp.A[rows] @ x.T
+    assert (ax <= lp.row_upper[rows, None] + TOL).all()
+    assert np.isclose(ax, lp.row_upper[rows, None]).any(axis=1).all()
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(3, 6), st.integers(0, 2**32 - 1), st.floats(0.0, 0.5))
+def test_cross_separation_finds_the_most_violated_row_of_every_violated_triple(
+    n: int, seed: int, unknown: float
+) -> None:
+    """violated_cross_triangles against a loop over every arc g→h and pair of children of h."""
+    rng = np.random.default_rng(seed)
+    size = n + 1
+    z = np.where(rng.random((size, size)) < 0.3, 0.0, rng.random((size, size)))
+    gp, sib = rng.random((size,) * 3), rng.random((size,) * 3)
+    gp_known, sib_known = (rng.random((size,) * 3) >= unknown for _ in range(2))
+    tol = 1e-6
+    expected = {}
+    for g, h in itertools.product(range(size), range(size)):
+        if z[g, h] <= tol:
+            continue
+        kids = [m for m in range(size) if z[h, m] > tol and m != g]
+        for a, b in itertools.combinations(kids, 2):
+            if not (gp_known[g, h, a] and gp_known[g, h, b] and sib_known[h, a, b]):
+                continue
+            point = np.array([z[g, h], z[h, a], z[h, b], gp[g, h, a], gp[g, h, b], sib[h, a, b]])
+            excess = TRIANGLE_COEFFICIENTS @ point - np.array([1.0, 0, 0, 0])
+            if excess.max() > tol:
+                expected[(g, h, a, b)] = (int(excess.argmax()), excess.max())
+    index, excess = violated_cross_triangles(z, gp, gp_known, sib, sib_known, tol)
+    found = {tuple(r[:4]): (r[4], e) for r, e in zip(index.tolist(), excess)}
+    assert found.keys() == expected.keys()
+    for key, (kind, value) in expected.items():
+        assert found[key][0] == kind and found[key][1] == pytest.approx(value)
 
 
 def test_a_triangle_cuts_the_point_martins_rows_allow() -> None:
@@ -81,10 +150,10 @@ def test_a_triangle_cuts_the_point_martins_rows_allow() -> None:
     z[1, [2, 3, 4]] = 0.5
     y = np.zeros((n + 1,) * 3)
     y[1, 2, 3] = y[1, 2, 4] = 0.5
-    index, excess = violated_triangles(z, y, prog.present | prog.pruned, 1e-6)
+    index, excess = violated_sibling_triangles(z, y, prog.present | prog.pruned, 1e-6)
     np.testing.assert_array_equal(index, [[1, 2, 3, 4, 1]])
     assert excess == pytest.approx([0.5])
-    row = prog.add_triangle_rows(index)
+    row = add_sibling_triangles(prog, index)
     assert (lp.A[row] @ x)[0] - lp.row_upper[row][0] == pytest.approx(0.5)
 
 
@@ -109,7 +178,7 @@ def test_separation_finds_the_most_violated_row_of_every_violated_triangle(n: in
             excess = TRIANGLE_COEFFICIENTS @ point - np.array([1.0, 0, 0, 0])
             if excess.max() > tol:
                 expected[(h, a, b, c)] = (int(excess.argmax()), excess.max())
-    index, excess = violated_triangles(z, y, known, tol)
+    index, excess = violated_sibling_triangles(z, y, known, tol)
     found = {tuple(r[:4]): (r[4], e) for r, e in zip(index.tolist(), excess)}
     assert found.keys() == expected.keys()
     for key, (kind, value) in expected.items():
@@ -164,17 +233,24 @@ def test_triangles_close_a_fractional_root_and_the_proof_needs_them() -> None:
 
 def test_the_checker_builds_only_the_triangles_that_labels_name() -> None:
     """A label that names no triangle of candidate parts (children out of order, a kind beyond 3, a token
-    beyond the sentence, a non-candidate arc) adds no row; a good label adds its row once."""
+    beyond the sentence, a non-candidate arc, a grandparent that is a child) adds no row; a good label adds
+    its row once."""
     n = 5
     s = np.zeros((n + 1, n + 1))
     s[2, 3] = -np.inf  # 2 -> 3 is no candidate: parts <2, 3, ·> do not exist
-    parts = [SiblingParts(DenseSiblingScorer(np.zeros((n + 1,) * 3)), "triangles")]
+    cube = np.zeros((n + 1,) * 3)
+    parts = [GrandparentParts(DenseTripleScorer(cube)), SiblingParts(DenseSiblingScorer(cube), "triangles")]
     good = [1, 2, 4, 5, 3]
     bad = [[1, 4, 2, 5, 0], [1, 2, 4, 5, 4], [1, 2, 4, 9, 0], [2, 1, 3, 4, 0], [-1, 2, 4, 5, 0]]
-    labels = {"SibTriangle": (np.array([good, *bad, good]), np.ones(7))}
+    cross = [3, 1, 2, 4, 1]
+    cross_bad = [[2, 1, 2, 4, 0], [1, 2, 3, 4, 0], [3, 1, 4, 2, 0], [3, 1, 2, 4, 5], [1, 1, 2, 4, 0]]
+    labels = {
+        "SibTriangle": (np.array([good, *bad, good]), np.ones(7)),
+        "GPSibTriangle": (np.array([cross, *cross_bad]), np.ones(6)),
+    }
     full = ProofProgram(s, parts, False, "single-flow", [labels])
-    block = full.lp.con_blocks["SibTriangle"]
-    np.testing.assert_array_equal(block.index, [good])
-    row = block.positions[0]
-    coefficients = full.lp.A[row].toarray().ravel()
-    assert np.count_nonzero(coefficients) == 4 and full.lp.row_upper[row] == 0.0  # apex c: -z[2,5] + 3 parts
+    for name, label, nonzeros, rhs in (("SibTriangle", good, 4, 0.0), ("GPSibTriangle", cross, 4, 0.0)):
+        block = full.lp.con_blocks[name]
+        np.testing.assert_array_equal(block.index, [label])
+        row = block.positions[0]
+        assert np.count_nonzero(full.lp.A[row].toarray()) == nonzeros and full.lp.row_upper[row] == rhs

@@ -15,7 +15,7 @@ columns ``z[h,m]`` (:mod:`lpparse.formulations.arborescence`, or the ``lp`` of a
 * ``SibTriangle[h,a,b,c,k]`` for children a < b < c of h, separated (never built in full): with x_a, x_b,
   x_c the arcs z[h,·] and y_ab, y_ac, y_bc the parts zsib[h,·,·], k = 0: x_a + x_b + x_c - y_ab - y_ac -
   y_bc <= 1; k = 1, 2, 3 (apex a, b, c): y_ab + y_ac - y_bc <= x_a, y_ab + y_bc - y_ac <= x_b, y_ac + y_bc
-  - y_ab <= x_c (:data:`TRIANGLE_COEFFICIENTS`).
+  - y_ab <= x_c (:mod:`lpparse.formulations.triangles`).
 
 ArcSib and SibArc are the linearization of zsib = z[h,m] z[h,m'] (:mod:`lpparse.formulations.pairs`): on a
 tree they force zsib to the product, so the ILP's optima are the best trees. SibClique is valid for every
@@ -32,7 +32,7 @@ of the program below unchanged.
 SibTriangle rows are the triangle inequalities of the same polytope, facets of it (Padberg 1989,
 op. cit.): valid for every tree as zsib is the product of the arcs, and not implied by ArcSib and
 SibArc: x_a = x_b = x_c = 1/2 with y_ab = y_ac = 1/2 and y_bc = 0 satisfies both and violates the row of
-apex a by 1/2. There are 4 C(N_h, 3) of them per head, so they are cuts: :func:`violated_triangles` finds those the
+apex a by 1/2. There are 4 C(N_h, 3) of them per head, so they are cuts: :mod:`lpparse.formulations.triangles` finds those the
 current point violates over parts that have a column (or are pruned: zsib = 0 in every tree), and a row
 enters with its six coefficients only, so a part that enters later has none in it. A proof names each by its
 label, from which the checker rebuilds it (:mod:`lpparse.ppc.proof`). On the Danish grandparent + sibling
@@ -101,51 +101,6 @@ SIBLING_PRESETS: dict[str, tuple[str, ...]] = {
     "triangles": ("ArcSib", "SibArc", "SibTriangle"),
 }
 
-#: SibTriangle coefficients of (z[h,a], z[h,b], z[h,c], zsib[h,a,b], zsib[h,a,c], zsib[h,b,c]) per kind
-#: k = 0..3 (module docstring); the right-hand side is 1 for k = 0, else 0
-TRIANGLE_COEFFICIENTS = np.array(
-    [
-        [1.0, 1.0, 1.0, -1.0, -1.0, -1.0],
-        [-1.0, 0.0, 0.0, 1.0, 1.0, -1.0],
-        [0.0, -1.0, 0.0, 1.0, -1.0, 1.0],
-        [0.0, 0.0, -1.0, -1.0, 1.0, 1.0],
-    ]
-)
-
-
-def violated_triangles(
-    z: NDArray[np.float64], y: NDArray[np.float64], known: NDArray[np.bool_], tol: float
-) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """The most violated SibTriangle row of every triple of children a < b < c of a head h whose arcs are
-    all above ``tol`` in the point (arc values ``z``, (n+1, n+1); part values ``y``, (n+1)^3 with y[h,m,m']
-    for m < m'), when it is violated by more than ``tol`` and its three parts are ``known`` (a column or
-    pruned): (rows (k, 5) as [h, a, b, c, kind], violations (k,))."""
-    out, how = [], []
-    for h in np.flatnonzero((z > tol).sum(axis=1) >= 3):
-        kids = np.flatnonzero(z[h] > tol)
-        a, b, c = _triples(kids.size)
-        a, b, c = kids[a], kids[b], kids[c]
-        ok = known[h, a, b] & known[h, a, c] & known[h, b, c]
-        a, b, c = a[ok], b[ok], c[ok]
-        point = np.column_stack([z[h, a], z[h, b], z[h, c], y[h, a, b], y[h, a, c], y[h, b, c]])
-        excess = point @ TRIANGLE_COEFFICIENTS.T - np.array([1.0, 0.0, 0.0, 0.0])
-        kind = excess.argmax(axis=1)
-        worst = excess[np.arange(kind.size), kind]
-        cut = worst > tol
-        out.append(np.column_stack([np.full(cut.sum(), h), a[cut], b[cut], c[cut], kind[cut]]))
-        how.append(worst[cut])
-    if not out:
-        return np.zeros((0, 5), np.int64), np.zeros(0)
-    return np.concatenate(out).astype(np.int64), np.concatenate(how)
-
-
-def _triples(k: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """(a, b, c) with a < b < c over 0..k-1."""
-    a, b, c = np.meshgrid(np.arange(k), np.arange(k), np.arange(k), indexing="ij")
-    keep = (a < b) & (b < c)
-    return a[keep], b[keep], c[keep]
-
-
 def _ragged(counts: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(owner, within) of a ragged enumeration: item i owns ``counts[i]`` entries numbered 0..counts[i]-1."""
     owner = np.repeat(np.arange(counts.size), counts)
@@ -194,29 +149,6 @@ class SiblingProgram(OnArcs):
             self.lp, "ArcSib", index, Terms.columns(self.z_col[h, m]), Terms.columns(self.z_col[h, m2]), zsib
         )
         self.arcsib[h, m, m2] = True
-
-    def add_triangle_rows(self, index: ArrayLike) -> NDArray[np.int64]:
-        """Append ``SibTriangle[h, a, b, c, k]`` rows (a < b < c; module docstring) for the rows of ``index``
-        ((k, 5) ints); return them. Each of the three parts over h's children a, b, c has a column or is pruned
-        (zsib = 0 in every tree of the program): a row never names an absent part, so parts that enter later
-        have no coefficient in it."""
-        idx = np.asarray(index, dtype=np.int64).reshape(-1, 5)
-        h, a, b, c, kind = idx.T
-        if not ((a < b) & (b < c) & (kind >= 0) & (kind < 4)).all():
-            raise ValueError("a triangle row needs children a < b < c and a kind in 0..3")
-        pairs = ((a, b), (a, c), (b, c))
-        if not all((self.present[h, u, v] | self.pruned[h, u, v]).all() for u, v in pairs):
-            raise ValueError("a triangle row over a part without a column")
-        k = idx.shape[0]
-        arcs = np.column_stack([self.z_col[h, m] for m in (a, b, c)])
-        parts = np.column_stack([self.sibling_cols(h, u, v) for u, v in pairs])  # -1: pruned (zsib = 0)
-        cols = np.concatenate([arcs, parts], axis=1)
-        values = TRIANGLE_COEFFICIENTS[kind]
-        rows = np.repeat(np.arange(k), 6).reshape(k, 6)
-        keep = (cols >= 0) & (values != 0)
-        return self.lp.add_constraints(
-            "SibTriangle", idx, rows[keep], cols[keep], values[keep], upper=np.where(kind == 0, 1.0, 0.0)
-        )
 
     def candidates(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """(h, m, m') of every candidate part of the program's arcs and root rule."""

@@ -201,8 +201,9 @@ class ExactOptions:
           benchmarks/results/exact_branching_rules.md): ``pseudocost`` 1.23x ``arc`` on Hungarian (#152: 2.8 s
           against 4.5 s), 1.13x Danish, 0.87x English, 0.71x Italian (searches of 3-17 nodes pay for their
           probes); 19.3 s against 21.2 s in all;
-        * Danish grandparent + sibling model over pruned arcs: 352 against 330 tokens/s, all 578 proved
-          (benchmarks/results/exact_siblings-da_ddt.md);
+        * Danish grandparent + sibling model over pruned arcs: 352 against 330 tokens/s, all 578 proved,
+          under Martins et al.'s rows; with the triangle cuts 431 against 490 tokens/s
+          (benchmarks/results/exact_siblings-da_ddt.md), so the sibling family's probes pay without them only;
         * Danish full model (consecutive siblings, grand- and tri-siblings) on live masters: 135 against 173
           tokens/s over the dev set, 577/578 proved either way (benchmarks/results/exact_full-da_ddt.md).
 

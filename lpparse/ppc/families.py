@@ -45,7 +45,15 @@ from lpparse.colgen.cache import ScoreCache
 from lpparse.colgen.family import DualState, PartFamily, Priced, Separated, Warm
 from lpparse.formulations.arborescence import arc_matrix
 from lpparse.formulations.grandparent import GrandparentProgram
-from lpparse.formulations.sibling import SiblingProgram, sibling_program, violated_triangles
+from lpparse.formulations.sibling import SiblingProgram, sibling_program
+from lpparse.formulations.triangles import (
+    add_cross_triangles,
+    add_sibling_triangles,
+    cross_triangle_known,
+    sibling_triangle_known,
+    violated_cross_triangles,
+    violated_sibling_triangles,
+)
 from lpparse.lp.solution import Solution
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.dead_arcs import DeadArcs
@@ -382,6 +390,7 @@ class SiblingFamily(Counted):
 
     def __init__(self, prog: GrandparentProgram, spec: SiblingParts, binding: Binding) -> None:
         self.sibs = sibling_program(prog.lp, spec.preset)
+        self.gp = prog  #: the grandparent program the parts share their arcs with (GPSibTriangle rows)
         self.spec, self.tighten = spec, binding.options.tighten
         self.tree: NDArray[np.int64] | None = binding.first_order
         warm = binding.warm
@@ -402,7 +411,7 @@ class SiblingFamily(Counted):
         #: ArcSib rows held back until violated (SiblingParts.lazy_arcsib), and those this round adds
         self._lazy = spec.lazy_arcsib and "ArcSib" in self.sibs.families
         self._rows: Triples = _NONE
-        self._triangles = _NONE5  #: the SibTriangle rows this round adds
+        self._triangles: dict[str, NDArray[np.int64]] = {}  #: the triangle rows this round adds, by block
         (self._bound_hm,) = cache.bounds()  # first, as GrandparentFamily's
 
     def __deepcopy__(self, memo: dict[int, Any]) -> SiblingFamily:
@@ -599,58 +608,79 @@ class SiblingFamily(Counted):
             rows += int(cut.sum())
             infeasible = infeasible or bool(cut.any())
         self._triangles = self._separate_triangles(state, z)
-        rows += len(self._triangles)
-        infeasible = infeasible or bool(len(self._triangles))
+        rows += sum(len(index) for index in self._triangles.values())
+        infeasible = infeasible or bool(self._triangles)
         return Separated(ch.size - int(pruned.sum()), rows, max_violation, infeasible)
 
-    def _separate_triangles(self, state: DualState, z: NDArray[np.float64]) -> NDArray[np.int64]:
-        """The SibTriangle rows to add (the most violated ones, at most TRIANGLES_PER_TOKEN·n), over parts with
-        a column or pruned; none without the family. They are cuts, valid for every tree, outside the LP
-        that the certificate is about: what stays out is not in ``max_violation``."""
+    def _crossed(self) -> bool:
+        """Whether GPSibTriangle rows apply: SibTriangle is on and the program has grandparent triples."""
+        return "zgp" in self.gp.lp.var_blocks
+
+    def _separate_triangles(self, state: DualState, z: NDArray[np.float64]) -> dict[str, NDArray[np.int64]]:
+        """The SibTriangle and GPSibTriangle rows to add (:mod:`lpparse.formulations.triangles`), the most
+        violated ones, at most TRIANGLES_PER_TOKEN·n of each; none without SibTriangle. They are cuts, valid
+        for every tree, outside the LP that the certificate is about: what stays out is not in
+        ``max_violation``."""
         sibs = self.sibs
         if "SibTriangle" not in sibs.families or sibs.num_siblings == 0:
-            return _NONE5
+            return {}
         y = np.zeros(sibs.present.shape)
-        h, m, m2 = sibs.siblings()
-        y[h, m, m2] = state.x[sibs.lp.cols("zsib")]
-        index, excess = violated_triangles(z, y, sibs.present | sibs.pruned, TRIANGLE_TOL)
-        block = sibs.lp.con_blocks.get("SibTriangle")
-        if block is not None and len(index):
-            new = block.find(index) < 0
-            index, excess = index[new], excess[new]
+        y[sibs.siblings()] = state.x[sibs.lp.cols("zsib")]
+        sib_known = sibs.present | sibs.pruned
+        found = {"SibTriangle": violated_sibling_triangles(z, y, sib_known, TRIANGLE_TOL)}
+        if self._crossed() and self.gp.num_triples:
+            gp = np.zeros(y.shape)
+            gp[self.gp.triples()] = self.gp.triple_values(state.x)
+            found["GPSibTriangle"] = violated_cross_triangles(
+                z, gp, self.gp.present | self.gp.pruned, y, sib_known, TRIANGLE_TOL
+            )
         limit = TRIANGLES_PER_TOKEN * (z.shape[0] - 1)
-        if len(index) > limit:
-            index = index[np.argsort(-excess, kind="stable")[:limit]]
-        return index
+        out = {}
+        for name, (index, excess) in found.items():
+            block = sibs.lp.con_blocks.get(name)
+            if block is not None and len(index):
+                new = block.find(index) < 0
+                index, excess = index[new], excess[new]
+            if len(index) > limit:
+                index = index[np.argsort(-excess, kind="stable")[:limit]]
+            if len(index):
+                out[name] = index
+        return out
+
+    def _add_triangles(self, rows: Mapping[str, NDArray[np.int64]]) -> None:
+        if "SibTriangle" in rows:
+            add_sibling_triangles(self.sibs, rows["SibTriangle"])
+        if "GPSibTriangle" in rows:
+            add_cross_triangles(self.gp, self.sibs, rows["GPSibTriangle"])
 
     def add_named_rows(self, duals: Iterable[Mapping[str, tuple[NDArray[np.int64], Any]]]) -> None:
-        """Add the SibTriangle rows that the labels of ``duals`` name (a proof's full program,
-        :class:`lpparse.ppc.proof.ProofProgram`, holding every candidate part): each is built from its label
-        [h, a, b, c, kind], valid for every tree whatever the label says; a label that names no triangle of
-        candidate parts names no row here (its dual then counts as 0)."""
-        sibs = self.sibs
-        if "SibTriangle" not in sibs.families:
+        """Add the SibTriangle and GPSibTriangle rows that the labels of ``duals`` name (a proof's full
+        program, :class:`lpparse.ppc.proof.ProofProgram`, holding every candidate part): each is built from
+        its label, valid for every tree whatever the label says; a label that names no triangle of candidate
+        parts names no row here (its dual then counts as 0)."""
+        if "SibTriangle" not in self.sibs.families:
             return
-        found = [np.asarray(d["SibTriangle"][0]) for d in duals if d is not None and "SibTriangle" in d]
-        index = np.unique(
-            np.concatenate([f.reshape(-1, 5) for f in found if f.size % 5 == 0] or [_NONE5]), axis=0
-        )
-        size = sibs.present.shape[0]
-        index = index.astype(np.int64)
-        h, a, b, c, kind = index.T
-        ok = (index >= 0).all(axis=1) & (index[:, :4] < size).all(axis=1) & (a < b) & (b < c) & (kind < 4)
-        h, a, b, c = (np.where(ok, t, 0) for t in (h, a, b, c))
-        known = sibs.present | sibs.pruned
-        ok &= known[h, a, b] & known[h, a, c] & known[h, b, c]
-        block = sibs.lp.con_blocks.get("SibTriangle")
-        if block is not None and ok.any():
-            ok[ok] = block.find(index[ok]) < 0
-        if ok.any():
-            sibs.add_triangle_rows(index[ok])
+        duals = list(duals)
+        rows = {}
+        for name, known in (
+            ("SibTriangle", lambda idx: sibling_triangle_known(self.sibs, idx)),
+            ("GPSibTriangle", lambda idx: cross_triangle_known(self.gp, self.sibs, idx)),
+        ):
+            if name == "GPSibTriangle" and not self._crossed():
+                continue
+            found = [np.asarray(d[name][0]) for d in duals if d is not None and name in d]
+            index = np.concatenate([f.reshape(-1, 5) for f in found if f.size % 5 == 0] or [_NONE5])
+            index = np.unique(index.astype(np.int64), axis=0)
+            ok = known(index)
+            block = self.sibs.lp.con_blocks.get(name)
+            if block is not None and ok.any():
+                ok[ok] = block.find(index[ok]) < 0
+            if ok.any():
+                rows[name] = index[ok]
+        self._add_triangles(rows)
 
     def commit(self, model: HighsModel) -> None:
-        if len(self._triangles):
-            self.sibs.add_triangle_rows(self._triangles)
+        self._add_triangles(self._triangles)
         self.sibs.add_arcsib_rows(*self._rows)
         h, m, m2 = self._new
         self.sibs.add_siblings(h, m, m2, self._new_scores, arcsib=not self._lazy)
