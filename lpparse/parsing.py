@@ -13,7 +13,7 @@ from lpparse.corpus import UAS, Sentence, corpus_uas
 from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
 from lpparse.ppc.third_order import window_parts
 from lpparse.scores import ScoreFile
-from lpparse.scoring.model import Model
+from lpparse.scoring.model import BOUNDS, Model
 from lpparse.workers import chunk_size, ordered_map
 
 __all__ = [
@@ -119,13 +119,13 @@ def parse(
     sentences: Sequence[Sentence],
     decoder: str | None = None,
     progress: bool = False,
-    bounds: str = "sentence",
+    bounds: str = "auto",
     workers: int = 1,
     scheduler: Any = None,
     **options: Any,
 ) -> list[DecodeResult]:
     """Decode every sentence with ``decoder`` (default :func:`default_decoder`) under the model's root rule;
-    ``bounds``: the triple scorer's factorized bounds (:data:`lpparse.scoring.model.BOUNDS`). A model's
+    ``bounds``: the triple scorer's factorized bounds (:data:`PARSE_BOUNDS`). A model's
     sibling parts go to the decoders that take them (:func:`lpparse.decoding.decode`) unless ``options``
     has ``siblings=False``, its consecutive-sibling parts to the decoders that take part families unless it
     has ``consecutive=False`` (:func:`decode_sentence`). ``workers`` > 1 local processes, or a Dask
@@ -150,11 +150,29 @@ def _decode_one(common: tuple[Model, str, str, dict[str, Any]], sentence: Senten
     return decode_sentence(model, sentence, name, bounds, **options)
 
 
+#: Factorized triple bounds for parsing: one of :data:`lpparse.scoring.model.BOUNDS`, or ``auto``
+#: (:func:`triple_bounds`)
+PARSE_BOUNDS = ("auto", *BOUNDS)
+
+
+def triple_bounds(bounds: str, pruned: bool) -> str:
+    """The bounds to use: ``bounds``, or for ``auto`` the model's offline tables over pruned arcs (their
+    look-ups cost less than enumerating each template on the sentence's values, which pays only when many
+    triples would otherwise be scored: Danish dev, grandparent + sibling model over arcs pruned as trained,
+    every third sentence, CPU time: ``auto`` 4.9-5.0 s against 5.7 s, ``exact`` 4.8-5.0 s against 5.4-5.6 s)
+    and the sentence's own values otherwise (:class:`lpparse.scoring.bounds.RestrictedBounds`)."""
+    if bounds == "auto":
+        return "offline" if pruned else "sentence"
+    if bounds not in BOUNDS:
+        raise ValueError(f"unknown bounds {bounds!r}; choose from {PARSE_BOUNDS}")
+    return bounds
+
+
 def decode_sentence(
     model: Model,
     sentence: Sentence,
     decoder: str,
-    bounds: str = "sentence",
+    bounds: str = "auto",
     siblings: bool = True,
     pruner: Model | None = None,
     consecutive: bool = True,
@@ -169,7 +187,7 @@ def decode_sentence(
     option (:class:`lpparse.pruning.ArcPruning`), arcs are pruned by the posteriors of ``pruner``'s arc
     scores (a first-order model), else of the model's own."""
     scorer = model.scorer(sentence)
-    triples = scorer.triples(bounds) if model.order == 2 else None
+    triples = scorer.triples(triple_bounds(bounds, options.get("pruning") is not None)) if model.order == 2 else None
     sibling_scorer = scorer.siblings() if model.siblings and siblings else None
     if pruner is not None:
         options["pruner_scores"] = pruner.scorer(sentence).arc_scores()

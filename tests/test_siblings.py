@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -496,3 +497,30 @@ def test_cli_trains_a_sibling_model_from_a_grandparent_model(tmp_path: Path, cap
     capsys.readouterr()
     assert main(["train", "--treebank", sample, "--order", "1", "--init", str(gp), "--out", str(sib)]) != 0
     assert "order-2 model, not order 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("decoder", ["auto", "exact"])
+def test_auto_bounds_take_the_offline_tables_over_pruned_arcs_and_decode_the_same(decoder: str) -> None:
+    """``bounds="auto"`` gives the triple scorer the model's offline tables when arcs are pruned and the
+    sentence's own values otherwise; either way the same tree and objective as the other bounds."""
+    from lpparse.parsing import decode_sentence, triple_bounds
+    from lpparse.pruning import ArcPruning
+    from lpparse.scoring.model import SentenceScorer
+
+    assert triple_bounds("auto", True) == "offline" and triple_bounds("auto", False) == "sentence"
+    assert triple_bounds("sentence", True) == "sentence"
+    with pytest.raises(ValueError, match="unknown bounds"):
+        triple_bounds("loose", False)
+    model = _sibling_model(3)
+    sentence = max(SAMPLE, key=lambda s: s.n)
+    pruning = ArcPruning(threshold=0.01, max_heads=4)
+    seen = {}
+    for bounds in ("auto", "offline", "sentence"):
+        with mock.patch.object(SentenceScorer, "triples", autospec=True, side_effect=SentenceScorer.triples) as spy:
+            result = decode_sentence(model, sentence, decoder, bounds, pruning=pruning)
+        assert spy.call_args.args[1] == ("offline" if bounds == "auto" else bounds)
+        seen[bounds] = (tuple(result.heads), round(result.objective, 6))
+    assert len(set(seen.values())) == 1
+    with mock.patch.object(SentenceScorer, "triples", autospec=True, side_effect=SentenceScorer.triples) as spy:
+        decode_sentence(model, min(SAMPLE, key=lambda s: abs(s.n - 8)), decoder)
+    assert spy.call_args.args[1] == "sentence"  # unpruned

@@ -32,6 +32,7 @@ from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
 from lpparse.formulations.grandparent import BASES, SEPARATED_BASES
 from lpparse.io import DataError, UsageError, atomic_write, output_path, readable_file
 from lpparse.parsing import (
+    PARSE_BOUNDS,
     TimeLimitExceeded,
     decode_sentence,
     default_decoder,
@@ -43,7 +44,6 @@ from lpparse.ppc.exact import BRANCHING
 from lpparse.pruning import gold_recall
 from lpparse.scores import ScoreFile, load_scores
 from lpparse.scoring import Model
-from lpparse.scoring.model import BOUNDS
 from lpparse.trees import NoTreeError
 from lpparse.workers import check_scheduler, chunk_size, ordered_map
 
@@ -107,11 +107,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--bounds",
-        choices=BOUNDS,
+        choices=PARSE_BOUNDS,
         default=None,
-        help="ppc and auto decoders: factorized triple bounds from the sentence's own values (default) or the "
-        "model's "
-        "offline tables (Riedel, Smith & McCallum 2012 eq. 13)",
+        help="ppc, auto and exact decoders: factorized triple bounds from the sentence's own values or the "
+        "model's offline tables (Riedel, Smith & McCallum 2012 eq. 13); default auto: the offline tables over "
+        "pruned arcs, the sentence's values otherwise",
     )
     parser.add_argument(
         "--eager-rows",
@@ -222,8 +222,8 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
                 "--sibling-preset applies to the ppc, bf, auto and exact decoders with sibling parts only"
             )
         options["sibling_preset"] = args.sibling_preset
-    if args.bounds is not None and decoder not in ("ppc", "auto"):
-        raise UsageError("--bounds applies to the ppc and auto decoders only")
+    if args.bounds is not None and decoder not in ("ppc", "auto", "exact"):
+        raise UsageError("--bounds applies to the ppc, auto and exact decoders only")
     if args.eager_rows:
         if decoder not in ("ppc", "auto", "exact"):
             raise UsageError("--eager-rows applies to the ppc, auto and exact decoders only")

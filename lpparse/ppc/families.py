@@ -624,6 +624,8 @@ class SiblingFamily(Counted):
         sibs = self.sibs
         if "SibTriangle" not in sibs.families or sibs.num_siblings == 0:
             return {}
+        if (np.abs(z - np.round(z)) <= TRIANGLE_TOL).all():  # integral arcs: ArcSib's separation is enough
+            return {}
         y = np.zeros(sibs.present.shape)
         y[sibs.siblings()] = state.x[sibs.lp.cols("zsib")]
         sib_known = sibs.present | sibs.pruned
