@@ -53,6 +53,21 @@ def _every_triangle(prog) -> np.ndarray:
     return np.array(rows, np.int64).reshape(-1, 5)
 
 
+def _expect(expected: dict, label: tuple[int, ...], point: list[float], tol: float) -> None:
+    """Record the most violated kind of a triple of arcs (values x₁, x₂, x₃, y₁₂, y₁₃, y₂₃), row by row."""
+    excess = TRIANGLE_COEFFICIENTS @ np.array(point) - np.array([1.0, 0, 0, 0])
+    if excess.max() > tol:
+        expected[label] = (int(excess.argmax()), excess.max())
+
+
+def _assert_rows(rows: tuple[np.ndarray, np.ndarray], expected: dict) -> None:
+    index, excess = rows
+    found = {tuple(r[:4]): (r[4], e) for r, e in zip(index.tolist(), excess)}
+    assert found.keys() == expected.keys()
+    for key, (kind, value) in expected.items():
+        assert found[key][0] == kind and found[key][1] == pytest.approx(value)
+
+
 @pytest.mark.parametrize("single_root", [False, True])
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_triangle_rows_hold_on_every_tree_and_each_is_tight_on_one(n: int, single_root: bool) -> None:
@@ -123,15 +138,8 @@ def test_cross_separation_finds_the_most_violated_row_of_every_violated_triple(
         for a, b in itertools.combinations(kids, 2):
             if not (gp_known[g, h, a] and gp_known[g, h, b] and sib_known[h, a, b]):
                 continue
-            point = np.array([z[g, h], z[h, a], z[h, b], gp[g, h, a], gp[g, h, b], sib[h, a, b]])
-            excess = TRIANGLE_COEFFICIENTS @ point - np.array([1.0, 0, 0, 0])
-            if excess.max() > tol:
-                expected[(g, h, a, b)] = (int(excess.argmax()), excess.max())
-    index, excess = violated_cross_triangles(z, gp, gp_known, sib, sib_known, tol)
-    found = {tuple(r[:4]): (r[4], e) for r, e in zip(index.tolist(), excess)}
-    assert found.keys() == expected.keys()
-    for key, (kind, value) in expected.items():
-        assert found[key][0] == kind and found[key][1] == pytest.approx(value)
+            _expect(expected, (g, h, a, b), [z[g, h], z[h, a], z[h, b], gp[g, h, a], gp[g, h, b], sib[h, a, b]], tol)
+    _assert_rows(violated_cross_triangles(z, gp, gp_known, sib, sib_known, tol), expected)
 
 
 def test_a_triangle_cuts_the_point_martins_rows_allow() -> None:
@@ -174,15 +182,8 @@ def test_separation_finds_the_most_violated_row_of_every_violated_triangle(n: in
         for a, b, c in itertools.combinations(kids, 3):
             if not (known[h, a, b] and known[h, a, c] and known[h, b, c]):
                 continue
-            point = np.array([z[h, a], z[h, b], z[h, c], y[h, a, b], y[h, a, c], y[h, b, c]])
-            excess = TRIANGLE_COEFFICIENTS @ point - np.array([1.0, 0, 0, 0])
-            if excess.max() > tol:
-                expected[(h, a, b, c)] = (int(excess.argmax()), excess.max())
-    index, excess = violated_sibling_triangles(z, y, known, tol)
-    found = {tuple(r[:4]): (r[4], e) for r, e in zip(index.tolist(), excess)}
-    assert found.keys() == expected.keys()
-    for key, (kind, value) in expected.items():
-        assert found[key][0] == kind and found[key][1] == pytest.approx(value)
+            _expect(expected, (h, a, b, c), [z[h, a], z[h, b], z[h, c], y[h, a, b], y[h, a, c], y[h, b, c]], tol)
+    _assert_rows(violated_sibling_triangles(z, y, known, tol), expected)
 
 
 def _instance(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

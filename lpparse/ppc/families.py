@@ -20,8 +20,12 @@ family left of it); giving the tight SibArc row z[h,m] - zsib[h,m,m'] >= 0 (side
 absent part the dual -λ lowers the part's reduced cost by λ and raises d_z by λ, so with the λ of an arc
 summed within its β the extended duals stay feasible and complementary. Parts are priced out greedily,
 cheapest first, on their bounds (never scored), then on their exact reduced costs. Separation: an absent
-part has zsib = 0, so its ArcSib row reads z[h,m] + z[h,m'] <= 1; the violated ones enter as columns. The
-start: the sibling parts of the first-order best tree, and those of a warm start (:class:`lpparse.colgen.Warm`).
+part has zsib = 0, so its ArcSib row reads z[h,m] + z[h,m'] <= 1; the violated ones enter as columns. Under
+the ``triangles`` preset (exact decoding's), a fractional point also gets the most violated SibTriangle and
+GPSibTriangle cuts over parts with columns (:mod:`lpparse.formulations.triangles`): valid for every tree, they
+tighten the LP that a certificate is about (absent parts have no coefficient in them, so pricing is
+unchanged). The start: the sibling parts of the first-order best tree, and those of a warm start
+(:class:`lpparse.colgen.Warm`).
 
 **Pruned parts** (scored -inf; :mod:`lpparse.formulations.grandparent`, :mod:`lpparse.formulations.sibling`)
 have no column in the full LP but their PrunedGP/PrunedSib row z + z' <= 1, under every preset. Pricing never
