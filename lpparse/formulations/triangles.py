@@ -28,6 +28,8 @@ of known parts gives a row valid for every tree.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -64,6 +66,8 @@ Rows = tuple[NDArray[np.int64], NDArray[np.float64]]
 def _worst(labels: NDArray[np.int64], point: NDArray[np.float64], tol: float) -> Rows:
     """The most violated kind of each triple of arcs (``point``: (k, 6) values of x₁, x₂, x₃, y₁₂, y₁₃, y₂₃),
     where violated by more than ``tol``: labels (``labels``, (k, 4), with the kind appended) and violations."""
+    if not len(labels):
+        return _NO_ROWS
     excess = point @ TRIANGLE_COEFFICIENTS.T - TRIANGLE_RHS
     kind = excess.argmax(axis=1)
     worst = excess[np.arange(kind.size), kind]
@@ -71,22 +75,30 @@ def _worst(labels: NDArray[np.int64], point: NDArray[np.float64], tol: float) ->
     return np.column_stack([labels[cut], kind[cut]]).astype(np.int64), worst[cut]
 
 
-def _joined(found: list[Rows]) -> Rows:
-    if not found:
-        return _NO_ROWS
-    return np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
-
-
+@lru_cache(maxsize=None)
 def _pairs(k: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    a, b = np.triu_indices(k, 1)
-    return a.astype(np.int64), b.astype(np.int64)
+    """(a, b) with a < b over 0..k-1."""
+    return _frozen(*np.triu_indices(k, 1))  # type: ignore[return-value]
 
 
+@lru_cache(maxsize=None)
 def _triples(k: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """(a, b, c) with a < b < c over 0..k-1."""
     a, b, c = np.meshgrid(np.arange(k), np.arange(k), np.arange(k), indexing="ij")
     keep = (a < b) & (b < c)
-    return a[keep], b[keep], c[keep]
+    return _frozen(a[keep], b[keep], c[keep])  # type: ignore[return-value]
+
+
+def _frozen(*arrays: NDArray[np.int64]) -> tuple[NDArray[np.int64], ...]:
+    """Read-only int64 copies (cached index arrays)."""
+    out = tuple(np.array(a, dtype=np.int64) for a in arrays)
+    for a in out:
+        a.flags.writeable = False
+    return out
+
+
+def _stacked(parts: list[NDArray[np.int64]], width: int) -> NDArray[np.int64]:
+    return np.concatenate(parts) if parts else np.zeros((0, width), np.int64)
 
 
 def violated_sibling_triangles(
@@ -97,14 +109,16 @@ def violated_sibling_triangles(
     is violated by more than ``tol`` and its parts are ``known``: (labels (k, 5) [h, a, b, c, kind],
     violations (k,))."""
     found = []
-    for h in np.flatnonzero((z > tol).sum(axis=1) >= 3):
-        kids = np.flatnonzero(z[h] > tol)
+    active = z > tol
+    for h in np.flatnonzero(active.sum(axis=1) >= 3):
+        kids = np.flatnonzero(active[h])
         a, b, c = (kids[i] for i in _triples(kids.size))
-        ok = known[h, a, b] & known[h, a, c] & known[h, b, c]
-        a, b, c = a[ok], b[ok], c[ok]
-        point = np.column_stack([z[h, a], z[h, b], z[h, c], y[h, a, b], y[h, a, c], y[h, b, c]])
-        found.append(_worst(np.column_stack([np.full(a.size, h), a, b, c]), point, tol))
-    return _joined(found)
+        found.append(np.column_stack([np.full(a.size, h), a, b, c]))
+    h, a, b, c = _stacked(found, 4).T
+    ok = known[h, a, b] & known[h, a, c] & known[h, b, c]
+    h, a, b, c = h[ok], a[ok], b[ok], c[ok]
+    point = np.column_stack([z[h, a], z[h, b], z[h, c], y[h, a, b], y[h, a, c], y[h, b, c]])
+    return _worst(np.column_stack([h, a, b, c]), point, tol)
 
 
 def violated_cross_triangles(
@@ -124,13 +138,13 @@ def violated_cross_triangles(
     for h in np.flatnonzero((active.sum(axis=1) >= 2) & active.any(axis=0)):
         kids, heads = np.flatnonzero(active[h]), np.flatnonzero(active[:, h])
         i, j = _pairs(kids.size)
-        a, b = np.tile(kids[i], heads.size), np.tile(kids[j], heads.size)
         g = np.repeat(heads, i.size)
-        ok = (g != a) & (g != b) & gp_known[g, h, a] & gp_known[g, h, b] & sib_known[h, a, b]
-        g, a, b = g[ok], a[ok], b[ok]
-        point = np.column_stack([z[g, h], z[h, a], z[h, b], gp[g, h, a], gp[g, h, b], sib[h, a, b]])
-        found.append(_worst(np.column_stack([g, np.full(g.size, h), a, b]), point, tol))
-    return _joined(found)
+        found.append(np.column_stack([g, np.full(g.size, h), np.tile(kids[i], heads.size), np.tile(kids[j], heads.size)]))
+    g, h, a, b = _stacked(found, 4).T
+    ok = (g != a) & (g != b) & gp_known[g, h, a] & gp_known[g, h, b] & sib_known[h, a, b]
+    g, h, a, b = g[ok], h[ok], a[ok], b[ok]
+    point = np.column_stack([z[g, h], z[h, a], z[h, b], gp[g, h, a], gp[g, h, b], sib[h, a, b]])
+    return _worst(np.column_stack([g, h, a, b]), point, tol)
 
 
 def _add(lp: LinearProgram, name: str, index: NDArray[np.int64], cols: NDArray[np.int64]) -> NDArray[np.int64]:
