@@ -7,6 +7,8 @@ forbidden (pruned) arc. Heads are an int array of length n+1 with ``heads[0] = -
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
@@ -77,6 +79,14 @@ def tree_problem(mask: NDArray[np.bool_], single_root: bool = False) -> str | No
     n = mask.shape[0] - 1
     if mask[0, 1:].all() and (not single_root or mask[1:, 1:].sum() == n * (n - 1)):
         return None  # every token hangs from the root (single root: and every word reaches every other)
+    # decoders ask again about the same pruned arcs (the program, Chu-Liu-Edmonds, the search): remembered
+    return _tree_problem(np.ascontiguousarray(mask, dtype=bool).tobytes(), n + 1, single_root)
+
+
+@lru_cache(maxsize=64)
+def _tree_problem(key: bytes, size: int, single_root: bool) -> str | None:
+    """:func:`tree_problem` of the mask whose bytes are ``key`` ((size, size) booleans)."""
+    mask = np.frombuffer(key, dtype=bool).reshape(size, size)
     graph = sp.csr_matrix(mask, dtype=np.float64)  # csgraph's own dtype: no conversion (half the time at n = 50)
     reached = csgraph.breadth_first_order(graph, 0, directed=True, return_predecessors=False)
     if reached.shape[0] < mask.shape[0]:

@@ -18,6 +18,7 @@ from lpparse.trees import (
     heads_to_matrix,
     is_projective,
     is_tree,
+    tree_problem,
     tree_score,
     validate_scores,
 )
@@ -130,3 +131,15 @@ def test_noisy_gold_scores_and_tree_score(n: int, seed: int) -> None:
     assert np.isneginf(s[:, 0]).all() and np.isneginf(np.diag(s)).all()
     assert tree_score(s, heads) == pytest.approx(float((heads_to_matrix(heads) * np.where(np.isfinite(s), s, 0)).sum()))
     assert np.array_equal(s, noisy_gold_scores(heads, noise=0.5, rng=seed))
+
+
+def test_tree_problem_remembers_masks_by_content_not_identity() -> None:
+    """The same array changed in place is asked about afresh (the answers are kept by the mask's bytes)."""
+    mask = np.zeros((4, 4), bool)
+    mask[0, 1], mask[1, 2] = True, True  # token 3 has no head
+    assert "cannot be reached" in tree_problem(mask)
+    mask[2, 3] = True
+    assert tree_problem(mask) is None
+    mask[2, 3] = False
+    assert "cannot be reached" in tree_problem(mask)
+    assert tree_problem(mask.astype(np.int8)) == tree_problem(mask)  # any dtype read as booleans
