@@ -187,7 +187,8 @@ def decode_sentence(
     option (:class:`lpparse.pruning.ArcPruning`), arcs are pruned by the posteriors of ``pruner``'s arc
     scores (a first-order model), else of the model's own."""
     scorer = model.scorer(sentence)
-    triples = scorer.triples(triple_bounds(bounds, options.get("pruning") is not None)) if model.order == 2 else None
+    pruned = options.get("pruning") is not None
+    triples = scorer.triples(triple_bounds(bounds, pruned)) if model.order == 2 else None
     sibling_scorer = scorer.siblings() if model.siblings and siblings else None
     if pruner is not None:
         options["pruner_scores"] = pruner.scorer(sentence).arc_scores()

@@ -139,7 +139,8 @@ def violated_cross_triangles(
         kids, heads = np.flatnonzero(active[h]), np.flatnonzero(active[:, h])
         i, j = _pairs(kids.size)
         g = np.repeat(heads, i.size)
-        found.append(np.column_stack([g, np.full(g.size, h), np.tile(kids[i], heads.size), np.tile(kids[j], heads.size)]))
+        a, b = np.tile(kids[i], heads.size), np.tile(kids[j], heads.size)
+        found.append(np.column_stack([g, np.full(g.size, h), a, b]))
     g, h, a, b = _stacked(found, 4).T
     ok = (g != a) & (g != b) & gp_known[g, h, a] & gp_known[g, h, b] & sib_known[h, a, b]
     g, h, a, b = g[ok], h[ok], a[ok], b[ok]
@@ -147,7 +148,9 @@ def violated_cross_triangles(
     return _worst(np.column_stack([g, h, a, b]), point, tol)
 
 
-def _add(lp: LinearProgram, name: str, index: NDArray[np.int64], cols: NDArray[np.int64]) -> NDArray[np.int64]:
+def _add(
+    lp: LinearProgram, name: str, index: NDArray[np.int64], cols: NDArray[np.int64]
+) -> NDArray[np.int64]:
     """Rows ``name[index]`` over the (k, 6) columns ``cols`` of x₁, x₂, x₃, y₁₂, y₁₃, y₂₃ (-1: a pruned
     part, 0 in every tree, left out)."""
     kind = index[:, 4]
@@ -209,8 +212,6 @@ def add_cross_triangles(gp: GrandparentProgram, sibs: SiblingProgram, index: Arr
     if not cross_triangle_known(gp, sibs, idx).all():
         raise ValueError("a GPSibTriangle row needs parts that have a column or are pruned")
     g, h, a, b = idx[:, :4].T
-    cols = np.column_stack(
-        [sibs.z_col[g, h], sibs.z_col[h, a], sibs.z_col[h, b], gp.triple_cols(g, h, a), gp.triple_cols(g, h, b)]
-        + [sibs.sibling_cols(h, a, b)]
-    )
+    arcs = [sibs.z_col[g, h], sibs.z_col[h, a], sibs.z_col[h, b]]
+    cols = np.column_stack(arcs + [gp.triple_cols(g, h, a), gp.triple_cols(g, h, b), sibs.sibling_cols(h, a, b)])
     return _add(sibs.lp, "GPSibTriangle", idx, cols)
