@@ -115,7 +115,7 @@ from lpparse.ppc.branching import PseudoCosts
 from lpparse.ppc.heuristics import improve_tree
 from lpparse.ppc.live import LiveMaster
 from lpparse.ppc.loop import PPCResult, _validated, second_order_parts, solve_lp
-from lpparse.ppc.parts import GrandparentParts, Parts, tree_score
+from lpparse.ppc.parts import GrandparentParts, Parts, exact_parts, tree_score
 from lpparse.ppc.proof import check_proof, children_problem, claim_problem, label_duals, signed
 from lpparse.ppc.search_tree import BranchNode, ExactResult, ExactStats, child_mask, gap_abs
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_problem
@@ -633,13 +633,15 @@ def exact_search(
     options: ExactOptions | None = None,
 ) -> ExactResult:
     """The best non-projective tree under the arcs and every part family of ``parts``
-    (:class:`lpparse.ppc.parts.Parts`), with a proof (module docstring).
+    (:class:`lpparse.ppc.parts.Parts`, as exact decoding uses them: :func:`lpparse.ppc.parts.exact_parts`),
+    with a proof (module docstring).
 
     ``time_limit`` in seconds for the whole search; when it (or ``options.max_nodes``) is hit, the status
     says so and the result holds the best tree and the proved bound so far. Raises ValueError (NaN scores)
     or NoTreeError, as :func:`lpparse.ppc.solve_lp`."""
     start = time.perf_counter()
     opts = options or ExactOptions()
+    parts = exact_parts(parts)
     s = _validated(arc_scores, parts)
     check_tree_exists(s, single_root)
     deadline = None if time_limit is None else start + time_limit

@@ -38,7 +38,7 @@ from lpparse.triples import (
     tree_siblings,
 )
 
-__all__ = ["Binding", "GrandparentParts", "Parts", "SiblingParts", "tree_score", "tree_triples"]
+__all__ = ["Binding", "GrandparentParts", "Parts", "SiblingParts", "exact_parts", "tree_score", "tree_triples"]
 
 Index = tuple[NDArray[np.int64], ...]
 
@@ -70,7 +70,8 @@ class Parts(Protocol):
     absent); ``live``, True when :meth:`bind` gives a :class:`lpparse.colgen.family.NodeFamily`, whose runs
     go on as branch-and-bound nodes on one master (:mod:`lpparse.ppc.live`; absent: a program per node);
     ``probes_pay``, True when reliability branching's probes were measured to pay for themselves with this
-    family (:meth:`lpparse.ppc.exact.ExactOptions.rule`)."""
+    family (:meth:`lpparse.ppc.exact.ExactOptions.rule`); ``for_exact()``, the family as exact decoding
+    uses it, with cuts valid for every tree that its LP decoders leave out (:func:`exact_parts`)."""
 
     name: str
     arity: int
@@ -94,6 +95,11 @@ class Parts(Protocol):
 
     def bind(self, binding: Binding) -> PartFamily:
         """The family bound to one run (its columns and rows attached to ``binding.program``)."""
+
+
+def exact_parts(parts: Sequence[Parts]) -> list[Parts]:
+    """The families as exact decoding uses them: each family's ``for_exact()`` where it has one."""
+    return [p.for_exact() if hasattr(p, "for_exact") else p for p in parts]
 
 
 def tree_score(

@@ -36,7 +36,8 @@ the start tree.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -64,6 +65,12 @@ from lpparse.formulations.trisibling import (
     trisibling_program,
     tsibs_over,
 )
+from lpparse.formulations.grandsibling_links import (
+    LINK_BLOCK,
+    add_grandparent_links,
+    grandparent_link_known,
+    violated_grandparent_links,
+)
 from lpparse.lp.solution import Solution
 from lpparse.lp.views import LPModel
 from lpparse.ppc.consecutive import WINDOW_SLACK, ConsecutiveSiblingParts
@@ -84,6 +91,10 @@ _PAIRS = 256
 #: 1.6-2.6x, 72k-105k (19-21 tokens) 19-48x (PPC 34-129 s). BF: 32 s at 408k candidates (30 tokens), 310 s
 #: at 1.24M (40 tokens).
 THIRD_ORDER_BF_BELOW = 1_500_000
+#: GSibGP cuts (:mod:`lpparse.formulations.grandsibling_links`): at most this many per token a round, the most
+#: violated first, each violated by more than LINK_TOL
+LINKS_PER_TOKEN = 4
+LINK_TOL = 1e-4
 
 
 def _window_program(binding: Binding, kind: str) -> ConsecutiveSiblingProgram:
@@ -382,11 +393,14 @@ class GrandSiblingParts:
     h's head g) scored by ``scorer`` (``n``, ``scored``, ``score(g, h, a, b)``, and the factorized bounds
     ``bound_gha()`` [g, h, a] >= max_b s, ``bound_ghb()`` [g, h, b] >= max_a s, ``bound_hab()`` [h, a, b] >=
     max_g s, each (n+1)³); ``only_children``: start with the first- and last-child windows of every arc of
-    a token under its head in the start tree (module docstring). Needs
-    :class:`lpparse.ppc.consecutive.ConsecutiveSiblingParts` before it in the list of parts."""
+    a token under its head in the start tree (module docstring); ``link_grandparents``: separate the GSibGP
+    cuts (:mod:`lpparse.formulations.grandsibling_links`), as exact decoding does
+    (:meth:`for_exact`). Needs :class:`lpparse.ppc.consecutive.ConsecutiveSiblingParts` before it in the list
+    of parts."""
 
     scorer: Any
     only_children: bool = True
+    link_grandparents: bool = False
 
     name = "grandsibling"
     arity = 4
@@ -414,6 +428,11 @@ class GrandSiblingParts:
     def bind(self, binding: Binding) -> GrandSiblingFamily:
         return GrandSiblingFamily(self, binding)
 
+    def for_exact(self) -> GrandSiblingParts:
+        """The family as exact decoding uses it: with the GSibGP cuts, which tighten its node LPs beyond the
+        LP decoders' (:func:`lpparse.ppc.exact.exact_search`)."""
+        return replace(self, link_grandparents=True)
+
 
 class GrandSiblingFamily(_WindowFamily):
     """Grand-sibling parts on the arcs and windows of a run's consecutive-sibling program (module
@@ -426,6 +445,43 @@ class GrandSiblingFamily(_WindowFamily):
         csibs = _window_program(binding, "grand-sibling")
         prog = grandsibling_program(csibs)
         super().__init__(spec, binding, prog, count_gsibs(csibs.arc_mask, csibs.single_root))
+        self.gp = binding.program  #: the grandparent program whose triples the GSibGP cuts name
+        self._links = np.zeros((0, 3), np.int64)  #: the GSibGP rows this round adds
+
+    def separate(self, state: DualState) -> Separated:
+        """The most violated GSibGP cuts (:mod:`lpparse.formulations.grandsibling_links`), at most
+        LINKS_PER_TOKEN·n, with ``link_grandparents``. They are cuts, valid for every tree, outside the LP that
+        the certificate is about: what stays out is not in ``max_violation``."""
+        self._links = np.zeros((0, 3), np.int64)
+        if not self.spec.link_grandparents or self.prog.num_parts == 0:
+            return Separated(0, 0, -np.inf, False)
+        index, excess = violated_grandparent_links(self.prog, self.gp, state.x, LINK_TOL)
+        limit = LINKS_PER_TOKEN * self.prog.n
+        if len(index) > limit:
+            index = index[np.argsort(-excess, kind="stable")[:limit]]
+        self._links = index
+        return Separated(0, len(index), -np.inf, bool(len(index)))
+
+    def commit(self, model: LPModel) -> None:
+        super().commit(model)
+        if len(self._links):
+            add_grandparent_links(self.prog, self.gp, self._links)
+        self._links = np.zeros((0, 3), np.int64)
+
+    def add_named_rows(self, duals: Iterable[Mapping[str, tuple[NDArray[np.int64], Any]]]) -> None:
+        """Add the GSibGP rows that the labels of ``duals`` name (a proof's full program,
+        :class:`lpparse.ppc.proof.ProofProgram`, holding every candidate part), each over every part the
+        program holds; a label that names no row (:func:`grandparent_link_known`) adds none (its dual then
+        counts as 0)."""
+        found = [np.asarray(d[LINK_BLOCK][0]) for d in duals if d is not None and LINK_BLOCK in d]
+        index = np.concatenate([f.reshape(-1, 3) for f in found if f.size % 3 == 0] or [np.zeros((0, 3))])
+        index = np.unique(index.astype(np.int64), axis=0)
+        index = index[grandparent_link_known(self.gp, index)]
+        block = self.prog.lp.con_blocks.get(LINK_BLOCK)
+        if block is not None and len(index):
+            index = index[block.find(index) < 0]
+        if len(index):
+            add_grandparent_links(self.prog, self.gp, index)
 
     def _start_parts(self, tree: NDArray[np.int64]) -> Index:
         h, m = (v.astype(np.int64) for v in np.nonzero(self.prog.csibs.arc_mask[1:]))
