@@ -35,8 +35,7 @@ the start tree.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -56,6 +55,12 @@ from lpparse.formulations.grandsibling import (
     max_gsibs_per_tree,
     tree_gsibs,
 )
+from lpparse.formulations.grandsibling_links import (
+    LINK_BLOCK,
+    add_grandparent_links,
+    grandparent_link_known,
+    violated_grandparent_links,
+)
 from lpparse.formulations.trisibling import (
     TriSiblingProgram,
     candidate_tsibs,
@@ -64,12 +69,6 @@ from lpparse.formulations.trisibling import (
     tree_tsibs,
     trisibling_program,
     tsibs_over,
-)
-from lpparse.formulations.grandsibling_links import (
-    LINK_BLOCK,
-    add_grandparent_links,
-    grandparent_link_known,
-    violated_grandparent_links,
 )
 from lpparse.lp.solution import Solution
 from lpparse.lp.views import LPModel
