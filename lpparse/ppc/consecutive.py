@@ -110,16 +110,15 @@ class ConsecutiveSiblingFamily(Counted):
         cache = warm.cache if warm is not None and warm.cache is not None else None
         cache = cache or spec.cache(self.csibs.arc_mask, self.csibs.single_root)
         super().__init__(cache, int(self.mask.sum()))
-        self._bound_first, self._bound_second = cache.bounds()
         self._new: Index = (_EMPTY,) * 3
         self.tighten = binding.options.tighten
         self.complete = False
 
     def __deepcopy__(self, memo: dict[int, Any]) -> ConsecutiveSiblingFamily:
         """A copy for another branch-and-bound node's master (:meth:`lpparse.ppc.live.LiveMaster.fork`): the
-        program (through ``memo``) and the family's own state copied; the score cache, the spec and the
-        bounds shared."""
-        return _copy_sharing(self, memo, (self.cache, self.spec, self._bound_first, self._bound_second))
+        program (through ``memo``) and the family's own state copied; the score cache (with the bounds) and
+        the spec shared."""
+        return _copy_sharing(self, memo, (self.cache, self.spec))
 
     @property
     def added(self) -> int:
@@ -204,9 +203,8 @@ class ConsecutiveSiblingFamily(Counted):
         if self.csibs.links:  # rows of a program on the windows (tri-siblings): their duals count too
             nu = nu + self.csibs.linked_duals(state.y)
         absent = self.mask & ~self.csibs.present & ~self.csibs.pruned
-        bound = (
-            np.minimum(self._bound_first[:, :, None], self._bound_second[:, None, :]) - nu - into[:, None, :]
-        )
+        first, second = self.cache.bounds()  # asked for at the first pricing (brute force never prices)
+        bound = np.minimum(first[:, :, None], second[:, None, :]) - nu - into[:, None, :]
         ask = absent & (bound > state.tol)
         max_bound = float(bound[absent & ~ask].max(initial=-np.inf))
         h, a, b = (x.astype(np.int64) for x in np.nonzero(ask))
