@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 
 from lpparse.colgen.cache import ScoreCache
 from lpparse.colgen.family import DualState, Priced, Separated, Warm
-from lpparse.colgen.options import DEGENERATE_MASTER
+from lpparse.colgen.options import MasterSettings
 from lpparse.formulations.consecutive import ConsecutiveSiblingProgram, DenseConsecutiveScorer, csib_mask
 from lpparse.formulations.grandsibling import (
     GrandSiblingProgram,
@@ -112,12 +112,14 @@ class _WindowFamily(Counted):
     ``keys``, ``add_parts`` and ``parts``), a score cache, the start and the parts held until commit. A
     subclass gives ``spec`` its parts' shapes and prices them."""
 
-    #: the master's re-solves and brute force's one solve use HiGHS's defaults (dual steepest edge, scaling,
-    #: presolve): their window flows stall lpparse's devex settings. A 13-token sentence with grandparents,
-    #: windows and both third-order families, all parts (17,875 columns): 6.3 s, 16,056 simplex iterations with
-    #: :data:`lpparse.colgen.options.BF_HIGHS_OPTIONS`; 2.0 s, 6,720 with the defaults
+    #: the master's re-solves and brute force's solve use HiGHS's dual steepest edge and scaling: their window
+    #: flows stall lpparse's devex settings. A 13-token sentence with grandparents, windows and both
+    #: third-order families, all parts (17,875 columns): 6.3 s, 16,056 simplex iterations with
+    #: :data:`lpparse.colgen.options.BF_HIGHS_OPTIONS`; 2.0 s, 6,720 with the defaults. Brute force skips
+    #: presolve (Danish full model over pruned arcs, exact decoding, CPU: every fifth dev sentence 5.5-6.0 s
+    #: against 6.1-6.5 s with it, 32 sentences that branch 13.0 s against 14.7 s, the same nodes)
     degenerate_master = True
-    bf_master = DEGENERATE_MASTER
+    bf_master = MasterSettings(None, {"presolve": "off"})
     held_out = 0
     prog: Any
 
