@@ -42,7 +42,7 @@ again the full program less some rows.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -125,6 +125,11 @@ class GrandparentProgram:
     present: NDArray[np.bool_]
     arcgp: NDArray[np.bool_]
     pruned: NDArray[np.bool_]
+    #: (n+1, n+1, n+1) column of each triple (-1: none), the dense twin of the zgp block's index map
+    triple_col: NDArray[np.int64] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.triple_col = np.full(self.present.shape, -1, np.int64)
 
     @property
     def n(self) -> int:
@@ -188,6 +193,7 @@ class GrandparentProgram:
         gpc = np.column_stack([g, p, c])
         cols = lp.add_variables("zgp", gpc, cost=scores, integer=True)
         self.present[g, p, c] = True
+        self.triple_col[g, p, c] = cols
         ones = np.ones(k)
         if "OneGP" in self.families:  # the rows OneGP[p,c] and NoGP[g,p] through the dense maps
             lp.add_coefficients(self.onegp_row[p, c], cols, ones)
@@ -226,9 +232,8 @@ class GrandparentProgram:
         )
 
     def triple_cols(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:
-        """Columns of the triples (g, p, c) (-1: no column), through the zgp block's index map (sparse for a
-        restricted master: :class:`~lpparse.lp.program.IndexMap`)."""
-        return self.lp.var_blocks["zgp"].find(np.column_stack([g, p, c]))
+        """Columns of the triples (g, p, c) (-1: no column)."""
+        return self.triple_col[np.asarray(g, np.int64), np.asarray(p, np.int64), np.asarray(c, np.int64)]
 
     def triples(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """(g, p, c) of the triples with a column, in column order."""

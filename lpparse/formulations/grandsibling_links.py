@@ -96,9 +96,7 @@ def add_grandparent_links(
     named = (a != h) & (sorted_keys[at] == part_key) if idx.shape[0] else np.zeros(a.size, bool)
     part_rows = order[at[named]]
     part_cols = prog.lp.cols(prog.block)[named]
-    gp_cols = np.full(idx.shape[0], -1, np.int64)
-    if "zgp" in gp.lp.var_blocks:
-        gp_cols = gp.triple_cols(idx[:, 0], idx[:, 1], idx[:, 2])
+    gp_cols = gp.triple_cols(idx[:, 0], idx[:, 1], idx[:, 2])
     has = gp_cols >= 0
     rows = np.concatenate([part_rows, np.flatnonzero(has)])
     cols = np.concatenate([part_cols, gp_cols[has]])

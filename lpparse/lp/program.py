@@ -480,17 +480,35 @@ class LinearProgram:
     @property
     def A(self) -> sp.csr_matrix:
         """Constraint matrix (num_rows x num_cols), CSR; duplicate coefficients are summed."""
-        if (
-            self._csr is None
-            or self._csr.shape != (self.num_rows, self.num_cols)
-            or self._csr_nz != self.num_nz
-        ):
+        if not self._csr_current():
             self._csr = sp.csr_matrix(
                 (self._coo_v.view, (self._coo_r.view, self._coo_c.view)), shape=(self.num_rows, self.num_cols)
             )
             self._csr.sum_duplicates()
             self._csr_nz = self.num_nz
         return self._csr
+
+    def dot(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """A @ x, from the CSR when it is current, else straight from the COO triplets (a loop that grows the
+        program every round would otherwise build a CSR per round for one product)."""
+        if self._csr_current():
+            return np.asarray(self._csr @ x)  # type: ignore[operator]
+        r, c, v = self._coo_r.view, self._coo_c.view, self._coo_v.view
+        return np.bincount(r, v * x[c], minlength=self.num_rows)
+
+    def tdot(self, y: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Aᵀ @ y, as :meth:`dot`."""
+        if self._csr_current():
+            return np.asarray(self._csr.T @ y)  # type: ignore[union-attr]
+        r, c, v = self._coo_r.view, self._coo_c.view, self._coo_v.view
+        return np.bincount(c, v * y[r], minlength=self.num_cols)
+
+    def _csr_current(self) -> bool:
+        return (
+            self._csr is not None
+            and self._csr.shape == (self.num_rows, self.num_cols)
+            and self._csr_nz == self.num_nz
+        )
 
     def coefficients_since(self, nz: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
         """COO triplets (rows, cols, values) of the coefficients appended after the first ``nz``."""

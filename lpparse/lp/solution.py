@@ -103,7 +103,7 @@ class Certificate:
 
 
 def _primal_infeasibility(lp: LinearProgram, x: NDArray[np.float64]) -> float:
-    ax = lp.A @ x
+    ax = lp.dot(x)
     viol = [0.0]
     for val, lo, hi in ((x, lp.col_lower, lp.col_upper), (ax, lp.row_lower, lp.row_upper)):
         with np.errstate(invalid="ignore"):
@@ -139,7 +139,7 @@ def farkas_margin(lp: LinearProgram, ray: NDArray[np.float64], tol: float = 1e-9
     for y in (ray, -ray):
         scale = 1.0 + float(np.abs(y).max(initial=0.0))
         rows_value, rows_wrong = _bound_value(lp.row_lower, lp.row_upper, y)
-        cols_value, cols_wrong = _bound_value(lp.col_lower, lp.col_upper, -(lp.A.T @ y))
+        cols_value, cols_wrong = _bound_value(lp.col_lower, lp.col_upper, -lp.tdot(y))
         if max(rows_wrong, cols_wrong) <= tol * scale:
             best = max(best, -(rows_value + cols_value) / scale)
     return best
@@ -159,7 +159,7 @@ def certify_lp(
     nothing to the dual objective) and satisfied by x with equality (the caller's claim); it enters d.
     """
     c = lp.cost
-    d = c - lp.A.T @ row_dual
+    d = c - lp.tdot(row_dual)
     if outside is not None:
         d = d - outside
     rows_value, rows_wrong = _bound_value(lp.row_lower, lp.row_upper, row_dual)

@@ -228,7 +228,7 @@ class PPCResult:
         if self.row_dual is None:
             raise ValueError(f"no duals (status {self.status.value})")
         lp = self.program.lp
-        d = lp.cost - lp.A.T @ self.row_dual
+        d = lp.cost - lp.tdot(self.row_dual)
         if self.outside_shift is not None:
             d -= self.outside_shift
         return d
