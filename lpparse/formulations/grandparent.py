@@ -233,7 +233,8 @@ class GrandparentProgram:
 
     def triple_cols(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:
         """Columns of the triples (g, p, c) (-1: no column)."""
-        return self.triple_col[np.asarray(g, np.int64), np.asarray(p, np.int64), np.asarray(c, np.int64)]
+        g, p, c = (np.atleast_1d(np.asarray(a, np.int64)) for a in (g, p, c))
+        return self.triple_col[g, p, c]
 
     def triples(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """(g, p, c) of the triples with a column, in column order."""
