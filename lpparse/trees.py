@@ -57,10 +57,13 @@ def validate_scores(scores: ArrayLike, name: str = "scores") -> NDArray[np.float
     return s
 
 
+@lru_cache(maxsize=256)
 def allowed_mask_shape(size: int) -> NDArray[np.bool_]:
-    """Boolean (size, size) mask of the positions that can hold an arc: m > 0 and h != m."""
+    """Boolean (size, size) mask of the positions that can hold an arc: m > 0 and h != m (read-only: one
+    array per size, asked for thousands of times a sentence)."""
     mask = ~np.eye(size, dtype=bool)
     mask[:, 0] = False
+    mask.flags.writeable = False
     return mask
 
 

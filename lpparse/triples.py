@@ -27,6 +27,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse._masks import by_arc_mask
 from lpparse.trees import allowed_mask_shape, check_tree
 
 __all__ = [
@@ -69,6 +70,7 @@ def candidate_triples(arc_mask: NDArray[np.bool_]) -> Triples:
     return g.astype(np.int64), p.astype(np.int64), c.astype(np.int64)
 
 
+@by_arc_mask
 def sibling_mask(arc_mask: NDArray[np.bool_], single_root: bool = False) -> NDArray[np.bool_]:
     """Boolean (n+1, n+1, n+1) mask of the sibling parts ⟨h, m, m'⟩: arcs h→m and h→m' both candidates and
     m < m'. With ``single_root`` the root has one child, so no part has h = 0."""

@@ -81,12 +81,12 @@ so the ILP's optima are the best trees without pruned parts and no extra row is 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse._masks import by_arc_mask
 from lpparse.formulations.arborescence import FORMULATIONS, ArborescenceLP, arc_matrix
 from lpparse.formulations.pairs import OnArcs, taken
 from lpparse.lp.program import Terms
@@ -120,19 +120,13 @@ BASES = ("single-flow", "multi-flow")
 # ------------------------------------------------------------------------------------------------ parts
 
 
+@by_arc_mask
 def csib_mask(arc_mask: NDArray[np.bool_], single_root: bool = False) -> NDArray[np.bool_]:
     """Boolean (n+1, n+1, n+1) mask of the candidate parts ⟨h, a, b⟩ (module docstring): first child
     ⟨h, h, b⟩, last child ⟨h, a, h⟩, middle ⟨h, a, b⟩ with a strictly nearer h than b on the same side, over
-    candidate arcs; with ``single_root`` no middle part has h = 0. A fresh array (the families of a sentence ask
-    about the same arcs many times: remembered by the mask's bytes)."""
-    arcs = np.ascontiguousarray(arc_mask, dtype=bool)
-    return _csib_mask(arcs.tobytes(), arcs.shape[0], single_root).copy()
-
-
-@lru_cache(maxsize=16)
-def _csib_mask(key: bytes, size: int, single_root: bool) -> NDArray[np.bool_]:
-    """:func:`csib_mask` of the (size, size) arc mask whose bytes are ``key``."""
-    arcs = np.frombuffer(key, dtype=bool).reshape(size, size) & allowed_mask_shape(size)
+    candidate arcs; with ``single_root`` no middle part has h = 0."""
+    size = arc_mask.shape[0]
+    arcs = np.asarray(arc_mask, dtype=bool) & allowed_mask_shape(size)
     i = np.arange(size)
     h, a, b = i[:, None, None], i[None, :, None], i[None, None, :]
     to_a, to_b = arcs[:, :, None], arcs[:, None, :]
@@ -141,7 +135,6 @@ def _csib_mask(key: bytes, size: int, single_root: bool) -> NDArray[np.bool_]:
     mask = ((a == h) & to_b) | ((b == h) & to_a) | middle
     if single_root:
         mask[0] &= ~middle[0]
-    mask.flags.writeable = False
     return mask
 
 
