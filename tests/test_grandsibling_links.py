@@ -28,6 +28,7 @@ from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc import GrandparentParts, check_proof, exact_search, solve_lp
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.exact import ExactOptions
+from lpparse.ppc.kbest import k_best_search
 from lpparse.ppc.parts import Binding, exact_parts, tree_score, tree_triples
 from lpparse.ppc.proof import ProofProgram
 from lpparse.ppc.third_order import GrandSiblingFamily, GrandSiblingParts
@@ -238,3 +239,15 @@ def test_the_checker_builds_only_the_rows_that_labels_name() -> None:
         if g != m:
             assert coefficients[gp_col] == -1.0
         assert full.lp.row_upper[row] == 0.0
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_k_best_with_links_is_brute_forces_k_best(seed: int) -> None:
+    """The K best trees of a full model (grandparents, windows, grand-siblings; the cuts on at every
+    subproblem) are brute force's K best scores, best first, distinct trees."""
+    s, parts = _instance(5, seed, False)
+    scores = sorted((tree_score(s, parts, heads) for heads in all_trees(5)), reverse=True)
+    result = k_best_search(s, parts, 4, False)
+    assert result.status.value == "optimal"
+    np.testing.assert_allclose([score for _, score in result.trees], scores[:4], atol=1e-6)
+    assert len({tuple(heads.tolist()) for heads, _ in result.trees}) == 4
