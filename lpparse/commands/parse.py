@@ -76,7 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--decoder",
         default=None,
         help="decoder name (default: bp for models with siblings, gp-eisner for grandparent, cle for "
-        "first-order models)",
+        "first-order models); exact proves its tree optimal, separating cuts the LP decoders leave out "
+        "(triangles over siblings, GSibGP over grand-siblings)",
     )
     parser.add_argument(
         "--bp-iters",
