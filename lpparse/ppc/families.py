@@ -61,7 +61,7 @@ from lpparse.formulations.triangles import (
 from lpparse.lp.solution import Solution
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.dead_arcs import DeadArcs
-from lpparse.ppc.parts import Binding, GrandparentParts, SiblingParts, tree_triples
+from lpparse.ppc.parts import Binding, GrandparentParts, SiblingParts, named_labels, tree_triples
 from lpparse.ppc.pricing import PriceResult, Triples, _spend, arc_slack, gp_duals, price
 from lpparse.ppc.separation import CutResult, separate_arcgp
 from lpparse.trees import NoTreeError
@@ -85,7 +85,6 @@ _NONE: Triples = (_EMPTY, _EMPTY, _EMPTY)
 #: SibTriangle separation: the violation a row needs, and at most this many rows per token a round
 TRIANGLE_TOL = 1e-4
 TRIANGLES_PER_TOKEN = 4
-_NONE5 = np.zeros((0, 5), np.int64)
 
 
 def _arc_slack(
@@ -674,15 +673,10 @@ class SiblingFamily(Counted):
         ):
             if name == "GPSibTriangle" and not self._crossed():
                 continue
-            found = [np.asarray(d[name][0]) for d in duals if d is not None and name in d]
-            index = np.concatenate([f.reshape(-1, 5) for f in found if f.size % 5 == 0] or [_NONE5])
-            index = np.unique(index.astype(np.int64), axis=0)
-            ok = known(index)
-            block = self.sibs.lp.con_blocks.get(name)
-            if block is not None and ok.any():
-                ok[ok] = block.find(index[ok]) < 0
-            if ok.any():
-                rows[name] = index[ok]
+            index = named_labels(duals, name, 5, self.gp)
+            index = index[known(index)]
+            if len(index):
+                rows[name] = index
         self._add_triangles(rows)
 
     def commit(self, model: HighsModel) -> None:

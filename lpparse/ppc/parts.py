@@ -38,7 +38,16 @@ from lpparse.triples import (
     tree_siblings,
 )
 
-__all__ = ["Binding", "GrandparentParts", "Parts", "SiblingParts", "exact_parts", "tree_score", "tree_triples"]
+__all__ = [
+    "Binding",
+    "GrandparentParts",
+    "Parts",
+    "SiblingParts",
+    "exact_parts",
+    "named_labels",
+    "tree_score",
+    "tree_triples",
+]
 
 Index = tuple[NDArray[np.int64], ...]
 
@@ -100,6 +109,19 @@ class Parts(Protocol):
 def exact_parts(parts: Sequence[Parts]) -> list[Parts]:
     """The families as exact decoding uses them: each family's ``for_exact()`` where it has one."""
     return [p.for_exact() if hasattr(p, "for_exact") else p for p in parts]
+
+
+def named_labels(
+    duals: Iterable[Mapping[str, tuple[Any, Any]] | None], name: str, width: int, prog: GrandparentProgram
+) -> NDArray[np.int64]:
+    """The distinct labels ((k, ``width``) indices) of the rows of block ``name`` that labelled duals (a
+    proof's) carry and the program holds no row of yet: what a family's ``add_named_rows`` may build. A label
+    array of another width is skipped."""
+    found = [np.asarray(d[name][0]) for d in duals if d is not None and name in d]
+    index = np.concatenate([f.reshape(-1, width) for f in found if f.size % width == 0] or [np.zeros((0, width))])
+    index = np.unique(index.astype(np.int64), axis=0)
+    block = prog.lp.con_blocks.get(name)
+    return index[block.find(index) < 0] if block is not None and len(index) else index
 
 
 def tree_score(

@@ -74,7 +74,7 @@ from lpparse.lp.solution import Solution
 from lpparse.lp.views import LPModel
 from lpparse.ppc.consecutive import WINDOW_SLACK, ConsecutiveSiblingParts
 from lpparse.ppc.families import Counted, _copy_sharing
-from lpparse.ppc.parts import Binding
+from lpparse.ppc.parts import Binding, named_labels
 
 __all__ = ["GrandSiblingFamily", "GrandSiblingParts", "TriSiblingFamily", "TriSiblingParts", "window_parts"]
 
@@ -474,13 +474,8 @@ class GrandSiblingFamily(_WindowFamily):
         :class:`lpparse.ppc.proof.ProofProgram`, holding every candidate part), each over every part the
         program holds; a label that names no row (:func:`grandparent_link_known`) adds none (its dual then
         counts as 0)."""
-        found = [np.asarray(d[LINK_BLOCK][0]) for d in duals if d is not None and LINK_BLOCK in d]
-        index = np.concatenate([f.reshape(-1, 3) for f in found if f.size % 3 == 0] or [np.zeros((0, 3))])
-        index = np.unique(index.astype(np.int64), axis=0)
+        index = named_labels(duals, LINK_BLOCK, 3, self.gp)
         index = index[grandparent_link_known(self.gp, index)]
-        block = self.prog.lp.con_blocks.get(LINK_BLOCK)
-        if block is not None and len(index):
-            index = index[block.find(index) < 0]
         if len(index):
             add_grandparent_links(self.prog, self.gp, index)
 
