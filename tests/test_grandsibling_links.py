@@ -20,6 +20,7 @@ from lpparse.formulations.grandsibling import DenseGrandSiblingScorer, tree_gsib
 from lpparse.formulations.grandsibling_links import (
     LINK_BLOCK,
     add_grandparent_links,
+    every_grandparent_link,
     grandparent_link_known,
     violated_grandparent_links,
 )
@@ -154,6 +155,14 @@ def test_separation_finds_every_violated_row_over_present_parts(n: int, seed: in
         add_grandparent_links(family.prog, family.gp, index)
         again, _ = violated_grandparent_links(family.prog, family.gp, x, 1e-6)
         assert len(again) == 0  # rows the program holds are not found again
+    every = {tuple(r) for r in every_grandparent_link(family.prog, family.gp).tolist()}
+    g, h, a, _ = family.prog.parts()
+    expected = {
+        (pg, ph, pa)
+        for pg, ph, pa in zip(g.tolist(), h.tolist(), a.tolist())
+        if pa != ph and bool(grandparent_link_known(family.gp, [[pg, ph, pa]])[0])
+    }
+    assert every == expected - set(map(tuple, index.tolist()))  # every row over present parts, none held twice
 
 
 def _instance(n: int, seed: int, single_root: bool) -> tuple[np.ndarray, list]:

@@ -29,7 +29,13 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.formulations.grandparent import GrandparentProgram
 from lpparse.formulations.grandsibling import GrandSiblingProgram
 
-__all__ = ["LINK_BLOCK", "add_grandparent_links", "grandparent_link_known", "violated_grandparent_links"]
+__all__ = [
+    "LINK_BLOCK",
+    "add_grandparent_links",
+    "every_grandparent_link",
+    "grandparent_link_known",
+    "violated_grandparent_links",
+]
 
 #: the name of the rows' block
 LINK_BLOCK = "GSibGP"
@@ -62,6 +68,21 @@ def _flow_out(prog: GrandSiblingProgram, x: NDArray[np.float64]) -> NDArray[np.f
     return np.bincount(key, prog.part_values(x)[leave], size**3).reshape((size,) * 3)
 
 
+def _new(prog: GrandSiblingProgram, index: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The labels of ``index`` whose rows the program does not hold yet."""
+    block = prog.lp.con_blocks.get(LINK_BLOCK)
+    return index[block.find(index) < 0] if block is not None and len(index) else index
+
+
+def every_grandparent_link(prog: GrandSiblingProgram, gp: GrandparentProgram) -> NDArray[np.int64]:
+    """The labels (k, 3) of every GSibGP row over the present parts that the program does not hold yet:
+    each (g, h, m) with a part leaving m and a known triple."""
+    g, h, a, _ = prog.parts()
+    leave = a != h
+    index = np.unique(np.column_stack([g[leave], h[leave], a[leave]]), axis=0).astype(np.int64)
+    return _new(prog, index[grandparent_link_known(gp, index)])
+
+
 def violated_grandparent_links(
     prog: GrandSiblingProgram, gp: GrandparentProgram, x: NDArray[np.float64], tol: float
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
@@ -71,10 +92,7 @@ def violated_grandparent_links(
     g, p, c = gp.triples()
     np.subtract.at(excess, (g, p, c), gp.triple_values(x))
     g, h, m = (v.astype(np.int64) for v in np.nonzero((excess > tol) & _known_triples(gp)))
-    index = np.column_stack([g, h, m])
-    block = prog.lp.con_blocks.get(LINK_BLOCK)
-    if block is not None and len(index):
-        index = index[block.find(index) < 0]
+    index = _new(prog, np.column_stack([g, h, m]))
     return index, excess[tuple(index.T)]
 
 

@@ -58,6 +58,7 @@ from lpparse.formulations.grandsibling import (
 from lpparse.formulations.grandsibling_links import (
     LINK_BLOCK,
     add_grandparent_links,
+    every_grandparent_link,
     grandparent_link_known,
     violated_grandparent_links,
 )
@@ -270,6 +271,11 @@ class _WindowFamily(Counted):
         return np.zeros(self.prog.lp.num_cols)
 
 
+def _fractional(values: NDArray[np.float64]) -> bool:
+    """Whether some value is more than LINK_TOL from an integer."""
+    return bool((np.abs(values - np.round(values)) > LINK_TOL).any())
+
+
 def _screen(values: NDArray[np.float64], tol: float) -> tuple[NDArray[np.bool_], float]:
     """Pairs whose bound exceeds tol, and the largest finite bound of the others."""
     search = values > tol
@@ -448,18 +454,27 @@ class GrandSiblingFamily(_WindowFamily):
         super().__init__(spec, binding, prog, count_gsibs(csibs.arc_mask, csibs.single_root))
         self.gp = binding.program  #: the grandparent program whose triples the GSibGP cuts name
         self._links = np.zeros((0, 3), np.int64)  #: the GSibGP rows this round adds
+        self._linked_all = False  #: every row over the present parts entered (brute force's fractional point)
 
     def separate(self, state: DualState) -> Separated:
-        """The most violated GSibGP cuts (:mod:`lpparse.formulations.grandsibling_links`), at most
-        LINKS_PER_TOKEN·n, with ``link_grandparents``. They are cuts, valid for every tree, outside the LP that
-        the certificate is about: what stays out is not in ``max_violation``."""
+        """GSibGP cuts (:mod:`lpparse.formulations.grandsibling_links`) with ``link_grandparents``: the most
+        violated, at most LINKS_PER_TOKEN·n, or, when every part is present (brute force: a branch-and-bound
+        search's master) and the arcs are fractional, every row at once, so that the nodes below need no
+        rounds of them (Danish full model over pruned arcs, the 32 dev sentences that branch: 11.6 s against
+        13.2 s CPU, the same nodes; #173 6.9 s against 8.5 s; every fifth sentence unchanged). They are cuts,
+        valid for every tree, outside the LP that the certificate is about: what stays out is not in
+        ``max_violation``."""
         self._links = np.zeros((0, 3), np.int64)
         if not self.spec.link_grandparents or self.prog.num_parts == 0:
             return Separated(0, 0, -np.inf, False)
-        index, excess = violated_grandparent_links(self.prog, self.gp, state.x, LINK_TOL)
-        limit = LINKS_PER_TOKEN * self.prog.n
-        if len(index) > limit:
-            index = index[np.argsort(-excess, kind="stable")[:limit]]
+        if self.complete and not self._linked_all and _fractional(self.gp.arc_values(state.x)):
+            self._linked_all = True
+            index = every_grandparent_link(self.prog, self.gp)
+        else:
+            index, excess = violated_grandparent_links(self.prog, self.gp, state.x, LINK_TOL)
+            limit = LINKS_PER_TOKEN * self.prog.n
+            if len(index) > limit:
+                index = index[np.argsort(-excess, kind="stable")[:limit]]
         self._links = index
         return Separated(0, len(index), -np.inf, bool(len(index)))
 
