@@ -61,7 +61,7 @@ from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_ins
 from lpparse.oracles.brute_force import _tree_scores
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.parsing import default_decoder, default_decoder_options, evaluate
-from lpparse.ppc.exact import EXACT_SIBLING_PRESET, exact_search
+from lpparse.ppc.exact import exact_search
 from lpparse.ppc.loop import second_order_parts, solve_lp
 from lpparse.ppc.parts import SiblingParts
 from lpparse.ppc.third_order import window_parts
@@ -540,7 +540,7 @@ def _second_order_step(
     target = _indicator(gold)
     triples = scorer.triples()
     siblings = scorer.siblings() if model.siblings else None
-    parts = second_order_parts(triples, "all", siblings, EXACT_SIBLING_PRESET if decoder == "exact" else "martins")
+    parts = second_order_parts(triples, "all", siblings)
     windows = window_parts(scorer.n, *scorer.window_scorers()) if model.consecutive else []
     parts += windows
     decoded = arcs + cost * (1.0 - target) if cost else arcs  # -inf (no arc, pruned) stays -inf

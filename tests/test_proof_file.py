@@ -13,7 +13,6 @@ from test_cli_errors import conll, fails, lpparse
 from test_exact import _fractional_instance
 
 from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, parse_exact
-from lpparse.ppc.exact import EXACT_SIBLING_PRESET
 from lpparse.ppc.proof_file import proof_record, read_proof_record
 from lpparse.scores import SentenceScores, save_scores
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
@@ -25,16 +24,17 @@ def test_a_record_reads_back_and_checks() -> None:
     sib = np.random.default_rng(4).normal(scale=0.3, size=t.shape)
     parts = [
         GrandparentParts(DenseTripleScorer(t)),
-        SiblingParts(DenseSiblingScorer(sib), EXACT_SIBLING_PRESET),
+        SiblingParts(DenseSiblingScorer(sib)),
     ]
     result = parse_exact(s, DenseTripleScorer(t), "all", single_root, sibling_scorer=DenseSiblingScorer(sib))
     assert result.certified and len(result.nodes) > 1
     record = json.loads(json.dumps(proof_record(result, parts)))
+    assert "SibTriangle" in record["families"]["sibling"]  # the rows the search used: its cuts too
     again = read_proof_record(record, s)
     assert check_proof(s, parts, again) is None
     other = [
         GrandparentParts(DenseTripleScorer(t + 0.3)),
-        SiblingParts(DenseSiblingScorer(sib), EXACT_SIBLING_PRESET),
+        SiblingParts(DenseSiblingScorer(sib)),
     ]
     assert check_proof(s, other, again) is not None
 

@@ -5,6 +5,7 @@ force, and proofs whose checker rebuilds them from their labels."""
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -24,7 +25,8 @@ from lpparse.formulations.triangles import (
 from lpparse.oracles import all_trees
 from lpparse.oracles.brute_force import brute_force
 from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, parse_exact, solve_lp
-from lpparse.ppc.exact import EXACT_SIBLING_PRESET, ExactOptions, check_exact
+from lpparse.ppc.exact import ExactOptions, check_exact
+from lpparse.ppc.families import SiblingFamily
 from lpparse.ppc.proof import ProofProgram
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, candidate_triples
 
@@ -215,7 +217,8 @@ def test_exact_with_triangles_is_brute_force_with_a_proof(n: int, seed: int, sin
 
 def test_triangles_close_a_fractional_root_and_the_proof_needs_them() -> None:
     """On a seeded instance whose sibling LP is fractional without them, the cuts' duals carry the proof: the
-    checker that rebuilds them from their labels accepts it, one that lacks them (martins rows) does not."""
+    checker that rebuilds them from their labels accepts it (under Martins et al.'s rows, the family's
+    preset: exact decoding adds the cuts, ``for_exact``), one that does not rebuild them rejects it."""
     for seed in range(400):
         s, _, sib = _instance(6, seed)
         martins = solve_lp(s, [SiblingParts(DenseSiblingScorer(sib), "martins")], "ppc", False)
@@ -227,9 +230,10 @@ def test_triangles_close_a_fractional_root_and_the_proof_needs_them() -> None:
     assert "SibTriangle" in triangles.program.lp.con_blocks
     result = parse_exact(s, None, "all", False, sibling_scorer=DenseSiblingScorer(sib))
     assert result.certified
-    assert check_proof(s, [SiblingParts(DenseSiblingScorer(sib), EXACT_SIBLING_PRESET)], result) is None
+    assert check_proof(s, [SiblingParts(DenseSiblingScorer(sib))], result) is None
     assert any(node.duals is not None and "SibTriangle" in node.duals for node in result.nodes)
-    assert check_proof(s, [SiblingParts(DenseSiblingScorer(sib), "martins")], result) is not None
+    with mock.patch.object(SiblingFamily, "add_named_rows", lambda self, duals: None):
+        assert check_proof(s, [SiblingParts(DenseSiblingScorer(sib))], result) is not None
 
 
 def test_the_checker_builds_only_the_triangles_that_labels_name() -> None:

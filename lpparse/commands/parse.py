@@ -97,8 +97,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=("martins", "all", "triangles"),
         default=None,
         help="ppc, bf, auto and exact decoders on a model with siblings: sibling constraint families (default "
-        "martins: ArcSib, SibArc, and triangles for exact; all adds SibClique; triangles adds the SibTriangle "
-        "cuts, separated)",
+        "martins: ArcSib, SibArc; all adds SibClique; triangles adds the SibTriangle cuts, separated, which exact "
+        "decoding adds to any preset)",
     )
     parser.add_argument(
         "--no-siblings",

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from lpparse.colgen import ColgenOptions
 from lpparse.decoder import DecodeResult, DecoderFunc, register_decoder
 from lpparse.lp.solution import Status
-from lpparse.ppc.exact import EXACT_SIBLING_PRESET, ExactOptions, exact_search
+from lpparse.ppc.exact import ExactOptions, exact_search
 from lpparse.ppc.kbest import k_best_search
 from lpparse.ppc.loop import (
     BF_BELOW_PARTS,
@@ -156,7 +156,6 @@ def exact_decode(
     ``branching``: the search's rule and ``base`` the node LPs' arborescence program
     (:class:`lpparse.ppc.exact.ExactOptions`). ``proof``: the search's proof as a JSON record in ``stats["proof"]`` (:func:`lpparse.ppc.proof_file.proof_record`)."""
     s = validate_scores(arc_scores)
-    ppc_options.setdefault("sibling_preset", EXACT_SIBLING_PRESET)
     engine, families = _families(triple_scorer, preset, sibling_scorer, parts, ppc_options)
     options = ExactOptions(ppc=engine, branching=branching, base=base)
     kbest = None

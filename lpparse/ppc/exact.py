@@ -122,7 +122,6 @@ from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_pro
 from lpparse.triples import SiblingScorer, TripleScorer
 
 __all__ = [
-    "EXACT_SIBLING_PRESET",
     "BranchNode",
     "ExactOptions",
     "ExactResult",
@@ -142,11 +141,6 @@ __all__ = [
 STRONG_CANDIDATES = 8
 STRONG_ITERATIONS = 100
 RELIABLE = 1
-#: the sibling rows of exact decoding (:mod:`lpparse.formulations.sibling`): Martins et al.'s with the
-#: triangle cuts separated at every node (:mod:`lpparse.formulations.triangles`; Danish grandparent + sibling
-#: model, pruned, the 23 dev sentences whose root LP without them is fractional: 2.1 s and 35 nodes against
-#: 6.3 s and 101 nodes, 18 closed at the root; SibTriangle alone: 4.5 s, 67 nodes, 9 closed)
-EXACT_SIBLING_PRESET = "triangles"
 #: the branching rules of :func:`_split`, and ``auto`` (:meth:`ExactOptions.rule`)
 BRANCHING = ("auto", "arc", "pseudocost", "gub", "multi")
 
@@ -689,7 +683,7 @@ def parse_exact(
     time_limit: float | None = None,
     options: ExactOptions | None = None,
     sibling_scorer: SiblingScorer | None = None,
-    sibling_preset: str | Iterable[str] = EXACT_SIBLING_PRESET,
+    sibling_preset: str | Iterable[str] = "martins",
     k_best: int | None = None,
     **grandparent: Any,
 ) -> ExactResult:
@@ -718,7 +712,7 @@ def check_exact(
     result: ExactResult,
     sibling_scorer: SiblingScorer | None = None,
     preset: str | Iterable[str] = "all",
-    sibling_preset: str | Iterable[str] = EXACT_SIBLING_PRESET,
+    sibling_preset: str | Iterable[str] = "martins",
 ) -> str | None:
     """:func:`check_proof` for grandparent triples and/or arbitrary siblings, under the presets the search
     used (their rows carry the proof's duals)."""

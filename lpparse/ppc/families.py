@@ -20,9 +20,9 @@ family left of it); giving the tight SibArc row z[h,m] - zsib[h,m,m'] >= 0 (side
 absent part the dual -λ lowers the part's reduced cost by λ and raises d_z by λ, so with the λ of an arc
 summed within its β the extended duals stay feasible and complementary. Parts are priced out greedily,
 cheapest first, on their bounds (never scored), then on their exact reduced costs. Separation: an absent
-part has zsib = 0, so its ArcSib row reads z[h,m] + z[h,m'] <= 1; the violated ones enter as columns. Under
-the ``triangles`` preset (exact decoding's), a fractional point also gets the most violated SibTriangle and
-GPSibTriangle cuts over parts with columns (:mod:`lpparse.formulations.triangles`): valid for every tree, they
+part has zsib = 0, so its ArcSib row reads z[h,m] + z[h,m'] <= 1; the violated ones enter as columns. With
+SibTriangle (the ``triangles`` preset; exact decoding adds it to any), a fractional point also gets the most
+violated SibTriangle and GPSibTriangle cuts over parts with columns (:mod:`lpparse.formulations.triangles`): valid for every tree, they
 tighten the LP that a certificate is about (absent parts have no coefficient in them, so pricing is
 unchanged). The start: the sibling parts of the first-order best tree, and those of a warm start
 (:class:`lpparse.colgen.Warm`).
@@ -616,7 +616,7 @@ class SiblingFamily(Counted):
         return Separated(ch.size - int(pruned.sum()), rows, max_violation, infeasible)
 
     def _crossed(self) -> bool:
-        """Whether GPSibTriangle rows apply: SibTriangle is on and the program has grandparent triples."""
+        """Whether GPSibTriangle rows apply: the program has grandparent triples."""
         return "zgp" in self.gp.lp.var_blocks
 
     def _separate_triangles(self, state: DualState, z: NDArray[np.float64]) -> dict[str, NDArray[np.int64]]:
@@ -662,9 +662,8 @@ class SiblingFamily(Counted):
         """Add the SibTriangle and GPSibTriangle rows that the labels of ``duals`` name (a proof's full
         program, :class:`lpparse.ppc.proof.ProofProgram`, holding every candidate part): each is built from
         its label, valid for every tree whatever the label says; a label that names no triangle of candidate
-        parts names no row here (its dual then counts as 0)."""
-        if "SibTriangle" not in self.sibs.families:
-            return
+        parts names no row here (its dual then counts as 0). Valid for every tree, they are built under any
+        preset: exact decoding separates them whatever its rows (:meth:`lpparse.ppc.parts.SiblingParts.for_exact`)."""
         duals = list(duals)
         rows = {}
         for name, known in (

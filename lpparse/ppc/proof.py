@@ -7,10 +7,11 @@ candidate part of every family (what brute force solves), and derives each node'
 alone: columns that the node's arcs do not allow (its dropped arcs, their flow columns, the parts over them)
 are fixed at 0. On the cycle-cut base the full program also holds every NoCycle row that a recorded dual or
 ray names: such a row's label is its token set S, and the checker builds Σ_{h,m in S} z[h,m] <= |S| - 1 from
-it (valid for every tree, whatever S is); likewise every SibTriangle row that a label [h, a, b, c, kind] names
-(:meth:`lpparse.ppc.families.SiblingFamily.add_named_rows`). Every row of the full program is valid for every
-tree, so for any
-duals y and any tree x of the node (with its parts and flows), weak duality gives
+it (valid for every tree, whatever S is); likewise every row that a family separates as a cut and a label names
+(a family's ``add_named_rows``: SibTriangle and GPSibTriangle rows,
+:meth:`lpparse.ppc.families.SiblingFamily.add_named_rows`; GSibGP rows,
+:meth:`lpparse.ppc.third_order.GrandSiblingFamily.add_named_rows`). Every row of the full program is valid for
+every tree, so for any duals y and any tree x of the node (with its parts and flows), weak duality gives
 
     c·x = yᵀAx + dᵀx <= Σ_i max(y_i L_i, y_i U_i) + Σ_j max(d_j l_j, d_j u_j),    d = c - Aᵀy,
 
@@ -119,7 +120,7 @@ class ProofProgram:
         for family in families:
             family.tree = None  # every candidate part
             family.seed()
-        for family in families:  # the separated rows of a family (SibTriangle) that the labels name
+        for family in families:  # the rows a family separates as cuts that the labels name
             named = getattr(family, "add_named_rows", None)
             if named is not None:
                 named(separated)

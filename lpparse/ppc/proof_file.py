@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.lp.solution import Status
-from lpparse.ppc.parts import Parts
+from lpparse.ppc.parts import Parts, exact_parts
 from lpparse.ppc.proof import LabelledDuals
 from lpparse.ppc.search_tree import BranchNode, ExactResult, ExactStats, child_mask
 from lpparse.trees import allowed_arcs
@@ -77,7 +77,7 @@ def proof_record(
         "gap_tol": result.gap_tol,
         "single_root": result.single_root,
         "base": result.base,
-        "families": {p.name: list(getattr(p, "preset", ())) for p in parts},
+        "families": {p.name: list(getattr(p, "preset", ())) for p in exact_parts(parts)},  # as the search used them
         "kept_arcs": None if kept_arcs is None else np.argwhere(kept_arcs).tolist(),
         "nodes": nodes,
     }
