@@ -1,34 +1,36 @@
-"""Masks computed from arc masks, remembered by the arc mask's bytes: the families and decoders of one
-sentence ask for the same masks over the same arcs many times (a window family, its program and the search's
-nodes: 15-20 times a sentence)."""
+"""Answers computed from arc masks, remembered by the arc mask's bytes: the families and decoders of one
+sentence ask the same questions about the same arcs many times (a window family, its program and the
+search's nodes: 15-20 times a sentence for the window mask; whether a tree exists, 5-6 times)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 __all__ = ["by_arc_mask"]
 
-MaskFunction = Callable[..., NDArray[np.bool_]]
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-def by_arc_mask(fn: MaskFunction) -> MaskFunction:
-    """``fn(arc_mask, *args)`` remembered by the bytes of the (boolean) arc mask and the other arguments; every
-    call returns a fresh array, which the caller may change."""
+def by_arc_mask(fn: F) -> F:
+    """``fn(arc_mask, *args)`` remembered by the bytes of the (square, boolean) arc mask and the other
+    arguments; an array answer is handed out as a fresh copy, which the caller may change."""
 
-    @functools.lru_cache(maxsize=16)
-    def remembered(key: bytes, size: int, *args: Any, **kwargs: Any) -> NDArray[np.bool_]:
+    @functools.lru_cache(maxsize=32)
+    def remembered(key: bytes, size: int, *args: Any, **kwargs: Any) -> Any:
         out = fn(np.frombuffer(key, dtype=bool).reshape(size, size), *args, **kwargs)
-        out.flags.writeable = False
+        if isinstance(out, np.ndarray):
+            out.flags.writeable = False
         return out
 
     @functools.wraps(fn)
-    def call(arc_mask: NDArray[np.bool_], *args: Any, **kwargs: Any) -> NDArray[np.bool_]:
+    def call(arc_mask: NDArray[np.bool_], *args: Any, **kwargs: Any) -> Any:
         arcs = np.ascontiguousarray(arc_mask, dtype=bool)
-        return remembered(arcs.tobytes(), arcs.shape[0], *args, **kwargs).copy()
+        out = remembered(arcs.tobytes(), arcs.shape[0], *args, **kwargs)
+        return out.copy() if isinstance(out, np.ndarray) else out
 
-    return call
+    return call  # type: ignore[return-value]

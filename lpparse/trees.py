@@ -14,6 +14,8 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from scipy.sparse import csgraph
 
+from lpparse._masks import by_arc_mask
+
 __all__ = [
     "NoTreeError",
     "allowed_arcs",
@@ -82,14 +84,13 @@ def tree_problem(mask: NDArray[np.bool_], single_root: bool = False) -> str | No
     n = mask.shape[0] - 1
     if mask[0, 1:].all() and (not single_root or mask[1:, 1:].sum() == n * (n - 1)):
         return None  # every token hangs from the root (single root: and every word reaches every other)
-    # decoders ask again about the same pruned arcs (the program, Chu-Liu-Edmonds, the search): remembered
-    return _tree_problem(np.ascontiguousarray(mask, dtype=bool).tobytes(), n + 1, single_root)
+    return _tree_problem(mask, single_root)
 
 
-@lru_cache(maxsize=64)
-def _tree_problem(key: bytes, size: int, single_root: bool) -> str | None:
-    """:func:`tree_problem` of the mask whose bytes are ``key`` ((size, size) booleans)."""
-    mask = np.frombuffer(key, dtype=bool).reshape(size, size)
+@by_arc_mask
+def _tree_problem(mask: NDArray[np.bool_], single_root: bool) -> str | None:
+    """:func:`tree_problem` past its quick case (decoders ask again about the same pruned arcs: the program,
+    Chu-Liu-Edmonds, the search)."""
     graph = sp.csr_matrix(mask, dtype=np.float64)  # csgraph's own dtype: no conversion (half the time at n = 50)
     reached = csgraph.breadth_first_order(graph, 0, directed=True, return_predecessors=False)
     if reached.shape[0] < mask.shape[0]:

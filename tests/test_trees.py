@@ -143,3 +143,15 @@ def test_tree_problem_remembers_masks_by_content_not_identity() -> None:
     mask[2, 3] = False
     assert "cannot be reached" in tree_problem(mask)
     assert tree_problem(mask.astype(np.int8)) == tree_problem(mask)  # any dtype read as booleans
+
+
+def test_masks_remembered_by_content_are_handed_out_as_copies() -> None:
+    """A caller that changes the mask it got does not change what the next caller gets."""
+    from lpparse.triples import sibling_mask
+
+    arcs = np.ones((5, 5), bool)
+    first = sibling_mask(arcs)
+    expected = first.copy()
+    first[:] = False
+    np.testing.assert_array_equal(sibling_mask(arcs), expected)
+    assert expected.any()

@@ -33,9 +33,10 @@ SibTriangle rows are the triangle inequalities of the same polytope, facets of i
 op. cit.): valid for every tree as zsib is the product of the arcs, and not implied by ArcSib and
 SibArc: x_a = x_b = x_c = 1/2 with y_ab = y_ac = 1/2 and y_bc = 0 satisfies both and violates the row of
 apex a by 1/2. There are 4 C(N_h, 3) of them per head, so they are cuts:
-:mod:`lpparse.formulations.triangles` finds those the current point violates over parts that have a column (or are pruned: zsib = 0 in every tree), and a row
-enters with its six coefficients only, so a part that enters later has none in it. A proof names each by its
-label, from which the checker rebuilds it (:mod:`lpparse.ppc.proof`). On the Danish grandparent + sibling
+:mod:`lpparse.formulations.triangles` finds those the current point violates over parts that have a column
+(or are pruned: zsib = 0 in every tree), and a row enters with its six coefficients only, so a part that
+enters later has none in it. A proof names each by its label, from which the checker rebuilds it
+(:mod:`lpparse.ppc.proof`). On the Danish grandparent + sibling
 model (pruned arcs), the root LP of exact decoding is fractional on 23 dev sentences without them; with
 them 9 of those close at the root and the 23 take 67 nodes against 101 (with the GPSibTriangle rows across
 grandparents too, 18 and 35 nodes).
@@ -101,6 +102,7 @@ SIBLING_PRESETS: dict[str, tuple[str, ...]] = {
     "all": ("ArcSib", "SibArc", "SibClique"),
     "triangles": ("ArcSib", "SibArc", "SibTriangle"),
 }
+
 
 def _ragged(counts: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(owner, within) of a ragged enumeration: item i owns ``counts[i]`` entries numbered 0..counts[i]-1."""
