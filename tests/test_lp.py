@@ -380,3 +380,31 @@ def test_probe_bounds_the_changed_lp_and_restores_the_model(seed: int) -> None:
     assert np.array_equal(lp.col_upper, upper)
     again = model.solve()
     assert again.objective == pytest.approx(first.objective, abs=1e-9) and again.iterations == 0  # basis restored
+
+
+def test_products_from_coo_match_the_csr_as_the_program_grows() -> None:
+    """A x and Aᵀ y straight from the COO triplets (the program grew since its CSR) equal the CSR's products,
+    duplicate coefficients summed; once the CSR is current they come from it, the same."""
+    lp = hand_lp()
+    rng = np.random.default_rng(0)
+    _ = lp.A  # a CSR, then the program grows past it
+    lp.add_constraints("r2", [0], [0, 0, 0], [0, 3, 0], [1.0, 2.0, 0.5], upper=3.0)  # x twice: summed
+    expected = _coo_dense(lp)
+    np.testing.assert_allclose(expected, lp.A.toarray())  # the CSR sums duplicates alike
+    lp.add_constraints("r3", [0], [0], [2], [1.0], upper=9.0)  # and grows past its CSR again
+    expected = _coo_dense(lp)
+    for current in (False, True):  # stale CSR: from the triplets; then from the CSR
+        if current:
+            _ = lp.A
+        x, y = rng.normal(size=lp.num_cols), rng.normal(size=lp.num_rows)
+        np.testing.assert_allclose(lp.dot(x), expected @ x)
+        np.testing.assert_allclose(lp.tdot(y), expected.T @ y)
+
+
+def _coo_dense(lp: LinearProgram) -> np.ndarray:
+    """The constraint matrix summed from the COO triplets by a plain loop."""
+    out = np.zeros((lp.num_rows, lp.num_cols))
+    rows, cols, vals = lp.coefficients_since(0)
+    for r, c, v in zip(rows, cols, vals):
+        out[r, c] += v
+    return out
