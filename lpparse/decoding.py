@@ -40,7 +40,7 @@ from lpparse.decoder import (
 )
 from lpparse.oracles import arc_marginals, chu_liu_edmonds, eisner, projective_marginals
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
-from lpparse.pruning import ArcPruning, prune_arcs
+from lpparse.pruning import ArcPruning, apply_pruning, kept_fraction, pruned_scores, pruning_mask
 from lpparse.trees import allowed_arcs, tree_score
 from lpparse.triples import SiblingScorer, TripleScorer
 
@@ -76,6 +76,7 @@ def decode(
     pruning: ArcPruning | None = None,
     pruner_scores: NDArray[np.float64] | None = None,
     parts: Sequence[Any] = (),
+    keep: NDArray[np.bool_] | None = None,
     **options: Any,
 ) -> DecodeResult:
     """Run decoder ``name``; second-order decoders need ``triple_scorer`` (or, for the decoders that take part
@@ -84,7 +85,8 @@ def decode(
     refuses them: it would ignore them). With ``pruning``, the decoder sees only the arcs that survive it
     under the first-order posteriors of ``pruner_scores`` (default: ``arc_scores``; :func:`prune_arcs`), and
     so only the parts over those arcs; the result's ``kept_arcs`` and its ``arcs_kept`` statistic (the
-    fraction of candidate arcs kept) say what was left."""
+    fraction of candidate arcs kept) say what was left. ``keep``: that pruning's mask, computed beforehand
+    by :func:`pruning_keep` (to score only the arcs it keeps), so that it is not computed twice."""
     decoder = get_decoder(name)
     if parts and not decoder.families:
         names = ", ".join(sorted({p.name for p in parts}))
@@ -98,12 +100,31 @@ def decode(
         options["parts"] = list(parts)
     if pruning is None:
         return decoder.func(arc_scores, triple_scorer, single_root, **options)
-    projective = decoder.projective or bool(options.get("projective"))
-    pruned, kept = prune_arcs(arc_scores, pruning, single_root, pruner_scores, projective)
+    if keep is None:
+        keep = pruning_keep(name, arc_scores, pruning, single_root, pruner_scores, options)
+    pruned = apply_pruning(arc_scores, keep)
     result = decoder.func(pruned, triple_scorer, single_root, **options)
     result.kept_arcs = allowed_arcs(pruned)
-    result.stats["arcs_kept"] = kept
+    # the candidates: the arcs the pruner scores (the arc scores may be those of the kept arcs alone)
+    candidates = allowed_arcs(arc_scores if pruner_scores is None else pruner_scores)
+    result.stats["arcs_kept"] = kept_fraction(result.kept_arcs, candidates)
     return result
+
+
+def pruning_keep(
+    name: str,
+    arc_scores: NDArray[np.float64],
+    pruning: ArcPruning,
+    single_root: bool,
+    pruner_scores: NDArray[np.float64] | None = None,
+    options: dict[str, Any] | None = None,
+) -> NDArray[np.bool_]:
+    """The arcs that ``pruning`` keeps for decoder ``name`` (with its ``options``: a projective decoder
+    keeps a projective tree) under the posteriors of ``pruner_scores`` (default: ``arc_scores``), over the
+    arcs present in ``arc_scores``: :func:`lpparse.pruning.pruning_mask`."""
+    projective = get_decoder(name).projective or bool((options or {}).get("projective"))
+    s = arc_scores if pruner_scores is None else pruned_scores(arc_scores, pruner_scores)
+    return pruning_mask(s, pruning, single_root, projective)
 
 
 def _first_order(solve: Callable[[NDArray[np.float64], bool], NDArray[np.int64]]) -> DecoderFunc:

@@ -10,7 +10,7 @@ from typing import Any
 from tqdm import tqdm
 
 from lpparse.corpus import UAS, Sentence, corpus_uas
-from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
+from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder, pruning_keep
 from lpparse.ppc.third_order import window_parts
 from lpparse.scores import ScoreFile
 from lpparse.scoring.model import BOUNDS, Model
@@ -186,12 +186,16 @@ def decode_sentence(
     them, as first-order decoders do without triples). With the ``pruning``
     option (:class:`lpparse.pruning.ArcPruning`), arcs are pruned by the posteriors of ``pruner``'s arc
     scores (a first-order model), else of the model's own."""
-    scorer = model.scorer(sentence)
-    pruned = options.get("pruning") is not None
-    triples = scorer.triples(triple_bounds(bounds, pruned)) if model.order == 2 else None
-    sibling_scorer = scorer.siblings() if model.siblings and siblings else None
+    pruning = options.get("pruning")
+    keep = None
     if pruner is not None:
-        options["pruner_scores"] = pruner.scorer(sentence).arc_scores()
+        options["pruner_scores"] = pruner_scores = pruner.scorer(sentence).arc_scores()
+        if pruning is not None:  # the model scores the arcs that survive alone
+            keep = pruning_keep(decoder, pruner_scores, pruning, model.single_root, None, options)
+            options["keep"] = keep
+    scorer = model.scorer(sentence, keep)
+    triples = scorer.triples(triple_bounds(bounds, pruning is not None)) if model.order == 2 else None
+    sibling_scorer = scorer.siblings() if model.siblings and siblings else None
     if model.consecutive and consecutive and get_decoder(decoder).families:
         windows = window_parts(sentence.n, *scorer.window_scorers())  # and third-order parts on them
         options["parts"] = [*options.get("parts", ()), *windows]

@@ -27,7 +27,15 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.oracles import arc_marginals, chu_liu_edmonds, eisner
 from lpparse.trees import allowed_arcs, validate_scores
 
-__all__ = ["ArcPruning", "gold_recall", "prune_arcs", "pruning_mask"]
+__all__ = [
+    "ArcPruning",
+    "apply_pruning",
+    "gold_recall",
+    "kept_fraction",
+    "prune_arcs",
+    "pruned_scores",
+    "pruning_mask",
+]
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,27 @@ def pruning_mask(
     return keep
 
 
+def pruned_scores(arc_scores: ArrayLike, pruner_scores: ArrayLike) -> NDArray[np.float64]:
+    """``pruner_scores`` (a first-order model's arc scores for the same sentence) with the arcs absent from
+    ``arc_scores`` set to ``-inf``: the scores whose posteriors prune ``arc_scores``."""
+    s = validate_scores(arc_scores)
+    p = validate_scores(pruner_scores, "pruner scores")
+    if p.shape != s.shape:
+        raise ValueError(f"pruner scores have shape {p.shape}, arc scores {s.shape}")
+    return np.where(allowed_arcs(s), p, -np.inf)
+
+
+def apply_pruning(arc_scores: ArrayLike, keep: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """``arc_scores`` with the arcs outside ``keep`` set to ``-inf``."""
+    return np.where(keep, validate_scores(arc_scores), -np.inf)
+
+
+def kept_fraction(keep: NDArray[np.bool_], candidates: NDArray[np.bool_]) -> float:
+    """The fraction of the ``candidates`` arcs that ``keep`` keeps (1 when there are none)."""
+    total = int(candidates.sum())
+    return float((keep & candidates).sum()) / total if total else 1.0
+
+
 def prune_arcs(
     arc_scores: ArrayLike,
     options: ArcPruning,
@@ -78,17 +107,9 @@ def prune_arcs(
     """``arc_scores`` with the arcs that ``options`` prunes set to ``-inf``, and the fraction of candidate arcs
     kept. The posteriors come from ``pruner_scores`` (a first-order model's arc scores for the same sentence),
     else from ``arc_scores`` themselves; ``projective``: for a projective decoder (:func:`pruning_mask`)."""
-    s = validate_scores(arc_scores)
-    allowed = allowed_arcs(s)
-    p = s
-    if pruner_scores is not None:
-        p = validate_scores(pruner_scores, "pruner scores")
-        if p.shape != s.shape:
-            raise ValueError(f"pruner scores have shape {p.shape}, arc scores {s.shape}")
-        p = np.where(allowed, p, -np.inf)
+    p = arc_scores if pruner_scores is None else pruned_scores(arc_scores, pruner_scores)
     keep = pruning_mask(p, options, single_root, projective)
-    total = int(allowed.sum())
-    return np.where(keep, s, -np.inf), (float(keep.sum()) / total if total else 1.0)
+    return apply_pruning(arc_scores, keep), kept_fraction(keep, allowed_arcs(validate_scores(arc_scores)))
 
 
 def gold_recall(keep: NDArray[np.bool_], gold_heads: ArrayLike) -> tuple[int, int]:

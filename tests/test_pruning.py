@@ -160,3 +160,46 @@ def test_projective_decoders_keep_a_projective_tree_after_pruning() -> None:
             gp = synthetic_triple_scorer(7, rng) if name == "gp-eisner" else None
             assert is_projective(decode(name, s, gp, pruning=tight).heads)
     assert found >= 5
+
+
+def test_a_model_pruned_by_a_pruner_scores_the_kept_arcs_alone_and_decodes_as_if_it_scored_all() -> None:
+    """decode_sentence with a pruner scores the model's features on the arcs the pruner keeps alone; the
+    tree, objective, kept arcs and kept fraction are those of scoring every arc and pruning in decode."""
+    from lpparse.corpus import read_treebank
+    from lpparse.decoding import pruning_keep
+    from lpparse.parsing import decode_sentence
+    from lpparse.scoring import SIBLING_TEMPLATES, Model, Vocabulary
+
+    sample = read_treebank(sample_treebank_path())
+    vocab = Vocabulary.build(sample)
+    rng = np.random.default_rng(3)
+    model = Model(vocab, order=2, bits=14, siblings=SIBLING_TEMPLATES)
+    model.weights = rng.normal(0.0, 0.3, 1 << 14)
+    pruner = Model(vocab, order=1, bits=14)
+    pruner.weights = rng.normal(0.0, 1.0, 1 << 14)
+    options = ArcPruning(threshold=0.01, max_heads=3)
+    for sentence in [s for s in sample if 4 <= s.n <= 12][:8]:
+        pruner_scores = pruner.scorer(sentence).arc_scores()
+        keep = pruning_keep("ppc", pruner_scores, options, False)
+        full = model.scorer(sentence).arc_scores()
+        kept_only = model.scorer(sentence, keep).arc_scores()
+        np.testing.assert_array_equal(kept_only, np.where(keep, full, -np.inf))
+        assert (~keep[np.isfinite(full)]).any()  # some arcs really were left unscored
+        scorer = model.scorer(sentence)
+        expected = decode(
+            "ppc",
+            full,
+            scorer.triples("offline"),
+            False,
+            scorer.siblings(),
+            pruning=options,
+            pruner_scores=pruner_scores,
+        )
+        got = decode_sentence(model, sentence, "ppc", pruner=pruner, pruning=options)
+        np.testing.assert_array_equal(got.heads, expected.heads)
+        assert got.objective == pytest.approx(expected.objective, abs=1e-9)
+        np.testing.assert_array_equal(got.kept_arcs, expected.kept_arcs)
+        assert got.stats["arcs_kept"] == pytest.approx(expected.stats["arcs_kept"])
+        assert got.stats["arcs_kept"] < 1.0
+    with pytest.raises(ValueError, match="an arc mask of shape"):
+        model.scorer(sample[0], np.ones((2, 2), dtype=bool))

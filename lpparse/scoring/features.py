@@ -349,13 +349,22 @@ def _field(ids: TokenIds, name: str, h: NDArray[np.int64], m: NDArray[np.int64])
 
 
 def arc_features(
-    ids: TokenIds, bits: int, templates: Sequence[tuple[str, ...]] = FIRST_ORDER_TEMPLATES
+    ids: TokenIds,
+    bits: int,
+    templates: Sequence[tuple[str, ...]] = FIRST_ORDER_TEMPLATES,
+    arcs: NDArray[np.bool_] | None = None,
 ) -> ArcFeatures:
-    """Hash every first-order feature of every candidate arc (no Python loop over arcs); templates with the
-    same number of fields are hashed in one pass, one seed per template (a sentence's arcs are few, so a
+    """Hash every first-order feature of every candidate arc (no Python loop over arcs), or of the arcs in
+    the (n+1, n+1) mask ``arcs`` alone (the others score -inf: arcs pruned before scoring); templates with
+    the same number of fields are hashed in one pass, one seed per template (a sentence's arcs are few, so a
     pass per template would cost mostly call overhead)."""
     n = ids.n
-    h, m = (x.astype(np.int64) for x in np.nonzero(allowed_mask_shape(n + 1)))
+    candidates = allowed_mask_shape(n + 1)
+    if arcs is not None:
+        if arcs.shape != candidates.shape:
+            raise ValueError(f"an arc mask of shape {arcs.shape} for a sentence of {n} tokens")
+        candidates = candidates & arcs
+    h, m = (x.astype(np.int64) for x in np.nonzero(candidates))
     direction = (h < m).astype(np.int64)
     distance = np.searchsorted(DISTANCE_EDGES, np.abs(h - m), side="right")
     fixed = [t for t, template in enumerate(templates) if "between" not in template]

@@ -234,10 +234,11 @@ class Model:
         """The same vocabulary and templates with other weights and training record (bounds recomputed)."""
         return replace(self, weights=weights, training=training, _bounds=None)
 
-    def scorer(self, sentence: Sentence) -> SentenceScorer:
-        """Features of one sentence, ready to score with the current weights."""
+    def scorer(self, sentence: Sentence, arcs: NDArray[np.bool_] | None = None) -> SentenceScorer:
+        """Features of one sentence, ready to score with the current weights; ``arcs``: the (n+1, n+1) mask
+        of the arcs to score (the others score -inf, as pruned), default every candidate arc."""
         ids = encode(sentence, self.vocab)
-        return SentenceScorer(self, ids, arc_features(ids, self.bits, self.first_order))
+        return SentenceScorer(self, ids, arc_features(ids, self.bits, self.first_order, arcs))
 
     # -------------------------------------------------------------------------------- model files
 
