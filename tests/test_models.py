@@ -333,3 +333,27 @@ def test_hash_columns_on_a_grid_equals_hashing_each_cell(seed: int, a: int, b: i
     assert (
         hash_columns(5, [x[:, None], np.int64(3)], 20) == hash_columns(5, [x, np.full(a, 3)], 20)[:, None]
     ).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**31),
+    st.lists(st.integers(0, 5), min_size=1, max_size=8),
+    st.sampled_from([1, 7, 300, 2049, 3000]),
+)
+def test_hash_templates_hashes_each_template_as_hash_columns_does(
+    seed: int, arities: list[int], size: int
+) -> None:
+    """All templates in one pass (templates of 0-5 columns, batches below and above the size where it hashes
+    template by template) give each template's row of hash_columns."""
+    from lpparse.scoring.features import hash_templates
+
+    rng = np.random.default_rng(seed)
+    seeds = [int(s) for s in rng.integers(0, 10_000, len(arities))]
+    columns = [[rng.integers(-2, 10**6, size) for _ in range(k)] for k in arities]
+    got = hash_templates(seeds, columns, 18, size)
+    assert got.shape == (len(arities), size)
+    for t, (s, cols) in enumerate(zip(seeds, columns)):
+        with np.errstate(over="ignore"):  # a template without columns hashes numpy scalars
+            expected = hash_columns(s, cols, 18)
+        assert (got[t] == np.broadcast_to(expected, (size,))).all()

@@ -27,7 +27,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.scoring.features import CSIB_START, CSIB_STOP, TokenIds, hash_columns
+from lpparse.scoring.features import (
+    CSIB_START,
+    CSIB_STOP,
+    TokenIds,
+    field_lookup,
+    hash_columns,
+    hash_templates,
+)
 from lpparse.triples import GrandSiblingBounds, TriSiblingBounds, check_gsib_batch, check_tsib_batch
 
 if TYPE_CHECKING:
@@ -161,20 +168,14 @@ def quad_slots(
     """(templates, parts) slots of the features of a batch of 4-index parts (one index array per position)."""
     context = shape.context(parts)
     head = parts[shape.head]
-    out = np.empty((len(templates), head.size), dtype=np.int64)
-    for t, tpl in enumerate(templates):
-        columns = []
-        for p, attribute in enumerate(tpl.fields):
-            if attribute is None:
-                continue
-            values = ids.at(attribute, parts[p])
-            if p == shape.start:
-                values = np.where(parts[p] == head, CSIB_START, values)
-            elif p == shape.stop:
-                values = np.where(parts[p] == head, CSIB_STOP, values)
-            columns.append(values)
-        out[t] = hash_columns(shape.seed + t, [*columns, context], bits)
-    return out
+    positions = {str(p): x for p, x in enumerate(parts)}
+    special = {str(shape.start): (parts[shape.start] == head, CSIB_START)}
+    special[str(shape.stop)] = (parts[shape.stop] == head, CSIB_STOP)
+    field = field_lookup(ids, positions, special)
+    columns = [
+        [*(field(a, str(p)) for p, a in enumerate(tpl.fields) if a is not None), context] for tpl in templates
+    ]
+    return hash_templates([shape.seed + t for t in range(len(templates))], columns, bits, head.size)
 
 
 class QuadBounds:
