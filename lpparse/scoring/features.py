@@ -406,21 +406,13 @@ def arc_features(
     direction = (h < m).astype(np.int64)
     distance = np.searchsorted(DISTANCE_EDGES, np.abs(h - m), side="right")
     fixed = [t for t, template in enumerate(templates) if "between" not in template]
-    row = {t: 2 * i for i, t in enumerate(fixed)}  # rows 2i, 2i + 1: template t without and with distance
-    slots = np.empty((2 * len(fixed), h.size), dtype=np.int64)
-    groups: dict[int, list[int]] = {}
-    for t in fixed:
-        groups.setdefault(len(templates[t]), []).append(t)
-    # every distinct field once, as a row of one matrix: a template group's k-th columns are a row gather
-    names = sorted({f for t in fixed for f in templates[t]})
-    fields = np.stack([_field(ids, f, h, m) for f in names]) if names else np.zeros((0, h.size), np.int64)
-    row_of = {f: i for i, f in enumerate(names)}
-    for ts in groups.values():
-        columns = [fields[[row_of[templates[t][k]] for t in ts]] for k in range(len(templates[ts[0]]))]
-        seeds = 2 * np.array(ts, dtype=np.int64)[:, None]
-        rows = np.array([row[t] for t in ts])
-        slots[rows] = hash_columns(seeds, [*columns, direction[None, :]], bits)
-        slots[rows + 1] = hash_columns(seeds + 1, [*columns, direction[None, :], distance[None, :]], bits)
+    names = {f for t in fixed for f in templates[t]}
+    fields = {f: _field(ids, f, h, m) for f in names}  # every distinct field once
+    # rows 2i, 2i + 1: the i-th fixed template without and with distance
+    seeds = [2 * t + v for t in fixed for v in (0, 1)]
+    conjunctions = ([direction], [direction, distance])
+    columns = [[*(fields[f] for f in templates[t]), *conj] for t in fixed for conj in conjunctions]
+    slots = hash_templates(seeds, columns, bits, h.size)
     extra_arc, extra_slot = [], []
     for t, template in enumerate(templates):
         if "between" not in template:
