@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,21 +16,36 @@ __all__ = ["by_arc_mask"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def by_arc_mask(fn: F) -> F:
-    """``fn(arc_mask, *args)`` remembered by the bytes of the (square, boolean) arc mask and the other
-    arguments; an array answer is handed out as a fresh copy, which the caller may change."""
+@overload
+def by_arc_mask(fn: F) -> F: ...
 
-    @functools.lru_cache(maxsize=32)
+
+@overload
+def by_arc_mask(*, maxsize: int = 32) -> Callable[[F], F]: ...
+
+
+def by_arc_mask(fn: F | None = None, *, maxsize: int = 32) -> Any:
+    """``fn(arc_mask, *args)`` remembered by the bytes of the (square, boolean) arc mask and the other
+    arguments (the last ``maxsize`` answers: keep it small for answers that are large); an array answer, or
+    each array of a tuple answer, is handed out as a fresh copy, which the caller may change. Used bare
+    (``@by_arc_mask``) or with options (``@by_arc_mask(maxsize=4)``)."""
+    if fn is None:
+        return functools.partial(by_arc_mask, maxsize=maxsize)
+
+    @functools.lru_cache(maxsize=maxsize)
     def remembered(key: bytes, size: int, *args: Any, **kwargs: Any) -> Any:
         out = fn(np.frombuffer(key, dtype=bool).reshape(size, size), *args, **kwargs)
-        if isinstance(out, np.ndarray):
-            out.flags.writeable = False
+        for array in out if isinstance(out, tuple) else (out,):
+            if isinstance(array, np.ndarray):
+                array.flags.writeable = False
         return out
 
     @functools.wraps(fn)
     def call(arc_mask: NDArray[np.bool_], *args: Any, **kwargs: Any) -> Any:
         arcs = np.ascontiguousarray(arc_mask, dtype=bool)
         out = remembered(arcs.tobytes(), arcs.shape[0], *args, **kwargs)
+        if isinstance(out, tuple):
+            return tuple(x.copy() if isinstance(x, np.ndarray) else x for x in out)
         return out.copy() if isinstance(out, np.ndarray) else out
 
-    return call  # type: ignore[return-value]
+    return call

@@ -64,6 +64,7 @@ def triple_mask(arc_mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
     return mask
 
 
+@by_arc_mask(maxsize=4)
 def candidate_triples(arc_mask: NDArray[np.bool_]) -> Triples:
     """The (g, p, c) index arrays of every candidate triple, in lexicographic order."""
     g, p, c = np.nonzero(triple_mask(arc_mask))
@@ -82,6 +83,7 @@ def sibling_mask(arc_mask: NDArray[np.bool_], single_root: bool = False) -> NDAr
     return mask
 
 
+@by_arc_mask(maxsize=4)
 def candidate_siblings(arc_mask: NDArray[np.bool_], single_root: bool = False) -> Triples:
     """The (h, m, m') index arrays of every candidate sibling part (:func:`sibling_mask`), lexicographic."""
     h, m, m2 = np.nonzero(sibling_mask(arc_mask, single_root))

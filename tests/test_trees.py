@@ -155,3 +155,24 @@ def test_masks_remembered_by_content_are_handed_out_as_copies() -> None:
     first[:] = False
     np.testing.assert_array_equal(sibling_mask(arcs), expected)
     assert expected.any()
+
+
+def test_candidate_parts_remembered_by_content_are_handed_out_as_copies() -> None:
+    """The index arrays of remembered candidate triples and siblings are fresh copies each call, and a mask
+    with other content gets its own answer."""
+    from lpparse.triples import candidate_siblings, candidate_triples
+
+    arcs = np.ones((5, 5), bool)
+    np.fill_diagonal(arcs, False)
+    arcs[:, 0] = False
+    for candidates in (candidate_triples, candidate_siblings):
+        first = candidates(arcs)
+        expected = tuple(x.copy() for x in first)
+        for x in first:
+            x[:] = -1
+        again = candidates(arcs)
+        for x, y in zip(again, expected):
+            np.testing.assert_array_equal(x, y)
+        fewer = arcs.copy()
+        fewer[1, 2] = False
+        assert candidates(fewer)[0].size < expected[0].size
