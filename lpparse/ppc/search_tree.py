@@ -5,7 +5,7 @@ search writes them and as a proof checker (:mod:`lpparse.ppc.proof`) or a proof 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -92,7 +92,10 @@ class ExactStats:
     time_total: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields by name (the per-family counts copied): ``dataclasses.asdict`` without its deep copy
+        of every value, a quarter of a millisecond a sentence."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {k: dict(v) if isinstance(v, dict) else v for k, v in out.items()}
 
 
 @dataclass
