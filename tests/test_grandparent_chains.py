@@ -1,0 +1,211 @@
+"""GPChain cuts on grandparent triples: valid on every tree, separation against a plain loop, exact decoding
+with them against brute force, and proofs whose checker rebuilds them from their labels."""
+
+from __future__ import annotations
+
+import itertools
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lpparse.colgen import ColgenOptions
+from lpparse.colgen.testing import random_arc_scores
+from lpparse.formulations.grandparent import arc_program
+from lpparse.formulations.grandparent_chains import CHAIN_BLOCK, add_chains, chain_known, violated_chains
+from lpparse.oracles import all_trees
+from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
+from lpparse.ppc import GrandparentParts, check_proof, exact_search, solve_lp
+from lpparse.ppc.exact import ExactOptions
+from lpparse.ppc.families import GrandparentFamily
+from lpparse.ppc.parts import Binding, exact_parts, tree_score, tree_triples
+from lpparse.ppc.proof import ProofProgram
+from lpparse.triples import DenseTripleScorer
+
+
+def _triples(rng: np.random.Generator, n: int, pruned: float = 0.05, scale: float = 1.0) -> np.ndarray:
+    out = rng.normal(scale=scale, size=(n + 1,) * 3)
+    out[rng.random(out.shape) < pruned] = -np.inf
+    return out
+
+
+def _family(
+    s: np.ndarray, cube: np.ndarray, single_root: bool, keep: np.ndarray | None = None
+) -> GrandparentFamily:
+    """The grandparent family of a program with every candidate triple (or those ``keep`` marks)."""
+    prog = arc_program(s, single_root, "single-flow")
+    binding = Binding(prog, s, chu_liu_edmonds(s, single_root=single_root), ColgenOptions(), None)
+    family = GrandparentParts(DenseTripleScorer(cube)).bind(binding)
+    family.tree = None
+    if keep is None:
+        family.seed()
+    else:
+        g, p, c = GrandparentParts(DenseTripleScorer(cube)).candidates(prog.arc_mask, single_root)
+        g, p, c = g[keep[: g.size]], p[keep[: g.size]], c[keep[: g.size]]
+        family.prog.add_triples(g, p, c, family.cache.get(g, p, c))
+    return family  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("single_root", [False, True])
+@pytest.mark.parametrize("n", [4, 5])
+def test_every_chain_row_holds_on_every_tree(n: int, single_root: bool) -> None:
+    """Over every candidate triple (pruned ones and a pruned arc included), every row the checker accepts
+    holds on every tree of the program, and some row is tight on some tree."""
+    rng = np.random.default_rng(n)
+    s = np.zeros((n + 1, n + 1))
+    s[:, 0] = -np.inf
+    np.fill_diagonal(s, -np.inf)
+    s[2, 3] = -np.inf
+    family = _family(s, _triples(rng, n, 0.1), single_root)
+    gp = family.prog
+    labels = np.array(list(itertools.product(range(n + 1), repeat=4)))
+    labels = labels[chain_known(gp, labels)]
+    assert len(labels) and gp.pruned.any()
+    rows = add_chains(gp, labels)
+    lp = gp.lp
+    z_at = {tuple(k): c for k, c in zip(lp.var_blocks["z"].index.tolist(), lp.cols("z"))}
+    gp_at = {tuple(k): c for k, c in zip(lp.var_blocks["zgp"].index.tolist(), lp.cols("zgp"))}
+    A = lp.A.tocsr()[rows]
+    tight = 0
+    for heads in all_trees(n, single_root):
+        triples = list(zip(*(v.tolist() for v in tree_triples(heads))))
+        arcs = [(int(heads[m]), m) for m in range(1, n + 1)]
+        if any(a not in z_at for a in arcs) or any(gp.pruned[t] for t in triples):
+            continue  # not a tree of the program
+        x = np.zeros(lp.num_cols)
+        x[[z_at[a] for a in arcs]] = 1.0
+        x[[gp_at[t] for t in triples]] = 1.0
+        activity = A @ x
+        assert (activity <= 1e-12).all()
+        tight += int((activity > -1e-12).sum())
+    assert tight
+
+
+def _loop_violations(gp, x: np.ndarray, tol: float) -> dict:  # type: ignore[no-untyped-def]
+    """What a plain loop over (g, p, q, c) finds: the rows over the present triples at ``x`` whose chain
+    triple ⟨g, p, q⟩ is above ``tol``."""
+    value = dict(zip(zip(*(v.tolist() for v in gp.triples())), gp.triple_values(x)))
+    z = gp.arc_values(x)
+    out = {}
+    size = gp.n + 1
+    for g, p, q, c in itertools.product(range(size), repeat=4):
+        if min(p, q, c) < 1 or len({g, p, q, c}) < 4 or not (gp.arc_mask[g, p] and gp.arc_mask[p, q]):
+            continue
+        if value.get((g, p, q), 0.0) <= tol:
+            continue
+        left = sum(value.get(t, 0.0) for t in ((g, p, c), (p, q, c), (g, p, q)))
+        excess = left - z[g, p] - z[p, q]
+        if excess > tol:
+            out[(g, p, q, c)] = excess
+    return out
+
+
+@settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(3, 5), st.integers(0, 2**32 - 1), st.floats(0.0, 0.6))
+def test_separation_finds_every_violated_row_over_present_triples(n: int, seed: int, absent: float) -> None:
+    """On a program holding a random subset of the triples, at a random point (not one of the LP: any term
+    may exceed its arc), separation finds exactly the rows with a positive chain triple that a plain loop
+    finds, with their violations, and a row the program holds is not found again."""
+    rng = np.random.default_rng(seed)
+    s = random_arc_scores(n, rng)
+    keep = rng.random((n + 1) ** 3) >= absent
+    gp = _family(s, _triples(rng, n), False, keep).prog
+    x = rng.random(gp.lp.num_cols) * (rng.random(gp.lp.num_cols) < 0.8)
+    index, excess = violated_chains(gp, x, 1e-6)
+    expected = _loop_violations(gp, x, 1e-6)
+    found = dict(zip(map(tuple, index.tolist()), excess))
+    assert len(found) == len(index) and found.keys() == expected.keys()
+    for key, value in expected.items():
+        assert found[key] == pytest.approx(value)
+    if len(index):
+        add_chains(gp, index)
+        again, _ = violated_chains(gp, x, 1e-6)
+        assert len(again) == 0
+
+
+def _instance(n: int, seed: int, single_root: bool) -> tuple[np.ndarray, list]:
+    rng = np.random.default_rng(seed)
+    s = random_arc_scores(n, rng, single_root=single_root)
+    return s, [GrandparentParts(DenseTripleScorer(_triples(rng, n, scale=2.0)))]
+
+
+@settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(3, 6), st.integers(0, 2**32 - 1), st.booleans())
+def test_exact_with_chains_is_brute_force_with_a_proof(n: int, seed: int, single_root: bool) -> None:
+    """Exact decoding (which turns the cuts on: ``for_exact``) finds brute force's optimum with a proof that
+    the standalone check accepts; the LP with the cuts lies between the best tree and the LP without."""
+    s, parts = _instance(n, seed, single_root)
+    best = max(tree_score(s, parts, heads) for heads in all_trees(n, single_root))
+    if np.isneginf(best):
+        return
+    assert exact_parts(parts)[0].chains and not parts[0].chains
+    result = exact_search(s, parts, single_root, options=ExactOptions(verify=True))
+    assert result.certified and result.objective == pytest.approx(best, abs=1e-6)
+    assert check_proof(s, parts, result) is None
+    plain = solve_lp(s, parts, "ppc", single_root)
+    chained = solve_lp(s, exact_parts(parts), "ppc", single_root)
+    assert plain.certified and chained.certified
+    assert best - 1e-6 <= chained.objective <= plain.objective + 1e-6
+
+
+def test_chains_close_a_fractional_root_and_the_proof_carries_their_duals() -> None:
+    """On a seeded instance whose LP without the cuts is fractional and whose root they close, the root's
+    duals sit on GPChain rows; the checker rebuilds those rows from their labels and accepts the proof, and
+    its bound with them is at most its bound without them (a dual on a row it lacks counts as 0)."""
+    for seed in range(500):
+        s, parts = _instance(7, seed, False)
+        plain = solve_lp(s, parts, "ppc", False)
+        if plain.integral:
+            continue
+        chained = solve_lp(s, exact_parts(parts), "ppc", False)
+        if not (chained.integral and chained.objective < plain.objective - 1e-3):
+            continue
+        result = exact_search(s, parts, False)
+        root = result.nodes[0].duals
+        if (
+            result.stats.nodes == 1
+            and root
+            and np.abs(root.get(CHAIN_BLOCK, (None, np.zeros(1)))[1]).max() > 1e-6
+        ):
+            break
+    else:
+        raise AssertionError("no instance where the cuts close a fractional root")
+    assert result.certified and check_proof(s, parts, result) is None
+    node = result.nodes[0]
+    full = ProofProgram(s, parts, False, result.base, [node.duals])
+    assert len(full.lp.con_blocks[CHAIN_BLOCK]) == len(np.unique(node.duals[CHAIN_BLOCK][0], axis=0))
+    with mock.patch.object(GrandparentFamily, "add_named_rows", lambda self, duals: None):
+        bare = ProofProgram(s, parts, False, result.base, [node.duals])
+    assert CHAIN_BLOCK not in bare.lp.con_blocks
+    assert full.bound(node.duals, node.mask)[0] <= bare.bound(node.duals, node.mask)[0] + 1e-9  # type: ignore[index]
+    assert full.bound(node.duals, node.mask)[0] <= result.objective + 1e-6  # type: ignore[index]
+
+
+def test_the_checker_builds_only_the_rows_that_labels_name() -> None:
+    """A label that names no GPChain row (a repeated token, the root as p, q or c, beyond the sentence, an arc
+    that is no candidate, a negative token) adds none; a good label adds its row once, over every candidate
+    triple: +1 on its three triples, -1 on its two arcs."""
+    n = 5
+    s = np.zeros((n + 1, n + 1))
+    s[:, 0] = -np.inf
+    np.fill_diagonal(s, -np.inf)
+    s[2, 3] = -np.inf  # 2 -> 3 is no candidate
+    parts = [GrandparentParts(DenseTripleScorer(np.zeros((n + 1,) * 3)))]
+    good = [1, 2, 4, 5]
+    bad = [[1, 2, 4, 1], [2, 2, 4, 5], [1, 0, 4, 5], [1, 2, 4, 0], [1, 2, 4, 7], [1, 2, 3, 5], [-1, 2, 4, 5]]
+    labels = {CHAIN_BLOCK: (np.array([good, *bad, good]), np.ones(9))}
+    full = ProofProgram(s, parts, False, "single-flow", [labels])
+    block = full.lp.con_blocks[CHAIN_BLOCK]
+    np.testing.assert_array_equal(block.index, [good])
+    coefficients = full.lp.A.tocsr()[block.positions[0]].toarray().ravel()
+    g, p, q, c = good
+    triples = full.lp.var_blocks["zgp"].find(np.array([[g, p, c], [p, q, c], [g, p, q]]))
+    arcs = full.lp.var_blocks["z"].find(np.array([[g, p], [p, q]]))
+    assert (triples >= 0).all() and (arcs >= 0).all()
+    np.testing.assert_array_equal(coefficients[triples], 1.0)
+    np.testing.assert_array_equal(coefficients[arcs], -1.0)
+    assert np.count_nonzero(coefficients) == 5 and full.lp.row_upper[block.positions[0]] == 0.0
+    with pytest.raises(ValueError, match="GPChain"):
+        add_chains(_family(s, np.zeros((n + 1,) * 3), False).prog, [bad[0]])
