@@ -1,8 +1,9 @@
-"""GPChain cuts on grandparent triples: valid on every tree, separation against a plain loop, exact decoding
+"""GPChain and GPSibChain cuts on grandparent triples: valid on every tree, separation against a plain loop, exact decoding
 with them against brute force, and proofs whose checker rebuilds them from their labels."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from unittest import mock
 
@@ -14,7 +15,14 @@ from hypothesis import strategies as st
 from lpparse.colgen import ColgenOptions
 from lpparse.colgen.testing import random_arc_scores
 from lpparse.formulations.grandparent import arc_program
-from lpparse.formulations.grandparent_chains import CHAIN_BLOCK, add_chains, chain_known, violated_chains
+from lpparse.formulations.grandparent_chains import (
+    CHAIN,
+    CHAINS,
+    SIBLING_CHAIN,
+    add_chain_rows,
+    chain_known,
+    violated_chains,
+)
 from lpparse.oracles import all_trees
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc import GrandparentParts, check_proof, exact_search, solve_lp
@@ -48,9 +56,10 @@ def _family(
     return family  # type: ignore[return-value]
 
 
+@pytest.mark.parametrize("rows", [CHAIN, SIBLING_CHAIN], ids=lambda r: r.block)
 @pytest.mark.parametrize("single_root", [False, True])
 @pytest.mark.parametrize("n", [4, 5])
-def test_every_chain_row_holds_on_every_tree(n: int, single_root: bool) -> None:
+def test_every_chain_row_holds_on_every_tree(n: int, single_root: bool, rows) -> None:  # type: ignore[no-untyped-def]
     """Over every candidate triple (pruned ones and a pruned arc included), every row the checker accepts
     holds on every tree of the program, and some row is tight on some tree."""
     rng = np.random.default_rng(n)
@@ -60,14 +69,14 @@ def test_every_chain_row_holds_on_every_tree(n: int, single_root: bool) -> None:
     s[2, 3] = -np.inf
     family = _family(s, _triples(rng, n, 0.1), single_root)
     gp = family.prog
-    labels = np.array(list(itertools.product(range(n + 1), repeat=4)))
-    labels = labels[chain_known(gp, labels)]
+    labels = np.array(list(itertools.product(range(n + 1), repeat=rows.width)))
+    labels = labels[chain_known(rows, gp, labels)]
     assert len(labels) and gp.pruned.any()
-    rows = add_chains(gp, labels)
+    added = add_chain_rows(rows, gp, labels)
     lp = gp.lp
     z_at = {tuple(k): c for k, c in zip(lp.var_blocks["z"].index.tolist(), lp.cols("z"))}
     gp_at = {tuple(k): c for k, c in zip(lp.var_blocks["zgp"].index.tolist(), lp.cols("zgp"))}
-    A = lp.A.tocsr()[rows]
+    A = lp.A.tocsr()[added]
     tight = 0
     for heads in all_trees(n, single_root):
         triples = list(zip(*(v.tolist() for v in tree_triples(heads))))
@@ -83,45 +92,49 @@ def test_every_chain_row_holds_on_every_tree(n: int, single_root: bool) -> None:
     assert tight
 
 
-def _loop_violations(gp, x: np.ndarray, tol: float) -> dict:  # type: ignore[no-untyped-def]
-    """What a plain loop over (g, p, q, c) finds: the rows over the present triples at ``x`` whose chain
-    triple ⟨g, p, q⟩ is above ``tol``."""
+def _loop_violations(rows, gp, x: np.ndarray, tol: float) -> dict:  # type: ignore[no-untyped-def]
+    """What a plain loop over every label finds: the rows over the present triples at ``x`` whose triples made
+    of the right-hand side's arcs (the chain's, the siblings') are above ``tol``."""
     value = dict(zip(zip(*(v.tolist() for v in gp.triples())), gp.triple_values(x)))
     z = gp.arc_values(x)
     out = {}
-    size = gp.n + 1
-    for g, p, q, c in itertools.product(range(size), repeat=4):
-        if min(p, q, c) < 1 or len({g, p, q, c}) < 4 or not (gp.arc_mask[g, p] and gp.arc_mask[p, q]):
+    for label in itertools.product(range(gp.n + 1), repeat=rows.width):
+        if not chain_known(rows, gp, [label])[0]:
             continue
-        if value.get((g, p, q), 0.0) <= tol:
+        triples = [tuple(label[i] for i in t) for t in rows.triples]
+        arcs = {tuple(label[i] for i in a) for a in rows.arcs}
+        if any(value.get(t, 0.0) <= tol for t in triples if t[:2] in arcs and t[1:] in arcs):
             continue
-        left = sum(value.get(t, 0.0) for t in ((g, p, c), (p, q, c), (g, p, q)))
-        excess = left - z[g, p] - z[p, q]
+        excess = sum(value.get(t, 0.0) for t in triples) - sum(z[a] for a in arcs)
         if excess > tol:
-            out[(g, p, q, c)] = excess
+            out[label] = excess
     return out
 
 
 @settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(3, 5), st.integers(0, 2**32 - 1), st.floats(0.0, 0.6))
-def test_separation_finds_every_violated_row_over_present_triples(n: int, seed: int, absent: float) -> None:
+@given(st.integers(3, 5), st.integers(0, 2**32 - 1), st.floats(0.0, 0.6), st.sampled_from(sorted(CHAINS)))
+def test_separation_finds_every_violated_row_over_present_triples(
+    n: int, seed: int, absent: float, name: str
+) -> None:
     """On a program holding a random subset of the triples, at a random point (not one of the LP: any term
-    may exceed its arc), separation finds exactly the rows with a positive chain triple that a plain loop
-    finds, with their violations, and a row the program holds is not found again."""
+    may exceed its arc), separation finds exactly the rows with positive triples on the right-hand side's
+    arcs that a plain loop finds, with their violations, each once; a row the program holds is not found
+    again."""
+    rows = CHAINS[name]
     rng = np.random.default_rng(seed)
     s = random_arc_scores(n, rng)
     keep = rng.random((n + 1) ** 3) >= absent
     gp = _family(s, _triples(rng, n), False, keep).prog
     x = rng.random(gp.lp.num_cols) * (rng.random(gp.lp.num_cols) < 0.8)
-    index, excess = violated_chains(gp, x, 1e-6)
-    expected = _loop_violations(gp, x, 1e-6)
+    index, excess = violated_chains(rows, gp, x, 1e-6)
+    expected = _loop_violations(rows, gp, x, 1e-6)
     found = dict(zip(map(tuple, index.tolist()), excess))
     assert len(found) == len(index) and found.keys() == expected.keys()
     for key, value in expected.items():
         assert found[key] == pytest.approx(value)
     if len(index):
-        add_chains(gp, index)
-        again, _ = violated_chains(gp, x, 1e-6)
+        add_chain_rows(rows, gp, index)
+        again, _ = violated_chains(rows, gp, x, 1e-6)
         assert len(again) == 0
 
 
@@ -132,22 +145,31 @@ def _instance(n: int, seed: int, single_root: bool) -> tuple[np.ndarray, list]:
 
 
 @settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(3, 6), st.integers(0, 2**32 - 1), st.booleans())
-def test_exact_with_chains_is_brute_force_with_a_proof(n: int, seed: int, single_root: bool) -> None:
-    """Exact decoding (which turns the cuts on: ``for_exact``) finds brute force's optimum with a proof that
-    the standalone check accepts; the LP with the cuts lies between the best tree and the LP without."""
+@given(st.integers(3, 6), st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from([(), ("GPSibChain",)]))
+def test_exact_with_chains_is_brute_force_with_a_proof(
+    n: int, seed: int, single_root: bool, more: tuple
+) -> None:
+    """Exact decoding (which turns GPChain on: ``for_exact``; GPSibChain too when the family asks for it)
+    finds brute force's optimum with a proof that the standalone check accepts; the LP with the cuts lies
+    between the best tree and the LP without."""
     s, parts = _instance(n, seed, single_root)
+    parts = [dataclasses.replace(parts[0], chains=more)]
     best = max(tree_score(s, parts, heads) for heads in all_trees(n, single_root))
     if np.isneginf(best):
         return
-    assert exact_parts(parts)[0].chains and not parts[0].chains
+    assert set(exact_parts(parts)[0].chains) == {"GPChain", *more} and parts[0].chains == more
     result = exact_search(s, parts, single_root, options=ExactOptions(verify=True))
     assert result.certified and result.objective == pytest.approx(best, abs=1e-6)
     assert check_proof(s, parts, result) is None
-    plain = solve_lp(s, parts, "ppc", single_root)
+    plain = solve_lp(s, [dataclasses.replace(parts[0], chains=())], "ppc", single_root)
     chained = solve_lp(s, exact_parts(parts), "ppc", single_root)
     assert plain.certified and chained.certified
     assert best - 1e-6 <= chained.objective <= plain.objective + 1e-6
+
+
+def test_unknown_chain_cuts_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown chain cuts"):
+        GrandparentParts(DenseTripleScorer(np.zeros((3, 3, 3))), chains=("GPChains",))
 
 
 def test_chains_close_a_fractional_root_and_the_proof_carries_their_duals() -> None:
@@ -167,7 +189,7 @@ def test_chains_close_a_fractional_root_and_the_proof_carries_their_duals() -> N
         if (
             result.stats.nodes == 1
             and root
-            and np.abs(root.get(CHAIN_BLOCK, (None, np.zeros(1)))[1]).max() > 1e-6
+            and np.abs(root.get(CHAIN.block, (None, np.zeros(1)))[1]).max() > 1e-6
         ):
             break
     else:
@@ -175,37 +197,66 @@ def test_chains_close_a_fractional_root_and_the_proof_carries_their_duals() -> N
     assert result.certified and check_proof(s, parts, result) is None
     node = result.nodes[0]
     full = ProofProgram(s, parts, False, result.base, [node.duals])
-    assert len(full.lp.con_blocks[CHAIN_BLOCK]) == len(np.unique(node.duals[CHAIN_BLOCK][0], axis=0))
+    assert len(full.lp.con_blocks[CHAIN.block]) == len(np.unique(node.duals[CHAIN.block][0], axis=0))
     with mock.patch.object(GrandparentFamily, "add_named_rows", lambda self, duals: None):
         bare = ProofProgram(s, parts, False, result.base, [node.duals])
-    assert CHAIN_BLOCK not in bare.lp.con_blocks
+    assert CHAIN.block not in bare.lp.con_blocks
     assert full.bound(node.duals, node.mask)[0] <= bare.bound(node.duals, node.mask)[0] + 1e-9  # type: ignore[index]
     assert full.bound(node.duals, node.mask)[0] <= result.objective + 1e-6  # type: ignore[index]
 
 
-def test_the_checker_builds_only_the_rows_that_labels_name() -> None:
-    """A label that names no GPChain row (a repeated token, the root as p, q or c, beyond the sentence, an arc
-    that is no candidate, a negative token) adds none; a good label adds its row once, over every candidate
-    triple: +1 on its three triples, -1 on its two arcs."""
+@pytest.mark.parametrize(
+    ("rows", "good", "bad"),
+    [
+        (
+            CHAIN,
+            [1, 2, 4, 5],
+            [
+                [1, 2, 4, 1],
+                [2, 2, 4, 5],
+                [1, 0, 4, 5],
+                [1, 2, 4, 0],
+                [1, 2, 4, 7],
+                [1, 2, 3, 5],
+                [-1, 2, 4, 5],
+            ],
+        ),
+        (
+            SIBLING_CHAIN,
+            [1, 2, 4, 5, 3],
+            [
+                [1, 2, 5, 4, 3],
+                [1, 2, 4, 4, 3],
+                [1, 0, 4, 5, 3],
+                [1, 2, 4, 5, 0],
+                [1, 2, 4, 9, 3],
+                [1, 2, 3, 5, 4],
+            ],
+        ),
+    ],
+    ids=["GPChain", "GPSibChain"],
+)
+def test_the_checker_builds_only_the_rows_that_labels_name(rows, good: list, bad: list) -> None:  # type: ignore[no-untyped-def]
+    """A label that names no row (a repeated token, the root where a word must be, siblings out of order,
+    beyond the sentence, an arc that is no candidate, a negative token) adds none; a good label adds its row
+    once, over every candidate triple: +1 on its triples, -1 on its arcs."""
     n = 5
     s = np.zeros((n + 1, n + 1))
     s[:, 0] = -np.inf
     np.fill_diagonal(s, -np.inf)
     s[2, 3] = -np.inf  # 2 -> 3 is no candidate
     parts = [GrandparentParts(DenseTripleScorer(np.zeros((n + 1,) * 3)))]
-    good = [1, 2, 4, 5]
-    bad = [[1, 2, 4, 1], [2, 2, 4, 5], [1, 0, 4, 5], [1, 2, 4, 0], [1, 2, 4, 7], [1, 2, 3, 5], [-1, 2, 4, 5]]
-    labels = {CHAIN_BLOCK: (np.array([good, *bad, good]), np.ones(9))}
+    labels = {rows.block: (np.array([good, *bad, good]), np.ones(len(bad) + 2))}
     full = ProofProgram(s, parts, False, "single-flow", [labels])
-    block = full.lp.con_blocks[CHAIN_BLOCK]
+    block = full.lp.con_blocks[rows.block]
     np.testing.assert_array_equal(block.index, [good])
     coefficients = full.lp.A.tocsr()[block.positions[0]].toarray().ravel()
-    g, p, q, c = good
-    triples = full.lp.var_blocks["zgp"].find(np.array([[g, p, c], [p, q, c], [g, p, q]]))
-    arcs = full.lp.var_blocks["z"].find(np.array([[g, p], [p, q]]))
+    triples = full.lp.var_blocks["zgp"].find(np.array([[good[i] for i in t] for t in rows.triples]))
+    arcs = full.lp.var_blocks["z"].find(np.array([[good[i] for i in a] for a in rows.arcs]))
     assert (triples >= 0).all() and (arcs >= 0).all()
     np.testing.assert_array_equal(coefficients[triples], 1.0)
     np.testing.assert_array_equal(coefficients[arcs], -1.0)
-    assert np.count_nonzero(coefficients) == 5 and full.lp.row_upper[block.positions[0]] == 0.0
-    with pytest.raises(ValueError, match="GPChain"):
-        add_chains(_family(s, np.zeros((n + 1,) * 3), False).prog, [bad[0]])
+    assert np.count_nonzero(coefficients) == len(triples) + len(arcs)
+    assert full.lp.row_upper[block.positions[0]] == 0.0
+    with pytest.raises(ValueError, match=rows.block):
+        add_chain_rows(rows, _family(s, np.zeros((n + 1,) * 3), False).prog, [bad[0]])

@@ -1,106 +1,180 @@
-"""Chain cuts on grandparent triples: ``GPChain[g, p, q, c]``.
+"""Chain cuts on grandparent triples: ``GPChain[g, p, q, c]`` and ``GPSibChain[g, h, p, q, c]``.
 
-Take a chain of two arcs g→p→q and a token c whose head may be p (under grandparent g) or q (under
-grandparent p). In every tree
+A token c has one head. The grandparent LP (Riedel, Smith & McCallum 2012, "Parse, Price and Cut—Delayed
+Column and Row Generation for Graph Based Parsers", EMNLP-CoNLL 2012, §3; Martins, Smith & Xing 2009,
+"Concise Integer Linear Programming Formulations for Dependency Parsing", ACL-IJCNLP 2009) knows it of the
+arcs, but not of two triples into c whose own arcs meet in one tree. Two families of rows say it, each valid
+for every tree:
 
-    zgp[g,p,c] + zgp[p,q,c] + zgp[g,p,q] <= z[g,p] + z[p,q],
+* **GPChain** (a chain g→p→q; c's head p under g, or q under p), distinct g, p, q, c with p, q, c tokens:
 
-with distinct g, p, q, c (p, q, c tokens). Proof, case by case on the arcs of the right-hand side: with
-neither arc, every term on the left is 0 (each triple uses one of them); with one, the chain's triple
-zgp[g,p,q] is 0 and c has one head, so at most one of the other two terms is 1; with both, the chain's triple
-is 1 and c still has one head. The products zgp of the grandparent LP (Riedel, Smith & McCallum 2012,
-"Parse, Price and Cut—Delayed Column and Row Generation for Graph Based Parsers", EMNLP-CoNLL 2012, §3;
-Martins, Smith & Xing 2009, "Concise Integer Linear Programming Formulations for Dependency Parsing",
-ACL-IJCNLP 2009) do not imply it: at fractional roots of the Hungarian grandparent model, c takes p under g,
-q under p, and the chain g→p→q, each with a third, from arcs g→p and p→q of a third each (the LP's point is
-a mixture of trees in which the three never meet). Added at those roots, the rows close 11 of the 34 root
-gaps of the dev set.
+      zgp[g,p,c] + zgp[p,q,c] + zgp[g,p,q] <= z[g,p] + z[p,q].
+
+  With neither arc on the right every term on the left is 0 (each triple uses one of them); with one, the
+  chain's triple is 0 and c has one head; with both, the chain's triple is 1 and c still has one head.
+
+* **GPSibChain** (siblings p < q under h, under h's head g; c's head p or q, under h), distinct g, h, p, q, c
+  with h, p, q, c tokens:
+
+      zgp[h,p,c] + zgp[h,q,c] + zgp[g,h,p] + zgp[g,h,q] <= z[g,h] + z[h,p] + z[h,q].
+
+  The product [h→p and h→q] is at least zgp[g,h,p] + zgp[g,h,q] - z[g,h] (0 without g→h; with it, the
+  two triples are the two arcs), and c has one head, so zgp[h,p,c] + zgp[h,q,c] <= z[h,p] + z[h,q] - [h→p
+  and h→q]; the row is the sum of the two.
+
+Neither is implied by the LP: at fractional roots of the Hungarian grandparent model, c takes p under g, q
+under p and the chain g→p→q each with a third from arcs g→p, p→q of a third (GPChain), or, with g→h at 1/2,
+h's children p and q under g at 1/2 each and c's heads p and q under h at 1/2 each (GPSibChain): mixtures of
+trees in which those parts never meet. Added at the 34 fractional roots of the dev set, GPChain rows close
+11 of them, both families 14.
 
 Every term on the left has coefficient +1, so dropping any of them leaves a weaker row, valid too: a row is
 built over the triples present when it enters, and a triple that enters later has no coefficient in it, as
-the rows separated by parse-price-cut must be (pricing does not see them). A proof names a row by its label
-[g, p, q, c]; a checker rebuilds it over the triples it holds, every candidate one, a row at least as tight.
-The arcs g→p and p→q must be candidates: without one of them the row says nothing the LP does not.
+the rows separated by parse-price-cut must be (pricing does not see them). A proof names a row by its label;
+a checker rebuilds it over the triples it holds, every candidate one, a row at least as tight. The arcs on
+the right must be candidates (without one of them the row says nothing the LP does not).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.grandparent import GrandparentProgram
 
-__all__ = ["CHAIN_BLOCK", "add_chains", "chain_known", "violated_chains"]
+__all__ = [
+    "CHAIN",
+    "CHAINS",
+    "SIBLING_CHAIN",
+    "ChainRows",
+    "add_chain_rows",
+    "chain_known",
+    "violated_chains",
+]
 
-#: the name of the rows' block
-CHAIN_BLOCK = "GPChain"
+
+@dataclass(frozen=True)
+class ChainRows:
+    """A family of rows Σ zgp[triples] - Σ z[arcs] <= 0 over labels of ``width`` indices: ``triples`` and
+    ``arcs`` name each term's indices by their positions in the label; ``tokens``: the positions that must
+    be words (not the root); ``ordered``: a pair of positions whose indices must increase (the rows of a
+    symmetric pair counted once)."""
+
+    block: str
+    width: int
+    triples: tuple[tuple[int, int, int], ...]
+    arcs: tuple[tuple[int, int], ...]
+    tokens: tuple[int, ...]
+    ordered: tuple[int, int] | None = None
 
 
-def chain_known(gp: GrandparentProgram, index: ArrayLike) -> NDArray[np.bool_]:
-    """Which labels [g, p, q, c] name a GPChain row: in range, p, q, c tokens, all four distinct, the arcs
-    g→p and p→q candidates."""
-    idx = np.asarray(index, dtype=np.int64).reshape(-1, 4)
+CHAIN = ChainRows("GPChain", 4, ((0, 1, 3), (1, 2, 3), (0, 1, 2)), ((0, 1), (1, 2)), (1, 2, 3))
+SIBLING_CHAIN = ChainRows(
+    "GPSibChain",
+    5,
+    ((1, 2, 4), (1, 3, 4), (0, 1, 2), (0, 1, 3)),
+    ((0, 1), (1, 2), (1, 3)),
+    (1, 2, 3, 4),
+    (2, 3),
+)
+#: Both families, by block name.
+CHAINS = {rows.block: rows for rows in (CHAIN, SIBLING_CHAIN)}
+
+
+def chain_known(rows: ChainRows, gp: GrandparentProgram, index: ArrayLike) -> NDArray[np.bool_]:
+    """Which labels name a row of ``rows``: in range, distinct indices, words where it needs words, ordered
+    where it needs an order, every arc on the right a candidate."""
+    idx = np.asarray(index, dtype=np.int64).reshape(-1, rows.width)
     size = gp.arc_mask.shape[0]
     ok = (idx >= 0).all(axis=1) & (idx < size).all(axis=1)
-    g, p, q, c = (np.where(ok, idx[:, i], 0) for i in range(4))
-    ok &= (p >= 1) & (q >= 1) & (c >= 1)
-    ok &= (g != p) & (g != q) & (g != c) & (p != q) & (p != c) & (q != c)
-    return ok & gp.arc_mask[g, p] & gp.arc_mask[p, q]
+    at = np.where(ok[:, None], idx, 0)
+    ok &= (at[:, list(rows.tokens)] >= 1).all(axis=1)
+    ordered = np.sort(at, axis=1)
+    ok &= (ordered[:, 1:] != ordered[:, :-1]).all(axis=1)
+    if rows.ordered is not None:
+        ok &= at[:, rows.ordered[0]] < at[:, rows.ordered[1]]
+    for a, b in rows.arcs:
+        ok &= gp.arc_mask[at[:, a], at[:, b]]
+    return ok
 
 
-def _absent(gp: GrandparentProgram, index: NDArray[np.int64]) -> NDArray[np.bool_]:
+def _absent(rows: ChainRows, gp: GrandparentProgram, index: NDArray[np.int64]) -> NDArray[np.bool_]:
     """Which labels of ``index`` name rows the program does not hold yet."""
-    block = gp.lp.con_blocks.get(CHAIN_BLOCK)
+    block = gp.lp.con_blocks.get(rows.block)
     return block.find(index) < 0 if block is not None and len(index) else np.ones(len(index), bool)
 
 
+def _pairs(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Every pair (i, j) of distinct positions with equal ``keys``, each pair once."""
+    order = np.argsort(keys, kind="stable")
+    end = np.searchsorted(keys[order], keys[order], side="right")
+    later = end - np.arange(keys.size) - 1  # how many of the same key follow each, in sorted order
+    first = np.repeat(np.arange(keys.size), later)
+    second = first + 1 + np.arange(first.size) - np.repeat(np.cumsum(later) - later, later)
+    return order[first], order[second]
+
+
 def violated_chains(
-    gp: GrandparentProgram, x: NDArray[np.float64], tol: float
+    rows: ChainRows, gp: GrandparentProgram, x: NDArray[np.float64], tol: float
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """The GPChain rows over the present triples whose chain triple zgp[g,p,q] exceeds ``tol``, that the
-    primal vector ``x`` violates by more than ``tol`` and that the program does not hold yet: labels (k, 4)
-    [g, p, q, c] and violations (k,). At a point that meets the GPArc rows (zgp[g,p,c] <= z[g,p]; the
-    ``martins`` and ``all`` presets), that is every row violated by more than ``tol``: the chain triple's
-    term is the row's violation less two terms that are at most 0. So the chains are the positive triples
-    ⟨g, p, q⟩ and c ranges over the tokens: O(chains · n)."""
+    """The rows of ``rows`` over the present triples whose triples on the arcs of the right-hand side (the
+    chain's zgp[g,p,q]; the siblings' zgp[g,h,p] and zgp[g,h,q]) exceed ``tol``, that the primal vector ``x``
+    violates by more than ``tol`` and that the program does not hold yet: labels and violations. At a point
+    that meets the GPArc rows (zgp[g,p,c] <= z[g,p]: the ``martins`` and ``all`` presets) that is every row
+    violated by more than ``tol``, since each other term is at most its arc's. So the rows are found from the
+    positive triples (chains) or pairs of them under one arc (siblings), c ranging over the tokens."""
     g, p, c = gp.triples()
     values = gp.triple_values(x)
     positive = values > tol
+    none = np.zeros((0, rows.width), np.int64), np.zeros(0)
     if not positive.any():
-        return np.zeros((0, 4), np.int64), np.zeros(0)
+        return none
     size = gp.arc_mask.shape[0]
     zgp = np.zeros((size,) * 3)
     zgp[g, p, c] = values
     z = gp.arc_values(x)
-    # the chains g→p→q: the positive triples themselves (renamed: their last index is the chain's q)
-    cg, cp, cq = g[positive], p[positive], c[positive]
-    slack = z[cg, cp] + z[cp, cq] - zgp[cg, cp, cq]
-    excess = zgp[cg, cp, :] + zgp[cp, cq, :] - slack[:, None]  # (chains, c)
-    excess[np.arange(cg.size), cg] = -np.inf  # c = g names no row (zgp[g,p,g] is no triple)
+    g, p, c = g[positive], p[positive], c[positive]
+    if rows is CHAIN:  # the chains g→p→q: the positive triples themselves
+        heads = np.column_stack([g, p, c])
+        excess = zgp[p, c, :] + zgp[g, p, :] + (zgp[g, p, c] - z[g, p] - z[p, c])[:, None]
+    else:  # two positive triples ⟨g, h, p⟩, ⟨g, h, q⟩, p < q: the siblings p, q under h under g
+        i, j = _pairs(g * size + p)
+        swap = c[i] > c[j]
+        i, j = np.where(swap, j, i), np.where(swap, i, j)
+        hg, hh, hp, hq = g[i], p[i], c[i], c[j]
+        if hg.size == 0:
+            return none
+        heads = np.column_stack([hg, hh, hp, hq])
+        excess = zgp[hh, hp, :] + zgp[hh, hq, :]
+        excess += (zgp[hg, hh, hp] + zgp[hg, hh, hq] - z[hg, hh] - z[hh, hp] - z[hh, hq])[:, None]
     k, cc = np.nonzero(excess > tol)
-    index = np.column_stack([cg[k], cp[k], cq[k], cc]).astype(np.int64)
-    keep = chain_known(gp, index) & _absent(gp, index)
-    return index[keep], excess[k, cc][keep]
+    index = np.column_stack([heads[k], cc]).astype(np.int64)
+    keep = chain_known(rows, gp, index)
+    index, violation = index[keep], excess[k, cc][keep]
+    new = _absent(rows, gp, index)
+    return index[new], violation[new]
 
 
-def add_chains(gp: GrandparentProgram, index: ArrayLike) -> NDArray[np.int64]:
-    """Append the GPChain rows of the labels ``index`` ((k, 4): g, p, q, c) over the triples the program
-    holds now; return them. ValueError for a label that names no row (:func:`chain_known`)."""
-    idx = np.asarray(index, dtype=np.int64).reshape(-1, 4)
-    if not chain_known(gp, idx).all():
+def add_chain_rows(rows: ChainRows, gp: GrandparentProgram, index: ArrayLike) -> NDArray[np.int64]:
+    """Append the rows of ``rows`` of the labels ``index`` over the triples the program holds now; return
+    them. ValueError for a label that names no row (:func:`chain_known`)."""
+    idx = np.asarray(index, dtype=np.int64).reshape(-1, rows.width)
+    if not chain_known(rows, gp, idx).all():
         raise ValueError(
-            "a GPChain row [g, p, q, c] needs distinct g, p, q, c (p, q, c tokens) and arcs g→p, p→q"
+            f"a label that names no {rows.block} row (see lpparse.formulations.grandparent_chains)"
         )
-    g, p, q, c = idx.T
     k = np.arange(len(idx))
-    triple_cols = [gp.triple_cols(*t) for t in ((g, p, c), (p, q, c), (g, p, q))]
-    arc_cols = [gp.z_col[g, p], gp.z_col[p, q]]
-    rows, cols, values = [], [], []
-    for found, sign in [*((t, 1.0) for t in triple_cols), *((a, -1.0) for a in arc_cols)]:
+    terms = [(gp.triple_cols(*idx[:, list(t)].T), 1.0) for t in rows.triples]
+    terms += [(gp.z_col[idx[:, a], idx[:, b]], -1.0) for a, b in rows.arcs]
+    at, cols, values = [], [], []
+    for found, sign in terms:
         has = found >= 0
-        rows.append(k[has])
+        at.append(k[has])
         cols.append(found[has])
         values.append(np.full(int(has.sum()), sign))
     return gp.lp.add_constraints(
-        CHAIN_BLOCK, idx, np.concatenate(rows), np.concatenate(cols), np.concatenate(values), upper=0.0
+        rows.block, idx, np.concatenate(at), np.concatenate(cols), np.concatenate(values), upper=0.0
     )
+

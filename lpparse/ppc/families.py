@@ -49,7 +49,7 @@ from lpparse.colgen.cache import ScoreCache
 from lpparse.colgen.family import DualState, PartFamily, Priced, Separated, Warm
 from lpparse.formulations.arborescence import arc_matrix
 from lpparse.formulations.grandparent import GrandparentProgram
-from lpparse.formulations.grandparent_chains import CHAIN_BLOCK, add_chains, chain_known, violated_chains
+from lpparse.formulations.grandparent_chains import CHAINS, add_chain_rows, chain_known, violated_chains
 from lpparse.formulations.sibling import SiblingProgram, sibling_program
 from lpparse.formulations.triangles import (
     add_cross_triangles,
@@ -86,10 +86,9 @@ _NONE: Triples = (_EMPTY, _EMPTY, _EMPTY)
 #: SibTriangle separation: the violation a row needs, and at most this many rows per token a round
 TRIANGLE_TOL = 1e-4
 TRIANGLES_PER_TOKEN = 4
-#: GPChain separation: the violation a row needs, and at most this many rows per token a round
+#: GPChain and GPSibChain separation: the violation a row needs, and at most this many rows per token a round
 CHAIN_TOL = 1e-4
 CHAINS_PER_TOKEN = 4
-_NO_CHAINS = np.zeros((0, 4), np.int64)
 
 
 def _arc_slack(
@@ -248,7 +247,7 @@ class GrandparentFamily(Counted):
         self._cuts: CutResult | None = None
         self._cut: Triples = _NONE
         self._cut_scores = np.empty(0)
-        self._chains = _NO_CHAINS  #: the GPChain rows this round adds
+        self._chains: dict[str, NDArray[np.int64]] = {}  #: the chain rows this round adds, by block
         # first, so that a scorer that scores by look-up in its bounds (lpparse.scoring's) does so from the start
         self._bounds = cache.bounds()
 
@@ -372,33 +371,36 @@ class GrandparentFamily(Counted):
         return Separated(cg.size - int(pruned.sum()), rows, cuts.max_violation, infeasible)
 
     def _separate_chains(self, x: NDArray[np.float64]) -> int:
-        """The GPChain cuts (:mod:`lpparse.formulations.grandparent_chains`) with the spec's ``chains``: the
-        most violated, at most CHAINS_PER_TOKEN·n, to enter at the commit; return how many."""
-        self._chains = _NO_CHAINS
-        if self.spec.chains:
-            index, excess = violated_chains(self.prog, x, CHAIN_TOL)
-            limit = CHAINS_PER_TOKEN * self.prog.n
+        """The chain cuts of the spec's ``chains`` (:mod:`lpparse.formulations.grandparent_chains`): of each
+        family the most violated, at most CHAINS_PER_TOKEN·n, to enter at the commit; return how many."""
+        self._chains = {}
+        limit = CHAINS_PER_TOKEN * self.prog.n
+        for name in self.spec.chains:
+            index, excess = violated_chains(CHAINS[name], self.prog, x, CHAIN_TOL)
             if len(index) > limit:
                 index = index[np.argsort(-excess, kind="stable")[:limit]]
-            self._chains = index
-        return len(self._chains)
+            if len(index):
+                self._chains[name] = index
+        return sum(len(index) for index in self._chains.values())
 
     def add_named_rows(self, duals: Iterable[Mapping[str, tuple[NDArray[np.int64], Any]]]) -> None:
-        """Add the GPChain rows that the labels of ``duals`` name (a proof's full program,
+        """Add the GPChain and GPSibChain rows that the labels of ``duals`` name (a proof's full program,
         :class:`lpparse.ppc.proof.ProofProgram`, holding every candidate triple), each over every triple the
         program holds; a label that names no row (:func:`chain_known`) adds none (its dual then counts as 0).
         Valid for every tree, they are built whatever the family's options."""
-        index = named_labels(duals, CHAIN_BLOCK, 4, self.prog)
-        index = index[chain_known(self.prog, index)]
-        if len(index):
-            add_chains(self.prog, index)
+        duals = list(duals)
+        for name, rows in CHAINS.items():
+            index = named_labels(duals, name, rows.width, self.prog)
+            index = index[chain_known(rows, self.prog, index)]
+            if len(index):
+                add_chain_rows(rows, self.prog, index)
 
     def commit(self, model: HighsModel) -> None:
         prog, priced, cuts = self.prog, self._priced, self._cuts
         assert priced is not None and cuts is not None
-        if len(self._chains):
-            add_chains(prog, self._chains)
-            self._chains = _NO_CHAINS
+        for name, index in self._chains.items():
+            add_chain_rows(CHAINS[name], prog, index)
+        self._chains = {}
         prog.add_arcgp_rows(*cuts.rows)
         prog.add_triples(priced.g, priced.p, priced.c, priced.scores, arcgp=not self.spec.lazy_arcgp)
         cg, cp, cc = self._cut

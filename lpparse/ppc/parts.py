@@ -28,6 +28,7 @@ from lpparse.colgen.cache import ScoreCache
 from lpparse.colgen.family import PartFamily, Warm
 from lpparse.colgen.options import DEFER, INITS, PER_PAIR, SEED_HEADS, ColgenOptions
 from lpparse.formulations.grandparent import GrandparentProgram, resolve_families
+from lpparse.formulations.grandparent_chains import CHAINS
 from lpparse.formulations.sibling import SIBLING_FAMILIES, SIBLING_PRESETS
 from lpparse.triples import (
     DenseSiblingScorer,
@@ -162,8 +163,9 @@ class GrandparentParts:
     (:data:`~lpparse.colgen.options.DEFER`; None: never); ``lazy_arcgp``: a triple's ArcGP row enters only
     once violated in parse-price-cut (False: with its column, as Riedel, Smith & McCallum 2012 §4;
     :mod:`lpparse.ppc.loop`; BF's program has every row either way);
-    ``dead_arcs``: keep arcs without a triple out of HiGHS; ``chains``: separate the GPChain cuts
-    (:mod:`lpparse.formulations.grandparent_chains`), as exact decoding does (:meth:`for_exact`)."""
+    ``dead_arcs``: keep arcs without a triple out of HiGHS; ``chains``: the chain cuts to separate, by block
+    name (GPChain, GPSibChain: :mod:`lpparse.formulations.grandparent_chains`; exact decoding separates
+    GPChain, :meth:`for_exact`)."""
 
     scorer: TripleScorer
     preset: str | Iterable[str] = "all"
@@ -174,7 +176,7 @@ class GrandparentParts:
     defer: float | None = DEFER
     lazy_arcgp: bool = True
     dead_arcs: bool = True
-    chains: bool = False
+    chains: tuple[str, ...] = ()
 
     name = "grandparent"
     arity = 3
@@ -186,6 +188,9 @@ class GrandparentParts:
     def __post_init__(self) -> None:
         if self.init not in INITS:
             raise ValueError(f"unknown init {self.init!r}; choose from {INITS}")
+        unknown = set(self.chains) - set(CHAINS)
+        if unknown:
+            raise ValueError(f"unknown chain cuts {sorted(unknown)}; choose from {sorted(CHAINS)}")
         object.__setattr__(self, "preset", resolve_families(self.preset))
 
     def candidates(self, arc_mask: NDArray[np.bool_], single_root: bool) -> Index:
@@ -203,8 +208,9 @@ class GrandparentParts:
     def for_exact(self) -> GrandparentParts:
         """The family as exact decoding uses it: with the GPChain cuts, which tighten its node LPs beyond the
         LP decoders' (Hungarian grandparent model, the 34 dev sentences whose root LP is fractional, CPU time:
-        7.7 s and 94 nodes against 8.7 s and 154)."""
-        return replace(self, chains=True)
+        7.6 s and 94 nodes against 8.7 s and 154; with GPSibChain too, 3 more roots close but the LPs are
+        slower: 9.6-9.8 s and 88 nodes)."""
+        return replace(self, chains=tuple(dict.fromkeys((*self.chains, "GPChain"))))
 
     def bind(self, binding: Binding) -> PartFamily:
         from lpparse.ppc.families import GrandparentFamily
