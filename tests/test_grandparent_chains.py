@@ -260,3 +260,24 @@ def test_the_checker_builds_only_the_rows_that_labels_name(rows, good: list, bad
     assert full.lp.row_upper[block.positions[0]] == 0.0
     with pytest.raises(ValueError, match=rows.block):
         add_chain_rows(rows, _family(s, np.zeros((n + 1,) * 3), False).prog, [bad[0]])
+
+
+def test_exact_decoding_leaves_chains_out_next_to_third_order_parts() -> None:
+    """``for_exact(parts)`` sees the search's families: GPChain with grandparents alone or with siblings, none
+    next to a family of 4-index parts (whose links tie the triples to the windows)."""
+    from lpparse.formulations.consecutive import DenseConsecutiveScorer
+    from lpparse.formulations.grandsibling import DenseGrandSiblingScorer
+    from lpparse.ppc.consecutive import ConsecutiveSiblingParts
+    from lpparse.ppc.parts import SiblingParts
+    from lpparse.ppc.third_order import GrandSiblingParts
+    from lpparse.triples import DenseSiblingScorer
+
+    n = 4
+    gp = GrandparentParts(DenseTripleScorer(np.zeros((n + 1,) * 3)))
+    sib = SiblingParts(DenseSiblingScorer(np.zeros((n + 1,) * 3)))
+    csib = ConsecutiveSiblingParts(DenseConsecutiveScorer(np.zeros((n + 1,) * 3)))
+    gsib = GrandSiblingParts(DenseGrandSiblingScorer(np.zeros((n + 1,) * 4)))
+    assert exact_parts([gp])[0].chains == ("GPChain",)
+    assert exact_parts([gp, sib])[0].chains == ("GPChain",)
+    full = exact_parts([gp, csib, gsib])
+    assert full[0].chains == () and full[2].link_grandparents

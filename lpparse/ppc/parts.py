@@ -17,6 +17,7 @@ write another: ``docs/families.md``.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
@@ -80,7 +81,8 @@ class Parts(Protocol):
     absent); ``live``, True when :meth:`bind` gives a :class:`lpparse.colgen.family.NodeFamily`, whose runs
     go on as branch-and-bound nodes on one master (:mod:`lpparse.ppc.live`; absent: a program per node);
     ``probes_pay``, True when reliability branching's probes were measured to pay for themselves with this
-    family (:meth:`lpparse.ppc.exact.ExactOptions.rule`); ``for_exact()``, the family as exact decoding
+    family (:meth:`lpparse.ppc.exact.ExactOptions.rule`); ``for_exact()`` (or ``for_exact(parts)``, given the
+    search's families), the family as exact decoding
     uses it, with cuts valid for every tree that its LP decoders leave out (:func:`exact_parts`)."""
 
     name: str
@@ -108,8 +110,16 @@ class Parts(Protocol):
 
 
 def exact_parts(parts: Sequence[Parts]) -> list[Parts]:
-    """The families as exact decoding uses them: each family's ``for_exact()`` where it has one."""
-    return [p.for_exact() if hasattr(p, "for_exact") else p for p in parts]
+    """The families as exact decoding uses them: each family's ``for_exact()`` where it has one, or
+    ``for_exact(parts)`` when it takes the search's families (to choose its cuts by the company it keeps)."""
+    out = []
+    for p in parts:
+        hook = getattr(p, "for_exact", None)
+        if hook is None:
+            out.append(p)
+        else:
+            out.append(hook(parts) if inspect.signature(hook).parameters else hook())
+    return out
 
 
 def named_labels(
@@ -205,11 +215,15 @@ class GrandparentParts:
     def cache(self, arc_mask: NDArray[np.bool_], single_root: bool) -> ScoreCache:
         return ScoreCache(self.scorer, arc_mask.shape[0])
 
-    def for_exact(self) -> GrandparentParts:
-        """The family as exact decoding uses it: with the GPChain cuts, which tighten its node LPs beyond the
-        LP decoders' (Hungarian grandparent model, the 34 dev sentences whose root LP is fractional, CPU time:
-        7.6 s and 94 nodes against 8.7 s and 154; with GPSibChain too, 3 more roots close but the LPs are
-        slower: 9.6-9.8 s and 88 nodes)."""
+    def for_exact(self, parts: Sequence[Parts] = ()) -> GrandparentParts:
+        """The family as exact decoding uses it among the search's families ``parts``: with the GPChain cuts,
+        which tighten its node LPs beyond the LP decoders' (Hungarian grandparent model, the 34 dev sentences
+        whose root LP is fractional, CPU time: 7.6 s and 94 nodes against 8.7 s and 154; with GPSibChain too,
+        3 more roots close but the LPs are slower: 9.6-9.8 s and 88 nodes), unless a family of 4-index
+        (third-order) parts is in the search, whose links to the triples leave the chain rows only LP work
+        (Danish full model, the 32 dev sentences that branch: 13.1 s with them against 12.6 s)."""
+        if any(p.arity >= 4 for p in parts):
+            return self
         return replace(self, chains=tuple(dict.fromkeys((*self.chains, "GPChain"))))
 
     def bind(self, binding: Binding) -> PartFamily:
