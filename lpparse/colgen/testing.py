@@ -28,7 +28,7 @@ EMNLP-CoNLL 2012, §4 (the certificate of an extension by zeros).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +79,26 @@ def random_arc_scores(
         s[rng.random(s.shape) < prune] = -np.inf
         if tree_problem(np.isfinite(s), single_root) is None:
             return s
+
+
+def cuts_close_a_root(
+    instance: Callable[[int], tuple[NDArray[np.float64], list[Any]]], seeds: Iterable[int], single_root: bool = False
+) -> Iterator[tuple[int, NDArray[np.float64], list[Any], Any, Any]]:
+    """The seeded instances ``instance(seed) -> (arc scores, part families)`` whose LP is fractional under
+    the families as the LP decoders use them and integral, strictly lower, under the families as exact decoding
+    uses them (the cuts of :func:`lpparse.ppc.parts.exact_parts` close the root): (seed, arc scores, families,
+    plain LP result, LP result with the cuts)."""
+    from lpparse.ppc.loop import solve_lp
+    from lpparse.ppc.parts import exact_parts
+
+    for seed in seeds:
+        s, parts = instance(seed)
+        plain = solve_lp(s, parts, "ppc", single_root)
+        if plain.integral:
+            continue
+        cut = solve_lp(s, exact_parts(parts), "ppc", single_root)
+        if cut.integral and cut.objective < plain.objective - 1e-3:
+            yield seed, s, parts, plain, cut
 
 
 def _sentences(

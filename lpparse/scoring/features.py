@@ -293,6 +293,11 @@ def hash_columns(
     for col in columns:
         h = (h ^ _as_u64(col)) * _MUL
         h ^= h >> np.uint64(29)
+    return _finish(h, bits)
+
+
+def _finish(h: NDArray[np.uint64], bits: int) -> NDArray[np.int64]:
+    """splitmix64's mixer on the combined hashes ``h``, in place, masked to ``bits`` bits."""
     h ^= h >> np.uint64(31)
     h *= _FIN1
     h ^= h >> np.uint64(29)
@@ -330,12 +335,7 @@ def hash_templates(
         step ^= np.array(rows, dtype=np.int64).view(np.uint64)  # broadcast into the rows of `step`
         step *= _MUL
         step ^= step >> np.uint64(29)
-    h ^= h >> np.uint64(31)
-    h *= _FIN1
-    h ^= h >> np.uint64(29)
-    h *= _FIN2
-    h ^= h >> np.uint64(32)
-    out[order] = (h & np.uint64((1 << bits) - 1)).astype(np.int64)
+    out[order] = _finish(h, bits)
     return out
 
 
