@@ -334,15 +334,18 @@ def test_tampered_proofs_fail_the_check() -> None:
     assert result.certified and check_exact(s, DenseTripleScorer(t), result) is None
     for what, bad in _tampered(result) + _tampered_duals(result):
         assert check_exact(s, DenseTripleScorer(t), bad) is not None, what
-    # the leaf whose bound is closest to the tree's score: halving its duals cannot keep it below
-    leaves = [i for i, node in enumerate(result.nodes) if node.closed in ("bound", "integral") and node.duals]
-    leaf = max(leaves, key=lambda i: result.nodes[i].bound)
+    leaf = next(i for i, node in enumerate(result.nodes) if node.closed in ("bound", "integral") and node.duals)
     nodes = list(result.nodes)
     nodes[leaf] = dataclasses.replace(nodes[leaf], bound=nodes[leaf].bound + 0.5, certificate=None)
     stored = dataclasses.replace(result, nodes=nodes)
     assert check_exact(s, DenseTripleScorer(t), stored) is None  # the proof is the duals
     parts = [GrandparentParts(DenseTripleScorer(t))]
     assert check_records(s, parts, stored) is not None and check_records(s, parts, result) is None
+    # scored from the search's caches (as the search checks itself), a changed objective still fails
+    caches = {p.name: p.cache(allowed_arcs(s), single_root) for p in parts}
+    assert check_records(s, parts, result, caches) is None
+    shifted = dataclasses.replace(result, objective=result.objective + 1e-3)
+    assert "is not the tree's score" in check_records(s, parts, shifted, caches)
     c = int(np.flatnonzero(result.heads[1:] > 0)[0]) + 1
     p = result.heads[c]
     wrong = t.copy()

@@ -36,11 +36,12 @@ from the problem and the recorded duals by a small program.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse.colgen.cache import ScoreCache
 from lpparse.colgen.options import ColgenOptions
 from lpparse.formulations.arborescence import add_subtour_cuts
 from lpparse.formulations.grandparent import arc_program
@@ -237,10 +238,16 @@ def _token_sets(separated: Iterable[LabelledDuals], size: int) -> list[tuple[int
     return list(sets)
 
 
-def claim_problem(s: NDArray[np.float64], parts: Sequence[Parts], result: ExactResult) -> str | None:
+def claim_problem(
+    s: NDArray[np.float64],
+    parts: Sequence[Parts],
+    result: ExactResult,
+    caches: Mapping[str, ScoreCache] | None = None,
+) -> str | None:
     """Why ``result``'s claim does not hold on its face (None when it does): its tree is a tree over candidate
     arcs whose recomputed score is its objective, its bound is within the gap tolerance of it, and its root
-    node holds every candidate arc."""
+    node holds every candidate arc. The tree's parts are scored by the families' scorers, or read from
+    ``caches`` (the search's score caches, by family name) when given."""
     if result.heads is None:
         return "no tree"
     problem = tree_error(result.heads, result.single_root)
@@ -249,7 +256,7 @@ def claim_problem(s: NDArray[np.float64], parts: Sequence[Parts], result: ExactR
     m = np.arange(1, result.heads.size)
     if not np.isfinite(s[result.heads[1:], m]).all():
         return "the tree uses an arc that is not a candidate"
-    value = tree_score(s, parts, result.heads)
+    value = tree_score(s, parts, result.heads, caches)
     if abs(value - result.objective) > 1e-9 * (1.0 + abs(value)):
         return f"objective {result.objective!r} is not the tree's score {value!r}"
     tolerance = gap_abs(value, result.gap_tol)
