@@ -48,6 +48,7 @@ from numpy.typing import NDArray
 from lpparse.colgen.cache import ScoreCache
 from lpparse.colgen.family import DualState, PartFamily, Priced, Separated, Warm
 from lpparse.formulations.arborescence import arc_matrix
+from lpparse.formulations.arc_heads import ARC_HEADS_BLOCK, add_arc_heads, arc_heads_known, violated_arc_heads
 from lpparse.formulations.grandparent import GrandparentProgram
 from lpparse.formulations.grandparent_chains import CHAINS, add_chain_rows, chain_known, violated_chains
 from lpparse.formulations.sibling import SiblingProgram, sibling_program
@@ -657,8 +658,10 @@ class SiblingFamily(Counted):
         return "zgp" in self.gp.lp.var_blocks
 
     def _separate_triangles(self, state: DualState, z: NDArray[np.float64]) -> dict[str, NDArray[np.int64]]:
-        """The SibTriangle and GPSibTriangle rows to add (:mod:`lpparse.formulations.triangles`), the most
-        violated ones, at most TRIANGLES_PER_TOKEN·n of each; none without SibTriangle. They are cuts, valid
+        """The SibTriangle and GPSibTriangle rows to add (:mod:`lpparse.formulations.triangles`), and with
+        triples and the spec's ``arc_heads`` the GPSibArc rows (:mod:`lpparse.formulations.arc_heads`), the
+        most violated ones, at most
+        TRIANGLES_PER_TOKEN·n of each; none without SibTriangle. They are cuts, valid
         for every tree, outside the LP that the certificate is about: what stays out is not in
         ``max_violation``."""
         sibs = self.sibs
@@ -676,6 +679,8 @@ class SiblingFamily(Counted):
             found["GPSibTriangle"] = violated_cross_triangles(
                 z, gp, self.gp.present | self.gp.pruned, y, sib_known, TRIANGLE_TOL
             )
+            if self.spec.arc_heads:
+                found[ARC_HEADS_BLOCK] = violated_arc_heads(self.gp, sibs, state.x, TRIANGLE_TOL)
         limit = TRIANGLES_PER_TOKEN * (z.shape[0] - 1)
         out = {}
         for name, (index, excess) in found.items():
@@ -694,22 +699,25 @@ class SiblingFamily(Counted):
             add_sibling_triangles(self.sibs, rows["SibTriangle"])
         if "GPSibTriangle" in rows:
             add_cross_triangles(self.gp, self.sibs, rows["GPSibTriangle"])
+        if ARC_HEADS_BLOCK in rows:
+            add_arc_heads(self.gp, self.sibs, rows[ARC_HEADS_BLOCK])
 
     def add_named_rows(self, duals: Iterable[Mapping[str, tuple[NDArray[np.int64], Any]]]) -> None:
-        """Add the SibTriangle and GPSibTriangle rows that the labels of ``duals`` name (a proof's full
+        """Add the SibTriangle, GPSibTriangle and GPSibArc rows that the labels of ``duals`` name (a proof's full
         program, :class:`lpparse.ppc.proof.ProofProgram`, holding every candidate part): each is built from
         its label, valid for every tree whatever the label says; a label that names no triangle of candidate
         parts names no row here (its dual then counts as 0). Valid for every tree, they are built under any
         preset: exact decoding separates them whatever its rows (:meth:`lpparse.ppc.parts.SiblingParts.for_exact`)."""
         duals = list(duals)
         rows = {}
-        for name, known in (
-            ("SibTriangle", lambda idx: sibling_triangle_known(self.sibs, idx)),
-            ("GPSibTriangle", lambda idx: cross_triangle_known(self.gp, self.sibs, idx)),
+        for name, width, known in (
+            ("SibTriangle", 5, lambda idx: sibling_triangle_known(self.sibs, idx)),
+            ("GPSibTriangle", 5, lambda idx: cross_triangle_known(self.gp, self.sibs, idx)),
+            (ARC_HEADS_BLOCK, 3, lambda idx: arc_heads_known(self.gp, idx)),
         ):
-            if name == "GPSibTriangle" and not self._crossed():
+            if name != "SibTriangle" and not self._crossed():
                 continue
-            index = named_labels(duals, name, 5, self.gp)
+            index = named_labels(duals, name, width, self.gp)
             index = index[known(index)]
             if len(index):
                 rows[name] = index

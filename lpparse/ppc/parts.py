@@ -242,11 +242,14 @@ class SiblingParts:
     cache (:meth:`cache`, for branch and bound) scores every candidate part at once into a dense table whose
     bound is exact: with trained models that took 12-32% less CPU time than pricing from the scorer's own
     bounds (:mod:`lpparse.ppc.exact`). ``lazy_arcsib``: in parse-price-cut, a part's ArcSib row enters only
-    once violated (False: with its column; BF's program has every row either way)."""
+    once violated (False: with its column; BF's program has every row either way). ``arc_heads``: with
+    SibTriangle and grandparent triples, separate the GPSibArc cuts too
+    (:mod:`lpparse.formulations.arc_heads`), as exact decoding does."""
 
     scorer: SiblingScorer
     preset: str | Iterable[str] = "martins"
     lazy_arcsib: bool = True
+    arc_heads: bool = False
 
     name = "sibling"
     arity = 3
@@ -270,7 +273,7 @@ class SiblingParts:
         sentences whose root LP under Martins et al.'s rows is fractional: 2.1 s and 35 nodes against 6.3 s
         and 101 nodes, 18 closed at the root; SibTriangle alone, without the rows across grandparents: 4.5 s,
         67 nodes, 9 closed)."""
-        return replace(self, preset=(*self.preset, "SibTriangle"))  # type: ignore[misc]
+        return replace(self, preset=(*self.preset, "SibTriangle"), arc_heads=True)  # type: ignore[misc]
 
     def candidates(self, arc_mask: NDArray[np.bool_], single_root: bool) -> Index:
         return candidate_siblings(arc_mask, single_root)
