@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.grandparent import GrandparentProgram
+from lpparse.formulations.pairs import add_present_rows
 from lpparse.formulations.sibling import SiblingProgram
 
 __all__ = ["ARC_HEADS_BLOCK", "add_arc_heads", "arc_heads_known", "violated_arc_heads"]
@@ -90,13 +91,4 @@ def add_arc_heads(gp: GrandparentProgram, sibs: SiblingProgram, index: ArrayLike
         (sibling, 1.0),
         (gp.z_col[h, m], -1.0),
     ]
-    k = np.arange(len(idx))
-    rows, cols, values = [], [], []
-    for found, sign in terms:
-        has = found >= 0
-        rows.append(k[has])
-        cols.append(found[has])
-        values.append(np.full(int(has.sum()), sign))
-    return gp.lp.add_constraints(
-        ARC_HEADS_BLOCK, idx, np.concatenate(rows), np.concatenate(cols), np.concatenate(values), upper=0.0
-    )
+    return add_present_rows(gp.lp, ARC_HEADS_BLOCK, idx, terms, 0.0)

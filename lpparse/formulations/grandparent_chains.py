@@ -45,6 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.formulations.grandparent import GrandparentProgram
+from lpparse.formulations.pairs import add_present_rows
 
 __all__ = [
     "CHAIN",
@@ -167,16 +168,6 @@ def add_chain_rows(rows: ChainRows, gp: GrandparentProgram, index: ArrayLike) ->
         raise ValueError(
             f"a label that names no {rows.block} row (see lpparse.formulations.grandparent_chains)"
         )
-    k = np.arange(len(idx))
     terms = [(gp.triple_cols(*idx[:, list(t)].T), 1.0) for t in rows.triples]
     terms += [(gp.z_col[idx[:, a], idx[:, b]], -1.0) for a, b in rows.arcs]
-    at, cols, values = [], [], []
-    for found, sign in terms:
-        has = found >= 0
-        at.append(k[has])
-        cols.append(found[has])
-        values.append(np.full(int(has.sum()), sign))
-    return gp.lp.add_constraints(
-        rows.block, idx, np.concatenate(at), np.concatenate(cols), np.concatenate(values), upper=0.0
-    )
-
+    return add_present_rows(gp.lp, rows.block, idx, terms, 0.0)

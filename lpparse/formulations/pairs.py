@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.lp.program import LinearProgram, Terms
 
-__all__ = ["OnArcs", "add_and_rows", "add_arc_rows", "taken"]
+__all__ = ["OnArcs", "add_and_rows", "add_arc_rows", "add_present_rows", "taken"]
 
 
 class OnArcs:
@@ -43,6 +43,27 @@ def add_and_rows(
     column, x₁ + x₂ <= 1), one per row; return them."""
     terms = first + second
     return lp.constrain(name, index, terms if part is None else terms - part, upper=1.0)
+
+
+def add_present_rows(
+    lp: LinearProgram,
+    name: str,
+    index: NDArray[np.int64],
+    terms: Sequence[tuple[NDArray[np.int64], float]],
+    upper: float,
+) -> NDArray[np.int64]:
+    """Append rows ``name[index[i]]``: Σ_terms sign · x[cols[i]] <= ``upper``, each term (cols, sign) giving
+    one column per row, -1 where the row has none (a part absent from the program); return them."""
+    k = np.arange(len(index))
+    rows, cols, values = [], [], []
+    for found, sign in terms:
+        has = found >= 0
+        rows.append(k[has])
+        cols.append(found[has])
+        values.append(np.full(int(has.sum()), sign))
+    return lp.add_constraints(
+        name, index, np.concatenate(rows), np.concatenate(cols), np.concatenate(values), upper=upper
+    )
 
 
 def held_back(lp: LinearProgram, families: Sequence[str], row_family: str, parts: int) -> int:
