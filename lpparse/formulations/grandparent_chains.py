@@ -27,8 +27,9 @@ under p and the chain g→p→q each with a third from arcs g→p, p→q of a th
 h's children p and q under g at 1/2 each and c's heads p and q under h at 1/2 each (GPSibChain): mixtures of
 trees in which those parts never meet. Added at the 34 fractional roots of the dev set, GPChain rows close
 11 of them, both families 14. Exact decoding separates GPChain (:meth:`lpparse.ppc.parts.GrandparentParts.
-for_exact`); GPSibChain only on request (``GrandparentParts.chains``): its rows of seven terms slow the node
-LPs more than the roots it closes save (the 34 sentences: 9.6-9.8 s against 7.6 s).
+for_exact`), unless third-order families are in the search (their GSibGP links tie the triples to the windows,
+and the rows only add LP work); GPSibChain only on request (``GrandparentParts.chains``): its rows of seven
+terms slow the node LPs more than the roots it closes save (the 34 sentences: 9.6-9.8 s against 7.6 s).
 
 Every term on the left has coefficient +1, so dropping any of them leaves a weaker row, valid too: a row is
 built over the triples present when it enters, and a triple that enters later has no coefficient in it, as
