@@ -40,7 +40,7 @@ from lpparse.decoder import (
 )
 from lpparse.oracles import arc_marginals, chu_liu_edmonds, eisner, projective_marginals
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
-from lpparse.pruning import ArcPruning, apply_pruning, kept_fraction, pruned_scores, pruning_mask
+from lpparse.pruning import ArcPruning, apply_pruning, keep_mask, kept_fraction
 from lpparse.trees import allowed_arcs, tree_score
 from lpparse.triples import SiblingScorer, TripleScorer
 
@@ -121,10 +121,9 @@ def pruning_keep(
 ) -> NDArray[np.bool_]:
     """The arcs that ``pruning`` keeps for decoder ``name`` (with its ``options``: a projective decoder
     keeps a projective tree) under the posteriors of ``pruner_scores`` (default: ``arc_scores``), over the
-    arcs present in ``arc_scores``: :func:`lpparse.pruning.pruning_mask`."""
+    arcs present in ``arc_scores``: :func:`lpparse.pruning.keep_mask`."""
     projective = get_decoder(name).projective or bool((options or {}).get("projective"))
-    s = arc_scores if pruner_scores is None else pruned_scores(arc_scores, pruner_scores)
-    return pruning_mask(s, pruning, single_root, projective)
+    return keep_mask(arc_scores, pruning, single_root, pruner_scores, projective)
 
 
 def _first_order(solve: Callable[[NDArray[np.float64], bool], NDArray[np.int64]]) -> DecoderFunc:

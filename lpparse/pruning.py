@@ -31,6 +31,7 @@ __all__ = [
     "ArcPruning",
     "apply_pruning",
     "gold_recall",
+    "keep_mask",
     "kept_fraction",
     "prune_arcs",
     "pruned_scores",
@@ -97,6 +98,20 @@ def kept_fraction(keep: NDArray[np.bool_], candidates: NDArray[np.bool_]) -> flo
     return float((keep & candidates).sum()) / total if total else 1.0
 
 
+def keep_mask(
+    arc_scores: ArrayLike,
+    options: ArcPruning,
+    single_root: bool = False,
+    pruner_scores: ArrayLike | None = None,
+    projective: bool = False,
+) -> NDArray[np.bool_]:
+    """The mask of the arcs of ``arc_scores`` that ``options`` keeps. The posteriors come from
+    ``pruner_scores`` (a first-order model's arc scores for the same sentence), else from ``arc_scores``
+    themselves; ``projective``: for a projective decoder (:func:`pruning_mask`)."""
+    p = arc_scores if pruner_scores is None else pruned_scores(arc_scores, pruner_scores)
+    return pruning_mask(p, options, single_root, projective)
+
+
 def prune_arcs(
     arc_scores: ArrayLike,
     options: ArcPruning,
@@ -104,11 +119,9 @@ def prune_arcs(
     pruner_scores: ArrayLike | None = None,
     projective: bool = False,
 ) -> tuple[NDArray[np.float64], float]:
-    """``arc_scores`` with the arcs that ``options`` prunes set to ``-inf``, and the fraction of candidate arcs
-    kept. The posteriors come from ``pruner_scores`` (a first-order model's arc scores for the same sentence),
-    else from ``arc_scores`` themselves; ``projective``: for a projective decoder (:func:`pruning_mask`)."""
-    p = arc_scores if pruner_scores is None else pruned_scores(arc_scores, pruner_scores)
-    keep = pruning_mask(p, options, single_root, projective)
+    """``arc_scores`` with the arcs that ``options`` prunes set to ``-inf`` (:func:`keep_mask`), and the
+    fraction of candidate arcs kept."""
+    keep = keep_mask(arc_scores, options, single_root, pruner_scores, projective)
     return apply_pruning(arc_scores, keep), kept_fraction(keep, allowed_arcs(validate_scores(arc_scores)))
 
 
