@@ -364,20 +364,27 @@ class GrandparentFamily(Counted):
             cg, cp, cc, scores, pruned = cg[pruned], cp[pruned], cc[pruned], scores[pruned], pruned[pruned]
         self._cuts, self._cut, self._cut_scores = cuts, (cg, cp, cc), scores
         # GPChain cuts: valid for every tree, outside the LP the certificate is about (not in max_violation)
-        chains = self._separate_chains(state.x)
+        chains = self._separate_chains(state)
         infeasible = bool(
             cg.size or cuts.rows[0].size or (cuts.g.size and "ArcGP" in prog.families) or chains
         )
         rows = cuts.rows[0].size + int(pruned.sum()) + chains
         return Separated(cg.size - int(pruned.sum()), rows, cuts.max_violation, infeasible)
 
-    def _separate_chains(self, x: NDArray[np.float64]) -> int:
+    def _separate_chains(self, state: DualState) -> int:
         """The chain cuts of the spec's ``chains`` (:mod:`lpparse.formulations.grandparent_chains`): of each
-        family the most violated, at most CHAINS_PER_TOKEN·n, to enter at the commit; return how many."""
+        family the most violated, at most CHAINS_PER_TOKEN·n, to enter at the commit; return how many. None at
+        integral arcs: there every preset's rows bound each triple by its arcs and c has one head, so every
+        chain row holds."""
         self._chains = {}
+        if not self.spec.chains:
+            return 0
+        z = _arc_values(state, self.prog)
+        if (np.abs(z - np.round(z)) <= CHAIN_TOL).all():  # integral arcs: the LP's rows imply every chain row
+            return 0
         limit = CHAINS_PER_TOKEN * self.prog.n
         for name in self.spec.chains:
-            index, excess = violated_chains(CHAINS[name], self.prog, x, CHAIN_TOL)
+            index, excess = violated_chains(CHAINS[name], self.prog, state.x, CHAIN_TOL)
             if len(index) > limit:
                 index = index[np.argsort(-excess, kind="stable")[:limit]]
             if len(index):
