@@ -77,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="decoder name (default: bp for models with siblings, gp-eisner for grandparent, cle for "
         "first-order models); exact proves its tree optimal, separating cuts the LP decoders leave out "
-        "(triangles over siblings, GSibGP over grand-siblings)",
+        "(GPChain over grandparent triples, triangles and GPSibArc over siblings, GSibGP over grand-siblings)",
     )
     parser.add_argument(
         "--bp-iters",

@@ -6,6 +6,9 @@ its two arcs out of the same tree.
 Martins, Smith & Xing 2009, "Concise Integer Linear Programming Formulations for Dependency Parsing",
 ACL-IJCNLP 2009 (the linearization of their second-order parts); Riedel, Smith & McCallum 2012
 (Riedel, Smith & McCallum 2012) §3.2. On 0/1 points the three rows force y = x₁x₂.
+
+Also here, for the cuts that extend these rows to several parts: :func:`add_present_rows` builds rows over the
+parts a program holds (a part without a column has no term), as cuts separated over present parts are.
 """
 
 from __future__ import annotations

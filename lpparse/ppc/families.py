@@ -667,9 +667,8 @@ class SiblingFamily(Counted):
     def _separate_triangles(self, state: DualState, z: NDArray[np.float64]) -> dict[str, NDArray[np.int64]]:
         """The SibTriangle and GPSibTriangle rows to add (:mod:`lpparse.formulations.triangles`), and with
         triples and the spec's ``arc_heads`` the GPSibArc rows (:mod:`lpparse.formulations.arc_heads`), the
-        most violated ones, at most
-        TRIANGLES_PER_TOKEN·n of each; none without SibTriangle. They are cuts, valid
-        for every tree, outside the LP that the certificate is about: what stays out is not in
+        most violated ones, at most TRIANGLES_PER_TOKEN·n of each; none without SibTriangle. They are cuts,
+        valid for every tree, outside the LP that the certificate is about: what stays out is not in
         ``max_violation``."""
         sibs = self.sibs
         if "SibTriangle" not in sibs.families or sibs.num_siblings == 0:
@@ -710,10 +709,10 @@ class SiblingFamily(Counted):
             add_arc_heads(self.gp, self.sibs, rows[ARC_HEADS_BLOCK])
 
     def add_named_rows(self, duals: Iterable[Mapping[str, tuple[NDArray[np.int64], Any]]]) -> None:
-        """Add the SibTriangle, GPSibTriangle and GPSibArc rows that the labels of ``duals`` name (a proof's full
-        program, :class:`lpparse.ppc.proof.ProofProgram`, holding every candidate part): each is built from
-        its label, valid for every tree whatever the label says; a label that names no triangle of candidate
-        parts names no row here (its dual then counts as 0). Valid for every tree, they are built under any
+        """Add the SibTriangle, GPSibTriangle and GPSibArc rows that the labels of ``duals`` name (a proof's
+        full program, :class:`lpparse.ppc.proof.ProofProgram`, holding every candidate part): each is built
+        from its label, valid for every tree whatever the label says; a label that names no row of candidate
+        parts names none here (its dual then counts as 0). Valid for every tree, they are built under any
         preset: exact decoding separates them whatever its rows (:meth:`lpparse.ppc.parts.SiblingParts.for_exact`)."""
         duals = list(duals)
         rows = {}
