@@ -2,7 +2,8 @@
 
 An arc (h, m) is kept when its marginal probability μ(h, m) under a first-order distribution over trees
 (matrix-tree marginals, Koo, Globerson, Carreras & Collins 2007, "Structured Prediction Models via the
-Matrix-Tree Theorem", EMNLP-CoNLL 2007) is at least ``threshold`` and it is among the ``max_heads`` most
+Matrix-Tree Theorem", EMNLP-CoNLL 2007; by the inverse Laplacian, checked, with the elimination where the
+check fails: :func:`lpparse.oracles.fast_arc_marginals`) is at least ``threshold`` and it is among the ``max_heads`` most
 probable heads of m. This is the "basic pruner" of TurboParser, the parser of Martins, Almeida & Smith (2013,
 "Turning on the Turbo: Fast Third-Order Non-Projective Turbo Parsers", ACL 2013), whose released training
 scripts set a posterior threshold of 10⁻⁴ and at most 10 candidate heads per word: the defaults here. The
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.oracles import arc_marginals, chu_liu_edmonds, eisner
+from lpparse.oracles import chu_liu_edmonds, eisner, fast_arc_marginals
 from lpparse.trees import allowed_arcs, validate_scores
 
 __all__ = [
@@ -61,7 +62,7 @@ def pruning_mask(
     ``projective`` decoder, the best projective tree's (Eisner), so that a projective tree remains."""
     s = validate_scores(pruner_scores, "pruner scores")
     allowed = allowed_arcs(s)
-    mu = arc_marginals(s, single_root)
+    mu = fast_arc_marginals(s, single_root)
     size = s.shape[0]
     mu = np.where(allowed, mu, -1.0)
     keep = allowed & (mu >= options.threshold)

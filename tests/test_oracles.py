@@ -17,6 +17,7 @@ from lpparse.oracles import (
     chu_liu_edmonds,
     eisner,
     enumerate_trees,
+    fast_arc_marginals,
     log_partition,
     matrix_tree,
     projective_inside_outside,
@@ -183,6 +184,8 @@ def test_partition_and_marginals_match_brute_force(
     check_distribution(log_z, mu, scores, single_root, projective)
     assert z_only(scores, single_root) == log_z
     np.testing.assert_array_equal(mu_only(scores, single_root), mu)
+    if not projective:  # the inverse-Laplacian marginals of pruning, or the elimination's where they fail
+        np.testing.assert_allclose(fast_arc_marginals(scores, single_root), mu, rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("single_root", [False, True])
@@ -226,6 +229,7 @@ ORACLES = [
     eisner,
     log_partition,
     arc_marginals,
+    fast_arc_marginals,
     projective_log_partition,
     projective_marginals,
     brute_force,
@@ -282,3 +286,25 @@ def test_single_root_forces_one_root_child() -> None:
         assert np.sum(oracle(scores, single_root=True)[1:] == 0) == 1
     assert arc_marginals(scores, single_root=True)[0].sum() == pytest.approx(1.0)
     assert projective_marginals(scores, single_root=True)[0].sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("gap", [30.0, 290.0])
+def test_fast_marginals_fall_back_where_the_inverse_cancels(gap: float) -> None:
+    """A cycle of strong arcs whose entering arcs (root arcs included) are exp(-gap) weaker, within float64's
+    span: the multi-root Laplacian's inverse cancels, the check sees it and the elimination answers; the
+    single-root one stays accurate."""
+    import sys
+    from unittest import mock
+
+    module = sys.modules["lpparse.oracles.matrix_tree"]
+    n = 6
+    scores = np.full((n + 1, n + 1), -gap)
+    scores[np.arange(1, n), np.arange(2, n + 1)] = 0.0
+    scores[n, 1] = 0.0
+    np.fill_diagonal(scores, -np.inf)
+    scores[:, 0] = -np.inf
+    for single_root, falls_back in ((False, True), (True, False)):
+        with mock.patch.object(module, "arc_marginals", wraps=module.arc_marginals) as elimination:
+            fast = fast_arc_marginals(scores, single_root)
+        assert elimination.called == falls_back
+        np.testing.assert_allclose(fast, arc_marginals(scores, single_root), rtol=0, atol=1e-12)

@@ -10,7 +10,10 @@ present parts) and a live :class:`~lpparse.lp.highs_view.HighsModel`. :meth:`Eng
    :class:`~lpparse.colgen.family.DualState`), rules parts out by its factorized bounds and scores the rest;
 3. **separate**: every family finds absent parts (and held-back rows) that the solution violates;
 
-and adds the union in one batch (:meth:`PartFamily.commit`), until no family finds anything. The restricted
+and adds the union in one batch (:meth:`PartFamily.commit`), until no family finds anything. A master that
+grows large sheds, now and then, the parts that sit at 0 with negative reduced cost, and takes back any that
+a later round's duals price again (:mod:`lpparse.colgen.purge`; :attr:`MasterSettings.purge
+<lpparse.colgen.options.MasterSettings>`, on for the sibling families' degenerate master). The restricted
 LP is then the full LP restricted to its columns (less the rows of absent parts), and its solution, extended
 by zeros (and by the duals that tightening gave absent rows), is optimal for the full LP:
 :func:`lpparse.colgen.certificate.ppc_certificate`. ``time_limit`` is a deadline for the whole run, checked
@@ -50,6 +53,7 @@ from numpy.typing import NDArray
 from lpparse.colgen.certificate import ppc_certificate
 from lpparse.colgen.family import DualState, PartFamily, Priced, Separated
 from lpparse.colgen.options import DEFAULT_MASTER, DEGENERATE_MASTER, ColgenOptions
+from lpparse.colgen.purge import PurgeState
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import DUAL, PRIMAL, HighsModel
 from lpparse.lp.program import LinearProgram
@@ -78,7 +82,8 @@ class FamilyRound:
 @dataclass(frozen=True)
 class Round:
     """One round of the engine: the master it solved (``objective``, ``simplex_iterations``,
-    ``solve_seconds``, ``rows``, ``cols``) and each family's :class:`FamilyRound`, by name."""
+    ``solve_seconds``, ``rows``, ``cols``), each family's :class:`FamilyRound`, by name, and the purged
+    columns it brings back (``returned``)."""
 
     round: int
     objective: float
@@ -87,6 +92,8 @@ class Round:
     rows: int
     cols: int
     families: dict[str, FamilyRound]
+    #: purged columns that this round's duals priced back in (:mod:`lpparse.colgen.purge`)
+    returned: int = 0
 
     @property
     def max_reduced_cost(self) -> float:
@@ -99,7 +106,7 @@ class Round:
     @property
     def entering(self) -> int:
         """Columns and rows that enter for the next round (0: converged)."""
-        return sum(f.priced + f.cut + f.rows_cut for f in self.families.values())
+        return self.returned + sum(f.priced + f.cut + f.rows_cut for f in self.families.values())
 
 
 @dataclass
@@ -174,6 +181,8 @@ class Engine:
         self.basis, self.keep_master = basis, keep_master
         #: the master a run kept (``keep_master``), which the next run goes on from
         self.live: LPModel | None = None
+        #: columns and rows purged from an engine-built master that is not kept (:mod:`lpparse.colgen.purge`)
+        self.purge: PurgeState | None = None
 
     def _master(self) -> LPModel:
         """Seed every family and build the HiGHS master without what they keep out."""
@@ -187,6 +196,8 @@ class Engine:
         model = self.master_model()
         if self.basis is not None:
             model.start_from(self.basis)
+        if self.settings.purge is not None and not self.keep_master:
+            self.purge = PurgeState(self.settings.purge, self.lp)
         return model
 
     def master_model(self) -> HighsModel:
@@ -266,9 +277,12 @@ class Engine:
                 for family in self.families:
                     cuts.append(family.separate(state))
                     state.entering += cuts[-1].columns + cuts[-1].rows
+            returned = 0
+            if self.purge is not None and duals is not None and not cutoff:
+                returned = self.purge.returning(model, state.y, opts.tol)  # type: ignore[arg-type]
             result.row_dual = state.y if duals is not None else None
             result.time_pricing += time.perf_counter() - t0 - (self._scoring_seconds() - scoring0)
-            trace = self._round(result.iterations, sol, iterations, seconds, priced, cuts)
+            trace = self._round(result.iterations, sol, iterations, seconds, priced, cuts, returned)
             result.trace.append(trace)
             result.max_reduced_cost, result.max_violation = trace.max_reduced_cost, trace.max_violation
             for family, p in zip(self.families, priced):
@@ -290,10 +304,17 @@ class Engine:
             # iterations of dual), dual after cuts (primal infeasible) or once the primal simplex stalled
             primal = not self.stalled and not any(c.infeasible for c in cuts)
             model.set_strategy(PRIMAL if primal else DUAL)
+            if self.purge is not None:  # before the commit: the basis is the one of this round's solve
+                self.purge.purge(model, sol, result.iterations)  # type: ignore[arg-type]
             for family in self.families:
                 family.commit(model)
+            if self.purge is not None:
+                self.purge.entered(model)  # type: ignore[arg-type]
             self._stall_limit(model, primal)
         result.info["stalled"] = self.stalled
+        if self.purge is not None:
+            p = self.purge
+            result.info.update(purged=p.purged, purged_rows=p.purged_rows, returned=p.returned)
         self._certify(result)
         if self.keep_master:
             result.master = self.live = model
@@ -316,6 +337,7 @@ class Engine:
         seconds: float,
         priced: list[Priced],
         cuts: list[Separated],
+        returned: int = 0,
     ) -> Round:
         return Round(
             round=number,
@@ -324,6 +346,7 @@ class Engine:
             solve_seconds=seconds,
             rows=self.lp.num_rows,
             cols=self.lp.num_cols,
+            returned=returned,
             families={
                 family.name: FamilyRound(
                     scored=family.scored,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from lpparse.colgen.purge import Purge
 from lpparse.lp.solution import TOL
 
 __all__ = [
@@ -50,10 +51,12 @@ class MasterSettings:
     """How the engine's restricted master re-solves. ``stall_rows``: a warm primal re-solve without bound
     perturbation stops after ``stall_rows`` x rows simplex iterations and goes on with the dual simplex, as
     the run's later re-solves (None: HiGHS's defaults, perturbation on); ``highs_options``: of the HiGHS
-    master the engine builds."""
+    master the engine builds; ``purge``: when columns at 0 leave it (:mod:`lpparse.colgen.purge`; None:
+    never)."""
 
     stall_rows: float | None
     highs_options: Mapping[str, object]
+    purge: Purge | None = None
 
 
 #: The master of grandparent triples (and of most families): :data:`HIGHS_OPTIONS`, :data:`STALL_ROWS`
@@ -64,7 +67,10 @@ DEFAULT_MASTER = MasterSettings(STALL_ROWS, HIGHS_OPTIONS)
 #: 47 s against 187 s with :data:`DEFAULT_MASTER`'s stall rule (a 58-token sentence: 89k simplex iterations
 #: against 448k); scaling on, a 53-token sentence 174 s -> 97 s, the first 100 sentences 142k -> 104k
 #: simplex iterations (devex with scaling: 109 s on that sentence; an interior-point master was slower).
-DEGENERATE_MASTER = MasterSettings(None, {})
+#: Purged from 20,000 rows on (:mod:`lpparse.colgen.purge`): unpruned grandparent + sibling models on the
+#: longest dev sentences, CPU s with purging against without, Danish #173 25.4 / 40.3, #419 16.2 / 16.4,
+#: Italian #6 45.8 / 55.3, #122 21.2 / 32.1, Hungarian #349 37.8 / 55.1, #328 117 / 140, English #955 370 / 415.
+DEGENERATE_MASTER = MasterSettings(None, {}, Purge())
 #: Brute force's one cold solve of the full LP (:data:`BF_HIGHS_OPTIONS`); it never re-solves
 BF_MASTER = MasterSettings(None, BF_HIGHS_OPTIONS)
 #: Initial ⟨·,h,m⟩ triples for none of the arcs: T's triples alone. With dead arcs out of the master, a small
@@ -83,7 +89,10 @@ SEED_HEADS = 0
 PER_PAIR = 16
 #: Hold back priced triples with both arcs at 0 (degenerate pivots) when there are more than DEFER·n of them
 #: and others to add (measured on 15 dev sentences of 20-45 tokens, CPU time: English -34% with 2.5x fewer
-#: GPs added, Hungarian unchanged; DEFER = 0, always holding them back, costs Hungarian +35% in extra rounds)
+#: GPs added, Hungarian unchanged; DEFER = 0, always holding them back, costs Hungarian +35% in extra rounds).
+#: When only such triples price, the DEFER·n of highest reduced cost enter, not all: on unpruned grandparent +
+#: sibling models a round released 5,800 at once and the next solve took 30 s (Italian dev #122, 62 tokens:
+#: 72 s -> 27 s CPU; #6: 73 s -> 50 s; Hungarian #328: 266 s -> 140 s; English #955: 474 s -> 415 s)
 DEFER = 8.0
 #: initial triples: ``root`` ⟨0,h,m⟩ (§4.2) or ``tree`` ⟨head_T(h),h,m⟩
 INITS = ("root", "tree")

@@ -332,6 +332,55 @@ class HighsModel:
         if rows.size:
             self._add_rows(rows, hr[in_new_row], hc[in_new_row], v[in_new_row])
 
+    def deactivate(self, cols: ArrayLike = (), rows: ArrayLike = ()) -> None:
+        """Take active program columns and rows out of HiGHS, holding their coefficients for :meth:`activate`
+        (the reverse of it). The caller vouches that the columns are nonbasic at 0 and the rows basic, so that
+        HiGHS's basis stays valid and the next solve goes on from it, and that the rows are redundant once the
+        columns are out (a solution of the smaller model then satisfies them, extended by zeros)."""
+        self.sync()
+        cols = np.unique(np.asarray(cols, dtype=np.int64))
+        rows = np.unique(np.asarray(rows, dtype=np.int64))
+        if (self._col_h[cols] < 0).any() or (self._row_h[rows] < 0).any():
+            raise ValueError("deactivate only active columns and rows")
+        r, c, v = self.lp.coefficients_since(0)
+        leaving_col = np.zeros(self._col_h.size, bool)
+        leaving_col[cols] = True
+        leaving_row = np.zeros(self._row_h.size, bool)
+        leaving_row[rows] = True
+        hold = (self._row_h[r] >= 0) & (self._col_h[c] >= 0) & (leaving_col[c] | leaving_row[r])
+        held_r, held_c, held_v = self._held
+        self._held = (
+            np.concatenate([held_r, r[hold]]),
+            np.concatenate([held_c, c[hold]]),
+            np.concatenate([held_v, v[hold]]),
+        )
+        if cols.size:
+            self._check(self.highs.deleteCols(cols.size, self._col_h[cols].astype(np.int32)), "deleteCols")
+            self._col_p = self._col_p[~leaving_col[self._col_p]]
+            self._col_h[cols] = -1
+            self._col_h[self._col_p] = np.arange(self._col_p.size)
+        if rows.size:
+            self._check(self.highs.deleteRows(rows.size, self._row_h[rows].astype(np.int32)), "deleteRows")
+            self._row_p = self._row_p[~leaving_row[self._row_p]]
+            self._row_h[rows] = -1
+            self._row_h[self._row_p] = np.arange(self._row_p.size)
+
+    def active(self) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+        """Whether each program column and row is in HiGHS."""
+        self.sync()
+        return self._col_h >= 0, self._row_h >= 0
+
+    def basic(self) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+        """Whether each program column and row is basic in HiGHS's current basis (an inactive one is not)."""
+        self.sync()
+        _, index = self.highs.getBasicVariables()
+        index = np.asarray(index, np.int64)
+        cols = np.zeros(self._col_h.size, bool)
+        rows = np.zeros(self._row_h.size, bool)
+        cols[self._col_p[index[index >= 0]]] = True
+        rows[self._row_p[-1 - index[index < 0]]] = True
+        return cols, rows
+
     # ---- growth -----------------------------------------------------------------------------------
     def sync(self) -> None:
         """Push columns, rows and coefficients appended to the program since the last sync (keeps the

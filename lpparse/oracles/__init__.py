@@ -16,11 +16,12 @@ from lpparse.oracles.inside_outside import (
     projective_log_partition,
     projective_marginals,
 )
-from lpparse.oracles.matrix_tree import arc_marginals, log_partition, matrix_tree
+from lpparse.oracles.matrix_tree import arc_marginals, fast_arc_marginals, log_partition, matrix_tree
 
 __all__ = [
     "all_trees",
     "arc_marginals",
+    "fast_arc_marginals",
     "brute_force",
     "brute_force_log_partition",
     "brute_force_marginals",

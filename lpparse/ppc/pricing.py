@@ -153,8 +153,8 @@ def price(
     ``mu_onegp``/``mu_nogp`` are the solver's duals, ``slack`` the arcs' β (:func:`arc_slack`; zeros: no
     tightening); ``parent_duals`` spends leftover slack on absent GPArc rows (module docstring). ``defer``
     (with the LP's ``arc_values``): when more than ``defer``·n of the triples to return have both arcs at 0
-    (entering, they can only pivot degenerately) and some others exist, return only the others; the deferred
-    ones are priced again next round, with better duals."""
+    (entering, they can only pivot degenerately), return only the others if there are any, else the
+    ``defer``·n of highest reduced cost; the rest are priced again next round, with better duals."""
     arc = prog.arc_mask
     size = arc.shape[0]
     words = arc.copy()
@@ -215,8 +215,14 @@ def price(
     max_bound = max(max_bound, float(residual[~keep].max(initial=-np.inf)))  # all scored if none is kept
     if defer is not None and arc_values is not None and keep.any():
         dead = keep & (arc_values[gs, ps] <= _ZERO) & (arc_values[ps, cs] <= _ZERO)
-        if dead.sum() > defer * (size - 1) and (keep & ~dead).any():
-            keep &= ~dead
+        limit = max(1, int(defer * (size - 1)))  # never 0: nothing returned would claim convergence
+        if dead.sum() > limit:
+            if (keep & ~dead).any():
+                keep &= ~dead
+            else:  # only degenerate ones: the ``limit`` of highest reduced cost
+                idx = np.flatnonzero(keep)
+                keep = np.zeros_like(keep)
+                keep[idx[np.argsort(-r[idx], kind="stable")[:limit]]] = True
     if per_pair is not None and keep.any():
         idx = np.flatnonzero(keep)
         keep = np.zeros_like(keep)
