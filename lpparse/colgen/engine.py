@@ -269,6 +269,10 @@ class Engine:
             else:  # a MIP master: row generation only
                 priced = [Priced(0, -np.inf) for _ in self.families]
             state.entering = sum(p.columns for p in priced)
+            returned = 0
+            if self.purge is not None and duals is not None:  # priced against the round's final duals
+                returned = self.purge.returning(model, state.y, opts.tol)  # type: ignore[arg-type]
+                state.entering += returned
             cutoff = self._cut_off(sol, state)
             if cutoff:  # not separated: what the rows left out violate is unknown
                 cuts = [Separated(0, 0, np.inf, False) for _ in self.families]
@@ -277,9 +281,6 @@ class Engine:
                 for family in self.families:
                     cuts.append(family.separate(state))
                     state.entering += cuts[-1].columns + cuts[-1].rows
-            returned = 0
-            if self.purge is not None and duals is not None and not cutoff:
-                returned = self.purge.returning(model, state.y, opts.tol)  # type: ignore[arg-type]
             result.row_dual = state.y if duals is not None else None
             result.time_pricing += time.perf_counter() - t0 - (self._scoring_seconds() - scoring0)
             trace = self._round(result.iterations, sol, iterations, seconds, priced, cuts, returned)
