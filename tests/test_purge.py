@@ -3,6 +3,8 @@ round still reach brute force's LP optimum with a certificate."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -65,11 +67,14 @@ def test_a_purging_run_purges_columns_and_rows_and_brings_some_back() -> None:
     gp, sib = synthetic_triple_scorer(n, rng), synthetic_sibling_scorer(n, rng, scale=2.0)
     ppc = solve_lp(s, [GrandparentParts(gp), SiblingParts(sib)], "ppc", options=EVERY_ROUND)
     plain = solve_lp(s, [GrandparentParts(gp), SiblingParts(sib)], "ppc")
+    off = solve_lp(
+        s, [GrandparentParts(gp), SiblingParts(sib)], "ppc", options=replace(EVERY_ROUND, purge=False)
+    )
     bf = solve_lp(s, [GrandparentParts(gp), SiblingParts(sib)], "bf")
     assert ppc.info["purged"] > 0 and ppc.info["purged_rows"] > 0 and ppc.info["returned"] > 0
-    assert plain.info["purged"] == 0
+    assert plain.info["purged"] == 0 and "purged" not in off.info
     assert ppc.certified and ppc.certificate is not None and ppc.certificate.ok
-    for other in (plain, bf):
+    for other in (plain, off, bf):
         assert ppc.solution.objective == pytest.approx(other.solution.objective, abs=1e-6)
 
 

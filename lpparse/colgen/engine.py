@@ -196,7 +196,7 @@ class Engine:
         model = self.master_model()
         if self.basis is not None:
             model.start_from(self.basis)
-        if self.settings.purge is not None and not self.keep_master:
+        if self.settings.purge is not None and self.options.purge and not self.keep_master:
             self.purge = PurgeState(self.settings.purge, self.lp)
         return model
 

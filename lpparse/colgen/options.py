@@ -112,7 +112,8 @@ class ColgenOptions:
     ``cutoff``: stop (status CUTOFF) at the first round that prices nothing with the restricted LP's value at
     most this, before the families separate: its duals, extended by zeros, are dual feasible for the full LP,
     so its value bounds the full LP (rows still to separate could only lower it). A branch-and-bound node
-    whose bound falls to the incumbent needs nothing more (:mod:`lpparse.ppc.exact`)."""
+    whose bound falls to the incumbent needs nothing more (:mod:`lpparse.ppc.exact`). ``purge``: False keeps
+    every column in the master whatever its settings say (:mod:`lpparse.colgen.purge`)."""
 
     tol: float = 1e-7
     certificate_tol: float = TOL
@@ -121,6 +122,7 @@ class ColgenOptions:
     master: MasterSettings | None = None
     tighten: bool = True
     cutoff: float | None = None
+    purge: bool = True
 
     def __post_init__(self) -> None:
         if self.time_limit is not None and not self.time_limit >= 0:

@@ -88,6 +88,7 @@ def _decoded(
     stats.update(
         lp_objective=result.objective,
         certified=True,
+        purged=result.info.get("purged", 0),
         **_part_stats(parts, result.program.arc_mask, single_root, scored),
     )
     stats["projection_scored"] = sum(p.scorer.scored for p in parts) - before
