@@ -9,8 +9,10 @@ keeps HiGHS's basis, so the next :meth:`HighsModel.solve` is a warm dual-simplex
 
 A model may leave some of the program's columns and rows out of HiGHS (``inactive_cols``/``inactive_rows``,
 brought in later by :meth:`HighsModel.activate`): for parts the rows force to 0 (dead arcs in parse-price-cut),
-which a warm re-solve without presolve would otherwise carry. Solutions are mapped back to the program: an
-inactive column is 0 with reduced cost c - Aᵀy, an inactive row has dual 0.
+which a warm re-solve without presolve would otherwise carry. :meth:`HighsModel.deactivate` takes active ones
+out again, keeping the basis (nonbasic columns at 0, basic rows: column purging, :mod:`lpparse.colgen.purge`).
+Solutions are mapped back to the program: an inactive column is 0 with reduced cost c - Aᵀy, an inactive row
+has dual 0.
 
 All sign conversion between HiGHS and lpparse happens in :func:`duals_from_highs`.
 """
@@ -155,7 +157,7 @@ class HighsModel:
     ``mip=True`` imposes the program's integrality (ILP); otherwise the LP relaxation is solved.
     ``time_limit`` in seconds; ``options`` are passed to ``Highs.setOptionValue``. ``inactive_cols`` and
     ``inactive_rows`` (program indices) stay out of HiGHS until :meth:`activate`; the caller vouches that the
-    program forces those columns to 0 (module docstring).
+    program forces those columns to 0, or that it treats them as fixed at 0 (module docstring).
     """
 
     def __init__(
