@@ -1,6 +1,6 @@
 """Column-and-row generation: an engine that owns the loop over a restricted master (:mod:`.engine`), the
-protocol of the part families it prices and separates (:mod:`.family`), its options (:mod:`.options`) and its
-certificate (:mod:`.certificate`). The part families of dependency parsing live in
+protocol of the part families it prices and separates (:mod:`.family`), its options (:mod:`.options`), its
+certificate (:mod:`.certificate`) and the purging of its master (:mod:`.purge`). The part families of dependency parsing live in
 :mod:`lpparse.ppc.families`."""
 
 from lpparse._lazy import lazy_exports
@@ -13,6 +13,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "certificate": ("ppc_certificate",),
         "engine": ("Engine", "EngineResult", "FamilyRound", "FamilyTotals", "Round"),
         "family": ("DualState", "NodeFamily", "PartFamily", "Priced", "Separated", "Warm"),
-        "options": ("ColgenOptions",),
+        "options": ("ColgenOptions", "MasterSettings"),
+        "purge": ("Purge",),
     },
 )
