@@ -197,7 +197,7 @@ class Engine:
         if self.basis is not None:
             model.start_from(self.basis)
         if self.settings.purge is not None and self.options.purge and not self.keep_master:
-            self.purge = PurgeState(self.settings.purge, self.lp)
+            self.purge = PurgeState(self.settings.purge, self.lp, model)
         return model
 
     def master_model(self) -> HighsModel:
@@ -271,7 +271,7 @@ class Engine:
             state.entering = sum(p.columns for p in priced)
             returned = 0
             if self.purge is not None and duals is not None:  # priced against the round's final duals
-                returned = self.purge.returning(model, state.y, opts.tol)  # type: ignore[arg-type]
+                returned = self.purge.returning(state.y, opts.tol)
                 state.entering += returned
             cutoff = self._cut_off(sol, state)
             if cutoff:  # not separated: what the rows left out violate is unknown
@@ -306,11 +306,11 @@ class Engine:
             primal = not self.stalled and not any(c.infeasible for c in cuts)
             model.set_strategy(PRIMAL if primal else DUAL)
             if self.purge is not None:  # before the commit: the basis is the one of this round's solve
-                self.purge.purge(model, sol, result.iterations)  # type: ignore[arg-type]
+                self.purge.purge(sol, result.iterations)
             for family in self.families:
                 family.commit(model)
             if self.purge is not None:
-                self.purge.entered(model)  # type: ignore[arg-type]
+                self.purge.entered()
             self._stall_limit(model, primal)
         result.info["stalled"] = self.stalled
         if self.purge is not None:

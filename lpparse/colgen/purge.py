@@ -56,13 +56,13 @@ class Purge:
 
 
 class PurgeState:
-    """The purged columns and rows of one engine run on ``lp``. Only the columns the families add after the
-    state is made (once they have seeded the program) may leave: the base polytope's stay, and so do the
-    seeded parts, which hold the start tree, a point of the restricted LP whatever rows the families add
-    later."""
+    """The purged columns and rows of one engine run on ``lp`` and its HiGHS master ``model``. Only the
+    columns the families add after the state is made (once they have seeded the program) may leave: the base
+    polytope's stay, and so do the seeded parts, which hold the start tree, a point of the restricted LP
+    whatever rows the families add later."""
 
-    def __init__(self, settings: Purge, lp: LinearProgram) -> None:
-        self.settings, self.lp = settings, lp
+    def __init__(self, settings: Purge, lp: LinearProgram, model: HighsModel) -> None:
+        self.settings, self.lp, self.model = settings, lp, model
         self.first_col = lp.num_cols  #: the first column that may leave
         self.cols = np.zeros(0, np.int64)  #: purged columns (program indices), sorted
         self.rows = np.zeros(0, np.int64)  #: purged rows
@@ -78,9 +78,9 @@ class PurgeState:
                 [self._returned, np.zeros(self.lp.num_cols - self._returned.size, bool)]
             )
 
-    def purge(self, model: HighsModel, sol: Solution, round_: int) -> int:
-        """Purge ``model`` after the solve ``sol`` of round ``round_`` when due; return the columns purged."""
-        s = self.settings
+    def purge(self, sol: Solution, round_: int) -> int:
+        """Purge the master after the solve ``sol`` of round ``round_`` when due; return the columns purged."""
+        s, model = self.settings, self.model
         active_col, active_row = model.active()
         if round_ % s.every or int(active_row.sum()) < s.min_rows or sol.x is None or sol.col_dual is None:
             return 0
@@ -115,7 +115,7 @@ class PurgeState:
         self.purged_rows += rows.size
         return int(cols.size)
 
-    def returning(self, model: HighsModel, y: NDArray[np.float64], tol: float) -> int:
+    def returning(self, y: NDArray[np.float64], tol: float) -> int:
         """Bring back the purged columns with reduced cost > ``tol`` under the duals ``y`` (and their purged
         rows); return how many."""
         if self.cols.size == 0:
@@ -138,12 +138,12 @@ class PurgeState:
         self._returned[back] = True
         self.cols = np.setdiff1d(self.cols, back, assume_unique=True)
         self.rows = np.setdiff1d(self.rows, rows, assume_unique=True)
-        model.activate(back, rows)
+        self.model.activate(back, rows)
         self.returned += back.size
         return int(back.size)
 
-    def entered(self, model: HighsModel) -> int:
-        """Bring back the purged rows that a column active in ``model`` entered since the last check (new
+    def entered(self) -> int:
+        """Bring back the purged rows that a column active in the master entered since the last check (new
         coefficients: they may bind again); return how many."""
         lp = self.lp
         if self.rows.size == 0 or lp.num_nz == self._nz:
@@ -151,7 +151,7 @@ class PurgeState:
             return 0
         r, c, _ = lp.coefficients_since(self._nz)
         self._nz = lp.num_nz
-        active_col, _ = model.active()
+        active_col, _ = self.model.active()
         held = np.zeros(lp.num_rows, bool)
         held[self.rows] = True
         hit = np.zeros(lp.num_rows, bool)
@@ -159,7 +159,7 @@ class PurgeState:
         rows = self.rows[hit[self.rows]]
         if rows.size:
             self.rows = np.setdiff1d(self.rows, rows, assume_unique=True)
-            model.activate((), rows)
+            self.model.activate((), rows)
         return int(rows.size)
 
 
