@@ -160,29 +160,35 @@ def fast_arc_marginals(scores: ArrayLike, single_root: bool = False) -> NDArray[
     before decoding; the oracle itself stays :func:`arc_marginals`."""
     s = validate_scores(scores)
     check_tree_exists(s, single_root)
-    n = s.shape[0] - 1
     a, r, _ = _weights(s)
-    if a.dtype == np.float64:
-        lap = np.diag(a.sum(axis=0) + (0.0 if single_root else r)) - a
+    mu = _inverse_marginals(a, r, single_root) if a.dtype == np.float64 else None
+    return arc_marginals(s, single_root) if mu is None else mu
+
+
+def _inverse_marginals(
+    a: NDArray[np.float64], r: NDArray[np.float64], single_root: bool
+) -> NDArray[np.float64] | None:
+    """:func:`fast_arc_marginals`' formulas from the weights of :func:`_weights`; None when the Laplacian is
+    singular in floating point or the answer fails the check."""
+    n = a.shape[0]
+    lap = np.diag(a.sum(axis=0) + (0.0 if single_root else r)) - a
+    if single_root:
+        lap[0] = r
+    with np.errstate(all="ignore"):
+        try:
+            inv = np.linalg.inv(lap)
+        except np.linalg.LinAlgError:
+            return None
+        diag = np.diag(inv).copy()
         if single_root:
-            lap[0] = r
-        with np.errstate(all="ignore"):
-            try:
-                inv = np.linalg.inv(lap)
-            except np.linalg.LinAlgError:
-                inv = None
-            if inv is not None:
-                diag = np.diag(inv).copy()
-                if single_root:
-                    diag[0] = 0.0
-                mu = np.zeros((n + 1, n + 1))
-                words = a * (diag[None, :] - inv.T)
-                if single_root:
-                    words[0, :] = a[0, :] * diag  # h = the first token: its row of L was replaced
-                mu[1:, 1:] = words
-                mu[0, 1:] = r * (inv[:, 0] if single_root else np.diag(inv))
-                np.fill_diagonal(mu, 0.0)
-                sums = mu.sum(axis=0)[1:]
-                if np.isfinite(mu).all() and (np.abs(sums - 1.0) <= _FAST_TOL).all() and mu.min() >= -_FAST_TOL:
-                    return np.clip(mu, 0.0, 1.0)
-    return arc_marginals(s, single_root)
+            diag[0] = 0.0
+        mu = np.zeros((n + 1, n + 1))
+        mu[1:, 1:] = a * (diag[None, :] - inv.T)
+        if single_root:
+            mu[1, 1:] = a[0] * diag  # h = the first token: its row of L was replaced
+        mu[0, 1:] = r * (inv[:, 0] if single_root else np.diag(inv))
+    np.fill_diagonal(mu, 0.0)
+    sums = mu.sum(axis=0)[1:]
+    if not np.isfinite(mu).all() or (np.abs(sums - 1.0) > _FAST_TOL).any() or mu.min() < -_FAST_TOL:
+        return None
+    return np.clip(mu, 0.0, 1.0)
