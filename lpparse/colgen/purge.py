@@ -81,8 +81,10 @@ class PurgeState:
     def purge(self, sol: Solution, round_: int) -> int:
         """Purge the master after the solve ``sol`` of round ``round_`` when due; return the columns purged."""
         s, model = self.settings, self.model
+        if round_ % s.every or sol.x is None or sol.col_dual is None:
+            return 0
         active_col, active_row = model.active()
-        if round_ % s.every or int(active_row.sum()) < s.min_rows or sol.x is None or sol.col_dual is None:
+        if int(active_row.sum()) < s.min_rows:
             return 0
         lp = self.lp
         self._grow()
