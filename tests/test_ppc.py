@@ -112,8 +112,9 @@ def test_ppc_without_tightening_and_with_nogp(instance: tuple[np.ndarray, DenseT
 @settings(deadline=None, max_examples=80, suppress_health_check=[HealthCheck.too_slow])
 @given(instances())
 def test_ppc_pricing_variants_equal_bf(instance: tuple[np.ndarray, DenseTripleScorer, bool]) -> None:
-    """Always deferring degenerate triples, one triple per pair (lazy scoring of 1 per pair), no GPArc duals,
-    or pricing everything at once: the same optimum, certified on the full LP."""
+    """Always deferring degenerate triples (and, when only those price, letting one in a round: the cap at
+    DEFER·n with DEFER = 0), one triple per pair (lazy scoring of 1 per pair), no GPArc duals, or pricing
+    everything at once: the same optimum, certified on the full LP."""
     s, scorer, single_root = instance
     for kw in ({"defer": 0.0, "per_pair": 1}, {"parent_duals": False}, {"per_pair": None, "defer": None}):
         check_against_bf(s, DenseTripleScorer(scorer.scores), "all", single_root, **kw)
