@@ -394,7 +394,8 @@ def test_auto_runs_bf_below_the_threshold_and_ppc_from_it(
 ) -> None:
     """solve_second_order: BF on fewer than BF_BELOW_PARTS candidate triples (here ``below``), else PPC; both
     certified on the full LP with the same optimum and a result of the same kind (a trace whose last round
-    ends it)."""
+    ends it). Brute force that ``auto`` chose leaves out the ArcGP rows that OneGP and GPArc imply, and its
+    solution still holds the certificate of the full program with every row; ``bf`` keeps them."""
     s, scorer, single_root = instance
     parts = int(triple_mask(allowed_arcs(s)).sum())
     assert candidate_parts(s, [GrandparentParts(scorer)]) == parts
@@ -414,6 +415,17 @@ def test_auto_runs_bf_below_the_threshold_and_ppc_from_it(
         assert result.info["max_reduced_cost"] <= 1e-7 and result.info["max_violation"] <= 1e-7
         assert (result.heads is not None) == result.integral
     assert bf.rounds[0].families["grandparent"].scored == bf.stats.candidates
+    def arcgp_rows(result: PPCResult) -> int:
+        return len(result.program.lp.con_blocks.get("ArcGP", ()))
+
+    triples = bf.program.num_triples if "ArcGP" in bf.program.families else 0
+    assert arcgp_rows(bf) == triples
+    if auto.method == "bf":
+        assert arcgp_rows(auto) == (0 if auto.program.arcgp_implied else triples)
+        full = full_grandparent_program(s, scorer.scores, preset, single_root)
+        outside = auto.outside_duals()
+        cert = certify_full(full.lp, auto.program.lp, auto.solution.x, auto.row_dual, outside=outside)
+        assert cert.ok, str(cert)
 
 
 def test_method_follows_the_threshold() -> None:

@@ -20,7 +20,9 @@ ArcGP is implied in ``all`` as well, given the base's OneHead rows Σ_g z[g,p] =
 zgp[g,p,c] = z[p,c] - Σ_{g'≠g} zgp[g',p,c] >= z[p,c] - Σ_{g'≠g} z[g',p] = z[p,c] - 1 + z[g,p] (and for an
 absent triple, zgp = 0, the same sum gives z[g,p] + z[p,c] <= 1, so §4.4's cut never fires). ``all`` keeps
 the rows, as the paper's preset (BF and Table 2 measure them); ``families=("GPArc", "OneGP")`` is the same
-LP without them (``tests/test_gp_polytope.py``), about half the rows, and BF on it is about 2x faster.
+LP without them (``tests/test_gp_polytope.py``), about half the rows, and BF on it is about 2x faster. When
+``auto`` and exact decoding solve the full LP by brute force, they leave the rows out
+(:attr:`GrandparentProgram.arcgp_implied`, :class:`lpparse.ppc.parts.Binding`).
 
 Rows indexed by arcs (OneGP, NoGP) exist from the start; a triple's own rows (ArcGP, GPArc) and its
 coefficients in OneGP/NoGP enter with its column (:meth:`GrandparentProgram.add_triples`), so a program
@@ -218,6 +220,12 @@ class GrandparentProgram:
         g, p, c = gpc.T
         add_and_rows(self.lp, "ArcGP", gpc, self._z(g, p), self._z(p, c), zgp)
         self.arcgp[g, p, c] = True
+
+    @property
+    def arcgp_implied(self) -> bool:
+        """Whether OneGP and GPArc are on, so that with the base's OneHead rows they imply every ArcGP row
+        (module docstring): the program without ArcGP rows has the same LP."""
+        return {"OneGP", "GPArc"} <= set(self.families)
 
     @property
     def held_back_arcgp(self) -> int:

@@ -241,6 +241,7 @@ class GrandparentFamily(Counted):
         self.prog, self.spec, self.tighten = prog, spec, binding.options.tighten
         self._warm_parts: Triples | None = warm.parts if warm is not None else None  # type: ignore[assignment]
         self._arc_scores, self._first_order = binding.arc_scores, binding.first_order
+        self._implied_rows = binding.implied_rows
         self.tree: NDArray[np.int64] | None = binding.first_order
         self.dead: DeadArcs | None = None
         self.gparc: GPArcDuals = NO_GPARC
@@ -284,8 +285,10 @@ class GrandparentFamily(Counted):
             g, p, c = initial_triples(
                 self._arc_scores, prog.arc_mask, self.tree, spec.init, spec.seed_heads, self._warm_parts
             )
-        # every candidate (BF, a proof's full program): every row too; parse-price-cut holds ArcGP rows back
-        prog.add_triples(g, p, c, self.cache.get(g, p, c), arcgp=self.tree is None or not spec.lazy_arcgp)
+        # every candidate (BF, a proof's full program): every row too, unless the run leaves out the ArcGP
+        # rows that OneGP and GPArc imply (Binding.implied_rows); parse-price-cut holds ArcGP rows back
+        every = self.tree is None and (self._implied_rows or not prog.arcgp_implied)
+        prog.add_triples(g, p, c, self.cache.get(g, p, c), arcgp=every or not spec.lazy_arcgp)
         if spec.dead_arcs and self.tree is not None and DeadArcs.applies(prog):
             self.dead = DeadArcs(prog)
 

@@ -10,7 +10,10 @@ the parts of a tree without pruned parts; brute force starts them from every can
 engine's first solve is the full LP and nothing is left to price: one implementation of both, which cannot
 drift apart. ``auto`` runs BF on sentences with fewer than :data:`BF_BELOW_PARTS` candidate parts (or a
 family's own ``bf_below``: :func:`bf_below`), where the
-full LP solves faster than PPC's rounds (measured there), and says which ran (:attr:`PPCResult.method`).
+full LP solves faster than PPC's rounds (measured there), and says which ran (:attr:`PPCResult.method`);
+its brute force leaves out the rows that a family's other rows imply (:class:`lpparse.ppc.parts.Binding`:
+the grandparent family's ArcGP rows under OneGP and GPArc), the same LP with fewer rows, which ``bf``, the
+paper's baseline, keeps.
 :func:`parse_price_cut`, :func:`solve_bf` and :func:`solve_second_order` are thin wrappers for grandparent
 and sibling scorers (:func:`second_order_parts`).
 
@@ -327,7 +330,7 @@ def solve_lp(
     s = _validated(arc_scores, parts)
     # counting the candidates costs an (n+1)^3 mask per family: only auto needs it (not exact search's nodes)
     count = candidate_parts(s, parts, single_root) if method == "auto" else 0
-    method = choose_method(count, method, bf_below(parts))
+    requested, method = method, choose_method(count, method, bf_below(parts))
     prog = arc_program(s, single_root, base)
     tree = chu_liu_edmonds(s, single_root=single_root)
     warm = warm or {}
@@ -336,7 +339,8 @@ def solve_lp(
             raise ValueError(
                 f"the warm start's {name} cache is for n={given.cache.shape[0] - 1}, not {s.shape[0] - 1}"
             )
-    families = [p.bind(Binding(prog, s, tree, options, warm.get(p.name))) for p in parts]
+    # brute force that ``auto`` chose leaves out the rows that others imply (Binding.implied_rows); bf keeps them
+    families = [p.bind(Binding(prog, s, tree, options, warm.get(p.name), requested != "auto")) for p in parts]
     if method == "ppc":
         start_tree = clean_tree(s, single_root, tree, families)  # None: every part enters at the start
     else:

@@ -60,13 +60,18 @@ class Binding:
     :class:`~lpparse.formulations.grandparent.GrandparentProgram` whose grandparent families only
     :class:`GrandparentParts` turns on), the sentence's ``arc_scores`` (-inf: no candidate), its first-order
     best tree ``first_order`` (Chu-Liu-Edmonds), the engine's ``options`` and the family's ``warm`` start
-    (None: a fresh cache, the first-order tree's parts)."""
+    (None: a fresh cache, the first-order tree's parts). ``implied_rows``: brute force's start (every
+    candidate part) adds every row of its parts, also those that the family's other rows imply (the paper's
+    full LP, as the ``bf`` decoder and a proof's full program build it); False leaves those out, the same LP
+    with fewer rows (``auto`` and exact decoding when they run brute force: a grandparent family under
+    OneGP and GPArc leaves out its ArcGP rows)."""
 
     program: GrandparentProgram
     arc_scores: NDArray[np.float64]
     first_order: NDArray[np.int64]
     options: ColgenOptions
     warm: Warm | None = None
+    implied_rows: bool = True
 
 
 @runtime_checkable
@@ -172,7 +177,8 @@ class GrandparentParts:
     slack on the GPArc rows of absent triples; ``defer``: hold back priced triples with both arcs at 0
     (:data:`~lpparse.colgen.options.DEFER`; None: never); ``lazy_arcgp``: a triple's ArcGP row enters only
     once violated in parse-price-cut (False: with its column, as Riedel, Smith & McCallum 2012 §4;
-    :mod:`lpparse.ppc.loop`; BF's program has every row either way);
+    :mod:`lpparse.ppc.loop`; the ``bf`` decoder's program has every row either way, the brute force of
+    ``auto`` and exact decoding all but the ArcGP rows that OneGP and GPArc imply: :class:`Binding`);
     ``dead_arcs``: keep arcs without a triple out of HiGHS; ``chains``: the chain cuts to separate, by block
     name (GPChain, GPSibChain: :mod:`lpparse.formulations.grandparent_chains`; exact decoding separates
     GPChain, :meth:`for_exact`)."""
