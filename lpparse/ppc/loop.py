@@ -339,7 +339,7 @@ def solve_lp(
             raise ValueError(
                 f"the warm start's {name} cache is for n={given.cache.shape[0] - 1}, not {s.shape[0] - 1}"
             )
-    # brute force that ``auto`` chose leaves out the rows that others imply (Binding.implied_rows); bf keeps them
+    # brute force that ``auto`` chose leaves out rows that others imply (Binding.implied_rows); bf keeps them
     families = [p.bind(Binding(prog, s, tree, options, warm.get(p.name), requested != "auto")) for p in parts]
     if method == "ppc":
         start_tree = clean_tree(s, single_root, tree, families)  # None: every part enters at the start
