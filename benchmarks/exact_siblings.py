@@ -72,6 +72,11 @@ def run_treebank(path: Path, args: Any) -> dict[str, Any]:
     plan = {"auto": ("auto", {})} | {
         f"exact {rule}": ("exact", {"time_limit": args.time_limit, "branching": rule}) for rule in args.branching
     }
+    if args.implied_rows:  # the ablation: brute force with the rows that others imply, as before
+        rule = args.branching[0]
+        plan[f"exact {rule}, implied rows"] = (
+            "exact", {"time_limit": args.time_limit, "branching": rule, "implied_rows": True}
+        )
     rows = _decode(model, pruner, pruning, sentences, plan)
     runs = {label: _summary(rows[label], tokens, lengths) for label in plan}
     return {
@@ -131,6 +136,12 @@ def main() -> None:
     parser.add_argument("--model", default="2s-lp", help="model suffix: <treebank>-<model>.npz")
     parser.add_argument("--branching", nargs="+", choices=BRANCHING, default=["arc", "pseudocost"])
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds a sentence for exact decoding")
+    parser.add_argument(
+        "--implied-rows",
+        action="store_true",
+        help="also run exact decoding (first branching rule) whose brute force keeps the rows that other rows "
+        "imply (ColgenOptions.implied_rows), taking turns with the others",
+    )
     add_combine(parser)
     args = parser.parse_args()
     run_treebanks("exact_siblings.py", args, run_treebank, markdown, {"time_limit": args.time_limit})

@@ -395,7 +395,8 @@ def test_auto_runs_bf_below_the_threshold_and_ppc_from_it(
     """solve_second_order: BF on fewer than BF_BELOW_PARTS candidate triples (here ``below``), else PPC; both
     certified on the full LP with the same optimum and a result of the same kind (a trace whose last round
     ends it). Brute force that ``auto`` chose leaves out the ArcGP rows that OneGP and GPArc imply, and its
-    solution still holds the certificate of the full program with every row; ``bf`` keeps them."""
+    solution still holds the certificate of the full program with every row; ``bf`` keeps them, and so does
+    ``auto`` with ``implied_rows``."""
     s, scorer, single_root = instance
     parts = int(triple_mask(allowed_arcs(s)).sum())
     assert candidate_parts(s, [GrandparentParts(scorer)]) == parts
@@ -422,6 +423,11 @@ def test_auto_runs_bf_below_the_threshold_and_ppc_from_it(
     assert arcgp_rows(bf) == triples
     if auto.method == "bf":
         assert arcgp_rows(auto) == (0 if auto.program.arcgp_implied else triples)
+        with mock.patch("lpparse.ppc.loop.BF_BELOW_PARTS", below):
+            kept = solve_second_order(
+                s, DenseTripleScorer(scorer.scores), preset, single_root, implied_rows=True
+            )
+        assert arcgp_rows(kept) == triples and kept.objective == pytest.approx(bf.objective, abs=1e-6)
         full = full_grandparent_program(s, scorer.scores, preset, single_root)
         outside = auto.outside_duals()
         cert = certify_full(full.lp, auto.program.lp, auto.solution.x, auto.row_dual, outside=outside)

@@ -113,7 +113,10 @@ class ColgenOptions:
     most this, before the families separate: its duals, extended by zeros, are dual feasible for the full LP,
     so its value bounds the full LP (rows still to separate could only lower it). A branch-and-bound node
     whose bound falls to the incumbent needs nothing more (:mod:`lpparse.ppc.exact`). ``purge``: False keeps
-    every column in the master whatever its settings say (:mod:`lpparse.colgen.purge`)."""
+    every column in the master whatever its settings say (:mod:`lpparse.colgen.purge`). ``implied_rows``:
+    brute force that ``auto`` (or exact decoding) chooses keeps the rows that a family's other rows imply, as
+    the ``bf`` decoder always does (the paper's full program); by default it leaves them out, the same LP with
+    fewer rows (:class:`lpparse.ppc.parts.Binding`)."""
 
     tol: float = 1e-7
     certificate_tol: float = TOL
@@ -123,6 +126,7 @@ class ColgenOptions:
     tighten: bool = True
     cutoff: float | None = None
     purge: bool = True
+    implied_rows: bool = False
 
     def __post_init__(self) -> None:
         if self.time_limit is not None and not self.time_limit >= 0:

@@ -340,7 +340,8 @@ def solve_lp(
                 f"the warm start's {name} cache is for n={given.cache.shape[0] - 1}, not {s.shape[0] - 1}"
             )
     # brute force that ``auto`` chose leaves out rows that others imply (Binding.implied_rows); bf keeps them
-    families = [p.bind(Binding(prog, s, tree, options, warm.get(p.name), requested != "auto")) for p in parts]
+    implied = requested != "auto" or options.implied_rows
+    families = [p.bind(Binding(prog, s, tree, options, warm.get(p.name), implied)) for p in parts]
     if method == "ppc":
         start_tree = clean_tree(s, single_root, tree, families)  # None: every part enters at the start
     else:
