@@ -18,7 +18,7 @@ from lpparse.oracles import all_trees
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc import GrandparentParts, check_proof, exact_search
 from lpparse.ppc.exact import ExactOptions
-from lpparse.ppc.parts import Binding, SiblingParts, tree_score, tree_siblings, tree_triples
+from lpparse.ppc.parts import Binding, SiblingParts, tree_scores, tree_siblings, tree_triples
 from lpparse.ppc.proof import ProofProgram
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
@@ -128,7 +128,7 @@ def test_exact_with_the_rows_is_brute_force_with_a_proof(n: int, seed: int, sing
     rng = np.random.default_rng(seed)
     s = random_arc_scores(n, rng, single_root=single_root)
     parts = _parts(rng, n)
-    best = max(tree_score(s, parts, heads) for heads in all_trees(n, single_root))
+    best = float(tree_scores(s, parts, all_trees(n, single_root)).max())
     if np.isneginf(best):
         return
     result = exact_search(s, parts, single_root, options=ExactOptions(verify=True))

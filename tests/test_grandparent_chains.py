@@ -28,7 +28,7 @@ from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc import GrandparentParts, check_proof, exact_search, solve_lp
 from lpparse.ppc.exact import ExactOptions
 from lpparse.ppc.families import GrandparentFamily
-from lpparse.ppc.parts import Binding, exact_parts, tree_score, tree_triples
+from lpparse.ppc.parts import Binding, exact_parts, tree_scores, tree_triples
 from lpparse.ppc.proof import ProofProgram
 from lpparse.triples import DenseTripleScorer
 
@@ -154,7 +154,7 @@ def test_exact_with_chains_is_brute_force_with_a_proof(
     between the best tree and the LP without."""
     s, parts = _instance(n, seed, single_root)
     parts = [dataclasses.replace(parts[0], chains=more)]
-    best = max(tree_score(s, parts, heads) for heads in all_trees(n, single_root))
+    best = float(tree_scores(s, parts, all_trees(n, single_root)).max())
     if np.isneginf(best):
         return
     assert set(exact_parts(parts)[0].chains) == {"GPChain", *more} and parts[0].chains == more

@@ -30,10 +30,10 @@ from lpparse.ppc import GrandparentParts, check_proof, exact_search, solve_lp
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.exact import ExactOptions
 from lpparse.ppc.kbest import k_best_search
-from lpparse.ppc.parts import Binding, exact_parts, tree_score, tree_triples
+from lpparse.ppc.parts import Binding, SiblingParts, exact_parts, tree_score, tree_scores, tree_triples
 from lpparse.ppc.proof import ProofProgram
 from lpparse.ppc.third_order import GrandSiblingFamily, GrandSiblingParts
-from lpparse.triples import DenseTripleScorer
+from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
 
 def _parts(rng: np.random.Generator, n: int, links: bool = False, gsib_scale: float = 1.0) -> list:
@@ -171,8 +171,26 @@ def _instance(n: int, seed: int, single_root: bool) -> tuple[np.ndarray, list]:
     return s, _parts(rng, n, gsib_scale=2.0)
 
 
+@settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 5), st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
+def test_tree_scores_are_tree_score_of_each_tree(
+    n: int, seed: int, single_root: bool, siblings: bool
+) -> None:
+    """Batched brute-force scoring (one scorer call per family) against scoring tree by tree, over every tree,
+    with pruned arcs and parts (-inf) of 3- and 4-index families, arbitrary siblings too."""
+    s, parts = _instance(n, seed, single_root)
+    if siblings:
+        rng = np.random.default_rng(seed)
+        parts.append(SiblingParts(DenseSiblingScorer(rng.normal(size=(n + 1,) * 3))))
+    trees = all_trees(n, single_root)
+    one_by_one = np.array([tree_score(s, parts, heads) for heads in trees])
+    batched = tree_scores(s, parts, trees)
+    assert np.array_equal(np.isneginf(batched), np.isneginf(one_by_one))
+    np.testing.assert_allclose(batched[np.isfinite(batched)], one_by_one[np.isfinite(one_by_one)], atol=1e-9)
+
+
 def _best(s: np.ndarray, parts: list, single_root: bool) -> float:
-    return max(tree_score(s, parts, heads) for heads in all_trees(s.shape[0] - 1, single_root))
+    return float(tree_scores(s, parts, all_trees(s.shape[0] - 1, single_root)).max())
 
 
 @settings(deadline=None, max_examples=20, suppress_health_check=[HealthCheck.too_slow])
@@ -248,7 +266,7 @@ def test_k_best_with_links_is_brute_forces_k_best(seed: int) -> None:
     """The K best trees of a full model (grandparents, windows, grand-siblings; the cuts on at every
     subproblem) are brute force's K best scores, best first, distinct trees."""
     s, parts = _instance(5, seed, False)
-    scores = sorted((tree_score(s, parts, heads) for heads in all_trees(5)), reverse=True)
+    scores = sorted(tree_scores(s, parts, all_trees(5)), reverse=True)
     result = k_best_search(s, parts, 4, False)
     assert result.status.value == "optimal"
     np.testing.assert_allclose([score for _, score in result.trees], scores[:4], atol=1e-6)

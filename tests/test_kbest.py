@@ -20,7 +20,7 @@ from lpparse.ppc import (
     parse_exact,
 )
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.parts import tree_score
+from lpparse.ppc.parts import tree_scores
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
 
@@ -35,8 +35,8 @@ def _parts(kind: str, n: int, rng: np.random.Generator) -> list:
 
 
 def _ranked(s: np.ndarray, parts: list, single_root: bool) -> list[tuple[float, np.ndarray]]:
-    trees = [(tree_score(s, parts, h), h) for h in enumerate_trees(s.shape[0] - 1, single_root)]
-    return sorted(trees, key=lambda t: -t[0])
+    heads = list(enumerate_trees(s.shape[0] - 1, single_root))
+    return sorted(zip(tree_scores(s, parts, heads).tolist(), heads), key=lambda t: -t[0])
 
 
 @settings(deadline=None, max_examples=12, suppress_health_check=[HealthCheck.too_slow])

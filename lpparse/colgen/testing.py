@@ -328,14 +328,14 @@ def check_parts(
     ``sizes`` (multiple and single root alternating; about a fifth of the arcs pruned), with the families
     ``make_parts(arc_scores, single_root, rng)`` returns. Raises :class:`FamilyCheckError` at the first
     failure, naming the sentence, the tree, row or part; returns a :class:`KitReport` of what it checked."""
-    from lpparse.ppc.parts import tree_score
+    from lpparse.ppc.parts import tree_scores
 
     report = KitReport()
     for s, single_root, where, rng in _sentences(sizes, per_size, seed):
         parts = list(make_parts(s, single_root, rng))
         full, base_rows = _full_program(s, parts, single_root, base)
         trees = [h for h in _trees(s, single_root)]
-        values = np.array([tree_score(s, parts, h) for h in trees])
+        values = tree_scores(s, parts, trees)
         report.trees += _check_rows(full, base_rows, parts, trees, tol, where)
         best = float(values.max())
         lp = HighsModel(full.lp).solve()
