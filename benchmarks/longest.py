@@ -66,7 +66,8 @@ def run_treebank(path: Path, args: Any) -> dict[str, Any]:
 
 def markdown(result: dict[str, Any]) -> str:
     head = (
-        "dev set", "sentence", "model", "decoder", "CPU s", "outcome", "rounds", "rows", "columns", "purged", "scored"
+        "dev set", "sentence", "model", "decoder", "CPU s", "outcome", "rounds", "rows", "columns", "purged",
+        "scored",
     )
     rows = [
         [
@@ -102,7 +103,9 @@ def main() -> None:
     parser.add_argument("--decoders", nargs="+", default=["auto"])
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds a sentence")
     parser.add_argument(
-        "--no-purge", action="store_true", help="LP decoders keep every column in the master (lpparse.colgen.purge)"
+        "--no-purge",
+        action="store_true",
+        help="LP decoders keep every column in the master (lpparse.colgen.purge)",
     )
     add_combine(parser)
     args = parser.parse_args()

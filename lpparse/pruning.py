@@ -4,9 +4,10 @@ An arc (h, m) is kept when its marginal probability μ(h, m) under a first-order
 (matrix-tree marginals, Koo, Globerson, Carreras & Collins 2007, "Structured Prediction Models via the
 Matrix-Tree Theorem", EMNLP-CoNLL 2007; by the inverse Laplacian, checked, with the elimination where the
 check fails: :func:`lpparse.oracles.fast_arc_marginals`) is at least ``threshold`` and it is among the
-``max_heads`` most probable heads of m. This is the "basic pruner" of TurboParser, the parser of Martins, Almeida & Smith (2013,
-"Turning on the Turbo: Fast Third-Order Non-Projective Turbo Parsers", ACL 2013), whose released training
-scripts set a posterior threshold of 10⁻⁴ and at most 10 candidate heads per word: the defaults here. The
+``max_heads`` most probable heads of m. This is the "basic pruner" of TurboParser, the parser of Martins,
+Almeida & Smith (2013, "Turning on the Turbo: Fast Third-Order Non-Projective Turbo Parsers", ACL 2013),
+whose released training scripts set a posterior threshold of 10⁻⁴ and at most 10 candidate heads per word:
+the defaults here. The
 pruner's distribution is a first-order model's (TurboParser trains one for the purpose), or the decoded
 model's own arc scores. The arcs of the best first-order tree (Chu-Liu-Edmonds) are always
 kept, so that a tree remains, and for projective decoders (Eisner, grandparent Eisner) those of the best

@@ -1,7 +1,7 @@
 """Column-and-row generation: an engine that owns the loop over a restricted master (:mod:`.engine`), the
 protocol of the part families it prices and separates (:mod:`.family`), its options (:mod:`.options`), its
-certificate (:mod:`.certificate`) and the purging of its master (:mod:`.purge`). The part families of dependency parsing live in
-:mod:`lpparse.ppc.families`."""
+certificate (:mod:`.certificate`) and the purging of its master (:mod:`.purge`). The part families of
+dependency parsing live in :mod:`lpparse.ppc.families`."""
 
 from lpparse._lazy import lazy_exports
 
