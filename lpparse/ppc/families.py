@@ -84,6 +84,7 @@ GPArcDuals = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDAr
 _EMPTY = np.empty(0, np.int64)
 NO_GPARC: GPArcDuals = (_EMPTY, _EMPTY, _EMPTY, np.empty(0))
 _NONE: Triples = (_EMPTY, _EMPTY, _EMPTY)
+_NO_SIBARC: tuple[NDArray[np.int64], ...] = (_EMPTY,) * 4 + (np.empty(0),)
 #: SibTriangle separation: the violation a row needs, and at most this many rows per token a round
 TRIANGLE_TOL = 1e-4
 TRIANGLES_PER_TOKEN = 4
@@ -250,14 +251,18 @@ class GrandparentFamily(Counted):
         self._cut: Triples = _NONE
         self._cut_scores = np.empty(0)
         self._chains: dict[str, NDArray[np.int64]] = {}  #: the chain rows this round adds, by block
-        # first, so that a scorer that scores by look-up in its bounds (lpparse.scoring's) does so from the start
-        self._bounds = cache.bounds()
+        #: every candidate triple present from the start (brute force, :meth:`seed`): nothing to price
+        self.complete = False
+        if self.tree is not None:
+            # first, so that a scorer that scores by look-up in its bounds (lpparse.scoring's) does so from the
+            # start; brute force never prices
+            cache.bounds()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GrandparentFamily:
         """A copy for another branch-and-bound node's master (:meth:`lpparse.ppc.live.LiveMaster.fork`): the
         program (through ``memo``) and the family's own state copied; the score cache, the spec with its scorer,
         the bounds and the arc scores shared."""
-        return _copy_sharing(self, memo, (self.cache, self.spec, self._bounds, self._arc_scores))
+        return _copy_sharing(self, memo, (self.cache, self.spec, self._arc_scores))
 
     @property
     def added(self) -> int:
@@ -287,7 +292,8 @@ class GrandparentFamily(Counted):
             )
         # every candidate (BF, a proof's full program): every row too, unless the run leaves out the ArcGP
         # rows that OneGP and GPArc imply (Binding.implied_rows); parse-price-cut holds ArcGP rows back
-        every = self.tree is None and (self._implied_rows or not prog.arcgp_implied)
+        self.complete = self.tree is None
+        every = self.complete and (self._implied_rows or not prog.arcgp_implied)
         prog.add_triples(g, p, c, self.cache.get(g, p, c), arcgp=every or not spec.lazy_arcgp)
         if spec.dead_arcs and self.tree is not None and DeadArcs.applies(prog):
             self.dead = DeadArcs(prog)
@@ -320,11 +326,14 @@ class GrandparentFamily(Counted):
 
     def price(self, state: DualState) -> Priced:
         prog, opts = self.prog, self.spec
+        if self.complete:
+            self._priced, self.gparc = PriceResult.nothing(prog.arc_mask.shape[0]), NO_GPARC
+            return Priced(0, -np.inf)
         sol = state.solution
         assert sol.row_dual is not None
         slack = _arc_slack(state, prog, self.tighten)
         mu_onegp, mu_nogp = gp_duals(prog, sol.row_dual)
-        bound_gp, bound_pc = self._bounds
+        bound_gp, bound_pc = self.cache.bounds()
         priced = price(
             prog,
             self.cache,
@@ -454,7 +463,7 @@ class SiblingFamily(Counted):
         )
         super().__init__(cache, int(self._mask.sum()))
         #: (h, m, m', side, λ) of the absent parts whose SibArc row [h,m,m',side] carries dual -λ
-        self.sibarc: tuple[NDArray[np.int64], ...] = (_EMPTY,) * 4 + (np.empty(0),)
+        self.sibarc: tuple[NDArray[np.int64], ...] = _NO_SIBARC
         self._new: Triples = _NONE
         self._new_scores = np.empty(0)
         self._cut: Triples = _NONE
@@ -463,13 +472,16 @@ class SiblingFamily(Counted):
         self._lazy = spec.lazy_arcsib and "ArcSib" in self.sibs.families
         self._rows: Triples = _NONE
         self._triangles: dict[str, NDArray[np.int64]] = {}  #: the triangle rows this round adds, by block
-        (self._bound_hm,) = cache.bounds()  # first, as GrandparentFamily's
+        #: every candidate part present from the start (brute force, :meth:`seed`): nothing to price
+        self.complete = False
+        if self.tree is not None:
+            cache.bounds()  # first, as GrandparentFamily's
 
     def __deepcopy__(self, memo: dict[int, Any]) -> SiblingFamily:
         """A copy for another branch-and-bound node's master (:meth:`lpparse.ppc.live.LiveMaster.fork`): the
         program (through ``memo``) and the family's own state copied; the score cache, the spec with its scorer
         and the bounds shared."""
-        return _copy_sharing(self, memo, (self.cache, self.spec, self._bound_hm))
+        return _copy_sharing(self, memo, (self.cache, self.spec))
 
     def restrict(self, arc_mask: NDArray[np.bool_]) -> None:
         """Price and separate only the parts over the arcs ``arc_mask`` (a branch-and-bound node's, a subset of
@@ -513,7 +525,8 @@ class SiblingFamily(Counted):
         return Warm(self.cache, self.sibs.siblings())
 
     def seed(self) -> None:
-        if self.tree is None:
+        self.complete = self.tree is None
+        if self.complete:
             h, m, m2 = self.sibs.candidates()
         else:
             warm = [self._warm_parts] if self._warm_parts is not None else []
@@ -534,11 +547,14 @@ class SiblingFamily(Counted):
         return np.where(on, row_dual[np.where(on, rows, 0)], 0.0).sum(axis=1)
 
     def price(self, state: DualState) -> Priced:
+        if self.complete:
+            self.sibarc, self._new, self._new_scores = _NO_SIBARC, _NONE, np.empty(0)
+            return Priced(0, -np.inf)
         sibs, tol = self.sibs, state.tol
         sol = state.solution
         assert sol.row_dual is not None
         mu = self._clique_duals(sol.row_dual)
-        b = self._bound_hm
+        (b,) = self.cache.bounds()
         absent = self._mask & ~sibs.present
         bound = np.minimum(b[:, :, None], b[:, None, :]) + mu[:, None, None]
         cand = absent & (bound > tol)

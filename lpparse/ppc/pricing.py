@@ -131,6 +131,13 @@ class PriceResult:
     onegp_raise: NDArray[np.float64]
     gparc: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]
 
+    @classmethod
+    def nothing(cls, size: int) -> PriceResult:
+        """What pricing finds when every candidate triple is present: nothing, no dual changed."""
+        empty = np.empty(0, np.int64)
+        no_gparc = (empty, empty, empty, np.empty(0))
+        return cls(empty, empty, empty, np.empty(0), 0, 0, -np.inf, np.zeros((size, size)), no_gparc)
+
 
 def price(
     prog: GrandparentProgram,
