@@ -251,12 +251,9 @@ class GrandparentFamily(Counted):
         self._cut: Triples = _NONE
         self._cut_scores = np.empty(0)
         self._chains: dict[str, NDArray[np.int64]] = {}  #: the chain rows this round adds, by block
-        #: every candidate triple present from the start (brute force, :meth:`seed`): nothing to price
+        #: every candidate triple present from the start (brute force, :meth:`seed`): nothing to price, and
+        #: the factorized bounds are never built (:meth:`price` asks for them)
         self.complete = False
-        if self.tree is not None:
-            # first, so that a scorer that scores by look-up in its bounds (lpparse.scoring's) does so from the
-            # start; brute force never prices
-            cache.bounds()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GrandparentFamily:
         """A copy for another branch-and-bound node's master (:meth:`lpparse.ppc.live.LiveMaster.fork`): the
@@ -472,10 +469,8 @@ class SiblingFamily(Counted):
         self._lazy = spec.lazy_arcsib and "ArcSib" in self.sibs.families
         self._rows: Triples = _NONE
         self._triangles: dict[str, NDArray[np.int64]] = {}  #: the triangle rows this round adds, by block
-        #: every candidate part present from the start (brute force, :meth:`seed`): nothing to price
+        #: every candidate part present from the start (brute force, :meth:`seed`): nothing to price, no bounds
         self.complete = False
-        if self.tree is not None:
-            cache.bounds()  # first, as GrandparentFamily's
 
     def __deepcopy__(self, memo: dict[int, Any]) -> SiblingFamily:
         """A copy for another branch-and-bound node's master (:meth:`lpparse.ppc.live.LiveMaster.fork`): the
