@@ -434,6 +434,48 @@ def test_auto_runs_bf_below_the_threshold_and_ppc_from_it(
         assert cert.ok, str(cert)
 
 
+class _CountingBounds:
+    """A dense triple or sibling scorer that counts the calls of its factorized bounds."""
+
+    def __init__(self, scorer: DenseTripleScorer | DenseSiblingScorer) -> None:
+        self.scorer, self.calls = scorer, 0
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        attr = getattr(self.scorer, name)
+        if name.startswith("bound_") and callable(attr):
+            self.calls += 1
+        return attr
+
+
+@settings(deadline=None, max_examples=20, suppress_health_check=[HealthCheck.too_slow])
+@given(instance=instances(max_n=7), base=st.sampled_from(["single-flow", "cycle-cuts"]))
+def test_brute_force_builds_no_bounds_and_prices_nothing(
+    instance: tuple[np.ndarray, DenseTripleScorer, bool], base: str
+) -> None:
+    """Brute force seeds every candidate part, so the grandparent and sibling families are complete: they
+    never ask their scorers for factorized bounds (which only pricing reads), and report nothing to price;
+    parse-price-cut asks for them. Both end certified at the same value."""
+    s, scorer, single_root = instance
+    rng = np.random.default_rng(int(abs(scorer.scores[0, 0, 0]) * 1e6))
+    sib_scores = rng.normal(size=scorer.scores.shape)
+    values = {}
+    for method in ("bf", "ppc"):
+        triples = _CountingBounds(DenseTripleScorer(scorer.scores))
+        siblings = _CountingBounds(DenseSiblingScorer(sib_scores))
+        parts = [GrandparentParts(triples), SiblingParts(siblings)]  # type: ignore[arg-type]
+        result = solve_lp(s, parts, method, single_root, base)
+        assert result.certified
+        values[method] = result.objective
+        asked = triples.calls + siblings.calls
+        if method == "bf":
+            assert asked == 0
+            for r in result.rounds:
+                assert r.families["grandparent"].priced == 0 and r.families["sibling"].priced == 0
+        else:
+            assert asked > 0
+    assert values["bf"] == pytest.approx(values["ppc"], abs=1e-6)
+
+
 def test_method_follows_the_threshold() -> None:
     assert choose_method(BF_BELOW_PARTS - 1) == "bf" and choose_method(BF_BELOW_PARTS) == "ppc"
     assert choose_method(1, "ppc") == "ppc" and choose_method(10**6, "bf") == "bf"
