@@ -7,11 +7,10 @@ check fails: :func:`lpparse.oracles.fast_arc_marginals`) is at least ``threshold
 ``max_heads`` most probable heads of m. This is the "basic pruner" of TurboParser, the parser of Martins,
 Almeida & Smith (2013, "Turning on the Turbo: Fast Third-Order Non-Projective Turbo Parsers", ACL 2013),
 whose released training scripts set a posterior threshold of 10⁻⁴ and at most 10 candidate heads per word:
-the defaults here. The
-pruner's distribution is a first-order model's (TurboParser trains one for the purpose), or the decoded
-model's own arc scores. The arcs of the best first-order tree (Chu-Liu-Edmonds) are always
-kept, so that a tree remains, and for projective decoders (Eisner, grandparent Eisner) those of the best
-projective tree too (the kept arcs of a non-projective best tree may hold no projective tree).
+the defaults here. The pruner's distribution is a first-order model's (TurboParser trains one for the
+purpose), or the decoded model's own arc scores. The arcs of the best first-order tree (Chu-Liu-Edmonds) are
+always kept, so that a tree remains, and for projective decoders (Eisner, grandparent Eisner) those of the
+best projective tree too (the kept arcs of a non-projective best tree may hold no projective tree).
 
 Pruning shrinks the candidate grandparent triples and sibling parts from O(n³) to O(n·k²) for k heads per
 word. Decoding is then exact (and certified) *for the pruned problem*: an arc pruned away is in no tree the

@@ -416,6 +416,7 @@ def test_auto_runs_bf_below_the_threshold_and_ppc_from_it(
         assert result.info["max_reduced_cost"] <= 1e-7 and result.info["max_violation"] <= 1e-7
         assert (result.heads is not None) == result.integral
     assert bf.rounds[0].families["grandparent"].scored == bf.stats.candidates
+
     def arcgp_rows(result: PPCResult) -> int:
         return len(result.program.lp.con_blocks.get("ArcGP", ()))
 
@@ -435,7 +436,7 @@ def test_auto_runs_bf_below_the_threshold_and_ppc_from_it(
 
 
 class _CountingBounds:
-    """A dense triple or sibling scorer that counts the calls of its factorized bounds."""
+    """A dense triple or sibling scorer that counts the look-ups of its factorized bounds (``bound_*``)."""
 
     def __init__(self, scorer: DenseTripleScorer | DenseSiblingScorer) -> None:
         self.scorer, self.calls = scorer, 0
