@@ -151,7 +151,8 @@ def test_a_live_master_goes_on_from_the_roots_own_master() -> None:
 def test_a_live_master_branches_on_bound_changes() -> None:
     s, t, single_root = _fractional_instance()
     _, value = brute_force(s, single_root, gp_scores=t)
-    options = ExactOptions(live_master=True, keep_results=True)
+    # the node LPs separate the cuts too (node_cuts), so that each node's bound is its own LP's optimum
+    options = ExactOptions(live_master=True, keep_results=True, node_cuts=True)
     result = parse_exact(s, DenseTripleScorer(t), "all", single_root, options=options)
     assert result.certified and result.objective == pytest.approx(value, abs=1e-9)
     assert result.stats.nodes > 2 and check_exact(s, DenseTripleScorer(t), result) is None

@@ -151,7 +151,7 @@ def test_exact_with_chains_is_brute_force_with_a_proof(
 ) -> None:
     """Exact decoding (which turns GPChain on: ``for_exact``; GPSibChain too when the family asks for it)
     finds brute force's optimum with a proof that the standalone check accepts; the LP with the cuts lies
-    between the best tree and the LP without."""
+    between the best tree and the LP without, which is the LP of a run that separates no cuts."""
     s, parts = _instance(n, seed, single_root)
     parts = [dataclasses.replace(parts[0], chains=more)]
     best = float(tree_scores(s, parts, all_trees(n, single_root)).max())
@@ -165,6 +165,9 @@ def test_exact_with_chains_is_brute_force_with_a_proof(
     chained = solve_lp(s, exact_parts(parts), "ppc", single_root)
     assert plain.certified and chained.certified
     assert best - 1e-6 <= chained.objective <= plain.objective + 1e-6
+    uncut = solve_lp(s, exact_parts(parts), "ppc", single_root, options=ColgenOptions(cuts=False))
+    assert uncut.certified and uncut.objective == pytest.approx(plain.objective, abs=1e-6)
+    assert CHAIN.block not in uncut.program.lp.con_blocks
 
 
 def test_unknown_chain_cuts_are_refused() -> None:
@@ -274,3 +277,35 @@ def test_exact_decoding_leaves_chains_out_next_to_third_order_parts() -> None:
     assert exact_parts([gp, sib])[0].chains == ("GPChain",)
     full = exact_parts([gp, csib, gsib])
     assert full[0].chains == () and full[2].link_grandparents
+
+
+def _chain_rows(result) -> int:  # type: ignore[no-untyped-def]
+    block = result.program.lp.con_blocks.get(CHAIN.block)
+    return 0 if block is None else len(block)
+
+
+def test_node_lps_separate_cuts_at_the_root_only_unless_asked() -> None:
+    """By default (``ExactOptions.node_cuts`` False) the nodes below the root separate no GPChain rows: each
+    node's program holds at most the root's chain rows (all of them on a live master, none on a program of its
+    own). With ``node_cuts`` some node adds its own (on a
+    seeded instance found by search). Both searches find brute force's optimum with proofs that the
+    standalone check accepts."""
+    for seed in range(400):
+        s, parts = _instance(7, seed, False)
+        best = float(tree_scores(s, parts, all_trees(7, False)).max())
+        if np.isneginf(best):
+            continue
+        asked = exact_search(s, parts, False, options=ExactOptions(node_cuts=True, keep_results=True))
+        root = _chain_rows(asked.node_results[0])
+        if any(_chain_rows(r) > root for i, r in asked.node_results.items() if i > 0):
+            break
+    else:
+        raise AssertionError("no instance whose nodes separate chain rows")
+    default = exact_search(s, parts, False, options=ExactOptions(keep_results=True, verify=True))
+    assert len(default.node_results) > 1
+    root = _chain_rows(default.node_results[0])
+    # all of the root's rows on a live master, none on a program of its own
+    assert all(_chain_rows(r) <= root for r in default.node_results.values())
+    for result in (asked, default):
+        assert result.certified and result.objective == pytest.approx(best, abs=1e-6)
+        assert check_proof(s, parts, result) is None

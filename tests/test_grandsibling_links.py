@@ -197,7 +197,8 @@ def _best(s: np.ndarray, parts: list, single_root: bool) -> float:
 @given(st.integers(3, 6), st.integers(0, 2**32 - 1), st.booleans())
 def test_exact_with_links_is_brute_force_with_a_proof(n: int, seed: int, single_root: bool) -> None:
     """Exact decoding (which turns the cuts on: ``for_exact``) finds brute force's optimum with a proof that
-    the standalone check accepts; the LP with the cuts lies between the best tree and the LP without."""
+    the standalone check accepts; the LP with the cuts lies between the best tree and the LP without, which
+    a run that separates no cuts solves."""
     s, parts = _instance(n, seed, single_root)
     best = _best(s, parts, single_root)
     if np.isneginf(best):
@@ -210,6 +211,8 @@ def test_exact_with_links_is_brute_force_with_a_proof(n: int, seed: int, single_
     linked = solve_lp(s, exact_parts(parts), "ppc", single_root)
     assert plain.certified and linked.certified
     assert best - 1e-6 <= linked.objective <= plain.objective + 1e-6
+    uncut = solve_lp(s, exact_parts(parts), "ppc", single_root, options=ColgenOptions(cuts=False))
+    assert uncut.certified and uncut.objective == pytest.approx(plain.objective, abs=1e-6)
 
 
 def test_links_close_a_fractional_root_and_the_proof_needs_them() -> None:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lpparse.colgen import ColgenOptions
 from lpparse.formulations.arborescence import FORMULATIONS
 from lpparse.formulations.grandparent import grandparent_program
 from lpparse.formulations.sibling import sibling_program
@@ -197,7 +198,8 @@ def _instance(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 @given(st.integers(3, 7), st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
 def test_exact_with_triangles_is_brute_force_with_a_proof(n: int, seed: int, single_root: bool, gp: bool) -> None:
     """Exact decoding with the SibTriangle cuts (its default): brute force's optimum and a proof that checks;
-    the LP with them is between the best tree and the LP without them."""
+    the LP with them is between the best tree and the LP without them, which a run that separates no cuts
+    solves."""
     s, t, sib = _instance(n, seed)
     triples = DenseTripleScorer(t) if gp else None
     options = ExactOptions(verify=True)
@@ -213,6 +215,9 @@ def test_exact_with_triangles_is_brute_force_with_a_proof(n: int, seed: int, sin
         lps[preset] = solve_lp(s, parts, "ppc", single_root)
         assert lps[preset].certified
     assert best - 1e-7 <= lps["triangles"].objective <= lps["martins"].objective + 1e-7
+    parts[-1] = SiblingParts(DenseSiblingScorer(sib), "triangles")
+    uncut = solve_lp(s, parts, "ppc", single_root, options=ColgenOptions(cuts=False))  # a run without cuts
+    assert uncut.certified and uncut.objective == pytest.approx(lps["martins"].objective, abs=1e-7)
 
 
 def test_triangles_close_a_fractional_root_and_the_proof_needs_them() -> None:

@@ -263,7 +263,8 @@ class Engine:
             t0 = time.perf_counter()
             scoring0 = self._scoring_seconds()
             duals = sol.row_dual
-            state = DualState(sol, duals.copy() if duals is not None else np.zeros(0), opts.tol)
+            y = duals.copy() if duals is not None else np.zeros(0)
+            state = DualState(sol, y, opts.tol, cuts=opts.cuts)
             if duals is not None:
                 priced = [family.price(state) for family in self.families]
             else:  # a MIP master: row generation only

@@ -38,13 +38,16 @@ class DualState:
     slack (``"arc_slack"``, the β of the arcs at 0 that dual tightening may spend: a family subtracts what it
     spends, so the next sees only what is left); ``entering``: how many columns and rows are to enter this
     round so far (every family's priced columns, then what the families before it separated), which lets a
-    costly exact separation wait for a round where nothing else enters."""
+    costly exact separation wait for a round where nothing else enters; ``cuts``: whether families separate
+    their cuts, rows valid for every tree but outside the LP the certificate is about (``ColgenOptions.cuts``;
+    the rows of the LP itself are separated either way)."""
 
     solution: Solution
     y: NDArray[np.float64]
     tol: float
     shared: dict[str, NDArray[np.float64]] = field(default_factory=dict)
     entering: int = 0
+    cuts: bool = True
 
     @property
     def x(self) -> NDArray[np.float64]:

@@ -116,7 +116,10 @@ class ColgenOptions:
     every column in the master whatever its settings say (:mod:`lpparse.colgen.purge`). ``implied_rows``:
     brute force that ``auto`` (or exact decoding) chooses keeps the rows that a family's other rows imply, as
     the ``bf`` decoder always does (the paper's full program); by default it leaves them out, the same LP with
-    fewer rows (:class:`lpparse.ppc.parts.Binding`)."""
+    fewer rows (:class:`lpparse.ppc.parts.Binding`). ``cuts``: families separate their cuts (rows valid for
+    every tree but outside the LP the certificate is about, :attr:`lpparse.colgen.family.DualState.cuts`);
+    False: only the rows of the LP itself (lazy rows, NoCycle rows), as exact decoding's nodes below the root
+    do (:class:`lpparse.ppc.exact.ExactOptions` ``node_cuts``)."""
 
     tol: float = 1e-7
     certificate_tol: float = TOL
@@ -127,6 +130,7 @@ class ColgenOptions:
     cutoff: float | None = None
     purge: bool = True
     implied_rows: bool = False
+    cuts: bool = True
 
     def __post_init__(self) -> None:
         if self.time_limit is not None and not self.time_limit >= 0:

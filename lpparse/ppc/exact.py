@@ -166,7 +166,16 @@ class ExactOptions:
     master, handed down or copied (:mod:`lpparse.ppc.live`; off, a program per node takes 1.07x, 0.97x,
     1.17x and 1.13x the time on the Hungarian, Danish, Italian and English dev sets with grandparent models,
     1.7x on random scores of n = 28, 1.36x on the Danish full model's branching sentences;
-    ``keep_results`` then copies each node's program).
+    ``keep_results`` then copies each node's program). ``node_cuts``: the node LPs below the root separate
+    the families' cuts too (GPChain, SibTriangle, GSibGP: :attr:`lpparse.colgen.ColgenOptions.cuts`); by
+    default only the root does, and its cut rows stay in the live masters of the nodes below, whose LPs
+    separate only their own rows (NoCycle, lazy rows). Grandparent models, CPU time, one core, the sentences
+    whose root LP is fractional: 50 train sentences of the four treebanks 31.0-31.4 s against 34.6-34.7 s, the
+    slowest (Italian train #1280, 62 tokens: 13 node LPs of 0.3 s against 11 of 0.5 s with GPChain rounds
+    at every node) 7.3 s against 9.8 s; the 42 dev sentences 9.9-10.0 s against 9.7-9.9 s. Danish
+    grandparent + sibling model over pruned arcs, the 11 dev sentences that branch: the same 44 nodes,
+    1.76-1.81 s against 1.72-1.75 s; the full model's 47: 12.1 s either way (its GSibGP rows all enter at the
+    root).
     """
 
     base: str = "cycle-cuts"
@@ -180,6 +189,7 @@ class ExactOptions:
     verify: bool = False
     warm_basis: bool = True
     live_master: bool = True
+    node_cuts: bool = False
 
     def __post_init__(self) -> None:
         if self.branching not in BRANCHING:
@@ -344,6 +354,8 @@ class _Search:
         #: pseudo-costs (branching ``pseudocost``), and the arc (h, m, LP value) each branched node split on
         #: the branching rule (ExactOptions.rule)
         self.rule = options.rule(parts.parts)
+        #: the parse-price-cut options of the nodes below the root (ExactOptions.node_cuts)
+        self.node_ppc = replace(options.ppc, cuts=options.ppc.cuts and options.node_cuts)
         self.pseudo = PseudoCosts(s.shape[0]) if self.rule == "pseudocost" else None
         self.branched: dict[int, tuple[int, int, float]] = {}
 
@@ -390,6 +402,7 @@ class _Search:
                 assert result is not None
                 return result, master
         warm = self.warm[node.parent] if node.parent >= 0 else self.parts.warm()
+        ppc = self.options.ppc if node.parent < 0 else self.node_ppc
         for cut in (cutoff, None):
             result = solve_lp(
                 np.where(node.mask, self.s, -np.inf),
@@ -397,7 +410,7 @@ class _Search:
                 "auto",
                 self.single_root,
                 self.options.base,
-                replace(self.options.ppc, time_limit=time_limit, cutoff=cut),
+                replace(ppc, time_limit=time_limit, cutoff=cut),
                 warm,
                 basis=self.bases.get(node.parent) if self.options.warm_basis else None,
                 keep_master=self.options.warm_basis or self.options.live_master,
@@ -501,7 +514,7 @@ class _Search:
             self.bases[node.id] = LabelledBasis.of(result.program.lp, *master.program_basis())
             if self.options.live_master and LiveMaster.supports(self.parts.parts):
                 self.masters[node.id] = live or LiveMaster.adopt(
-                    result, master, self.s, self.single_root, self.options.ppc
+                    result, master, self.s, self.single_root, self.node_ppc
                 )
             if self.pseudo is not None:
                 decisive = self._strong(result, master, node.base_mask())

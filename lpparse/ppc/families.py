@@ -382,11 +382,11 @@ class GrandparentFamily(Counted):
 
     def _separate_chains(self, state: DualState) -> int:
         """The chain cuts of the spec's ``chains`` (:mod:`lpparse.formulations.grandparent_chains`): of each
-        family the most violated, at most CHAINS_PER_TOKEN·n, to enter at the commit; return how many. None at
-        integral arcs: there every preset's rows bound each triple by its arcs and c has one head, so every
-        chain row holds."""
+        family the most violated, at most CHAINS_PER_TOKEN·n, to enter at the commit; return how many. None
+        when the round separates no cuts (``state.cuts``), nor at integral arcs: there every preset's rows
+        bound each triple by its arcs and c has one head, so every chain row holds."""
         self._chains = {}
-        if not self.spec.chains:
+        if not self.spec.chains or not state.cuts:
             return 0
         z = _arc_values(state, self.prog)
         if (np.abs(z - np.round(z)) <= CHAIN_TOL).all():  # integral arcs: the LP's rows imply every chain row
@@ -681,11 +681,11 @@ class SiblingFamily(Counted):
     def _separate_triangles(self, state: DualState, z: NDArray[np.float64]) -> dict[str, NDArray[np.int64]]:
         """The SibTriangle and GPSibTriangle rows to add (:mod:`lpparse.formulations.triangles`), and with
         triples and the spec's ``arc_heads`` the GPSibArc rows (:mod:`lpparse.formulations.arc_heads`), the
-        most violated ones, at most TRIANGLES_PER_TOKEN·n of each; none without SibTriangle. They are cuts,
-        valid for every tree, outside the LP that the certificate is about: what stays out is not in
-        ``max_violation``."""
+        most violated ones, at most TRIANGLES_PER_TOKEN·n of each; none without SibTriangle or when the round
+        separates no cuts (``state.cuts``). They are cuts, valid for every tree, outside the LP that the
+        certificate is about: what stays out is not in ``max_violation``."""
         sibs = self.sibs
-        if "SibTriangle" not in sibs.families or sibs.num_siblings == 0:
+        if not state.cuts or "SibTriangle" not in sibs.families or sibs.num_siblings == 0:
             return {}
         if (np.abs(z - np.round(z)) <= TRIANGLE_TOL).all():  # integral arcs: ArcSib's separation is enough
             return {}

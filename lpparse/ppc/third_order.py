@@ -463,9 +463,9 @@ class GrandSiblingFamily(_WindowFamily):
         rounds of them (Danish full model over pruned arcs, the 32 dev sentences that branch: 11.6 s against
         13.2 s CPU, the same nodes; #173 6.9 s against 8.5 s; every fifth sentence unchanged). They are cuts,
         valid for every tree, outside the LP that the certificate is about: what stays out is not in
-        ``max_violation``."""
+        ``max_violation``; none when the round separates no cuts (``state.cuts``)."""
         self._links = np.zeros((0, 3), np.int64)
-        if not self.spec.link_grandparents or self.prog.num_parts == 0:
+        if not self.spec.link_grandparents or self.prog.num_parts == 0 or not state.cuts:
             return Separated(0, 0, -np.inf, False)
         if self.complete and not self._linked_all and _fractional(self.gp.arc_values(state.x)):
             self._linked_all = True
