@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,7 @@ def run_treebank(path: Path, args: Any, work: Path) -> dict[str, Any]:
         "proof MB": proofs.stat().st_size / 1e6,
     }
     print(row, flush=True)
-    proofs.unlink()
+    proofs.unlink()  # proofs grow to tens of MB: one at a time
     return row
 
 
@@ -71,10 +72,9 @@ def main() -> None:
     parser.add_argument("--no-pruning", action="store_true")
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds a sentence")
     args = parser.parse_args()
-    work = REPO / "benchmarks" / "results" / ".proof_check"
-    work.mkdir(exist_ok=True)
-    rows = [run_treebank(p, args, work) for p in dev_files(args)]
-    work.rmdir()  # each proof file is removed once checked
+    # a directory of this run's own (runs side by side never share a proof file), removed even on failure
+    with tempfile.TemporaryDirectory(prefix=".proof_check-", dir=REPO / "benchmarks" / "results") as work:
+        rows = [run_treebank(p, args, Path(work)) for p in dev_files(args)]
     result = {**run_header("proof_check.py"), "treebanks": rows}
     keys = [
         "language",
