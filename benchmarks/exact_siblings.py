@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from ppc import LANGUAGE, add_combine, commands_line, run_treebanks, treebank_parser
+from ppc import LANGUAGE, add_combine, document, run_treebanks, treebank_parser
 from pruning import certified_tree
 
 from lpparse.corpus import read_treebank
@@ -112,24 +112,13 @@ def markdown(result: dict[str, Any]) -> str:
         f"(at most {tb['pruning']['max_heads']} heads)"
         for tb in result["treebanks"]
     )
-    return "\n".join(
-        [
-            "# Exact decoding of grandparent + sibling models against `auto`, over the same pruned arcs",
-            "",
-            commands_line(result),
-            "",
-            "One core, features included, each sentence timed alone in CPU seconds (the decoders take turns "
-            "sentence by sentence); exact decoding at most "
-            f"{result['time_limit']} s a sentence. Proved: an integral LP optimum (`auto`) or exact decoding's "
-            "proof.",
-            "",
-            markdown_table(list(head), rows, digits=2),
-            "",
-            models,
-            "",
-        ]
+    note = (
+        "One core, features included, each sentence timed alone in CPU seconds (the decoders take turns sentence "
+        f"by sentence); exact decoding at most {result['time_limit']} s a sentence. Proved: an integral LP "
+        "optimum (`auto`) or exact decoding's proof."
     )
-
+    title = "Exact decoding of grandparent + sibling models against `auto`, over the same pruned arcs"
+    return document(title, result, note, markdown_table(list(head), rows, digits=2), models)
 
 def main() -> None:
     parser = treebank_parser(__doc__.split("\n\n")[0], "exact_siblings")

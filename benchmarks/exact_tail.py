@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from ppc import LANGUAGE, add_combine, commands_line, run_treebanks, treebank_parser
+from ppc import LANGUAGE, add_combine, document, run_treebanks, treebank_parser
 
 from lpparse.corpus import read_treebank
 from lpparse.parsing import decode_sentence
@@ -85,24 +85,14 @@ def markdown(result: dict[str, Any]) -> str:
                 ]
             )
     models = "\n".join(f"- {tb['language']}: {tb['model']}" for tb in result["treebanks"])
-    return "\n".join(
-        [
-            "# Exact decoding's tail beyond the dev sets",
-            "",
-            commands_line(result),
-            "",
-            "One core, features included, each sentence timed alone in CPU seconds, exact decoding at most "
-            f"{result['time_limit']:g} s a sentence, every arc a candidate. The models were trained on these "
-            "sentences: their LPs are easier than unseen text's on average, but the slowest sentences are what "
-            "the dev sets miss.",
-            "",
-            markdown_table(list(head), rows, digits=2),
-            "",
-            models,
-            "",
-        ]
+    note = (
+        "One core, features included, each sentence timed alone in CPU seconds, exact decoding at most "
+        f"{result['time_limit']:g} s a sentence, every arc a candidate. The models were trained on these "
+        "sentences: their LPs are easier than unseen text's on average, but the slowest sentences are what the "
+        "dev sets miss."
     )
-
+    table = markdown_table(list(head), rows, digits=2)
+    return document("Exact decoding's tail beyond the dev sets", result, note, table, models)
 
 def main() -> None:
     parser = treebank_parser(__doc__.split("\n\n")[0], "exact_tail")

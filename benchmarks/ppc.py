@@ -256,6 +256,11 @@ def commands_line(result: dict[str, Any]) -> str:
     return "Command: " + ", ".join(f"`{c}`" for c in result.get("commands", [result.get("command")]))
 
 
+def document(title: str, result: dict[str, Any], note: str, table: str, footer: str) -> str:
+    """A result's Markdown: its title, commands, a note on how it was measured, its table and a footer."""
+    return "\n".join([f"# {title}", "", commands_line(result), "", note, "", table, "", footer, ""])
+
+
 def run_header(script: str) -> dict[str, Any]:
     """The command (with its one-core pinning), machine and Python of this run."""
     return {
