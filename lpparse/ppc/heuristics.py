@@ -5,17 +5,22 @@
   map a fractional point onto the trees);
 * :func:`improve_tree`: hill climbing over single head changes (the neighbourhood of McDonald & Pereira
   2006, "Online Learning of Approximate Dependency Parsing Algorithms", EACL 2006, §3.2, here for
-  non-projective grandparent scores), scoring only the triples a move touches.
+  non-projective grandparent scores), scoring only the triples a move touches;
+* :func:`improve_along_lp`: the same climb for any part families, over the head changes an LP solution puts
+  weight on, each candidate tree scored whole (:func:`lpparse.ppc.parts.tree_scores`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 from numpy.typing import NDArray
 
+from lpparse.ppc.parts import Parts, tree_scores
 from lpparse.ppc.pricing import ScoreCache
 
-__all__ = ["improve_tree", "move_gains", "tree_value"]
+__all__ = ["improve_along_lp", "improve_tree", "lp_moves", "move_gains", "tree_value"]
 
 
 def tree_value(arc_scores: NDArray[np.float64], cache: ScoreCache | None, heads: NDArray[np.int64]) -> float:
@@ -43,6 +48,21 @@ def _ancestors(heads: NDArray[np.int64]) -> NDArray[np.bool_]:
     return anc
 
 
+def _movable(heads: NDArray[np.int64], allowed: NDArray[np.bool_], single_root: bool) -> NDArray[np.bool_]:
+    """ok[h', m]: m may take head h' instead of heads[m] among the ``allowed`` arcs and stay in the trees (h'
+    neither m nor below it; under ``single_root`` the root's only child keeps the root, no other takes it)."""
+    size = heads.size
+    m_all = np.arange(size)
+    old = np.where(m_all > 0, heads, 0)
+    ok = allowed & ~_ancestors(heads)  # h' below m (or m itself) would close a cycle
+    ok[old, m_all] = False
+    ok[:, 0] = False
+    if single_root:
+        ok[1:, old == 0] = False  # m is the root's only child
+        ok[0, old > 0] = False
+    return ok
+
+
 def move_gains(
     arc_scores: NDArray[np.float64], cache: ScoreCache, heads: NDArray[np.int64], single_root: bool
 ) -> NDArray[np.float64]:
@@ -52,12 +72,7 @@ def move_gains(
     size = heads.size
     m_all = np.arange(size)
     old = np.where(m_all > 0, heads, 0)
-    ok = np.isfinite(arc_scores) & ~_ancestors(heads)  # h' below m (or m itself) would close a cycle
-    ok[old, m_all] = False
-    ok[:, 0] = False
-    if single_root:
-        ok[1:, old == 0] = False  # m is the root's only child
-        ok[0, old > 0] = False
+    ok = _movable(heads, np.isfinite(arc_scores), single_root)
     hh, mm = np.nonzero(ok)
     gain = np.full((size, size), -np.inf)
     if hh.size == 0:
@@ -101,5 +116,48 @@ def improve_tree(
         if not gain[h, m] > min_gain:
             break
         heads[m] = h
+        moves += 1
+    return heads, moves
+
+
+def lp_moves(
+    heads: NDArray[np.int64], arc_values: NDArray[np.float64], single_root: bool, tol: float = 1e-6
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The head changes (h', m) that keep a tree and that the LP's ``arc_values`` put weight on (> ``tol``):
+    the alternatives a fractional LP point mixes into the tree."""
+    ok = _movable(heads, arc_values > tol, single_root)
+    hh, mm = np.nonzero(ok)
+    return hh.astype(np.int64), mm.astype(np.int64)
+
+
+def improve_along_lp(
+    arc_scores: NDArray[np.float64],
+    parts: Sequence[Parts],
+    caches: Mapping[str, ScoreCache],
+    heads: NDArray[np.int64],
+    arc_values: NDArray[np.float64],
+    single_root: bool,
+    max_moves: int | None = None,
+    min_gain: float = 1e-9,
+) -> tuple[NDArray[np.int64], int]:
+    """Hill climbing from ``heads`` for any part families: the head change of :func:`lp_moves` whose tree
+    scores highest, whole (arcs and every family's parts, through ``caches``: each part scored at most once),
+    while it gains more than ``min_gain``, at most ``max_moves`` times (default n); returns the tree and the
+    number of moves."""
+    heads = heads.copy()
+    value = float(tree_scores(arc_scores, parts, heads[None], caches)[0])
+    limit = heads.size - 1 if max_moves is None else max_moves
+    moves = 0
+    while moves < limit:
+        hh, mm = lp_moves(heads, arc_values, single_root)
+        if hh.size == 0:
+            break
+        trees = np.repeat(heads[None], hh.size, axis=0)
+        trees[np.arange(hh.size), mm] = hh
+        values = tree_scores(arc_scores, parts, trees, caches)
+        best = int(np.argmax(values))
+        if not values[best] > value + min_gain:
+            break
+        heads, value = trees[best], float(values[best])
         moves += 1
     return heads, moves
