@@ -27,14 +27,14 @@ node:
   reduced-cost bound r̄ <= tol of the certificate (a tree has at most n triples). Arcs with UB + d_a + ε
   <= LB cannot be in a better tree and are dropped from the node's children (recorded with d_a).
 * **Primal heuristics.** Each node's LP point is rounded to the maximum arborescence under its arc values
-  (§3); at the root the rounded tree is improved by hill climbing: over every head change by the move gains of
-  grandparent triples when they are the only family (:func:`lpparse.ppc.heuristics.improve_tree`), else, for
-  any families, over the head changes the root's LP point weighs, each tree scored whole
+  (§3); at the root the rounded tree is improved by hill climbing: over every head change by the move gains
+  of grandparent triples when they are the only family (:func:`lpparse.ppc.heuristics.improve_tree`), else,
+  for any families, over the head changes the root's LP point weighs, each tree scored whole
   (:func:`lpparse.ppc.heuristics.improve_along_lp`; Danish grandparent + sibling model over pruned arcs, the
   11 dev sentences that branch: the root's tree below the optimum by 104 in all instead of 562, 3 of them
-  optimal at once; the full model's 47: 20 below the optimum instead of 39, by 659 instead of 4,311; best-bound
-  search solves the same nodes, at about 1% more CPU time, so the climb serves searches stopped by a limit).
-  Scores of heuristic trees are recomputed from the scorers.
+  optimal at once; the full model's 47: 20 below the optimum instead of 39, by 659 instead of 4,311;
+  best-bound search solves the same nodes, at about 1% more CPU time, so the climb serves searches stopped
+  by a limit). Scores of heuristic trees are recomputed from the scorers.
 * **Proof.** The result records every node: its arc set (by the branching decisions and fixings from the
   root), its LP's duals by row label (a dual ray for a node infeasible by its LP), the certificate of its
   LP, and why it was closed. :func:`check_proof` re-checks it from the duals alone
@@ -157,11 +157,10 @@ class ExactOptions:
 
     ``gap_tol``: the search stops when bound - objective <= gap_tol·(1 + |objective|); ``max_nodes``: LPs
     solved at most (root included); ``fixing``: reduced-cost fixing; ``local_search``: hill climbing from
-    the root's rounded tree (module docstring); ``keep_results``: keep each node's :class:`PPCResult` (its program can be read
-    in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``branching``: the rule of :func:`_split` (``pseudocost``:
-    reliability branching, :mod:`lpparse.ppc.branching`, probing on each node's master; ``auto``: by the
-    families, :meth:`rule`); ``base``: the
-    arborescence program under the node LPs (module docstring: ``cycle-cuts``, or a flow base of
+    the root's rounded tree (module docstring); ``keep_results``: keep each node's :class:`PPCResult` (its
+    program can be read in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``branching``: the rule of :func:`_split`
+    (``pseudocost``: reliability branching, :mod:`lpparse.ppc.branching`, probing on each node's master;
+    ``auto``: by the families, :meth:`rule`); ``base``: the arborescence program under the node LPs (module docstring: ``cycle-cuts``, or a flow base of
     :data:`lpparse.formulations.grandparent.BASES`); ``ppc``: the parse-price-cut options of every node
     (:class:`lpparse.colgen.ColgenOptions`: tolerances, pricing devices, sibling preset; its time limit is
     replaced by what is left of the search's); ``verify``: certify by :func:`check_proof` (the proof
