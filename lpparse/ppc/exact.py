@@ -160,8 +160,8 @@ class ExactOptions:
     the root's rounded tree (module docstring); ``keep_results``: keep each node's :class:`PPCResult` (its
     program can be read in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``branching``: the rule of :func:`_split`
     (``pseudocost``: reliability branching, :mod:`lpparse.ppc.branching`, probing on each node's master;
-    ``auto``: by the families, :meth:`rule`); ``base``: the arborescence program under the node LPs (module docstring: ``cycle-cuts``, or a flow base of
-    :data:`lpparse.formulations.grandparent.BASES`); ``ppc``: the parse-price-cut options of every node
+    ``auto``: by the families, :meth:`rule`); ``base``: the arborescence program under the node LPs (module
+    docstring: ``cycle-cuts``, or a flow base of :data:`lpparse.formulations.grandparent.BASES`); ``ppc``: the parse-price-cut options of every node
     (:class:`lpparse.colgen.ColgenOptions`: tolerances, pricing devices, sibling preset; its time limit is
     replaced by what is left of the search's); ``verify``: certify by :func:`check_proof` (the proof
     re-checked from its duals over the full program, built once: about a brute-force run's time more)
