@@ -156,31 +156,31 @@ class ExactOptions:
     """Settings of :func:`parse_exact` besides the problem itself.
 
     ``gap_tol``: the search stops when bound - objective <= gap_tol·(1 + |objective|); ``max_nodes``: LPs
-    solved at most (root included); ``fixing``: reduced-cost fixing; ``local_search``: hill climbing from
-    the root's rounded tree (module docstring); ``keep_results``: keep each node's :class:`PPCResult` (its
-    program can be read in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``branching``: the rule of :func:`_split`
+    solved at most (root included); ``fixing``: reduced-cost fixing; ``local_search``: hill climbing from the
+    root's rounded tree (module docstring); ``keep_results``: keep each node's :class:`PPCResult` (its program
+    can be read in Pyomo, :mod:`lpparse.lp.pyomo_view`); ``branching``: the rule of :func:`_split`
     (``pseudocost``: reliability branching, :mod:`lpparse.ppc.branching`, probing on each node's master;
     ``auto``: by the families, :meth:`rule`); ``base``: the arborescence program under the node LPs (module
-    docstring: ``cycle-cuts``, or a flow base of :data:`lpparse.formulations.grandparent.BASES`); ``ppc``: the parse-price-cut options of every node
-    (:class:`lpparse.colgen.ColgenOptions`: tolerances, pricing devices, sibling preset; its time limit is
-    replaced by what is left of the search's); ``verify``: certify by :func:`check_proof` (the proof
-    re-checked from its duals over the full program, built once: about a brute-force run's time more)
-    instead of :func:`check_records`; ``warm_basis``: a node's first LP solve starts from its parent's final
-    basis, by label (:mod:`lpparse.lp.basis`), instead of cold; ``live_master``: with families that support it
-    (``Parts.live``: all of lpparse's), the LP of every node below the root is bound changes on its parent's
-    master, handed down or copied (:mod:`lpparse.ppc.live`; off, a program per node takes 1.07x, 0.97x,
-    1.17x and 1.13x the time on the Hungarian, Danish, Italian and English dev sets with grandparent models,
-    1.7x on random scores of n = 28, 1.36x on the Danish full model's branching sentences;
-    ``keep_results`` then copies each node's program). ``node_cuts``: the node LPs below the root separate
-    the families' cuts too (GPChain, SibTriangle, GSibGP: :attr:`lpparse.colgen.ColgenOptions.cuts`); by
-    default only the root does, and its cut rows stay in the live masters of the nodes below, whose LPs
-    separate only their own rows (NoCycle, lazy rows). Grandparent models, CPU time, one core, the sentences
-    whose root LP is fractional: 50 train sentences of the four treebanks 31.0-31.4 s against 34.6-34.7 s, the
-    slowest (Italian train #1280, 62 tokens: 13 node LPs of 0.3 s against 11 of 0.5 s with GPChain rounds
-    at every node) 7.3 s against 9.8 s; the 42 dev sentences 9.9-10.0 s against 9.7-9.9 s. Danish
-    grandparent + sibling model over pruned arcs, the 11 dev sentences that branch: the same 44 nodes,
-    1.76-1.81 s against 1.72-1.75 s; the full model's 47: 12.1 s either way (its GSibGP rows all enter at the
-    root).
+    docstring: ``cycle-cuts``, or a flow base of :data:`lpparse.formulations.grandparent.BASES`); ``ppc``: the
+    parse-price-cut options of every node (:class:`lpparse.colgen.ColgenOptions`: tolerances, pricing devices,
+    sibling preset; its time limit is replaced by what is left of the search's); ``verify``: certify by
+    :func:`check_proof` (the proof re-checked from its duals over the full program, built once: about a
+    brute-force run's time more) instead of :func:`check_records`; ``warm_basis``: a node's first LP solve
+    starts from its parent's final basis, by label (:mod:`lpparse.lp.basis`), instead of cold;
+    ``live_master``: with families that support it (``Parts.live``: all of lpparse's), the LP of every node
+    below the root is bound changes on its parent's master, handed down or copied (:mod:`lpparse.ppc.live`;
+    off, a program per node takes 1.07x, 0.97x, 1.17x and 1.13x the time on the Hungarian, Danish, Italian and
+    English dev sets with grandparent models, 1.7x on random scores of n = 28, 1.36x on the Danish full
+    model's branching sentences; ``keep_results`` then copies each node's program). ``node_cuts``: the node
+    LPs below the root separate the families' cuts too (GPChain, SibTriangle, GSibGP:
+    :attr:`lpparse.colgen.ColgenOptions.cuts`); by default only the root does, and its cut rows stay in the
+    live masters of the nodes below, whose LPs separate only their own rows (NoCycle, lazy rows). Grandparent
+    models, CPU time, one core, the sentences whose root LP is fractional: 50 train sentences of the four
+    treebanks 31.0-31.4 s against 34.6-34.7 s, the slowest (Italian train #1280, 62 tokens: 13 node LPs of 0.3
+    s against 11 of 0.5 s with GPChain rounds at every node) 7.3 s against 9.8 s; the 42 dev sentences
+    9.9-10.0 s against 9.7-9.9 s. Danish grandparent + sibling model over pruned arcs, the 11 dev sentences
+    that branch: the same 44 nodes, 1.76-1.81 s against 1.72-1.75 s; the full model's 47: 12.1 s either way
+    (its GSibGP rows all enter at the root).
     """
 
     base: str = "cycle-cuts"
