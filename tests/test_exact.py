@@ -520,7 +520,7 @@ def test_move_gains_are_the_change_of_the_tree_score(inst: tuple[np.ndarray, np.
 def test_climbing_along_the_lp_for_any_families(inst: tuple[np.ndarray, np.ndarray, bool], seed: int) -> None:
     """With grandparent and sibling parts: the LP's moves are exactly the head changes that keep a tree among
     the arcs the LP point weighs (against every change tried); the climb ends at a tree that scores at least
-    its start, its score recomputed by the scorers, which no LP move improves (or after n moves)."""
+    its start, its score recomputed by the scorers, which no LP move improves."""
     s, t, single_root = inst
     rng = np.random.default_rng(seed)
     n = s.shape[0] - 1
@@ -538,14 +538,17 @@ def test_climbing_along_the_lp_for_any_families(inst: tuple[np.ndarray, np.ndarr
             if h != heads[m] and z[h, m] > 1e-6 and is_tree(moved, single_root):
                 expected.add((h, m))
     assert set(zip(*(a.tolist() for a in lp_moves(heads, z, single_root)))) == expected
-    better, moves = improve_along_lp(s, parts, caches, heads, z, single_root)
+    # n² moves at most: the climb then weighs every LP move (4·max_moves of them)
+    better, moves = improve_along_lp(s, parts, caches, heads, z, single_root, max_moves=n * n)
     value = tree_score(s, parts, better)
     assert is_tree(better, single_root) and value >= tree_score(s, parts, heads) - 1e-9
     hh, mm = lp_moves(better, z, single_root)
-    if moves < n and hh.size:
+    if moves < n * n and hh.size:
         trees = np.repeat(better[None], hh.size, axis=0)
         trees[np.arange(hh.size), mm] = hh
         assert tree_scores(s, parts, trees).max() <= value + 1e-9
+    late, none = improve_along_lp(s, parts, caches, heads, z, single_root, deadline=time.perf_counter() - 1.0)
+    assert none == 0 and np.array_equal(late, heads)  # a deadline passed: no climb
 
 
 def test_the_root_climbs_along_the_lp_with_sibling_parts() -> None:

@@ -33,7 +33,7 @@ node:
   (:func:`lpparse.ppc.heuristics.improve_along_lp`; Danish grandparent + sibling model over pruned arcs, the
   11 dev sentences that branch: the root's tree below the optimum by 104 in all instead of 562, 3 of them
   optimal at once; the full model's 47: 20 below the optimum instead of 39, by 659 instead of 4,311;
-  best-bound search solves the same nodes, at about 1% more CPU time, so the climb serves searches stopped
+  best-bound search solves the same nodes, at 1-3% more CPU time, so the climb serves searches stopped
   by a limit). Scores of heuristic trees are recomputed from the scorers.
 * **Proof.** The result records every node: its arc set (by the branching decisions and fixings from the
   root), its LP's duals by row label (a dual ray for a node infeasible by its LP), the certificate of its
@@ -538,7 +538,8 @@ class _Search:
         cache = parts.climbing
         if cache is None:
             improved, moves = improve_along_lp(
-                self.s, parts.parts, parts.caches, rounded, arc_values, self.single_root
+                self.s, parts.parts, parts.caches, rounded, arc_values, self.single_root,
+                deadline=self.deadline,
             )
         elif parts.value(rounded) > -np.inf:
             improved, moves = improve_tree(self.s, cache, rounded, self.single_root)

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -139,19 +140,25 @@ def improve_along_lp(
     single_root: bool,
     max_moves: int | None = None,
     min_gain: float = 1e-9,
+    deadline: float | None = None,
 ) -> tuple[NDArray[np.int64], int]:
     """Hill climbing from ``heads`` for any part families: the head change of :func:`lp_moves` whose tree
     scores highest, whole (arcs and every family's parts, through ``caches``: each part scored at most once),
-    while it gains more than ``min_gain``, at most ``max_moves`` times (default n); returns the tree and the
-    number of moves."""
+    while it gains more than ``min_gain``, at most ``max_moves`` times (default n) and until ``deadline`` (a
+    ``time.perf_counter()`` value); each climb weighs the 4n moves of largest LP value at most (a dense LP
+    point, such as an unpruned sibling model's, offers thousands). Returns the tree and the number of
+    moves."""
     heads = heads.copy()
     value = float(tree_scores(arc_scores, parts, heads[None], caches)[0])
     limit = heads.size - 1 if max_moves is None else max_moves
     moves = 0
-    while moves < limit:
+    while moves < limit and (deadline is None or time.perf_counter() < deadline):
         hh, mm = lp_moves(heads, arc_values, single_root)
         if hh.size == 0:
             break
+        if hh.size > 4 * limit:
+            top = np.argsort(-arc_values[hh, mm], kind="stable")[: 4 * limit]
+            hh, mm = hh[top], mm[top]
         trees = np.repeat(heads[None], hh.size, axis=0)
         trees[np.arange(hh.size), mm] = hh
         values = tree_scores(arc_scores, parts, trees, caches)
