@@ -527,8 +527,9 @@ def test_climbing_along_the_lp_for_any_families(inst: tuple[np.ndarray, np.ndarr
     sibs = DenseSiblingScorer(rng.normal(size=(n + 1,) * 3))
     parts = [GrandparentParts(DenseTripleScorer(t)), SiblingParts(sibs)]
     caches = {p.name: p.cache(allowed_arcs(s), single_root) for p in parts}
-    trees = [h for h in all_trees(n, single_root) if np.isfinite(tree_score(s, parts, np.array(h)))]
-    heads = np.array(trees[int(rng.integers(len(trees)))])
+    every = np.asarray(all_trees(n, single_root))
+    finite = np.flatnonzero(np.isfinite(tree_scores(s, parts, every)))
+    heads = every[finite[int(rng.integers(finite.size))]].copy()
     z = np.where(np.isfinite(s) & (rng.random(s.shape) < 0.6), rng.random(s.shape), 0.0)
     expected = set()
     for h in range(n + 1):
