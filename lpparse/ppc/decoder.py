@@ -6,8 +6,12 @@ proof (:func:`lpparse.ppc.exact.parse_exact`). All four add the arbitrary-siblin
 Xing 2009, "Concise Integer Linear Programming Formulations for Dependency Parsing", ACL-IJCNLP 2009) of a
 model that has them (the ``sibling_scorer`` option). For ``ppc``, ``bf`` and ``auto`` an integral LP optimum
 is the ILP-optimal tree; a fractional one is mapped to the maximum arborescence under its arc values
-(:func:`project_to_tree`), and the statistics keep the LP bound (``lp_objective``) so that the gap to the
-rounded tree shows. Should that tree hold a part scored -inf (a pruned part), they decode exactly instead
+(:func:`project_to_tree`), which then climbs along the head changes the LP point weighs while its score rises
+(option ``climb``, default on: :func:`lpparse.ppc.heuristics.improve_along_lp`; statistics
+``rounded_objective`` and ``climb_moves``; Danish dev over pruned arcs, ``auto``: UAS over all tokens 87.64
+against 87.31 with the grandparent + sibling model, 87.21 against 87.06 with the full model, for 0.2 s and
+0.5 s of climbing over the dev set), and the statistics keep the LP bound (``lp_objective``) so that the gap
+to the tree shows. Should that tree hold a part scored -inf (a pruned part), they decode exactly instead
 (statistic ``rounded_to_pruned_part``): no decoder returns a tree of score -inf. Every decoder's statistics count the parts scored of each family and its candidates
 (``triples_scored``/``triples_total``, and with siblings ``sibs_scored``/``sibs_total``)."""
 
@@ -24,6 +28,7 @@ from lpparse.colgen import ColgenOptions
 from lpparse.decoder import DecodeResult, DecoderFunc, register_decoder
 from lpparse.lp.solution import Status
 from lpparse.ppc.exact import ExactOptions, exact_search
+from lpparse.ppc.heuristics import improve_along_lp
 from lpparse.ppc.kbest import k_best_search
 from lpparse.ppc.loop import (
     BF_BELOW_PARTS,
@@ -72,7 +77,7 @@ def _part_stats(
 
 
 def _decoded(
-    arc_scores: NDArray[np.float64], parts: Sequence[Parts], result: PPCResult, single_root: bool
+    arc_scores: NDArray[np.float64], parts: Sequence[Parts], result: PPCResult, single_root: bool, climb: bool
 ) -> DecodeResult:
     if result.status is Status.INFEASIBLE:  # the LP relaxes the trees: none is left
         raise NoTreeError("the LP has no point: no tree avoids the pruned parts (scored -inf)")
@@ -91,13 +96,23 @@ def _decoded(
         purged=result.info.get("purged", 0),
         **_part_stats(parts, result.program.arc_mask, single_root, scored),
     )
+    if climb and not result.integral and np.isfinite(objective):
+        found = {name: getattr(f, "cache", None) for name, f in result.families.items()}
+        caches = {p.name: found[p.name] for p in parts if found.get(p.name) is not None}
+        if len(caches) < len(parts):  # a family without a score cache: its scorer scores
+            caches = None
+        z = np.where(result.program.arc_mask, result.arc_values(), 0.0)
+        heads, moves = improve_along_lp(arc_scores, parts, caches, heads, z, single_root)
+        stats.update(rounded_objective=objective, climb_moves=moves)
+        objective = tree_score(arc_scores, parts, heads, caches)
     stats["projection_scored"] = sum(p.scorer.scored for p in parts) - before
     return DecodeResult(heads, objective, stats)
 
 
 def _lp_decoder(method: str) -> DecoderFunc:
     """A decoder running :func:`lpparse.ppc.solve_lp` with ``method``; options: ``preset``, ``base``,
-    ``sibling_scorer``, ``sibling_preset``, ``parts`` (more part families), the fields of
+    ``sibling_scorer``, ``sibling_preset``, ``parts`` (more part families), ``climb`` (a fractional LP's
+    rounded tree climbs along the LP point: module docstring), the fields of
     :class:`lpparse.colgen.ColgenOptions` and the options of :class:`lpparse.ppc.parts.GrandparentParts`."""
 
     def run(
@@ -108,12 +123,13 @@ def _lp_decoder(method: str) -> DecoderFunc:
         base: str = "single-flow",
         sibling_scorer: SiblingScorer | None = None,
         parts: Sequence[Parts] = (),
+        climb: bool = True,
         **options: Any,
     ) -> DecodeResult:
         s = validate_scores(arc_scores)
         opts, families = _families(triple_scorer, preset, sibling_scorer, parts, options)
         result = solve_lp(s, families, method, single_root, base, opts)
-        decoded = _decoded(s, families, result, single_root)
+        decoded = _decoded(s, families, result, single_root, climb)
         if np.isfinite(decoded.objective):
             return decoded
         # the rounded tree holds a pruned part (-inf): exact decoding's tree avoids every pruned part

@@ -134,7 +134,7 @@ def lp_moves(
 def improve_along_lp(
     arc_scores: NDArray[np.float64],
     parts: Sequence[Parts],
-    caches: Mapping[str, ScoreCache],
+    caches: Mapping[str, ScoreCache] | None,
     heads: NDArray[np.int64],
     arc_values: NDArray[np.float64],
     single_root: bool,
@@ -143,7 +143,8 @@ def improve_along_lp(
     deadline: float | None = None,
 ) -> tuple[NDArray[np.int64], int]:
     """Hill climbing from ``heads`` for any part families: the head change of :func:`lp_moves` whose tree
-    scores highest, whole (arcs and every family's parts, through ``caches``: each part scored at most once),
+    scores highest, whole (arcs and every family's parts, through ``caches``, each part scored at most once;
+    None: by the scorers),
     while it gains more than ``min_gain``, at most ``max_moves`` times (default n) and until ``deadline`` (a
     ``time.perf_counter()`` value); each climb weighs the 4n moves of largest LP value at most (a dense LP
     point, such as an unpruned sibling model's, offers thousands). Returns the tree and the number of
