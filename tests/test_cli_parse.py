@@ -95,6 +95,12 @@ def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.
             assert main(base + extra) == 0
             objectives.append(float(capsys.readouterr().out.split("mean objective ")[1].split()[0]))
         assert objectives[1:] == pytest.approx(objectives[:1] * 3, abs=1e-3)
+        # the rounded trees as they are
+        assert main(base + ["--decoder", "ppc", "--preset", "all", "--no-climb"]) == 0
+        rounded = float(capsys.readouterr().out.split("mean objective ")[1].split()[0])
+        assert rounded <= objectives[0] + 1e-9  # the climb never lowers a tree's score
+        assert main(base + ["--decoder", "exact", "--no-climb"]) == 2
+        assert "--no-climb applies to the ppc, bf and auto decoders only" in capsys.readouterr().err
         assert main(base + ["--decoder", "exact", "--preset", "martins"]) == 0
         text = capsys.readouterr().out
         assert "8 of 8 certified optimal" in text and "LP optimum fractional on" in text

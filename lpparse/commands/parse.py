@@ -115,6 +115,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "pruned arcs, the sentence's values otherwise",
     )
     parser.add_argument(
+        "--no-climb",
+        action="store_true",
+        help="ppc, bf and auto decoders: return a fractional LP's rounded tree as it is (default: it climbs "
+        "along the head changes the LP point weighs while its score rises, "
+        "lpparse.ppc.heuristics.improve_along_lp)",
+    )
+    parser.add_argument(
         "--eager-rows",
         action="store_true",
         help="ppc, auto and exact decoders: add a part's ArcGP or ArcSib row with its column, as Riedel, Smith "
@@ -225,6 +232,10 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         options["sibling_preset"] = args.sibling_preset
     if args.bounds is not None and decoder not in ("ppc", "auto", "exact"):
         raise UsageError("--bounds applies to the ppc, auto and exact decoders only")
+    if args.no_climb:
+        if decoder not in ("ppc", "bf", "auto"):
+            raise UsageError("--no-climb applies to the ppc, bf and auto decoders only")
+        options["climb"] = False
     if args.eager_rows:
         if decoder not in ("ppc", "auto", "exact"):
             raise UsageError("--eager-rows applies to the ppc, auto and exact decoders only")
