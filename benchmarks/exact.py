@@ -2,10 +2,10 @@
 
 Treebanks (``--part treebanks``): every sentence of each dev set, scored by the trained grandparent model
 (``benchmarks/train_treebanks.sh``; see ``benchmarks/ppc.py`` for where models are looked up), decoded by
-``ppc`` (the LP, rounded where fractional), ``exact`` (with its proof re-checked) and ``gp-eisner`` (the
-projective grandparent DP); reports % of root LPs integral, the time of the exact stage (branch and bound
-after the root LP), UAS of the three, and the time of ``exact`` against ``ppc`` on the same sentences in the
-same run (features apart). Run on one core: ``taskset -c 1 python benchmarks/exact.py``.
+``ppc`` (the LP, rounded where fractional and climbed from there), ``exact`` (with its proof re-checked) and
+``gp-eisner`` (the projective grandparent DP); reports % of root LPs integral, the time of the exact stage
+(branch and bound after the root LP), UAS of the three, and the time of ``exact`` against ``ppc`` on the same
+sentences in the same run (features apart). Run on one core: ``taskset -c 1 python benchmarks/exact.py``.
 
 Random scores (``--part gaussian``): N(0,1) arc and triple scores, n = 10, 20, 30, 40, five instances each
 (seeded), ``parse_exact`` against HiGHS's MIP solver with its default options on the full brute-force
@@ -77,7 +77,7 @@ def run_treebank(path: Path, args: Any) -> dict[str, Any]:
             print(
                 f"{name} #{i} n={sentence.n}: root LP fractional, {record['nodes']} nodes, "
                 f"exact {record['exact_seconds']:.3f}s (ppc {record['ppc_seconds']:.3f}s), "
-                f"rounded tree {record['exact_objective'] - record['ppc_objective']:.3f} below",
+                f"ppc's tree {record['exact_objective'] - record['ppc_objective']:.3f} below",
                 flush=True,
             )
     fractional = [r for r in records if not r["root_integral"]]
@@ -160,7 +160,7 @@ def _treebank_md(tb: list[dict[str, Any]]) -> str:
     head = (
         "dev set", "sentences", "certified", "% integral root", "fractional", "exact stage s (median / mean / max)",
         "max nodes", "exact rel. ppc throughput", "UAS ppc", "UAS exact", "UAS gp-eisner",
-        "rounded < exact", "rounded < gp-eisner", "exact < gp-eisner",
+        "ppc < exact", "ppc < gp-eisner", "exact < gp-eisner",
     )
     rows = [
         [
