@@ -552,6 +552,30 @@ def test_climbing_along_the_lp_for_any_families(inst: tuple[np.ndarray, np.ndarr
     assert none == 0 and np.array_equal(late, heads)  # a deadline passed: no climb
 
 
+@settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+@given(gaussian(max_n=6), st.integers(0, 2**32 - 1))
+def test_lp_decoders_climb_from_the_rounded_tree(inst: tuple[np.ndarray, np.ndarray, bool], seed: int) -> None:
+    """``ppc`` with grandparent and sibling parts: the climbed tree is a tree whose score, recomputed by the
+    scorers, is its objective, at least the rounded tree's (what ``climb=False`` returns) and at most brute
+    force's optimum; an integral LP is returned as it is."""
+    s, t, single_root = inst
+    sib = np.random.default_rng(seed).normal(size=t.shape)
+    parts = [GrandparentParts(DenseTripleScorer(t)), SiblingParts(DenseSiblingScorer(sib))]
+    climbed = decode("ppc", s, DenseTripleScorer(t), single_root, sibling_scorer=DenseSiblingScorer(sib))
+    rounded = decode(
+        "ppc", s, DenseTripleScorer(t), single_root, sibling_scorer=DenseSiblingScorer(sib), climb=False
+    )
+    _, best = brute_force(s, single_root, gp_scores=t, sib_scores=sib)
+    assert is_tree(climbed.heads, single_root)
+    assert climbed.objective == pytest.approx(tree_score(s, parts, climbed.heads), abs=1e-9)
+    assert rounded.objective == pytest.approx(tree_score(s, parts, rounded.heads), abs=1e-9)
+    assert rounded.objective - 1e-9 <= climbed.objective <= best + 1e-9
+    if climbed.stats["integral"]:
+        assert np.array_equal(climbed.heads, rounded.heads) and "climb_moves" not in climbed.stats
+    else:
+        assert climbed.stats["rounded_objective"] == pytest.approx(rounded.objective, abs=1e-9)
+
+
 def test_the_root_climbs_along_the_lp_with_sibling_parts() -> None:
     """With sibling parts (no grandparent move gains) the root's rounded tree is climbed along its LP point:
     on a seeded instance found by search the climb moves, and the search still proves brute force's
