@@ -554,7 +554,9 @@ def test_climbing_along_the_lp_for_any_families(inst: tuple[np.ndarray, np.ndarr
 
 @settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
 @given(gaussian(max_n=6), st.integers(0, 2**32 - 1))
-def test_lp_decoders_climb_from_the_rounded_tree(inst: tuple[np.ndarray, np.ndarray, bool], seed: int) -> None:
+def test_lp_decoders_climb_from_the_rounded_tree(
+    inst: tuple[np.ndarray, np.ndarray, bool], seed: int
+) -> None:
     """``ppc`` with grandparent and sibling parts: the climbed tree is a tree whose score, recomputed by the
     scorers, is its objective, at least the rounded tree's (what ``climb=False`` returns) and at most brute
     force's optimum; an integral LP is returned as it is."""
