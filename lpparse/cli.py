@@ -19,6 +19,7 @@ from typing import NoReturn
 
 from lpparse import __version__
 from lpparse.commands import check_proof, compare, dd, demo, experiment, parse, report, scores, solve, train
+from lpparse.entry import interrupted
 from lpparse.io import UserError
 
 #: Sub-commands by name, in the order ``lpparse --help`` lists them. Each module has
@@ -104,7 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"lpparse {args.command}: interrupted", file=sys.stderr)
         return 130
-    except Exception:
+    except Exception as err:
+        if interrupted(err):  # a C extension's import that Ctrl-C cut short (lpparse.entry.interrupted)
+            print(f"lpparse {args.command}: interrupted", file=sys.stderr)
+            return 130
         traceback.print_exc()
         print(
             f"lpparse {args.command}: internal error (a bug in lpparse): please report it "

@@ -24,6 +24,20 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise Terminated(128 + signum)
 
 
+def interrupted(err: BaseException) -> bool:
+    """Whether ``err`` is Ctrl-C's KeyboardInterrupt or an exception raised because of one: a C extension whose
+    initialisation a SIGINT interrupts (highspy's, during ``import highspy``) raises ``ImportError:
+    initialization failed`` caused by the KeyboardInterrupt."""
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
 def _done(argv: Sequence[str] | None) -> None:
     """The console script's command is over: a Ctrl-C from now on (while Python shuts down) is ignored, instead
     of killing the process with no message. Callers that pass ``argv`` keep their own SIGINT handling."""
@@ -48,10 +62,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit:  # --help, --version of a command, a wrong command line: done, whatever comes now
         _done(argv)
         raise
-    except KeyboardInterrupt:
-        # Ctrl-C while the commands load, or before a command's own handler (lpparse.cli.main) is in place:
-        # nothing to clean up yet. Leave with os._exit (below): a KeyboardInterrupt that went through code run
-        # by PyRun_String inside an import marks itself unhandled, and Python would then exit killed by SIGINT.
+    except (KeyboardInterrupt, Exception) as err:
+        # Ctrl-C while the commands load (also as the ImportError of a C extension it cut short), or before a
+        # command's own handler (lpparse.cli.main) is in place: nothing to clean up yet. Leave with os._exit
+        # (below): a KeyboardInterrupt that went through code run by PyRun_String inside an import marks itself
+        # unhandled, and Python would then exit killed by SIGINT.
+        if not interrupted(err):
+            raise
         print("lpparse: interrupted", file=sys.stderr)
         code = 130
     else:

@@ -676,6 +676,12 @@ sys.meta_path.insert(0, Interrupt())
 sys.exit(main(["parse", "--help"]))
 """
 
+# Ctrl-C while a C extension initialises (highspy's, seen 0.8 s into a run): pybind11 turns the KeyboardInterrupt
+# into the ImportError it causes
+_INTERRUPTED_EXTENSION = _INTERRUPTED_IMPORT.replace('"lpparse.cli"', '"highspy"').replace(
+    "raise KeyboardInterrupt", 'raise ImportError("initialization failed") from KeyboardInterrupt()'
+)
+
 
 def test_ctrl_c_while_the_command_line_is_read(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Ctrl-C while argparse builds the parser or reads the command line (before a command's handler is in
@@ -688,6 +694,28 @@ def test_ctrl_c_while_the_command_line_is_read(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setattr(cli, "build_parser", interrupted)
     assert cli.main(["parse", "--help"]) == 130
     assert capsys.readouterr().err == "lpparse: interrupted\n"
+
+
+def test_ctrl_c_in_a_commands_late_import(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A command that imports a C extension when it runs, cut short by Ctrl-C (an ImportError caused by the
+    KeyboardInterrupt): one line and exit 130, not an internal error; any other ImportError stays a bug."""
+    import lpparse.cli as cli
+
+    def late_import(args: object) -> int:
+        raise ImportError("initialization failed") from KeyboardInterrupt()
+
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    parser._subparsers._group_actions[0].choices["demo"].set_defaults(func=late_import)
+    assert cli.main(["demo"]) == 130
+    assert capsys.readouterr().err == "lpparse demo: interrupted\n"
+
+    def broken(args: object) -> int:
+        raise ImportError("initialization failed")
+
+    parser._subparsers._group_actions[0].choices["demo"].set_defaults(func=broken)
+    assert cli.main(["demo"]) == cli.INTERNAL_ERROR
+    assert "ImportError: initialization failed" in capsys.readouterr().err
 
 
 def test_a_finished_command_ignores_a_late_ctrl_c() -> None:
@@ -713,10 +741,13 @@ def test_a_finished_command_ignores_a_late_ctrl_c() -> None:
 def test_ctrl_c_during_start_up_prints_one_line(tmp_path: Path) -> None:
     """Ctrl-C while the console script imports its commands (the first second or two of every command), and
     while a command reads its inputs: exit 130 and one line, no traceback."""
-    done = subprocess.run(
-        [sys.executable, "-c", _INTERRUPTED_IMPORT], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 130 and done.stderr == "lpparse: interrupted\n", done.stderr
+    for script in (_INTERRUPTED_IMPORT, _INTERRUPTED_EXTENSION):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 130 and done.stderr == "lpparse: interrupted\n", done.stderr
+    # an ImportError not caused by Ctrl-C is not an interrupt
+    broken = _INTERRUPTED_EXTENSION.replace(" from KeyboardInterrupt()", "")
+    done = subprocess.run([sys.executable, "-c", broken], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "ImportError: initialization failed" in done.stderr, done.stderr
     # a real SIGINT at several moments of a start-up: whatever it hits, the same one-line outcome
     for delay in (0.3, 0.8, 1.5):
         run = subprocess.Popen(
