@@ -25,8 +25,8 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 
 def interrupted(err: BaseException) -> bool:
-    """Whether ``err`` is Ctrl-C's KeyboardInterrupt or an exception raised because of one: a C extension whose
-    initialisation a SIGINT interrupts (highspy's, during ``import highspy``) raises ``ImportError:
+    """Whether ``err`` is Ctrl-C's KeyboardInterrupt or an exception raised because of one: a C extension
+    whose initialisation a SIGINT interrupts (highspy's, during ``import highspy``) raises ``ImportError:
     initialization failed`` caused by the KeyboardInterrupt."""
     seen: set[int] = set()
     cause: BaseException | None = err
@@ -65,8 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (KeyboardInterrupt, Exception) as err:
         # Ctrl-C while the commands load (also as the ImportError of a C extension it cut short), or before a
         # command's own handler (lpparse.cli.main) is in place: nothing to clean up yet. Leave with os._exit
-        # (below): a KeyboardInterrupt that went through code run by PyRun_String inside an import marks itself
-        # unhandled, and Python would then exit killed by SIGINT.
+        # (below): a KeyboardInterrupt that went through code run by PyRun_String inside an import marks
+        # itself unhandled, and Python would then exit killed by SIGINT.
         if not interrupted(err):
             raise
         print("lpparse: interrupted", file=sys.stderr)

@@ -676,8 +676,8 @@ sys.meta_path.insert(0, Interrupt())
 sys.exit(main(["parse", "--help"]))
 """
 
-# Ctrl-C while a C extension initialises (highspy's, seen 0.8 s into a run): pybind11 turns the KeyboardInterrupt
-# into the ImportError it causes
+# Ctrl-C while a C extension initialises (highspy's, seen 0.8 s into a run): pybind11 turns the
+# KeyboardInterrupt into the ImportError it causes
 _INTERRUPTED_EXTENSION = _INTERRUPTED_IMPORT.replace('"lpparse.cli"', '"highspy"').replace(
     "raise KeyboardInterrupt", 'raise ImportError("initialization failed") from KeyboardInterrupt()'
 )
@@ -696,7 +696,9 @@ def test_ctrl_c_while_the_command_line_is_read(monkeypatch: pytest.MonkeyPatch, 
     assert capsys.readouterr().err == "lpparse: interrupted\n"
 
 
-def test_ctrl_c_in_a_commands_late_import(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_ctrl_c_in_a_commands_late_import(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A command that imports a C extension when it runs, cut short by Ctrl-C (an ImportError caused by the
     KeyboardInterrupt): one line and exit 130, not an internal error; any other ImportError stays a bug."""
     import lpparse.cli as cli
