@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from lpparse._sorted import find_sorted
 from lpparse.triples import check_part_scores
 
 __all__ = ["DENSE_LIMIT", "DENSE_LIMIT_QUADS", "ScoreCache"]
@@ -68,10 +69,8 @@ class ScoreCache:
     def _lookup(self, keys: NDArray[np.int64]) -> NDArray[np.float64]:
         if self._keys.size == 0:
             return np.full(keys.shape, np.nan)
-        at = np.searchsorted(self._keys, keys)
-        found = at < self._keys.size
-        found[found] = self._keys[at[found]] == keys[found]
-        return np.where(found, self._stored[np.minimum(at, max(self._keys.size - 1, 0))], np.nan)
+        at, found = find_sorted(self._keys, keys)
+        return np.where(found, self._stored[at], np.nan)
 
     def get(self, *parts: NDArray[np.int64]) -> NDArray[np.float64]:
         """Scores of a batch of parts (one index array per position), scoring only those not seen before."""

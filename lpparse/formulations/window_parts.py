@@ -10,6 +10,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse._sorted import find_sorted
 from lpparse.formulations.arborescence import ArborescenceLP
 from lpparse.formulations.consecutive import ConsecutiveSiblingProgram
 from lpparse.triples import check_part_scores
@@ -45,20 +46,30 @@ class PartKeys:
 
     def present(self, *parts: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Whether each part has a column."""
-        return np.isin(self.keys(*parts), self._present)
+        return find_sorted(self._present, self.keys(*parts))[1]
 
     def new(self, *parts: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Whether each part has neither a column nor a pruned mark."""
-        keys = self.keys(*parts)
-        return ~np.isin(keys, self._present) & ~np.isin(keys, self._pruned)
+        return self._new(self.keys(*parts))
+
+    def _new(self, keys: NDArray[np.int64]) -> NDArray[np.bool_]:
+        return ~(find_sorted(self._present, keys)[1] | find_sorted(self._pruned, keys)[1])
 
     def mark(self, keys: NDArray[np.int64], pruned: NDArray[np.bool_]) -> None:
         """Record new parts by key: the ``pruned`` ones as pruned, the others as present. ValueError if one
         is known already or listed twice."""
-        if np.unique(keys).size < keys.size or (~self.new(*np.unravel_index(keys, self.shape))).any():
+        ordered = np.sort(keys)
+        if (ordered[1:] == ordered[:-1]).any() or not self._new(ordered).all():
             raise ValueError("part added twice")
-        self._pruned = np.union1d(self._pruned, keys[pruned])
-        self._present = np.union1d(self._present, keys[~pruned])
+        self._pruned = _merged(self._pruned, keys[pruned])
+        self._present = _merged(self._present, keys[~pruned])
+
+
+def _merged(table: NDArray[np.int64], keys: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The sorted array ``table`` with the new distinct ``keys`` in their places."""
+    if keys.size == 0:
+        return table
+    return np.sort(np.concatenate([table, keys])) if table.size else np.sort(keys)
 
 
 @dataclass

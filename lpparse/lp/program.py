@@ -27,6 +27,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse._sorted import find_sorted
+
 __all__ = ["INF", "Block", "IndexMap", "LinearProgram", "Terms"]
 
 INF = np.inf
@@ -171,8 +173,8 @@ class IndexMap:
             return self.table[keys]
         if self.keys.size == 0:
             return np.full(keys.shape, -1, np.int64)
-        at = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
-        return np.where(self.keys[at] == keys, self.values[at], -1)
+        at, found = find_sorted(self.keys, keys)
+        return np.where(found, self.values[at], -1)
 
     def add(self, index: NDArray[np.int64], pos: NDArray[np.int64], fresh: bool = False) -> None:
         """Map new tuples ``index`` (k, d), all :meth:`covers`ed, to ``pos``; ValueError if one is mapped

@@ -17,6 +17,7 @@ write another: ``docs/families.md``.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -124,8 +125,21 @@ def exact_parts(parts: Sequence[Parts]) -> list[Parts]:
         if hook is None:
             out.append(p)
         else:
-            out.append(hook(parts) if inspect.signature(hook).parameters else hook())
+            out.append(hook(parts) if _takes_arguments(hook) else hook())
     return out
+
+
+def _takes_arguments(method: Any) -> bool:
+    """Whether a bound method takes arguments (its signature looked up once per function: inspect is slow)."""
+    function = getattr(method, "__func__", None)
+    if function is None:
+        return bool(inspect.signature(method).parameters)
+    return _function_takes_arguments(function)
+
+
+@functools.cache
+def _function_takes_arguments(function: Any) -> bool:
+    return len(inspect.signature(function).parameters) > 1
 
 
 def named_labels(
