@@ -43,6 +43,8 @@ __all__ = [
     "check_csib_batch",
     "check_part_scores",
     "check_sibling_batch",
+    "count_siblings",
+    "count_triples",
     "noisy_gold_triple_scorer",
     "sibling_mask",
     "synthetic_sibling_scorer",
@@ -69,6 +71,22 @@ def candidate_triples(arc_mask: NDArray[np.bool_]) -> Triples:
     """The (g, p, c) index arrays of every candidate triple, in lexicographic order."""
     g, p, c = np.nonzero(triple_mask(arc_mask))
     return g.astype(np.int64), p.astype(np.int64), c.astype(np.int64)
+
+
+def count_triples(arc_mask: NDArray[np.bool_]) -> int:
+    """How many candidate triples there are (:func:`triple_mask`), in O(n²) without enumerating them: Σ_p
+    (heads of p) × (children of p), less the pairs of opposite arcs g→p, p→g (a triple has g ≠ c)."""
+    arcs = arc_mask.astype(np.int64)
+    return int(arcs.sum(axis=0) @ arcs.sum(axis=1) - (arcs * arcs.T).sum())
+
+
+def count_siblings(arc_mask: NDArray[np.bool_], single_root: bool = False) -> int:
+    """How many candidate sibling parts there are (:func:`sibling_mask`), in O(n²): Σ_h (children of h
+    choose 2), without the root's under ``single_root``."""
+    children = arc_mask.sum(axis=1).astype(np.int64)
+    if single_root:
+        children[0] = 0
+    return int((children * (children - 1) // 2).sum())
 
 
 @by_arc_mask

@@ -3,11 +3,14 @@ tightness, NoGP and ArcGP redundant in ``all``, projective references, both view
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lpparse.formulations import grandparent
 from lpparse.formulations.arborescence import heads_from_solution
 from lpparse.formulations.grandparent import (
     FAMILIES,
@@ -22,9 +25,11 @@ from lpparse.lp.highs_view import solve_highs
 from lpparse.lp.pyomo_view import to_pyomo
 from lpparse.oracles.brute_force import brute_force
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
+from lpparse.ppc.loop import solve_lp
+from lpparse.ppc.parts import GrandparentParts
 from lpparse.scores import noisy_gold_scores, random_scores
-from lpparse.trees import NoTreeError, check_tree_exists, is_projective, is_tree
-from lpparse.triples import GP_DISTRIBUTIONS, synthetic_triple_scorer
+from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, is_projective, is_tree
+from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, candidate_triples, synthetic_triple_scorer
 
 SETTINGS = settings(deadline=None, max_examples=120, suppress_health_check=[HealthCheck.too_slow])
 
@@ -186,3 +191,31 @@ def test_time_limit_gives_a_status() -> None:
     s, gp = random_scores(n, 2), synthetic_triple_scorer(n, 2).scores
     _, sol = solve_grandparent(s, gp, "all", mip=True, time_limit=1e-3)
     assert sol.status is Status.TIME_LIMIT and not sol.certified
+
+
+@SETTINGS
+@given(instance=instances(), keep=st.floats(0.0, 1.0), seed=st.integers(0, 2**32 - 1))
+def test_the_sparse_triple_map_of_long_sentences_finds_what_the_dense_one_does(
+    instance: tuple[np.ndarray, np.ndarray, bool], keep: float, seed: int
+) -> None:
+    """Programs of sentences whose (n+1)^3 cube exceeds DENSE_TRIPLE_CELLS look their triples' columns up in
+    the zgp block's index map: the same column for every cell of the cube as the dense map, -1 for absent
+    triples, and parse-price-cut reaches brute force's certified value through it."""
+    s, gp, single_root = instance
+    g, p, c = candidate_triples(allowed_arcs(s))
+    chosen = np.random.default_rng(seed).random(g.size) < keep  # a restricted master's triples
+    cube = np.indices(gp.shape).reshape(3, -1)
+    maps = []
+    for cells in (grandparent.DENSE_TRIPLE_CELLS, 0):
+        with mock.patch.object(grandparent, "DENSE_TRIPLE_CELLS", cells):
+            prog = grandparent_program(s, "all", single_root)
+            assert prog.triple_cols(*cube).max() == -1  # no triple yet
+            prog.add_triples(g[chosen], p[chosen], c[chosen], gp[g[chosen], p[chosen], c[chosen]])
+            assert (prog.triple_col is None) == (cells == 0)
+            maps.append(prog.triple_cols(*cube))
+            if cells == 0:
+                parts = [GrandparentParts(DenseTripleScorer(gp))]
+                ppc = solve_lp(s, parts, "ppc", single_root)
+    assert np.array_equal(maps[0], maps[1])
+    bf = solve_lp(s, [GrandparentParts(DenseTripleScorer(gp))], "bf", single_root)
+    assert ppc.certified and bf.certified and ppc.objective == pytest.approx(bf.objective, abs=1e-6)

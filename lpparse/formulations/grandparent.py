@@ -59,6 +59,7 @@ from lpparse.triples import TripleScorer, candidate_triples, check_part_scores
 
 __all__ = [
     "BASES",
+    "DENSE_TRIPLE_CELLS",
     "FAMILIES",
     "PRESETS",
     "SEPARATED_BASES",
@@ -109,6 +110,12 @@ def resolve_families(
     return tuple(f for f in known if f in chosen)
 
 
+#: the most cells of a program's dense triple-to-column map (n <= 127: 16 MB); a longer sentence's program
+#: looks its triples up in the zgp block's sparse index map (a dense map would take 197 MB at n = 290, copied
+#: with every branch-and-bound node's master)
+DENSE_TRIPLE_CELLS = 1 << 21
+
+
 @dataclass
 class GrandparentProgram:
     """A grandparent LinearProgram and the dense maps that grow it: (n+1, n+1) arrays, -1 = absent,
@@ -127,11 +134,13 @@ class GrandparentProgram:
     present: NDArray[np.bool_]
     arcgp: NDArray[np.bool_]
     pruned: NDArray[np.bool_]
-    #: (n+1, n+1, n+1) column of each triple (-1: none), the dense twin of the zgp block's index map
-    triple_col: NDArray[np.int64] = field(init=False)
+    #: (n+1, n+1, n+1) column of each triple (-1: none), the dense twin of the zgp block's index map while it
+    #: has at most :data:`DENSE_TRIPLE_CELLS` cells (None beyond: :meth:`triple_cols` reads the index map)
+    triple_col: NDArray[np.int64] | None = field(init=False)
 
     def __post_init__(self) -> None:
-        self.triple_col = np.full(self.present.shape, -1, np.int64)
+        dense = self.present.size <= DENSE_TRIPLE_CELLS
+        self.triple_col = np.full(self.present.shape, -1, np.int64) if dense else None
 
     @property
     def n(self) -> int:
@@ -195,7 +204,8 @@ class GrandparentProgram:
         gpc = np.column_stack([g, p, c])
         cols = lp.add_variables("zgp", gpc, cost=scores, integer=True)
         self.present[g, p, c] = True
-        self.triple_col[g, p, c] = cols
+        if self.triple_col is not None:
+            self.triple_col[g, p, c] = cols
         ones = np.ones(k)
         if "OneGP" in self.families:  # the rows OneGP[p,c] and NoGP[g,p] through the dense maps
             lp.add_coefficients(self.onegp_row[p, c], cols, ones)
@@ -242,7 +252,13 @@ class GrandparentProgram:
     def triple_cols(self, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> NDArray[np.int64]:
         """Columns of the triples (g, p, c) (-1: no column)."""
         g, p, c = (np.atleast_1d(np.asarray(a, np.int64)) for a in (g, p, c))
-        return self.triple_col[g, p, c]
+        if self.triple_col is not None:
+            return self.triple_col[g, p, c]
+        if self.num_triples == 0:
+            return np.full(np.broadcast(g, p, c).shape, -1, np.int64)
+        g, p, c = np.broadcast_arrays(g, p, c)
+        found = self.lp.var_blocks["zgp"].find(np.column_stack([g.ravel(), p.ravel(), c.ravel()]))
+        return found.reshape(g.shape)
 
     def triples(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """(g, p, c) of the triples with a column, in column order."""

@@ -77,6 +77,9 @@ class ConsecutiveSiblingParts:
     def candidates(self, arc_mask: NDArray[np.bool_], single_root: bool) -> Index:
         return candidate_csibs(arc_mask, single_root)
 
+    def count(self, arc_mask: NDArray[np.bool_], single_root: bool) -> int:
+        return int(csib_mask(arc_mask, single_root).sum())
+
     def tree_parts(self, heads: NDArray[np.int64]) -> Index:
         return tree_csibs(heads)
 

@@ -39,7 +39,7 @@ from lpparse.ppc.loop import (
     second_order_parts,
     solve_lp,
 )
-from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts, tree_score
+from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts, count_candidates, tree_score
 from lpparse.ppc.proof_file import proof_record
 from lpparse.ppc.third_order import THIRD_ORDER_BF_BELOW
 from lpparse.trees import NoTreeError, allowed_arcs, validate_scores
@@ -73,7 +73,7 @@ def _part_stats(
     for part in parts:
         key = prefix.get(part.name, part.name)
         stats[f"{key}_scored"] = scored.get(part.name, 0)
-        stats[f"{key}_total"] = int(part.candidates(arc_mask, single_root)[0].size)
+        stats[f"{key}_total"] = count_candidates(part, arc_mask, single_root)
     return stats
 
 

@@ -68,7 +68,7 @@ from lpparse.lp.views import LPModel
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals
 from lpparse.ppc.families import clean_tree
-from lpparse.ppc.parts import Binding, GrandparentParts, Parts, SiblingParts
+from lpparse.ppc.parts import Binding, GrandparentParts, Parts, SiblingParts, count_candidates
 from lpparse.trees import allowed_arcs, validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer
 
@@ -511,13 +511,9 @@ def solve_bf(
 
 def candidate_parts(arc_scores: ArrayLike, parts: Sequence[Parts], single_root: bool = False) -> int:
     """How many parts of the families ``parts`` the candidate arcs of ``arc_scores`` (finite entries) allow
-    (what ``auto`` compares with :data:`BF_BELOW_PARTS`): a family's ``count(arc_mask, single_root)`` if it
-    has one (third-order families count in O(n³)), else its candidates enumerated."""
+    (what ``auto`` compares with :data:`BF_BELOW_PARTS`), by :func:`lpparse.ppc.parts.count_candidates`."""
     arc = allowed_arcs(validate_scores(arc_scores))
-    return sum(
-        p.count(arc, single_root) if hasattr(p, "count") else int(p.candidates(arc, single_root)[0].size)
-        for p in parts
-    )
+    return sum(count_candidates(p, arc, single_root) for p in parts)
 
 
 def choose_method(parts: int, method: str = "auto", below: int = BF_BELOW_PARTS) -> str:

@@ -38,6 +38,8 @@ from lpparse.triples import (
     TripleScorer,
     candidate_siblings,
     candidate_triples,
+    count_siblings,
+    count_triples,
     tree_siblings,
 )
 
@@ -46,6 +48,7 @@ __all__ = [
     "GrandparentParts",
     "Parts",
     "SiblingParts",
+    "count_candidates",
     "exact_parts",
     "named_labels",
     "tree_score",
@@ -83,9 +86,10 @@ class Parts(Protocol):
     ``name`` keys the family in results and warm starts; ``scorer`` scores batches of parts (``n``,
     ``scored``, ``score(*index_arrays)``); ``arity``: indices per part; ``column_block``: the name of its
     column block in the program, ``pruned_block`` that of the rows a part scored -inf gets instead of a column
-    (None: it gets none). Optional: ``bf_below``, the candidate part count below which ``auto`` should run
-    brute force on runs with this family (:func:`lpparse.ppc.loop.bf_below`; the default threshold when
-    absent); ``live``, True when :meth:`bind` gives a :class:`lpparse.colgen.family.NodeFamily`, whose runs
+    (None: it gets none). Optional: ``count(arc_mask, single_root)``, how many candidates there are, without
+    enumerating them (:func:`count_candidates`); ``bf_below``, the candidate part count below which ``auto``
+    should run brute force on runs with this family (:func:`lpparse.ppc.loop.bf_below`; the default threshold
+    when absent); ``live``, True when :meth:`bind` gives a :class:`lpparse.colgen.family.NodeFamily`, whose runs
     go on as branch-and-bound nodes on one master (:mod:`lpparse.ppc.live`; absent: a program per node);
     ``probes_pay``, True when reliability branching's probes were measured to pay for themselves with this
     family (:meth:`lpparse.ppc.exact.ExactOptions.rule`); ``for_exact()`` (or ``for_exact(parts)``, given the
@@ -114,6 +118,16 @@ class Parts(Protocol):
 
     def bind(self, binding: Binding) -> PartFamily:
         """The family bound to one run (its columns and rows attached to ``binding.program``)."""
+
+
+def count_candidates(part: Parts, arc_mask: NDArray[np.bool_], single_root: bool) -> int:
+    """How many candidate parts the family has over the candidate arcs ``arc_mask``: its ``count`` if it has
+    one (nothing enumerated: a long sentence's candidate triples as index arrays take 0.6 GB at n = 290),
+    else its candidates enumerated."""
+    count = getattr(part, "count", None)
+    if count is not None:
+        return int(count(arc_mask, single_root))
+    return int(part.candidates(arc_mask, single_root)[0].size)
 
 
 def exact_parts(parts: Sequence[Parts]) -> list[Parts]:
@@ -256,6 +270,9 @@ class GrandparentParts:
     def candidates(self, arc_mask: NDArray[np.bool_], single_root: bool) -> Index:
         return candidate_triples(arc_mask)
 
+    def count(self, arc_mask: NDArray[np.bool_], single_root: bool) -> int:
+        return count_triples(arc_mask)
+
     def tree_parts(self, heads: NDArray[np.int64]) -> Index:
         return tree_triples(heads)
 
@@ -327,6 +344,9 @@ class SiblingParts:
 
     def candidates(self, arc_mask: NDArray[np.bool_], single_root: bool) -> Index:
         return candidate_siblings(arc_mask, single_root)
+
+    def count(self, arc_mask: NDArray[np.bool_], single_root: bool) -> int:
+        return count_siblings(arc_mask, single_root)
 
     def tree_parts(self, heads: NDArray[np.int64]) -> Index:
         return tree_siblings(heads)
