@@ -100,7 +100,9 @@ def test_bf_and_ppc_refuse_nan_and_plus_inf_triple_scores_but_prune_at_minus_inf
 
 
 @settings(max_examples=60, deadline=None)
-@given(n=st.integers(1, 6), seed=st.integers(0, 2**32 - 1), prune=st.floats(0.0, 0.7), single_root=st.booleans())
+@given(
+    n=st.integers(1, 6), seed=st.integers(0, 2**32 - 1), prune=st.floats(0.0, 0.7), single_root=st.booleans()
+)
 def test_every_family_counts_its_candidates_without_enumerating_them(
     n: int, seed: int, prune: float, single_root: bool
 ) -> None:

@@ -89,8 +89,8 @@ class Parts(Protocol):
     (None: it gets none). Optional: ``count(arc_mask, single_root)``, how many candidates there are, without
     enumerating them (:func:`count_candidates`); ``bf_below``, the candidate part count below which ``auto``
     should run brute force on runs with this family (:func:`lpparse.ppc.loop.bf_below`; the default threshold
-    when absent); ``live``, True when :meth:`bind` gives a :class:`lpparse.colgen.family.NodeFamily`, whose runs
-    go on as branch-and-bound nodes on one master (:mod:`lpparse.ppc.live`; absent: a program per node);
+    when absent); ``live``, True when :meth:`bind` gives a :class:`lpparse.colgen.family.NodeFamily`, whose
+    runs go on as branch-and-bound nodes on one master (:mod:`lpparse.ppc.live`; absent: a program per node);
     ``probes_pay``, True when reliability branching's probes were measured to pay for themselves with this
     family (:meth:`lpparse.ppc.exact.ExactOptions.rule`); ``for_exact()`` (or ``for_exact(parts)``, given the
     search's families), the family as exact decoding

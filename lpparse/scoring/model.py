@@ -503,7 +503,8 @@ class GrandparentScorer(_PartScorer):
             return np.minimum(b_gp[g, p], b_pc[p, c])
         if self._per_triple is None:  # pricing asks for the same triples round after round: kept, dense or
             # sparse as scores are (a dense cube of a 290-token sentence would take 197 MB)
-            self._per_triple = ScoreCache(_Computed(self._restricted().triples), self.n + 1, "triple bound", ())
+            tables = self._restricted()
+            self._per_triple = ScoreCache(_Computed(tables.triples), self.n + 1, "triple bound", ())
         return self._per_triple.get(g, p, c)
 
     def bound_gp(self) -> NDArray[np.float64]:
