@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse._sorted import find_sorted
+from lpparse.part_values import DENSE_CELLS, PartValues
 from lpparse.triples import check_part_scores
 
 __all__ = ["DENSE_LIMIT", "DENSE_LIMIT_QUADS", "ScoreCache"]
 
 #: the most entries of a dense cache; larger index spaces are stored sparsely
-DENSE_LIMIT = 1 << 24
+DENSE_LIMIT = DENSE_CELLS
 #: the same for 4-index parts, whose dense array costs more to fill than a sentence's parts cost to look up
 #: sorted (Danish full model over pruned arcs, exact decoding of every fifth dev sentence, CPU: 4.26-4.36 s
 #: against 4.60-4.65 s with 1 << 24)
@@ -51,10 +51,13 @@ class ScoreCache:
         self.shape = (size,) * arity
         self.seconds = 0.0
         self._bounds: tuple[NDArray[np.float64], ...] | None = None
-        self._dense = size**arity <= (DENSE_LIMIT if arity <= 3 else min(DENSE_LIMIT, DENSE_LIMIT_QUADS))
-        self.values = np.full(self.shape, np.nan) if self._dense else None
-        self._keys = np.empty(0, np.int64)
-        self._stored = np.empty(0)
+        limit = DENSE_LIMIT if arity <= 3 else min(DENSE_LIMIT, DENSE_LIMIT_QUADS)
+        self._parts = PartValues(self._score, self.shape, limit)
+
+    @property
+    def values(self) -> NDArray[np.float64] | None:
+        """The dense array of scores (NaN: not scored yet), or None when the parts are kept sparsely."""
+        return self._parts.values
 
     def bounds(self) -> tuple[NDArray[np.float64], ...]:
         """The scorer's factorized bounds, asked for once."""
@@ -66,35 +69,13 @@ class ScoreCache:
             self.seconds += time.perf_counter() - start
         return self._bounds
 
-    def _lookup(self, keys: NDArray[np.int64]) -> NDArray[np.float64]:
-        if self._keys.size == 0:
-            return np.full(keys.shape, np.nan)
-        at, found = find_sorted(self._keys, keys)
-        return np.where(found, self._stored[at], np.nan)
+    def _score(self, *parts: NDArray[np.int64]) -> NDArray[np.float64]:
+        start = time.perf_counter()
+        fresh = np.asarray(self.scorer.score(*parts), dtype=np.float64)
+        self.seconds += time.perf_counter() - start
+        check_part_scores(fresh, self.kind)
+        return fresh
 
     def get(self, *parts: NDArray[np.int64]) -> NDArray[np.float64]:
         """Scores of a batch of parts (one index array per position), scoring only those not seen before."""
-        keys = None
-        if self._dense:
-            assert self.values is not None
-            values = self.values[parts]
-        else:
-            keys = np.ravel_multi_index(parts, self.shape).astype(np.int64)
-            values = self._lookup(keys)
-        new = np.isnan(values)
-        if new.any():
-            start = time.perf_counter()
-            fresh = np.asarray(self.scorer.score(*(a[new] for a in parts)), dtype=np.float64)
-            self.seconds += time.perf_counter() - start
-            check_part_scores(fresh, self.kind)
-            values[new] = fresh
-            if keys is None:
-                assert self.values is not None
-                self.values[tuple(a[new] for a in parts)] = fresh
-            else:
-                k, first = np.unique(keys[new], return_index=True)
-                merged = np.concatenate([self._keys, k])
-                order = np.argsort(merged, kind="stable")
-                self._keys = merged[order]
-                self._stored = np.concatenate([self._stored, fresh[first]])[order]
-        return values
+        return self._parts.get(*parts)

@@ -10,9 +10,9 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse._sorted import find_sorted
 from lpparse.formulations.arborescence import ArborescenceLP
 from lpparse.formulations.consecutive import ConsecutiveSiblingProgram
+from lpparse.part_values import find_sorted
 from lpparse.triples import check_part_scores
 
 __all__ = ["PartKeys", "WindowPartProgram", "join_sorted"]

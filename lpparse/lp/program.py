@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse._sorted import find_sorted
+from lpparse.part_values import find_sorted
 
 __all__ = ["INF", "Block", "IndexMap", "LinearProgram", "Terms"]
 

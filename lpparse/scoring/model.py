@@ -45,9 +45,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.colgen.cache import ScoreCache
 from lpparse.corpus import Sentence
 from lpparse.io import DataError, atomic_write, readable_file, writing_zip
+from lpparse.part_values import PartValues
 from lpparse.scoring.bounds import (
     BoundTables,
     ConsecutiveBounds,
@@ -469,7 +469,7 @@ class GrandparentScorer(_PartScorer):
     _bounds: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(
         default=None, init=False, repr=False
     )
-    _per_triple: ScoreCache | None = field(default=None, init=False, repr=False)
+    _per_triple: PartValues | None = field(default=None, init=False, repr=False)
 
     def _checked(
         self, g: ArrayLike, p: ArrayLike, c: ArrayLike
@@ -501,10 +501,8 @@ class GrandparentScorer(_PartScorer):
         if self.bounds == "offline":
             b_gp, b_pc = self._both()
             return np.minimum(b_gp[g, p], b_pc[p, c])
-        if self._per_triple is None:  # pricing asks for the same triples round after round: kept, dense or
-            # sparse as scores are (a dense cube of a 290-token sentence would take 197 MB)
-            tables = self._restricted()
-            self._per_triple = ScoreCache(_Computed(tables.triples), self.n + 1, "triple bound", ())
+        if self._per_triple is None:  # pricing asks for the same triples round after round
+            self._per_triple = PartValues(self._restricted().triples, (self.n + 1,) * 3)
         return self._per_triple.get(g, p, c)
 
     def bound_gp(self) -> NDArray[np.float64]:
@@ -514,13 +512,6 @@ class GrandparentScorer(_PartScorer):
     def bound_pc(self) -> NDArray[np.float64]:
         """B[p, c] ≥ max_g s(g, p, c) (eq. 12)."""
         return self._both()[1]
-
-
-@dataclass(frozen=True)
-class _Computed:
-    """A function of index arrays as a :class:`lpparse.colgen.cache.ScoreCache` scorer (``score``)."""
-
-    score: Any
 
 
 @dataclass
