@@ -8,12 +8,17 @@ seconds a sentence (wall clock; a run over it is reported as such). Reported per
 rounds, its final rows and columns, whether its optimum is integral, and the parts scored per family. Writes
 ``benchmarks/results/<out>.{json,md}`` (default ``longest``). Run a dev set per part (``--treebanks <dev
 file> --out <part>``), then ``--combine <part>.json ...``. ``--no-purge``: the LP decoders' masters keep every
-column (the ablation of :mod:`lpparse.colgen.purge`).
+column (the ablation of :mod:`lpparse.colgen.purge`). ``--memory``: each run in a fresh process, which reports
+its peak resident memory (the model loaded included, HiGHS's too), for the tail of long sentences (train files
+hold sentences of up to 290 tokens, the dev sets up to 77).
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import resource
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -48,32 +53,51 @@ def _run(model: Model, sentence: Any, decoder: str, time_limit: float, purge: bo
     }
 
 
+def _run_alone(
+    model_path: Path, sentence: Any, decoder: str, time_limit: float, purge: bool
+) -> dict[str, Any]:
+    """:func:`_run` in this (fresh) process, with its peak resident memory in MB (Linux reports kB)."""
+    row = _run(Model.load(model_path), sentence, decoder, time_limit, purge)
+    return row | {"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def _measured(path: Path, sentence: Any, decoder: str, args: Any) -> dict[str, Any]:
+    """One run: in this process, or with ``--memory`` in a fresh one (nothing left from earlier runs)."""
+    purge = not args.no_purge
+    if not args.memory:
+        return _run(Model.load(path), sentence, decoder, args.time_limit, purge)
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:
+        return pool.submit(_run_alone, path, sentence, decoder, args.time_limit, purge).result()
+
+
 def run_treebank(path: Path, args: Any) -> dict[str, Any]:
     name = path.parent.name
     sentences = read_treebank(path)
     longest = sorted(range(len(sentences)), key=lambda i: -sentences[i].n)[: args.count]
     runs = []
     for suffix in args.models_suffixes:
-        model = Model.load(args.models / f"{name}-{suffix}.npz")
         for i in longest:
             for decoder in args.decoders:
                 row = {"sentence": i, "n": sentences[i].n, "model": suffix, "decoder": decoder}
-                row.update(_run(model, sentences[i], decoder, args.time_limit, not args.no_purge))
+                row.update(_measured(args.models / f"{name}-{suffix}.npz", sentences[i], decoder, args))
                 print(name, row, flush=True)
                 runs.append(row)
     return {"treebank": name, "language": LANGUAGE.get(name, name), "runs": runs}
 
 
 def markdown(result: dict[str, Any]) -> str:
+    memory = result.get("memory", False)
     head = (
-        "dev set", "sentence", "model", "decoder", "CPU s", "outcome", "rounds", "rows", "columns", "purged",
-        "scored",
+        "treebank", "sentence", "model", "decoder", "CPU s", *(("peak MB",) if memory else ()), "outcome",
+        "rounds", "rows", "columns", "purged", "scored",
     )
     rows = [
         [
             tb["language"], f"#{r['sentence']} (n={r['n']})", r["model"], r["decoder"], r["seconds"],
-            r["status"] + (", integral" if r.get("integral") else ""), r.get("rounds", "-"), r.get("rows", "-"),
-            r.get("cols", "-"), r.get("purged", "-"),
+            *((round(r["peak_mb"]),) if memory else ()),
+            r["status"] + (", integral" if r.get("integral") else ""),
+            *("-" if r.get(key) is None else r[key] for key in ("rounds", "rows", "cols", "purged")),
             ", ".join(f"{k} {v:,}" for k, v in r.get("scored", {}).items()) or "-",
         ]
         for tb in result["treebanks"]
@@ -81,14 +105,20 @@ def markdown(result: dict[str, Any]) -> str:
     ]
     return "\n".join(
         [
-            "# The longest dev sentences, unpruned",
+            "# The longest sentences, unpruned",
             "",
             commands_line(result),
             "",
             f"One core, features included, every arc a candidate; at most {result['time_limit']:g} s a sentence "
             "(wall clock). CPU seconds of the whole decode; rounds, rows and columns of its LP's last run (the "
             "program's: purged columns and rows count), columns purged from its master"
-            + ("." if result.get("purge", True) else " (purging off: `--no-purge`)."),
+            + ("." if result.get("purge", True) else " (purging off: `--no-purge`).")
+            + (
+                " Each run in a fresh process; peak MB: its peak resident memory, the model and HiGHS"
+                " included."
+                if memory
+                else ""
+            ),
             "",
             markdown_table(list(head), rows, digits=1),
             "",
@@ -98,7 +128,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = treebank_parser(__doc__.split("\n\n")[0], "longest")
-    parser.add_argument("--count", type=int, default=2, help="longest sentences per dev set")
+    parser.add_argument("--count", type=int, default=2, help="longest sentences per treebank file")
     parser.add_argument("--models-suffixes", nargs="+", default=["2", "2s-lp"], metavar="SUFFIX")
     parser.add_argument("--decoders", nargs="+", default=["auto"])
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds a sentence")
@@ -107,11 +137,15 @@ def main() -> None:
         action="store_true",
         help="LP decoders keep every column in the master (lpparse.colgen.purge)",
     )
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="run each decode in a fresh process and report its peak resident memory",
+    )
     add_combine(parser)
     args = parser.parse_args()
-    run_treebanks(
-        "longest.py", args, run_treebank, markdown, {"time_limit": args.time_limit, "purge": not args.no_purge}
-    )
+    settings = {"time_limit": args.time_limit, "purge": not args.no_purge, "memory": args.memory}
+    run_treebanks("longest.py", args, run_treebank, markdown, settings)
 
 if __name__ == "__main__":
     main()
