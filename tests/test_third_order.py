@@ -408,6 +408,9 @@ def test_programs_refuse_bad_parts_and_keep_pruned_ones_out(family: str) -> None
     np.testing.assert_array_equal(np.column_stack(prog.parts()), np.column_stack(first)[[0, 2]])
     with pytest.raises(ValueError, match="added twice"):
         prog.add_parts(*(v[1:2] for v in first), 0.0)  # the pruned one, again
+    with pytest.raises(ValueError, match="added twice"):
+        prog.add_parts(*(np.repeat(v[3:4], 2) for v in parts), 0.0)  # a new part listed twice in one batch
+    assert prog.keys.new(*(v[3:4] for v in parts)).all()  # a refused batch leaves nothing behind
     assert prog.lp.cost[cols].tolist() == [1.0, 2.0]
 
 
