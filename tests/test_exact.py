@@ -696,3 +696,33 @@ def test_the_auto_branching_rule_follows_the_families() -> None:
     assert ExactOptions(branching="gub").rule(consecutive) == "gub"
     with pytest.raises(ValueError, match="unknown branching rule"):
         ExactOptions(branching="best")
+
+
+def test_node_lps_stopped_at_the_cutoff_by_the_dual_simplex_still_prove_the_optimum() -> None:
+    """Below the root, a node LP's dual simplex stops once the bound of its basis falls below the cutoff
+    (HighsModel.set_cutoff): the node closes by the bound of duals that are no optimum's (a ``ppc-bound``
+    certificate, status CUTOFF). On Gaussian instances whose searches stop some node LPs so, the search
+    finds brute force's optimum, the standalone checker re-proves every bound from the duals, and a search
+    whose node LPs never stop early (the cutoff ignored by HiGHS) finds the same tree."""
+    n, stopped = 7, 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        s, t = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
+        result = parse_exact(s, DenseTripleScorer(t), "all", False)
+        if not result.stats.lp_cutoffs:
+            continue
+        stopped += 1
+        heads, value = brute_force(s, False, gp_scores=t)
+        assert result.certified and result.objective == pytest.approx(value, abs=1e-7)
+        np.testing.assert_array_equal(result.heads, heads)
+        assert check_exact(s, DenseTripleScorer(t), result) is None
+        certs = [nd.certificate for nd in result.nodes if nd.certificate is not None]
+        bounds = [c for c in certs if c.kind == "ppc-bound"]
+        assert len(bounds) >= result.stats.lp_cutoffs and all(c.ok for c in bounds)
+        with mock.patch.object(HighsModel, "set_cutoff", lambda self, value: None):
+            full = parse_exact(s, DenseTripleScorer(t), "all", False)
+        assert full.stats.lp_cutoffs == 0
+        np.testing.assert_array_equal(full.heads, result.heads)
+        if stopped == 3:
+            break
+    assert stopped == 3

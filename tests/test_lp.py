@@ -7,6 +7,8 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lpparse.formulations.arborescence import (
     add_subtour_cuts,
@@ -26,6 +28,7 @@ from lpparse.lp import (
     Status,
     UncertifiedSolutionError,
     certify_lp,
+    dual_bound,
 )
 from lpparse.lp.pyomo_view import PyomoModel, to_pyomo
 from lpparse.trees import allowed_arcs
@@ -380,6 +383,45 @@ def test_probe_bounds_the_changed_lp_and_restores_the_model(seed: int) -> None:
     assert np.array_equal(lp.col_upper, upper)
     again = model.solve()
     assert again.objective == pytest.approx(first.objective, abs=1e-9) and again.iterations == 0  # basis restored
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), dropped=st.integers(1, 3), offset=st.floats(-3.0, 3.0))
+def test_a_cutoff_stops_the_dual_simplex_with_duals_that_bound_the_lp(
+    seed: int, dropped: int, offset: float
+) -> None:
+    """HighsModel.set_cutoff, as a branch-and-bound child uses it: after bound changes, the dual simplex
+    reaches the child's optimum (status OPTIMAL, a fresh model's value), necessarily so when the cutoff is
+    below it, or stops with status CUTOFF, its duals dual feasible for the child and their dual objective
+    between the child's optimum and the cutoff. Without the cutoff it goes on to the optimum, and a column
+    added after the switch to minimizing -c keeps its cost."""
+    rng = np.random.default_rng(seed)
+    lp = single_commodity_flow(rng.normal(size=(8, 8)))
+    model = HighsModel(lp, options={"presolve": "off"})
+    root = model.solve()
+    z = lp.cols("z")
+    drop = rng.choice(z[root.x[z] > 0.5], size=dropped, replace=False)  # arcs of the root's tree
+    child = copy.deepcopy(lp)
+    child.col_upper[drop] = 0.0
+    exact = HighsModel(child).solve()
+    assert exact.certified
+    cutoff = exact.objective + offset
+    model.set_cutoff(cutoff)
+    model.set_col_upper(drop, np.zeros(drop.size))
+    sol = model.solve(certify=False)
+    if cutoff < exact.objective - 1e-6:
+        assert sol.status is Status.OPTIMAL
+    if sol.status is Status.OPTIMAL:
+        assert sol.objective == pytest.approx(exact.objective, abs=1e-7)
+    else:
+        assert sol.status is Status.CUTOFF
+        bound, infeasibility = dual_bound(child, sol.row_dual)
+        assert infeasibility <= 1e-9
+        assert exact.objective - 1e-7 <= bound <= cutoff + 1e-7
+    model.set_cutoff(None)
+    assert model.solve().objective == pytest.approx(exact.objective, abs=1e-7)
+    model.add_columns("w", [0], 2.0, upper=1.0)  # a free column worth 2
+    assert model.solve().objective == pytest.approx(exact.objective + 2.0, abs=1e-7)
 
 
 def test_products_from_coo_match_the_csr_as_the_program_grows() -> None:

@@ -16,9 +16,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.lp.program import LinearProgram
-from lpparse.lp.solution import TOL, Certificate, certify_lp
+from lpparse.lp.solution import TOL, Certificate, certify_lp, dual_bound
 
-__all__ = ["ppc_certificate"]
+__all__ = ["bound_certificate", "ppc_certificate"]
 
 
 def ppc_certificate(
@@ -45,4 +45,29 @@ def ppc_certificate(
         kind="ppc",
         primal_infeasibility=max(base.primal_infeasibility, max(max_arcgp_violation, 0.0) / 2.0),
         dual_infeasibility=max(base.dual_infeasibility, max(max_reduced_cost, 0.0) / scale),
+    )
+
+
+def bound_certificate(
+    restricted: LinearProgram,
+    row_dual: NDArray[np.float64],
+    max_reduced_cost: float,
+    tol: float = TOL,
+    outside: NDArray[np.float64] | None = None,
+) -> Certificate:
+    """Certificate (kind ``"ppc-bound"``) of the bound that the duals of a run stopped at its cutoff prove on
+    the full LP: dual feasibility over the restricted columns (recomputed) and the absent parts (their largest
+    reduced cost), and the dual objective. No primal is claimed (the run's last master solution need not be
+    feasible: :meth:`lpparse.lp.highs_view.HighsModel.set_cutoff`): its primal fields are the dual objective
+    and 0."""
+    dual, infeasibility = dual_bound(restricted, row_dual, outside)
+    scale = 1.0 + float(np.abs(restricted.cost).max(initial=0.0))
+    return Certificate(
+        kind="ppc-bound",
+        primal_infeasibility=0.0,
+        dual_infeasibility=max(infeasibility, max(max_reduced_cost, 0.0) / scale),
+        primal_objective=dual,
+        dual_objective=dual,
+        gap=0.0,
+        tol=tol,
     )

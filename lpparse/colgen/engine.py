@@ -45,12 +45,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.colgen.certificate import ppc_certificate
+from lpparse.colgen.certificate import bound_certificate, ppc_certificate
 from lpparse.colgen.family import DualState, PartFamily, Priced, Separated
 from lpparse.colgen.options import DEFAULT_MASTER, DEGENERATE_MASTER, ColgenOptions
 from lpparse.colgen.purge import PurgeState
@@ -245,6 +245,8 @@ class Engine:
             model, self.stalled = self.live, False
             model.set_strategy(DUAL)
             self._stall_limit(model, primal=False)
+        if isinstance(model, HighsModel):  # its dual simplex may stop at the cutoff (a bound, not an optimum)
+            model.set_cutoff(opts.cutoff)
         totals = {f.name: FamilyTotals() for f in self.families}
         unsolved = Solution(self.lp, Status.NOT_SOLVED, False)
         result = EngineResult(Status.ITERATION_LIMIT, unsolved, None, None, None, [], totals)
@@ -257,7 +259,12 @@ class Engine:
             result.simplex_iterations += iterations
             result.time_solving += seconds
             result.iterations += 1
-            if sol.status is not Status.OPTIMAL or sol.x is None or (sol.row_dual is None and not model.mip):
+            # HiGHS stopped at the cutoff: duals dual feasible on the master, its primal not feasible
+            stopped = sol.status is Status.CUTOFF and sol.row_dual is not None
+            mip = model.mip
+            if stopped:
+                result.info["solves_cut_off"] = int(result.info.get("solves_cut_off", 0)) + 1
+            elif sol.status is not Status.OPTIMAL or sol.x is None or (sol.row_dual is None and not mip):
                 result.status = sol.status
                 break
             t0 = time.perf_counter()
@@ -274,7 +281,10 @@ class Engine:
             if self.purge is not None and duals is not None:  # priced against the round's final duals
                 returned = self.purge.returning(state.y, opts.tol)
                 state.entering += returned
-            cutoff = self._cut_off(sol, state)
+            if stopped and state.entering:  # its bound is no optimum's: solve this master on, to optimality
+                model.set_cutoff(None)
+                continue
+            cutoff = self._cut_off(sol, state, stopped)
             if cutoff:  # not separated: what the rows left out violate is unknown
                 cuts = [Separated(0, 0, np.inf, False) for _ in self.families]
             else:
@@ -322,11 +332,17 @@ class Engine:
             result.master = self.live = model
         return result
 
-    def _cut_off(self, sol: Solution, state: DualState) -> bool:
+    def _cut_off(self, sol: Solution, state: DualState, stopped: bool) -> bool:
         """Whether the run stops at ``options.cutoff``: nothing priced (every column dual feasible under the
-        round's duals) and the restricted LP's value at most the cutoff."""
+        round's duals) and the restricted LP's value at most the cutoff, or its solve ``stopped`` there (the
+        dual simplex's bound fell below it: :meth:`lpparse.lp.highs_view.HighsModel.set_cutoff`)."""
         cutoff = self.options.cutoff
-        return cutoff is not None and sol.row_dual is not None and state.entering == 0 and sol.objective <= cutoff
+        return (
+            cutoff is not None
+            and sol.row_dual is not None
+            and state.entering == 0
+            and (stopped or sol.objective <= cutoff)
+        )
 
     def _scoring_seconds(self) -> float:
         return sum(family.scoring_seconds for family in self.families)
@@ -367,8 +383,8 @@ class Engine:
     def _certify(self, result: EngineResult) -> None:
         """The outside duals' shift and, for an optimal run, the extension-by-zeros certificate (a MIP's:
         the solver's own, of the last solve); for a run stopped at its cutoff, the certificate of its bound
-        (kind ``ppc-bound``: dual feasibility over every column, primal feasibility over the rows present
-        only, which is all its dual objective needs to bound the full LP)."""
+        (kind ``ppc-bound``: dual feasibility over every column, which is all its dual objective needs to
+        bound the full LP: :func:`lpparse.colgen.certificate.bound_certificate`)."""
         sol, y = result.solution, result.row_dual
         if result.status not in (Status.OPTIMAL, Status.CUTOFF) or sol.x is None:
             return
@@ -379,15 +395,10 @@ class Engine:
         for family in self.families:
             shift += family.outside_shift()
         result.outside_shift = shift
-        cutoff = result.status is Status.CUTOFF
-        result.certificate = ppc_certificate(
-            self.lp,
-            sol.x,
-            y,
-            result.max_reduced_cost,
-            0.0 if cutoff else result.max_violation,
-            self.options.certificate_tol,
-            shift,
-        )
-        if cutoff:
-            result.certificate = replace(result.certificate, kind="ppc-bound")
+        tol = self.options.certificate_tol
+        if result.status is Status.CUTOFF:
+            result.certificate = bound_certificate(self.lp, y, result.max_reduced_cost, tol, shift)
+        else:
+            result.certificate = ppc_certificate(
+                self.lp, sol.x, y, result.max_reduced_cost, result.max_violation, tol, shift
+            )

@@ -111,8 +111,11 @@ class ColgenOptions:
     (Riedel, Smith & McCallum 2012, §4.3.3, and the duals of absent parts' rows), so that fewer parts enter;
     ``cutoff``: stop (status CUTOFF) at the first round that prices nothing with the restricted LP's value at
     most this, before the families separate: its duals, extended by zeros, are dual feasible for the full LP,
-    so its value bounds the full LP (rows still to separate could only lower it). A branch-and-bound node
-    whose bound falls to the incumbent needs nothing more (:mod:`lpparse.ppc.exact`). ``purge``: False keeps
+    so its value bounds the full LP (rows still to separate could only lower it). A HiGHS master's dual
+    simplex also stops there within a solve, once its basis's bound falls below it
+    (:meth:`lpparse.lp.highs_view.HighsModel.set_cutoff`; if the families then price columns, the master is
+    solved on to its optimum). A branch-and-bound node whose bound falls to the incumbent needs nothing more
+    (:mod:`lpparse.ppc.exact`). ``purge``: False keeps
     every column in the master whatever its settings say (:mod:`lpparse.colgen.purge`). ``implied_rows``:
     brute force that ``auto`` (or exact decoding) chooses keeps the rows that a family's other rows imply, as
     the ``bf`` decoder always does (the paper's full program); by default it leaves them out, the same LP with

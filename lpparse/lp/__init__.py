@@ -19,6 +19,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "UncertifiedSolutionError",
             "certify_lp",
             "certify_mip",
+            "dual_bound",
         ),
         "views": ("VIEWS", "LPModel", "make_model"),
     },

@@ -49,6 +49,8 @@ _STATUS = {
     highspy.HighsModelStatus.kUnknown: Status.NUMERICAL_TROUBLE,
     highspy.HighsModelStatus.kPostsolveError: Status.NUMERICAL_TROUBLE,
     highspy.HighsModelStatus.kPresolveError: Status.NUMERICAL_TROUBLE,
+    # the dual simplex stopped once its bound fell below the cutoff (HighsModel.set_cutoff)
+    highspy.HighsModelStatus.kObjectiveBound: Status.CUTOFF,
 }
 
 
@@ -182,6 +184,8 @@ class HighsModel:
         self._row_p = np.flatnonzero(self._row_h >= 0)
         #: the program's COO triplets (rows, cols, values) with an inactive row or column, held for activate()
         self._held = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+        #: 1.0 while HiGHS maximizes c, -1.0 once it minimizes -c (:meth:`set_cutoff`)
+        self._sign = 1.0
         opts: dict[str, object] = {
             "output_flag": False,
             # dual simplex: in design runs interior point took 89 s at n = 60 and PDLP did not converge
@@ -268,7 +272,7 @@ class HighsModel:
         self._check(
             self.highs.addCols(
                 cols.size,
-                lp.cost[cols].copy(),
+                self._sign * lp.cost[cols],
                 _inf(lp.col_lower[cols]),
                 _inf(lp.col_upper[cols]),
                 index.size,
@@ -488,7 +492,7 @@ class HighsModel:
         self.highs.setOptionValue("simplex_iteration_limit", int(iterations))
         try:
             self.highs.run()
-            value = float(self.highs.getInfo().objective_function_value)
+            value = self._sign * float(self.highs.getInfo().objective_function_value)
             status = self.highs.getModelStatus()
             if status == highspy.HighsModelStatus.kInfeasible:
                 value = -np.inf if self.highs.getObjectiveSense()[1] == highspy.ObjSense.kMaximize else np.inf
@@ -516,6 +520,25 @@ class HighsModel:
     def set_strategy(self, strategy: int) -> None:
         """HiGHS ``simplex_strategy`` of the next solves (:data:`DUAL` 1, :data:`PRIMAL` 4)."""
         self._check(self.highs.setOptionValue("simplex_strategy", int(strategy)), "simplex_strategy")
+
+    def set_cutoff(self, value: float | None) -> None:
+        """Let the next solves' dual simplex stop, with status CUTOFF, once the objective bound of its basis
+        falls below ``value`` (None: solve to optimality). In the dual simplex's second phase every basis is
+        dual feasible, so its duals bound the LP by their dual objective; HiGHS stops (``objective_bound``)
+        when that is below the cutoff, which closes a branch-and-bound node before its LP is solved (the
+        duals of such a stop are dual feasible, the primal is not feasible). HiGHS stops so when minimizing
+        only: the first cutoff turns the model into the minimization of -c (:func:`duals_from_highs` reads the
+        duals of either sense). Not for a MIP."""
+        if value is not None and self._sign > 0:
+            if self.mip:
+                raise ValueError("a cutoff stops the dual simplex of an LP; a MIP has none")
+            cols = self._col_p
+            self._check(self.highs.changeObjectiveSense(highspy.ObjSense.kMinimize), "changeObjectiveSense")
+            order = np.arange(cols.size, dtype=np.int32)
+            self._check(self.highs.changeColsCost(cols.size, order, -self.lp.cost[cols]), "changeColsCost")
+            self._sign = -1.0
+        bound = float("inf") if value is None else -float(value)
+        self._check(self.highs.setOptionValue("objective_bound", bound), "objective_bound")
 
     def set_perturbation(self, on: bool, iteration_limit: int | None = None) -> None:
         """Primal simplex bound perturbation on (HiGHS's default) or off; ``iteration_limit`` caps the next
@@ -565,7 +588,7 @@ class HighsModel:
         kw: dict[str, object] = {
             "iterations": int(info.simplex_iteration_count),
             "time": elapsed,
-            "solver_objective": float(info.objective_function_value),
+            "solver_objective": self._sign * float(info.objective_function_value),
             "info": details,
         }
         sol = self.highs.getSolution()

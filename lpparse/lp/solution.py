@@ -36,6 +36,7 @@ __all__ = [
     "UncertifiedSolutionError",
     "certify_lp",
     "certify_mip",
+    "dual_bound",
     "farkas_margin",
     "is_integral",
 ]
@@ -158,23 +159,32 @@ def certify_lp(
     ``outside``: Aᵀy of rows that are not in ``lp`` but carry duals, each with right-hand side 0 (so it adds
     nothing to the dual objective) and satisfied by x with equality (the caller's claim); it enters d.
     """
+    primal = float(lp.cost @ x)
+    dual, dual_infeasibility = dual_bound(lp, row_dual, outside)
+    return Certificate(
+        kind="lp",
+        primal_infeasibility=_primal_infeasibility(lp, x),
+        dual_infeasibility=dual_infeasibility,
+        primal_objective=primal,
+        dual_objective=dual,
+        gap=abs(dual - primal) / (1.0 + abs(primal)),
+        tol=tol,
+    )
+
+
+def dual_bound(
+    lp: LinearProgram, row_dual: NDArray[np.float64], outside: NDArray[np.float64] | None = None
+) -> tuple[float, float]:
+    """The dual objective of ``row_dual`` (with the reduced costs d = c - Aᵀy - ``outside`` on the column
+    bounds: :func:`certify_lp`) and its dual infeasibility, relative to 1 + max |c|: a dual feasible y bounds
+    the LP's value by the former."""
     c = lp.cost
     d = c - lp.tdot(row_dual)
     if outside is not None:
         d = d - outside
     rows_value, rows_wrong = _bound_value(lp.row_lower, lp.row_upper, row_dual)
     cols_value, cols_wrong = _bound_value(lp.col_lower, lp.col_upper, d)
-    primal = float(c @ x)
-    dual = rows_value + cols_value
-    return Certificate(
-        kind="lp",
-        primal_infeasibility=_primal_infeasibility(lp, x),
-        dual_infeasibility=max(rows_wrong, cols_wrong) / (1.0 + float(np.abs(c).max(initial=0.0))),
-        primal_objective=primal,
-        dual_objective=dual,
-        gap=abs(dual - primal) / (1.0 + abs(primal)),
-        tol=tol,
-    )
+    return rows_value + cols_value, max(rows_wrong, cols_wrong) / (1.0 + float(np.abs(c).max(initial=0.0)))
 
 
 def is_integral(lp: LinearProgram, x: NDArray[np.float64], tol: float = TOL) -> bool:

@@ -19,7 +19,11 @@ node:
   every column is then dual feasible, so its duals bound the node by that value whatever rows are still to
   separate (the NoCycle max-flows, held-back rows), and the node is closed by bound. Its certificate is of the
   bound (kind ``ppc-bound``), and the proof checks it as any other. Hungarian dev, the sentences whose root LP is
-  fractional: 35 of 77 node LPs of #152 stop there.
+  fractional: 35 of 77 node LPs of #152 stop there. Within a solve, HiGHS's dual simplex stops as soon as the
+  bound of its (dual feasible) basis falls below the cutoff
+  (:meth:`lpparse.lp.highs_view.HighsModel.set_cutoff`; ``ExactStats.lp_cutoffs``), before the node's LP
+  optimum: Danish full model, dev #173 (73 tokens, 29 nodes), 13 node solves stop so, with 18-56 simplex
+  iterations where their optimum took 26-170.
 * **Reduced-cost fixing.** With the node's certified duals y and reduced costs d = c - Aᵀy, every tree
   x of the node satisfies c·x = yᵀAx + d·x <= UB + Σ_{j: d_j < 0} d_j x_j (dual feasibility makes yᵀAx <=
   Σ_i (U_i y_i⁺ - L_i y_i⁻), and columns with d_j > 0 contribute at most u_j d_j, which UB counts). A tree
@@ -462,6 +466,7 @@ class _Search:
             self.stats.added[name] = self.stats.added.get(name, 0) + counts.added
         self.stats.priced += result.stats.priced
         self.stats.cut += result.stats.cut
+        self.stats.lp_cutoffs += int(result.info.get("solves_cut_off", 0))
         self.stats.time_solving += result.stats.time_solving
         node.rounds, node.added = result.stats.iterations, result.stats.added
         self.warm[node.id] = self.parts.warm(result)

@@ -385,7 +385,7 @@ def _result(
         "max_reduced_cost": run.max_reduced_cost,
         "max_violation": run.max_violation,
         "stalled": run.info["stalled"],
-        **{k: run.info[k] for k in ("purged", "purged_rows", "returned") if k in run.info},
+        **{k: run.info[k] for k in ("purged", "purged_rows", "returned", "solves_cut_off") if k in run.info},
     }
     sol = run.solution
     heads = _finish(prog, sol, run.status, stats, start)

@@ -84,6 +84,7 @@ class ExactStats:
     cut: int = 0
     heuristic_moves: int = 0
     strong_probes: int = 0  # children probed by reliability branching
+    lp_cutoffs: int = 0  # node LP solves the dual simplex stopped at the cutoff (HighsModel.set_cutoff)
     time_solving: float = 0.0  # HiGHS's simplex over all node LPs
     time_root: float = 0.0
     time_heuristics: float = 0.0
