@@ -155,15 +155,19 @@ class LiveMaster:
         (its rows bound it)."""
         lp = self.prog.lp
         self.prog.arc_mask = mask.copy()
-        upper = model.set_col_upper
-        upper(self.z, np.where(mask[self.arcs], self.upper, 0.0))
+        cols, upper = [self.z], [np.where(mask[self.arcs], self.upper, 0.0)]
         for family in self.own:
             family.restrict(mask)
-            cols, allowed = family.node_columns(mask)
-            upper(cols, np.where(allowed, np.inf, 0.0))
+            columns, allowed = family.node_columns(mask)
+            cols.append(columns)
+            upper.append(np.where(allowed, np.inf, 0.0))
         if self.phi.size:
             index = lp.var_blocks["phi"].index
-            upper(self.phi, np.where(mask[index[:, -2], index[:, -1]], self.phi_upper, 0.0))
+            cols.append(self.phi)
+            upper.append(np.where(mask[index[:, -2], index[:, -1]], self.phi_upper, 0.0))
+        at, bound = np.concatenate(cols), np.concatenate(upper)
+        changed = lp.col_upper[at] != bound  # HiGHS hears of these only
+        model.set_col_upper(at[changed], bound[changed])
 
     def solve(
         self,
