@@ -424,6 +424,15 @@ def test_a_cutoff_stops_the_dual_simplex_with_duals_that_bound_the_lp(
     assert model.solve().objective == pytest.approx(exact.objective + 2.0, abs=1e-7)
 
 
+def test_a_mip_takes_no_cutoff() -> None:
+    """The cutoff stops an LP's dual simplex; a MIP refuses one (and takes None, as the engine passes it)."""
+    model = HighsModel(hand_lp(), mip=True)
+    model.set_cutoff(None)
+    with pytest.raises(ValueError, match="MIP"):
+        model.set_cutoff(1.0)
+    assert model.solve().objective == pytest.approx(13.0)
+
+
 def test_products_from_coo_match_the_csr_as_the_program_grows() -> None:
     """A x and Aᵀ y straight from the COO triplets (the program grew since its CSR) equal the CSR's products,
     duplicate coefficients summed; once the CSR is current they come from it, the same."""

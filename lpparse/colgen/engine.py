@@ -245,7 +245,7 @@ class Engine:
             model, self.stalled = self.live, False
             model.set_strategy(DUAL)
             self._stall_limit(model, primal=False)
-        if isinstance(model, HighsModel):  # its dual simplex may stop at the cutoff (a bound, not an optimum)
+        if isinstance(model, HighsModel) and not model.mip:  # its dual simplex may stop at the cutoff
             model.set_cutoff(opts.cutoff)
         totals = {f.name: FamilyTotals() for f in self.families}
         unsolved = Solution(self.lp, Status.NOT_SOLVED, False)
