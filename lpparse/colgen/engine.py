@@ -5,7 +5,9 @@ present parts) and a live :class:`~lpparse.lp.highs_view.HighsModel`. :meth:`Eng
 
 1. **solve** the master (cold dual simplex first; warm primal simplex after new columns only, which keep the
    basis primal feasible; warm dual simplex after cuts; a warm primal re-solve runs without bound
-   perturbation and, once one stalls, the rest of the run re-solves with the dual simplex: below);
+   perturbation and, once one stalls, the rest of the run re-solves with the dual simplex: below; with a
+   ``cutoff``, a dual simplex solve may stop at it, with duals that bound the master but no feasible primal:
+   :meth:`~lpparse.lp.highs_view.HighsModel.set_cutoff`);
 2. **price**: every family, in order, reads the duals, tightens them (sharing arc slack through
    :class:`~lpparse.colgen.family.DualState`), rules parts out by its factorized bounds and scores the rest;
 3. **separate**: every family finds absent parts (and held-back rows) that the solution violates;
