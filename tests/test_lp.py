@@ -367,11 +367,16 @@ def test_highs_out_of_memory_is_a_memory_error() -> None:
         model.solve()
 
 
+@pytest.mark.parametrize("minimizing", [False, True])
 @pytest.mark.parametrize("seed", range(4))
-def test_probe_bounds_the_changed_lp_and_restores_the_model(seed: int) -> None:
+def test_probe_bounds_the_changed_lp_and_restores_the_model(seed: int, minimizing: bool) -> None:
+    """Probes give the changed LP's value in the program's (maximizing) sense, -inf for an infeasible child,
+    whether HiGHS maximizes c or, after a cutoff (HighsModel.set_cutoff, here one never reached), minimizes -c."""
     s = np.random.default_rng(seed).normal(size=(9, 9))
     lp = single_commodity_flow(s)
     model = HighsModel(lp, options={"presolve": "off"})
+    if minimizing:
+        model.set_cutoff(-1e9)
     first = model.solve()
     z = np.flatnonzero(first.x[: lp.num_cols] > 0.5)[:1]  # a column at 1 in the optimum: probing it matters
     upper = lp.col_upper.copy()
@@ -380,6 +385,8 @@ def test_probe_bounds_the_changed_lp_and_restores_the_model(seed: int) -> None:
     exact = HighsModel(child).solve().objective
     assert model.probe(z, [0.0], 10_000) == pytest.approx(exact, abs=1e-7)  # run to the end: the child's optimum
     assert model.probe(z, [0.0], 1) >= exact - 1e-7  # stopped early: never below it (dual simplex, maximizing)
+    heads = lp.cols("z")[lp.var_blocks["z"].index[:, 1] == 1]  # every arc into token 1: no tree is left
+    assert model.probe(heads, np.zeros(heads.size), 10_000) == -np.inf
     assert np.array_equal(lp.col_upper, upper)
     again = model.solve()
     assert again.objective == pytest.approx(first.objective, abs=1e-9) and again.iterations == 0  # basis restored

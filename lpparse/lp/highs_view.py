@@ -494,8 +494,8 @@ class HighsModel:
             self.highs.run()
             value = self._sign * float(self.highs.getInfo().objective_function_value)
             status = self.highs.getModelStatus()
-            if status == highspy.HighsModelStatus.kInfeasible:
-                value = -np.inf if self.highs.getObjectiveSense()[1] == highspy.ObjSense.kMaximize else np.inf
+            if status == highspy.HighsModelStatus.kInfeasible:  # the program maximizes, in either HiGHS sense
+                value = -np.inf
         finally:
             self.set_col_upper(cols, before)
             for name, v in options.items():
