@@ -371,7 +371,7 @@ def test_highs_out_of_memory_is_a_memory_error() -> None:
 @pytest.mark.parametrize("seed", range(4))
 def test_probe_bounds_the_changed_lp_and_restores_the_model(seed: int, minimizing: bool) -> None:
     """Probes give the changed LP's value in the program's (maximizing) sense, -inf for an infeasible child,
-    whether HiGHS maximizes c or, after a cutoff (HighsModel.set_cutoff, here one never reached), minimizes -c."""
+    whether HiGHS maximizes c or, after a cutoff (HighsModel.set_cutoff, one never reached), minimizes -c."""
     s = np.random.default_rng(seed).normal(size=(9, 9))
     lp = single_commodity_flow(s)
     model = HighsModel(lp, options={"presolve": "off"})
