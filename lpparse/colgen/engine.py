@@ -247,7 +247,8 @@ class Engine:
             model, self.stalled = self.live, False
             model.set_strategy(DUAL)
             self._stall_limit(model, primal=False)
-        if isinstance(model, HighsModel) and not model.mip:  # its dual simplex may stop at the cutoff
+        mip = model.mip
+        if isinstance(model, HighsModel) and not mip:  # its dual simplex may stop at the cutoff
             model.set_cutoff(opts.cutoff)
         totals = {f.name: FamilyTotals() for f in self.families}
         unsolved = Solution(self.lp, Status.NOT_SOLVED, False)
@@ -263,7 +264,6 @@ class Engine:
             result.iterations += 1
             # HiGHS stopped at the cutoff: duals dual feasible on the master, its primal not feasible
             stopped = sol.status is Status.CUTOFF and sol.row_dual is not None
-            mip = model.mip
             if stopped:
                 result.info["solves_cut_off"] = int(result.info.get("solves_cut_off", 0)) + 1
             elif sol.status is not Status.OPTIMAL or sol.x is None or (sol.row_dual is None and not mip):

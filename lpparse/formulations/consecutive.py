@@ -160,7 +160,7 @@ def outward_children(
     first[1:] = (p[1:] != p[:-1]) | (right[1:] != right[:-1])
     last = np.ones(m.shape, bool)
     last[:-1] = first[1:]
-    before, after = m.copy(), m.copy()  # each child's predecessor and successor in this order (np.roll, cheaper)
+    before, after = m.copy(), m.copy()  # each child's predecessor and successor in this order (np.roll, slower)
     before[1:], after[:-1] = m[:-1], m[1:]
     return p, m, np.where(first, p, before), np.where(last, p, after)
 
