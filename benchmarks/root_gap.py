@@ -34,7 +34,7 @@ from lpparse.corpus import read_treebank
 from lpparse.experiments.grandparent_tables import sentence_scores
 from lpparse.formulations.grandparent import GrandparentProgram, full_grandparent_program
 from lpparse.lp.highs_view import HighsModel
-from lpparse.lp.program import Terms
+from lpparse.lp.program import LinearProgram, Terms
 from lpparse.ppc.exact import parse_exact
 from lpparse.table import markdown_table
 
@@ -73,31 +73,48 @@ def triple_cycles(prog: GrandparentProgram, length: int) -> dict[str, Any]:
     return {"bound": sol.objective, "rows": rows, "rounds": rounds, "seconds": time.process_time() - start}
 
 
-def mip_root(prog: GrandparentProgram, limit: float) -> dict[str, Any]:
-    """HiGHS's MIP at its root node (presolve off): its dual bound and its final cut pool by blocks."""
-    lp, start = prog.lp, time.process_time()
-    block = np.empty(lp.num_cols, dtype=object)
-    for name, b in lp.var_blocks.items():
-        block[b.positions] = name
-    pools: list[Any] = []
+Cut = tuple[np.ndarray, np.ndarray, float, float]
+
+
+def mip_pool(lp: LinearProgram, limit: float, all_integer: bool = False) -> tuple[float, list[Cut], float]:
+    """HiGHS's MIP at its root node (presolve off, so that its cut pool speaks of the program's columns; every
+    column integer with ``all_integer``, else the program's integer blocks): its dual bound, its final cut
+    pool as (columns, values, lower, upper) and the CPU seconds it took."""
+    start, pools = time.process_time(), []
 
     def keep(kind: Any, message: str, out: Any, into: Any, user: Any) -> None:
         if kind == highspy.cb.HighsCallbackType.kCallbackMipGetCutPool:
-            pools.append((np.array(out.cutpool_start), np.array(out.cutpool_index)))
+            fields = (out.cutpool_start, out.cutpool_index, out.cutpool_value, out.cutpool_lower)
+            pools.append((*(np.array(a) for a in fields), np.array(out.cutpool_upper)))
 
     model = HighsModel(lp, mip=True, time_limit=limit, options={"presolve": "off", "mip_max_nodes": 1})
+    if all_integer:
+        n = model.highs.getNumCol()
+        model.highs.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.ones(n, np.uint8))
     model.highs.setCallback(keep, None)
     model.highs.startCallback(highspy.cb.HighsCallbackType.kCallbackMipGetCutPool)
-    model.solve()
-    kinds: Counter[str] = Counter()
+    model.solve(certify=False)
+    cuts: list[Cut] = []
     if pools:
-        starts, index = pools[-1]
-        starts = starts[starts < index.size]  # HiGHS's starts may end with the end of the last cut
-        ends = np.append(starts[1:], index.size)
-        for a, b in zip(starts, ends):
-            kinds[" + ".join(sorted(set(block[index[a:b]])))] += 1
-    bound = float(model.highs.getInfo().mip_dual_bound)
-    return {"bound": bound, "cuts": dict(kinds), "seconds": time.process_time() - start}
+        starts, index, value, lower, upper = pools[-1]
+        ends = np.append(starts[1 : lower.size], index.size)  # HiGHS's starts may end with the last cut's end
+        bounds = zip(lower.tolist(), upper.tolist())
+        cuts = [(index[a:b], value[a:b], lo, up) for (a, b), (lo, up) in zip(zip(starts, ends), bounds)]
+    return float(model.highs.getInfo().mip_dual_bound), cuts, time.process_time() - start
+
+
+def blocks(lp: LinearProgram, cuts: list[Cut]) -> Counter[str]:
+    """The cuts counted by the variable blocks each touches."""
+    block = np.empty(lp.num_cols, dtype=object)
+    for name, b in lp.var_blocks.items():
+        block[b.positions] = name
+    return Counter(" + ".join(sorted(set(block[cols]))) for cols, *_ in cuts)
+
+
+def mip_root(prog: GrandparentProgram, limit: float) -> dict[str, Any]:
+    """HiGHS's MIP at its root node (presolve off): its dual bound and its final cut pool by blocks."""
+    bound, cuts, seconds = mip_pool(prog.lp, limit)
+    return {"bound": bound, "cuts": dict(blocks(prog.lp, cuts)), "seconds": seconds}
 
 
 def run_treebank(path: Path, args: Any) -> dict[str, Any]:

@@ -15,15 +15,12 @@ to an arc they all imply, flow aggregations over one head's windows). Writes
 
 from __future__ import annotations
 
-import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import highspy
 import numpy as np
 from ppc import LANGUAGE, commands_line, run_treebanks, treebank_parser
-from root_gap import _closed
+from root_gap import Cut, _closed, blocks, mip_pool
 
 from lpparse.corpus import read_treebank
 from lpparse.decoding import pruning_keep
@@ -36,8 +33,6 @@ from lpparse.ppc.third_order import window_parts
 from lpparse.pruning import ArcPruning
 from lpparse.scoring.model import Model
 from lpparse.table import markdown_table
-
-Pool = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def root_program(
@@ -56,36 +51,7 @@ def root_program(
     return result, result.node_results[0].program.lp
 
 
-def mip_pool(lp: LinearProgram, limit: float) -> tuple[float, Pool | None, float]:
-    """HiGHS's MIP root (presolve off, every column integer): its dual bound, its final cut pool (starts,
-    index, value, lower, upper, in the program's columns) and the seconds it took."""
-    start, pools = time.process_time(), []
-
-    def keep(kind: Any, message: str, out: Any, into: Any, user: Any) -> None:
-        if kind == highspy.cb.HighsCallbackType.kCallbackMipGetCutPool:
-            fields = (out.cutpool_start, out.cutpool_index, out.cutpool_value, out.cutpool_lower)
-            pools.append((*(np.array(a) for a in fields), np.array(out.cutpool_upper)))
-
-    model = HighsModel(lp, mip=True, time_limit=limit, options={"presolve": "off", "mip_max_nodes": 1})
-    n = model.highs.getNumCol()
-    model.highs.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.ones(n, np.uint8))
-    model.highs.setCallback(keep, None)
-    model.highs.startCallback(highspy.cb.HighsCallbackType.kCallbackMipGetCutPool)
-    model.solve(certify=False)
-    bound = float(model.highs.getInfo().mip_dual_bound)
-    return bound, (pools[-1] if pools else None), time.process_time() - start
-
-
-def _cuts(pool: Pool) -> list[tuple[np.ndarray, np.ndarray, float, float]]:
-    """The pool's cuts as (columns, values, lower, upper)."""
-    starts, index, value, lower, upper = pool
-    count = lower.size
-    ends = np.append(starts[1:count], index.size)
-    bounds = zip(lower.tolist(), upper.tolist())
-    return [(index[a:b], value[a:b], lo, up) for (a, b), (lo, up) in zip(zip(starts, ends), bounds)]
-
-
-def lp_with(lp: LinearProgram, cuts: list[tuple[np.ndarray, np.ndarray, float, float]]) -> float:
+def lp_with(lp: LinearProgram, cuts: list[Cut]) -> float:
     """The LP value of ``lp`` with ``cuts`` added."""
     model = HighsModel(lp, options={"presolve": "off"})
     for cols, vals, lo, up in cuts:
@@ -94,7 +60,7 @@ def lp_with(lp: LinearProgram, cuts: list[tuple[np.ndarray, np.ndarray, float, f
     return float(model.highs.getInfo().objective_function_value)
 
 
-def _written(lp: LinearProgram, cut: tuple[np.ndarray, np.ndarray, float, float]) -> str:
+def _written(lp: LinearProgram, cut: Cut) -> str:
     names = list(lp.col_names())
     cols, vals, lo, up = cut
     terms = " ".join(f"{v:+g} {names[c]}" for c, v in zip(cols, vals))
@@ -114,13 +80,9 @@ def run_treebank(path: Path, args: Any) -> dict[str, Any]:
     for count, i in sorted(nodes, reverse=True)[: args.hardest]:
         result, lp = root_program(model, pruner, sentences[i], args.time_limit)
         root, optimum = result.stats.root_bound, result.objective
-        block = np.empty(lp.num_cols, dtype=object)
-        for blk, b in lp.var_blocks.items():
-            block[b.positions] = blk
-        mip, pool, seconds = mip_pool(lp, args.mip_limit)
-        cuts = _cuts(pool) if pool is not None else []
+        mip, cuts, seconds = mip_pool(lp, args.mip_limit, all_integer=True)
         small = [c for c in cuts if c[0].size <= args.small]
-        kinds = Counter(" + ".join(sorted(set(block[c[0]]))) for c in small)
+        kinds = blocks(lp, small)
         row = {
             "sentence": i, "n": sentences[i].n, "nodes": count, "root": root, "optimum": optimum,
             "mip": mip, "mip_seconds": seconds, "cuts": len(cuts), "small": len(small),
