@@ -19,7 +19,6 @@ import lpparse.ppc.loop as loop
 from lpparse.colgen import ColgenOptions, Warm
 from lpparse.decoding import decode
 from lpparse.formulations.consecutive import DenseConsecutiveScorer
-from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.pyomo_view import PyomoModel
 from lpparse.lp.solution import Status
@@ -128,21 +127,21 @@ def test_a_live_master_gives_the_brute_force_optimum_with_a_proof(
 
 def test_a_live_master_goes_on_from_the_roots_own_master() -> None:
     """The search's live master is the root's restricted master itself (:meth:`LiveMaster.adopt`): the
-    root's LP on it, or on a copy with the root's basis placed by label (:meth:`LiveMaster.fork`), takes no
-    simplex iteration (a master built anew from the root's parts took 1,948 on Hungarian dev #152), and the
-    root's record keeps a program of its own."""
+    root's LP on it, or on a copy with the root's basis copied inside HiGHS (:meth:`LiveMaster.fork`), takes
+    no simplex iteration (a master built anew from the root's parts took 1,948 on Hungarian dev #152), and
+    the root's record keeps a program of its own."""
     s, t, _ = _fractional_instance(12)
     root = solve_lp(s, second_order_parts(DenseTripleScorer(t), "all"), "ppc", False, keep_master=True)
     master, program, bound = root.master, root.program, root.certificate.dual_objective
     assert isinstance(master, HighsModel)
-    basis = LabelledBasis.of(program.lp, *master.program_basis())
     live = LiveMaster.adopt(root, master, s, False, ColgenOptions())
     assert live.prog is program and root.program is not program and root.solution.lp is root.program.lp
     twin = live.fork()  # another child's copy: its own program and HiGHS model, the scores shared
     assert twin.prog is not program and twin.engine.live is not master
+    assert twin.engine.live.lp is twin.prog.lp and twin.engine.live.highs is not master.highs
     assert twin.families[0].cache is live.families[0].cache
-    for copy_, start in ((twin, basis), (live, None)):  # the fork places the basis; the master has it
-        again = copy_.solve(allowed_arcs(s), None, start)
+    for copy_ in (twin, live):  # both hold the root's basis
+        again = copy_.solve(allowed_arcs(s), None)
         assert again is not None and again.certified
         assert again.rounds[0].simplex_iterations == 0
         assert again.certificate.dual_objective == pytest.approx(bound, abs=1e-7)

@@ -341,6 +341,49 @@ def test_inactive_columns_and_rows_stay_out_until_activated(seed: int) -> None:
     assert extra.size == 1
 
 
+@pytest.mark.parametrize("minimizing", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_copy_holds_the_model_and_its_basis_and_goes_its_own_way(seed: int, minimizing: bool) -> None:
+    """HighsModel.copy onto a copy of the program: the same HiGHS columns and rows (inactive ones held out,
+    activated ones after the others), options (a cutoff's sense) and basis, so its solve takes no simplex
+    iteration; bounds changed on the copy leave the original as it was, and the copy reaches its own
+    optimum, that of a model built anew from its program."""
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=(9, 9))
+    lp = single_commodity_flow(s)
+    arcs = lp.var_blocks["z"].index
+    out = rng.random(len(arcs)) < 0.4
+    out[arcs[:, 0] == 0] = False
+    held = np.concatenate([lp.cols("z")[out], lp.cols("phi")[out]])
+    model = HighsModel(lp, options={"presolve": "off"}, inactive_cols=held, inactive_rows=lp.rows("NoFlow")[out])
+    if minimizing:
+        model.set_cutoff(-1e9)
+    model.solve()
+    model.activate(held[: held.size // 2])
+    first = model.solve()
+    other = copy.deepcopy(lp)
+    other.add_variables("w", [0], cost=0.5, upper=1.0)
+    with pytest.raises(ValueError, match="copy of its program"):
+        model.copy(other)
+    program = copy.deepcopy(lp)
+    twin = model.copy(program)
+    assert twin.lp is program and twin.highs is not model.highs and twin.masked
+    again = twin.solve()
+    assert again.status is Status.OPTIMAL and again.iterations == 0
+    assert again.objective == pytest.approx(first.objective, abs=1e-9)
+    np.testing.assert_allclose(again.x, first.x, atol=1e-9)
+    z = np.flatnonzero(first.x[program.cols("z")] > 0.5)[:2]
+    twin.set_col_upper(program.cols("z")[z], np.zeros(z.size))
+    changed = twin.solve()
+    fresh = copy.deepcopy(program)
+    fresh.col_upper[held[held.size // 2 :]] = 0.0  # what the copy still holds out, at 0
+    assert changed.status is Status.OPTIMAL
+    assert changed.objective == pytest.approx(HighsModel(fresh).solve().objective, abs=1e-7)
+    assert np.array_equal(lp.col_upper[program.cols("z")], single_commodity_flow(s).col_upper[program.cols("z")])
+    still = model.solve()
+    assert still.iterations == 0 and still.objective == pytest.approx(first.objective, abs=1e-9)
+
+
 def test_highs_out_of_memory_is_a_memory_error() -> None:
     """HiGHS reports "memory limit reached" (seen under ulimit -v on a 110-token brute-force LP) as a model status,
     not an exception: lpparse raises MemoryError, which commands report per sentence, not NOT_SOLVED."""

@@ -19,6 +19,7 @@ All sign conversion between HiGHS and lpparse happens in :func:`duals_from_highs
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import sys
@@ -634,6 +635,24 @@ class HighsModel:
         aty = np.bincount(cols[sel], vals[sel] * y[rows[sel]], minlength=lp.num_cols)
         d[out] = lp.cost[out] - aty[out]
         return d
+
+    def copy(self, lp: LinearProgram) -> HighsModel:
+        """A model of ``lp``, a copy of this model's program as it stands, holding a copy of this model made
+        inside HiGHS (its program, options and basis, the same columns and rows in the same order): its next
+        solve starts from this model's basis, with no basis placed by label and no program passed from Python
+        (a branch-and-bound node's master for a second child, :mod:`lpparse.ppc.live`)."""
+        self.sync()
+        if (lp.num_cols, lp.num_rows, lp.num_nz) != self._synced:
+            raise ValueError("copy a model onto a copy of its program as it stands")
+        twin = copy.copy(self)
+        twin.lp, twin.highs = lp, _new_highs()
+        twin._col_h, twin._row_h = self._col_h.copy(), self._row_h.copy()
+        twin._col_p, twin._row_p = self._col_p.copy(), self._row_p.copy()
+        twin._held = tuple(a.copy() for a in self._held)  # type: ignore[assignment]
+        self._check(twin.highs.passOptions(self.highs.getOptions()), "passOptions")
+        self._check(twin.highs.passModel(self.highs.getLp()), "passModel")
+        self._check(twin.highs.setBasis(self.highs.getBasis()), "setBasis")
+        return twin
 
     def basis(self) -> highspy.HighsBasis:
         """HiGHS's current basis (col_status, row_status), in HiGHS's order: the program's unless some column

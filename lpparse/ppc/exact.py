@@ -402,8 +402,8 @@ class _Search:
         nodes: 14.9 s of branching against 24.3 s with parse-price-cut at every node.)"""
         cutoff = self.cutoff()
         if node.parent in self.masters:
-            master, basis = self._master(node)
-            result = master.solve(node.mask, time_limit, basis, cutoff)
+            master = self._master(node)
+            result = master.solve(node.mask, time_limit, cutoff)
             if result is not None and not self._short(result):
                 return result, master
             if result is not None:  # the bound missed the cutoff by the certificate's tolerance: go on
@@ -448,13 +448,13 @@ class _Search:
             return None
         return self.lower + 0.5 * gap_abs(self.lower, self.options.gap_tol)
 
-    def _master(self, node: BranchNode) -> tuple[LiveMaster, LabelledBasis | None]:
-        """The master a node solves on, and the basis to place on it first: its parent's master itself when
-        it is the last of its siblings to be solved (the master's basis is the parent's final one), else a copy
-        (:meth:`lpparse.ppc.live.LiveMaster.fork`) with the parent's basis."""
+    def _master(self, node: BranchNode) -> LiveMaster:
+        """The master a node solves on: its parent's master itself when
+        it is the last of its siblings to be solved, else a copy (:meth:`lpparse.ppc.live.LiveMaster.fork`):
+        either way its basis is the parent's final one, so no basis is placed."""
         if self.unsolved_children[node.parent] == 1:
-            return self.masters.pop(node.parent), None
-        return self.masters[node.parent].fork(), self.bases.get(node.parent)
+            return self.masters.pop(node.parent)
+        return self.masters[node.parent].fork()
 
     def solve(self, node: BranchNode) -> tuple[PPCResult, LiveMaster | None]:
         """The node's LP (:meth:`_lp`), counted in the stats and kept for its children."""

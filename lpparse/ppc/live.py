@@ -11,8 +11,8 @@ HiGHS goes on from the parent's final basis, which bound changes leave dual feas
 **Whose master.** A node solved on a program of its own (the root) hands its restricted master over as it
 stands (:meth:`LiveMaster.adopt`: program, families, HiGHS model; the node's record keeps a copy of its
 program). The last of its children to be solved takes that master over; each other child solves on a copy
-(:meth:`LiveMaster.fork`: program and families copied, score caches shared, a HiGHS model of its own with
-the parent's basis placed by label, :mod:`lpparse.lp.basis`, exact on the same program). A node thus starts
+(:meth:`LiveMaster.fork`: program and families copied, score caches shared, the HiGHS model with its basis
+copied inside HiGHS). A node thus starts
 from its parent's columns and final basis only. A single master shared by the whole search did not pay:
 re-solving a parent's own LP on it took 0 simplex iterations when the parent was the last node solved, but
 560-1,000 on Hungarian dev #152 (49 tokens) once other subtrees had priced columns in (attractive under the
@@ -68,7 +68,6 @@ from lpparse.colgen import ColgenOptions, Engine, PartFamily
 from lpparse.colgen.family import NodeFamily
 from lpparse.formulations.arborescence import CycleCutFamily
 from lpparse.formulations.grandparent import GrandparentProgram
-from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.families import clean_tree
@@ -132,13 +131,16 @@ class LiveMaster:
 
     def fork(self) -> LiveMaster:
         """A copy of this master for another child of its node: the program and families copied (the score
-        caches, scorers and bounds shared), a HiGHS model of its own built from the program with the same parts
-        held out; the next :meth:`solve` places the node's basis on it, by label."""
+        caches, scorers and bounds shared), and the HiGHS model copied inside HiGHS with its basis
+        (:meth:`lpparse.lp.highs_view.HighsModel.copy`), which is the node's final one as long as no child
+        solved on this master yet."""
         fork = copy.copy(self)  # the arc scores and the start's bounds shared
         fork.prog, fork.families = copy.deepcopy((self.prog, self.families), {id(self.s): self.s})
         fork.own = [f for f in fork.families if not isinstance(f, CycleCutFamily)]
         fork.engine = Engine(fork.prog.lp, fork.families, self.options, keep_master=True)
-        fork.engine.live = fork.engine.master_model()
+        model = self.engine.live
+        assert isinstance(model, HighsModel)
+        fork.engine.live = model.copy(fork.prog.lp)
         return fork
 
     @staticmethod
@@ -173,12 +175,11 @@ class LiveMaster:
         self,
         mask: NDArray[np.bool_],
         time_limit: float | None,
-        basis: LabelledBasis | None = None,
         cutoff: float | None = None,
     ) -> PPCResult | None:
         """The LP of the node whose arcs are ``mask`` (a subset of the root's), certified on the node's full
         LP (or its bound, once at most ``cutoff``: :class:`lpparse.colgen.ColgenOptions`), its first solve
-        from ``basis`` (its parent's, by label) if given, else from the master's last;
+        from the master's last basis;
         None when the node has no tree without pruned parts to start from (solve it on its own program).
         The result's program is the live one: read what it needs before the next call, or keep a
         :meth:`snapshot`."""
@@ -196,8 +197,6 @@ class LiveMaster:
         self._bound(mask, model)
         for family in self.own:
             family.include(tree, model)
-        if basis is not None:
-            model.start_from(basis)
         engine.start = start
         engine.options = replace(self.options, time_limit=time_limit, cutoff=cutoff)
         return _result(self.prog, self.families, engine.run(), "ppc", start)
