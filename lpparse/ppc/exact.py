@@ -217,8 +217,8 @@ class ExactOptions:
         * Danish grandparent + sibling model over pruned arcs: 352 against 330 tokens/s, all 578 proved,
           under Martins et al.'s rows; with the triangle cuts 431 against 490 tokens/s
           (benchmarks/results/exact_siblings-da_ddt.md), so the sibling family's probes pay without them only;
-        * Danish full model (consecutive siblings, grand- and tri-siblings) on live masters: 135 against 173
-          tokens/s over the dev set, 577/578 proved either way (benchmarks/results/exact_full-da_ddt.md).
+        * Danish full model (consecutive siblings, grand- and tri-siblings) on live masters: 336 against 504
+          tokens/s over the dev set, 578/578 proved either way (benchmarks/results/exact_full-da_ddt.md).
 
         (``arc`` against ``gub``: exact_branching.md.)"""
         if self.branching != "auto":
