@@ -197,9 +197,9 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)  # KiB: the larges
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss of children in KiB")
 def test_parse_on_two_workers_holds_few_cubes(tmp_path: Path) -> None:
-    """``parse --workers 2 --scores`` over 150 sentences of 50 tokens with dense grandparent cubes (160 MB):
+    """``parse --workers 2 --scores`` over 60 sentences of 50 tokens with dense grandparent cubes (64 MB):
     no process of the command grows by more than a few cubes over a run of 2 sentences."""
-    n, count = 50, 150
+    n, count = 50, 60
     cube_bytes = (n + 1) ** 3 * 8
     rng = np.random.default_rng(1)
     treebank = conll(tmp_path / "long.conllu", [n] * count)
@@ -212,7 +212,7 @@ def test_parse_on_two_workers_holds_few_cubes(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         peaks.append(int(done.stdout) * 1024)
     print(f"\npeak RSS: {peaks[0] / 1e6:.0f} MB over 2 sentences, {peaks[1] / 1e6:.0f} MB over {count}")
-    assert peaks[1] - peaks[0] < 20 * cube_bytes  # all of them would be 150
+    assert peaks[1] - peaks[0] < 20 * cube_bytes  # all of them would be 60
 
 
 # ----------------------------------------------------------------------------- the commands
