@@ -358,7 +358,9 @@ def test_a_copy_holds_the_model_and_its_basis_and_goes_its_own_way(seed: int, mi
     model = HighsModel(lp, options={"presolve": "off"}, inactive_cols=held, inactive_rows=lp.rows("NoFlow")[out])
     if minimizing:
         model.set_cutoff(-1e9)
-    model.solve()
+    unsolved = model.copy(copy.deepcopy(lp))  # no basis yet: both solve from scratch, alike
+    cold, before = unsolved.solve(certify=False), model.solve(certify=False)
+    assert cold.iterations == before.iterations and cold.objective == pytest.approx(before.objective, abs=1e-9)
     model.activate(held[: held.size // 2])
     first = model.solve()
     other = copy.deepcopy(lp)

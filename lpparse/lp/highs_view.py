@@ -651,7 +651,9 @@ class HighsModel:
         twin._held = tuple(a.copy() for a in self._held)  # type: ignore[assignment]
         self._check(twin.highs.passOptions(self.highs.getOptions()), "passOptions")
         self._check(twin.highs.passModel(self.highs.getLp()), "passModel")
-        self._check(twin.highs.setBasis(self.highs.getBasis()), "setBasis")
+        basis = self.highs.getBasis()
+        if basis.valid:  # else (never solved) the copy solves from scratch, as this model would
+            twin.highs.setBasis(basis)
         return twin
 
     def basis(self) -> highspy.HighsBasis:
