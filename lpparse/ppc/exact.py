@@ -449,9 +449,9 @@ class _Search:
         return self.lower + 0.5 * gap_abs(self.lower, self.options.gap_tol)
 
     def _master(self, node: BranchNode) -> LiveMaster:
-        """The master a node solves on: its parent's master itself when
-        it is the last of its siblings to be solved, else a copy (:meth:`lpparse.ppc.live.LiveMaster.fork`):
-        either way its basis is the parent's final one, so no basis is placed."""
+        """The master a node solves on: its parent's master itself when it is the last of its siblings to be
+        solved, else a copy (:meth:`lpparse.ppc.live.LiveMaster.fork`); either way its basis is the parent's
+        final one, so no basis is placed."""
         if self.unsolved_children[node.parent] == 1:
             return self.masters.pop(node.parent)
         return self.masters[node.parent].fork()

@@ -12,11 +12,11 @@ HiGHS goes on from the parent's final basis, which bound changes leave dual feas
 stands (:meth:`LiveMaster.adopt`: program, families, HiGHS model; the node's record keeps a copy of its
 program). The last of its children to be solved takes that master over; each other child solves on a copy
 (:meth:`LiveMaster.fork`: program and families copied, score caches shared, the HiGHS model with its basis
-copied inside HiGHS). A node thus starts
-from its parent's columns and final basis only. A single master shared by the whole search did not pay:
-re-solving a parent's own LP on it took 0 simplex iterations when the parent was the last node solved, but
-560-1,000 on Hungarian dev #152 (49 tokens) once other subtrees had priced columns in (attractive under the
-parent's duals, they make its basis dual infeasible); GCG keeps such columns in a pool outside the master.
+copied inside HiGHS). A node thus starts from its parent's columns and final basis only. A single master
+shared by the whole search did not pay: re-solving a parent's own LP on it took 0 simplex iterations when the
+parent was the last node solved, but 560-1,000 on Hungarian dev #152 (49 tokens) once other subtrees had
+priced columns in (attractive under the parent's duals, they make its basis dual infeasible); GCG keeps such
+columns in a pool outside the master.
 
 Per node, before the engine's loop (:class:`lpparse.colgen.Engine`, run again on its kept master):
 
