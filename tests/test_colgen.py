@@ -279,6 +279,45 @@ def test_engine_api_options_trace_and_errors() -> None:
     assert c.certified and c.objective == pytest.approx(a.objective, abs=1e-7)  # settings change speed only
 
 
+def test_families_price_by_priority_then_as_listed() -> None:
+    """The sibling family (``pricing_priority`` -1) prices before the grandparent family (none: 0) in every
+    round, listed first or last, and so spends the arcs' slack first; a family given a lower priority goes
+    first instead; rounds and counts stay by name, and every order reaches the same certified optimum."""
+    rng = np.random.default_rng(5)
+    n = 9
+    s = random_scores(n, rng)
+    gp, sib = synthetic_triple_scorer(n, rng), synthetic_sibling_scorer(n, rng)
+
+    def run(order: tuple[str, ...], first: str | None = None) -> tuple[list[str], float]:
+        prog = arc_program(s)
+        tree = chu_liu_edmonds(s)
+        binding = Binding(prog, s, tree, ColgenOptions())
+        bound = {
+            "grandparent": GrandparentParts(DenseTripleScorer(gp.scores)).bind(binding),
+            "sibling": SiblingParts(DenseSiblingScorer(sib.scores)).bind(binding),
+        }
+        calls: list[str] = []
+        for name, family in bound.items():
+            family.tree = tree
+            family.price = lambda state, f=family, price=family.price: calls.append(f.name) or price(state)
+            if name == first:
+                family.pricing_priority = -2
+        engine = Engine(prog.lp, [bound[name] for name in order])
+        result = engine.run()
+        assert result.status is Status.OPTIMAL and result.certificate is not None and result.certificate.ok
+        assert list(result.trace[-1].families) == list(order)
+        assert len(calls) == 2 * len(result.trace)
+        return calls, result.solution.objective
+
+    calls, objective = run(("grandparent", "sibling"))
+    assert calls[:2] == ["sibling", "grandparent"] and len(set(zip(calls[::2], calls[1::2]))) == 1
+    calls_b, objective_b = run(("sibling", "grandparent"))
+    assert set(zip(calls_b[::2], calls_b[1::2])) == {("sibling", "grandparent")}
+    calls_c, objective_c = run(("grandparent", "sibling"), first="grandparent")
+    assert set(zip(calls_c[::2], calls_c[1::2])) == {("grandparent", "sibling")}
+    assert objective == pytest.approx(objective_b, abs=1e-7) and objective == pytest.approx(objective_c, abs=1e-7)
+
+
 @pytest.mark.parametrize(
     ("n", "limit", "siblings", "preset", "base"),
     [

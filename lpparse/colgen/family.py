@@ -103,7 +103,9 @@ class PartFamily(Protocol):
     ``name`` keys its entries in the trace; ``candidates``: how many parts it has in all (what brute force
     scores and adds); ``scored``: parts scored so far in this run; ``added``: parts with a column in the
     master; ``held_out``: master columns it keeps out of HiGHS for now; ``scoring_seconds``: time spent
-    scoring (the engine counts it apart from pricing); ``degenerate_master``: see below."""
+    scoring (the engine counts it apart from pricing); ``degenerate_master``: see below. Optional:
+    ``pricing_priority`` (an int, 0 when absent): families price in increasing priority, then in the order
+    given, and a family pricing earlier spends the shared arc slack first (:mod:`lpparse.colgen.engine`)."""
 
     name: str
     #: its parts make the restricted master highly degenerate (many columns with both arcs at 0): the engine

@@ -444,6 +444,8 @@ class SiblingFamily(Counted):
 
     name = "sibling"
     degenerate_master = True  # thousands of parts with both arcs at 0 (colgen.options.DEGENERATE_MASTER)
+    #: prices before the grandparent family, taking the arcs' slack first (lpparse.colgen.engine)
+    pricing_priority = -1
 
     def __init__(self, prog: GrandparentProgram, spec: SiblingParts, binding: Binding) -> None:
         self.sibs = sibling_program(prog.lp, spec.preset)
