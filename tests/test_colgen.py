@@ -259,6 +259,8 @@ def test_engine_api_options_trace_and_errors() -> None:
         solve_lp(s, [gp.scores])  # type: ignore[list-item]
     with pytest.raises(ValueError, match="unknown init"):
         GrandparentParts(gp, init="nope")
+    with pytest.raises(ValueError, match="release must be > 0"):
+        GrandparentParts(gp, release=0.0)
     prog = arc_program(s)
     tree = chu_liu_edmonds(s)
     binding = Binding(prog, s, tree, ColgenOptions())

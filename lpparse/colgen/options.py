@@ -14,6 +14,7 @@ __all__ = [
     "BF_MASTER",
     "DEFAULT_MASTER",
     "DEFER",
+    "RELEASE",
     "DEGENERATE_MASTER",
     "ENGINE_FIELDS",
     "HIGHS_OPTIONS",
@@ -90,10 +91,16 @@ PER_PAIR = 16
 #: Hold back priced triples with both arcs at 0 (degenerate pivots) when there are more than DEFER·n of them
 #: and others to add (measured on 15 dev sentences of 20-45 tokens, CPU time: English -34% with 2.5x fewer
 #: GPs added, Hungarian unchanged; DEFER = 0, always holding them back, costs Hungarian +35% in extra rounds).
-#: When only such triples price, the DEFER·n of highest reduced cost enter, not all: on unpruned grandparent +
-#: sibling models a round released 5,800 at once and the next solve took 30 s (Italian dev #122, 62 tokens:
-#: 72 s -> 27 s CPU; #6: 73 s -> 50 s; Hungarian #328: 266 s -> 140 s; English #955: 474 s -> 415 s)
 DEFER = 8.0
+#: When only held-back triples price, the RELEASE·n of highest reduced cost enter, not all: on unpruned
+#: grandparent + sibling models a round released 5,800 at once and the next solve took 30 s (Italian dev #122,
+#: 62 tokens: 72 s -> 27 s CPU with 8·n; #6: 73 s -> 50 s; Hungarian #328: 266 s -> 140 s; English #955:
+#: 474 s -> 415 s). 24·n rather than 8·n, once the sibling family priced first (lpparse.colgen.engine): on
+#: those models, ``ppc`` on the first three dev sentences of 40-55 tokens of each dev set, the two run side by
+#: side on the two cores, 68.7 s against 78.5 s, fewer rounds on all 12 (66 -> 47 on the slowest Danish one);
+#: a grandparent-only model is unaffected (Italian dev, the 60 sentences of 20+ tokens, alternating per
+#: sentence: 1.36 s against 1.48 s; 64·n 1.49 s).
+RELEASE = 24.0
 #: initial triples: ``root`` ⟨0,h,m⟩ (§4.2) or ``tree`` ⟨head_T(h),h,m⟩
 INITS = ("root", "tree")
 

@@ -344,6 +344,7 @@ class GrandparentFamily(Counted):
             opts.parent_duals,
             _arc_values(state, prog),
             opts.defer,
+            opts.release,
         )
         raised = prog.onegp_row >= 0
         state.y[prog.onegp_row[raised]] += priced.onegp_raise[raised]

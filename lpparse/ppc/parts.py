@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 from lpparse.colgen.cache import ScoreCache
 from lpparse.colgen.family import PartFamily, Warm
-from lpparse.colgen.options import DEFER, INITS, PER_PAIR, SEED_HEADS, ColgenOptions
+from lpparse.colgen.options import DEFER, INITS, PER_PAIR, RELEASE, SEED_HEADS, ColgenOptions
 from lpparse.formulations.grandparent import GrandparentProgram, resolve_families
 from lpparse.formulations.grandparent_chains import CHAINS
 from lpparse.formulations.sibling import SIBLING_FAMILIES, SIBLING_PRESETS
@@ -233,7 +233,8 @@ class GrandparentParts:
     (:data:`~lpparse.colgen.options.INITS`, :data:`~lpparse.colgen.options.SEED_HEADS`); ``per_pair``:
     partial pricing, at most that many new triples per ⟨p,c⟩ a round (None: all); ``parent_duals``: spend arc
     slack on the GPArc rows of absent triples; ``defer``: hold back priced triples with both arcs at 0
-    (:data:`~lpparse.colgen.options.DEFER`; None: never); ``lazy_arcgp``: a triple's ArcGP row enters only
+    (:data:`~lpparse.colgen.options.DEFER`; None: never), ``release``: how many of them enter, times n, when
+    nothing else prices (:data:`~lpparse.colgen.options.RELEASE`); ``lazy_arcgp``: a triple's ArcGP row enters only
     once violated in parse-price-cut (False: with its column, as Riedel, Smith & McCallum 2012 §4;
     :mod:`lpparse.ppc.loop`; the ``bf`` decoder's program has every row either way, the brute force of
     ``auto`` and exact decoding all but the ArcGP rows that OneGP and GPArc imply: :class:`Binding`);
@@ -248,6 +249,7 @@ class GrandparentParts:
     per_pair: int | None = PER_PAIR
     parent_duals: bool = True
     defer: float | None = DEFER
+    release: float = RELEASE
     lazy_arcgp: bool = True
     dead_arcs: bool = True
     chains: tuple[str, ...] = ()
@@ -262,6 +264,8 @@ class GrandparentParts:
     def __post_init__(self) -> None:
         if self.init not in INITS:
             raise ValueError(f"unknown init {self.init!r}; choose from {INITS}")
+        if not self.release > 0:
+            raise ValueError(f"release must be > 0 (triples per token), got {self.release!r}")
         unknown = set(self.chains) - set(CHAINS)
         if unknown:
             raise ValueError(f"unknown chain cuts {sorted(unknown)}; choose from {sorted(CHAINS)}")

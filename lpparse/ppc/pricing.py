@@ -152,6 +152,7 @@ def price(
     parent_duals: bool = True,
     arc_values: NDArray[np.float64] | None = None,
     defer: float | None = None,
+    release: float | None = None,
 ) -> PriceResult:
     """Absent triples with reduced cost (eq. 8) > tol after dual tightening, scoring only those whose bound
     (eq. 11) is > tol; with ``per_pair``, only the ``per_pair`` of highest reduced cost for each ⟨p,c⟩ (partial
@@ -163,7 +164,8 @@ def price(
     tightening); ``parent_duals`` spends leftover slack on absent GPArc rows (module docstring). ``defer``
     (with the LP's ``arc_values``): when more than ``defer``·n of the triples to return have both arcs at 0
     (entering, they can only pivot degenerately), return only the others if there are any, else the
-    ``defer``·n of highest reduced cost; the rest are priced again next round, with better duals."""
+    ``release``·n of highest reduced cost (None: ``defer``·n); the rest are priced again next round, with
+    better duals."""
     arc = prog.arc_mask
     size = arc.shape[0]
     words = arc.copy()
@@ -228,10 +230,11 @@ def price(
         if dead.sum() > limit:
             if (keep & ~dead).any():
                 keep &= ~dead
-            else:  # only degenerate ones: the ``limit`` of highest reduced cost
+            else:  # only degenerate ones: the ``release``·n of highest reduced cost
                 idx = np.flatnonzero(keep)
                 keep = np.zeros_like(keep)
-                keep[idx[np.argsort(-r[idx], kind="stable")[:limit]]] = True
+                cap = max(1, int((defer if release is None else release) * (size - 1)))
+                keep[idx[np.argsort(-r[idx], kind="stable")[:cap]]] = True
     if per_pair is not None and keep.any():
         idx = np.flatnonzero(keep)
         keep = np.zeros_like(keep)
