@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from test_siblings import instances as dense_instances
 
 from lpparse.colgen import ColgenOptions, Engine, PartFamily
-from lpparse.colgen.options import DEFAULT_MASTER, DEGENERATE_MASTER
+from lpparse.colgen.options import DEFAULT_MASTER, DEGENERATE_MASTER, MasterSettings
+from lpparse.colgen.purge import Purge
 from lpparse.formulations.arborescence import solve_cycle_cuts
 from lpparse.formulations.grandparent import arc_program
 from lpparse.lp import Status
@@ -279,6 +280,26 @@ def test_engine_api_options_trace_and_errors() -> None:
     assert Engine(fresh.lp, [triples, sibling], forced).settings == DEFAULT_MASTER
     c = solve_lp(s, parts, "ppc", options=forced)
     assert c.certified and c.objective == pytest.approx(a.objective, abs=1e-7)  # settings change speed only
+
+
+def test_stalled_sibling_masters_go_on_by_the_dual_simplex(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sibling family's degenerate master keeps HiGHS's bound perturbation on its primal re-solves and,
+    once one passes its stall limit (here 1 iteration), goes on by the dual simplex for the rest of the run:
+    the same optimum as brute force, certified on the full LP."""
+    stalled = 0
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        n = 8
+        s = random_scores(n, rng)
+        gp, sib = synthetic_triple_scorer(n, rng), synthetic_sibling_scorer(n, rng)
+        sibs = DenseSiblingScorer(sib.scores)
+        default = solve_lp(s, [SiblingParts(sibs)], "ppc", keep_master=True)
+        assert default.master.highs.getOptionValue("primal_simplex_bound_perturbation_multiplier")[1] == 1.0
+        with monkeypatch.context() as patch:
+            patch.setattr("lpparse.colgen.engine.DEGENERATE_MASTER", MasterSettings(0.0, {}, Purge(), True))
+            result, _ = check_against_bf(s, DenseTripleScorer(gp.scores), sibs, False, "both")
+        stalled += result.info["stalled"]
+    assert stalled > 0
 
 
 def test_families_price_by_priority_then_as_listed() -> None:

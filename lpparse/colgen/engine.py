@@ -37,7 +37,9 @@ sentence: ``auto`` 1,728 against 1,735 tokens/s, exact 1,563 against 1,546).
 
 **Stalls.** A warm primal re-solve that passes ``stall_rows`` x rows iterations stops; it and every later
 re-solve of the run go on with the dual simplex, since on a degenerate master the primal simplex stalls
-round after round, with or without perturbation. Simplex iterations on random N(0,1) arc and triple scores,
+round after round, with or without perturbation. The degenerate master (siblings) keeps HiGHS's bound
+perturbation and stops a primal re-solve after 0.2 x rows iterations
+(:data:`~lpparse.colgen.options.DEGENERATE_MASTER`). Simplex iterations on random N(0,1) arc and triple scores,
 n = 20 (BF: the full LP solved once): ``martins`` on the multi-flow base, primal throughout 231k (166 s;
 with perturbation from the start 141k and unfinished at 120 s), dual after a stall 104k (38 s), dual
 throughout 85k, BF 24k (13 s in the same run); ``all`` on multi-flow 50k (17.5 s), dual after a stall 42k,
@@ -250,11 +252,11 @@ class Engine:
         return sol, iterations, seconds
 
     def _stall_limit(self, model: LPModel, primal: bool) -> None:
-        """Perturbation off, with a stall limit on primal re-solves that follows the program's size
-        (``stall_rows`` None: HiGHS's defaults throughout)."""
+        """Bound perturbation as the master settings say, with a stall limit on primal re-solves that follows
+        the program's size (``stall_rows`` None: HiGHS's defaults throughout)."""
         if self.settings.stall_rows is not None:
             limit = int(self.settings.stall_rows * self.lp.num_rows) + 1 if primal else None
-            model.set_perturbation(False, limit)
+            model.set_perturbation(self.settings.perturbation, limit)
 
     def run(self) -> EngineResult:
         opts = self.options

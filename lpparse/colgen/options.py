@@ -16,6 +16,7 @@ __all__ = [
     "DEFER",
     "RELEASE",
     "DEGENERATE_MASTER",
+    "DEGENERATE_STALL_ROWS",
     "ENGINE_FIELDS",
     "HIGHS_OPTIONS",
     "INITS",
@@ -45,19 +46,27 @@ BF_HIGHS_OPTIONS: dict[str, object] = {**HIGHS_OPTIONS, "presolve": "off", "simp
 #: ``STALL_ROWS`` x rows iterations a re-solve continues from where it stopped with the dual simplex, as do
 #: the run's later re-solves (measured in :mod:`lpparse.colgen.engine`)
 STALL_ROWS = 1.0
+#: The stall limit of a degenerate master's primal re-solves (with bound perturbation on). On the longest
+#: unpruned dev sentences the primal simplex took up to 18k iterations a re-solve on masters of 50-70k rows:
+#: English #194 (75 tokens) 146 s, after its stall 63 s, the dual simplex throughout 53 s; #955 74 s, 69 s,
+#: 77 s. On 12 dev sentences of 40-55 tokens (the first three of each dev set), where primal re-solves rarely
+#: pass it: 67.2 s against 64.7 s primal throughout, 74.1 s with 0.1, 70.1 s dual throughout (each pair side
+#: by side on the two cores).
+DEGENERATE_STALL_ROWS = 0.2
 
 
 @dataclass(frozen=True)
 class MasterSettings:
-    """How the engine's restricted master re-solves. ``stall_rows``: a warm primal re-solve without bound
-    perturbation stops after ``stall_rows`` x rows simplex iterations and goes on with the dual simplex, as
-    the run's later re-solves (None: HiGHS's defaults, perturbation on); ``highs_options``: of the HiGHS
-    master the engine builds; ``purge``: when columns at 0 leave it (:mod:`lpparse.colgen.purge`; None:
-    never)."""
+    """How the engine's restricted master re-solves. ``stall_rows``: a warm primal re-solve stops after
+    ``stall_rows`` x rows simplex iterations and goes on with the dual simplex, as the run's later re-solves
+    (None: HiGHS's defaults, no limit); ``perturbation``: with a ``stall_rows``, whether the primal simplex
+    perturbs bounds (HiGHS's default) or not; ``highs_options``: of the HiGHS master the engine builds;
+    ``purge``: when columns at 0 leave it (:mod:`lpparse.colgen.purge`; None: never)."""
 
     stall_rows: float | None
     highs_options: Mapping[str, object]
     purge: Purge | None = None
+    perturbation: bool = False
 
 
 #: The master of grandparent triples (and of most families): :data:`HIGHS_OPTIONS`, :data:`STALL_ROWS`
@@ -71,7 +80,9 @@ DEFAULT_MASTER = MasterSettings(STALL_ROWS, HIGHS_OPTIONS)
 #: Purged from 20,000 rows on (:mod:`lpparse.colgen.purge`): unpruned grandparent + sibling models on the
 #: longest dev sentences, CPU s with purging against without, Danish #173 25.4 / 40.3, #419 16.2 / 16.4,
 #: Italian #6 45.8 / 55.3, #122 21.2 / 32.1, Hungarian #349 37.8 / 55.1, #328 117 / 140, English #955 370 / 415.
-DEGENERATE_MASTER = MasterSettings(None, {}, Purge())
+#: A primal re-solve that passes :data:`DEGENERATE_STALL_ROWS` x rows iterations goes on, with the rest of the
+#: run, by the dual simplex (:mod:`lpparse.colgen.engine`).
+DEGENERATE_MASTER = MasterSettings(DEGENERATE_STALL_ROWS, {}, Purge(), perturbation=True)
 #: Brute force's one cold solve of the full LP (:data:`BF_HIGHS_OPTIONS`); it never re-solves
 BF_MASTER = MasterSettings(None, BF_HIGHS_OPTIONS)
 #: Initial ⟨·,h,m⟩ triples for none of the arcs: T's triples alone. With dead arcs out of the master, a small

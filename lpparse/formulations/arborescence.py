@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
 
 from lpparse.colgen.family import DualState, Priced, Separated, Warm
-from lpparse.colgen.options import DEGENERATE_MASTER, ColgenOptions
+from lpparse.colgen.options import ColgenOptions, MasterSettings
 from lpparse.lp.program import LinearProgram, Terms
 from lpparse.lp.solution import TOL, FractionalSolutionError, Solution
 from lpparse.lp.views import LPModel, make_model
@@ -350,7 +350,7 @@ def solve_cycle_cuts(
         certificate_tol=tol,
         time_limit=time_limit,
         max_iterations=max_rounds + 1,
-        master=DEGENERATE_MASTER,  # HiGHS's defaults: no stall rule
+        master=MasterSettings(None, {}),  # HiGHS's defaults: no stall rule
     )
     from lpparse.colgen.engine import Engine  # the engine where a program is solved: building one needs none
 
