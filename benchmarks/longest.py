@@ -3,14 +3,17 @@
 For each dev set, the ``--count`` longest sentences are decoded with every arc a candidate (no pruning) by
 each decoder of ``--decoders`` (default ``auto``, which runs parse-price-cut on sentences this long) under
 each model ``<models>/<treebank>-<suffix>.npz`` of ``--models-suffixes`` (default the grandparent model ``2``
-and the grandparent + sibling model ``2s-lp``), one core, features included, at most ``--time-limit``
-seconds a sentence (wall clock; a run over it is reported as such). Reported per run: CPU seconds, the LP's
-rounds, its final rows and columns, whether its optimum is integral, and the parts scored per family. Writes
-``benchmarks/results/<out>.{json,md}`` (default ``longest``). Run a dev set per part (``--treebanks <dev
-file> --out <part>``), then ``--combine <part>.json ...``. ``--no-purge``: the LP decoders' masters keep every
-column (the ablation of :mod:`lpparse.colgen.purge`). ``--memory``: each run in a fresh process, which reports
-its peak resident memory (the model loaded included, HiGHS's too), for the tail of long sentences (train files
-hold sentences of up to 290 tokens, the dev sets up to 77).
+and the grandparent + sibling model ``2s-lp``), one core, features included, at most ``--time-limit`` seconds
+a sentence (wall clock; a run over it is reported as such). Reported per run: CPU seconds, the LP's rounds,
+its final rows and columns, whether its optimum is integral, and the parts scored per family. Writes
+``benchmarks/results/<out>.{json,md}`` (default ``longest``). Run a dev set per part (``--treebanks <dev file>
+--out <part>``), then ``--combine <part>.json ...``. Ablations of the devices that keep grandparent + sibling
+masters small: ``--no-purge``, the LP decoders' masters keep every column (:mod:`lpparse.colgen.purge`);
+``--release R``, held-back triples enter R·n at a time (:data:`lpparse.colgen.options.RELEASE`);
+``--no-stall``, a degenerate master's primal re-solves never give way to the dual simplex
+(:data:`lpparse.colgen.options.DEGENERATE_STALL_ROWS`). ``--memory``: each run in a fresh process, which
+reports its peak resident memory (the model loaded included, HiGHS's too), for the tail of long sentences
+(train files hold sentences of up to 290 tokens, the dev sets up to 77).
 """
 
 from __future__ import annotations
@@ -19,21 +22,37 @@ import multiprocessing
 import resource
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ppc import LANGUAGE, add_combine, commands_line, run_treebanks, treebank_parser
 
+from lpparse.colgen.options import DEGENERATE_MASTER
 from lpparse.corpus import read_treebank
 from lpparse.parsing import decode_sentence
 from lpparse.scoring.model import Model
 from lpparse.table import markdown_table
 
 
-def _run(model: Model, sentence: Any, decoder: str, time_limit: float, purge: bool) -> dict[str, Any]:
-    """One decoder on one sentence: CPU seconds and the LP's size, rounds and outcome."""
+def _options(args: Any) -> dict[str, Any]:
+    """The decoder options of the ablations that ``args`` asks for (module docstring)."""
+    options: dict[str, Any] = {} if args.purge else {"purge": False}
+    if args.release is not None:
+        options["release"] = args.release
+    if args.no_stall:
+        options["master"] = replace(DEGENERATE_MASTER, stall_rows=None)
+    return options
+
+
+def _run(
+    model: Model, sentence: Any, decoder: str, time_limit: float, options: dict[str, Any]
+) -> dict[str, Any]:
+    """One decoder on one sentence (with the decoder ``options``): CPU seconds and the LP's size, rounds and
+    outcome."""
     start, wall = time.process_time(), time.perf_counter()
-    options: dict[str, Any] = {} if purge else {"purge": False}
+    if not model.siblings:  # a degenerate master's settings are for sibling models only
+        options = {k: v for k, v in options.items() if k != "master"}
     try:
         stats = decode_sentence(model, sentence, decoder, time_limit=time_limit, **options).stats
     except RuntimeError as err:  # an LP decoder's run not certified: the time limit, or the solver's status
@@ -54,21 +73,21 @@ def _run(model: Model, sentence: Any, decoder: str, time_limit: float, purge: bo
 
 
 def _run_alone(
-    model_path: Path, sentence: Any, decoder: str, time_limit: float, purge: bool
+    model_path: Path, sentence: Any, decoder: str, time_limit: float, options: dict[str, Any]
 ) -> dict[str, Any]:
     """:func:`_run` in this (fresh) process, with its peak resident memory in MB (Linux reports kB)."""
-    row = _run(Model.load(model_path), sentence, decoder, time_limit, purge)
+    row = _run(Model.load(model_path), sentence, decoder, time_limit, options)
     return row | {"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 def _measured(path: Path, sentence: Any, decoder: str, args: Any) -> dict[str, Any]:
     """One run: in this process, or with ``--memory`` in a fresh one (nothing left from earlier runs)."""
-    purge = not args.no_purge
+    options = _options(args)
     if not args.memory:
-        return _run(Model.load(path), sentence, decoder, args.time_limit, purge)
+        return _run(Model.load(path), sentence, decoder, args.time_limit, options)
     spawn = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:
-        return pool.submit(_run_alone, path, sentence, decoder, args.time_limit, purge).result()
+        return pool.submit(_run_alone, path, sentence, decoder, args.time_limit, options).result()
 
 
 def run_treebank(path: Path, args: Any) -> dict[str, Any]:
@@ -113,6 +132,8 @@ def markdown(result: dict[str, Any]) -> str:
             "(wall clock). CPU seconds of the whole decode; rounds, rows and columns of its LP's last run (the "
             "program's: purged columns and rows count), columns purged from its master"
             + ("." if result.get("purge", True) else " (purging off: `--no-purge`).")
+            + (f" Held-back triples enter {result['release']:g}·n at once." if result.get("release") else "")
+            + (" Primal re-solves never give way to the dual simplex." if result.get("no_stall") else "")
             + (
                 " Each run in a fresh process; peak MB: its peak resident memory, the model and HiGHS"
                 " included."
@@ -142,9 +163,25 @@ def main() -> None:
         action="store_true",
         help="run each decode in a fresh process and report its peak resident memory",
     )
+    parser.add_argument(
+        "--release", type=float, default=None, metavar="R",
+        help="held-back triples enter R·n at a time (default: lpparse.colgen.options.RELEASE)",
+    )
+    parser.add_argument(
+        "--no-stall",
+        action="store_true",
+        help="a degenerate master's primal re-solves never give way to the dual simplex",
+    )
     add_combine(parser)
     args = parser.parse_args()
-    settings = {"time_limit": args.time_limit, "purge": not args.no_purge, "memory": args.memory}
+    args.purge = not args.no_purge
+    settings = {
+        "time_limit": args.time_limit,
+        "purge": args.purge,
+        "memory": args.memory,
+        **({"release": args.release} if args.release is not None else {}),
+        **({"no_stall": True} if args.no_stall else {}),
+    }
     run_treebanks("longest.py", args, run_treebank, markdown, settings)
 
 if __name__ == "__main__":
