@@ -5,9 +5,9 @@ present parts) and a live :class:`~lpparse.lp.highs_view.HighsModel`. :meth:`Eng
 
 1. **solve** the master (cold dual simplex first; warm primal simplex after new columns only, which keep the
    basis primal feasible; warm dual simplex after cuts; a warm primal re-solve runs without bound
-   perturbation and, once one stalls, the rest of the run re-solves with the dual simplex: below; with a
-   ``cutoff``, a dual simplex solve may stop at it, with duals that bound the master but no feasible primal:
-   :meth:`~lpparse.lp.highs_view.HighsModel.set_cutoff`);
+   perturbation, unless the master settings keep it, and once one stalls, the rest of the run re-solves
+   with the dual simplex: below; with a ``cutoff``, a dual simplex solve may stop at it, with duals that
+   bound the master but no feasible primal: :meth:`~lpparse.lp.highs_view.HighsModel.set_cutoff`);
 2. **price**: every family, in order of its ``pricing_priority`` (then as listed), reads the duals,
    tightens them (sharing arc slack through :class:`~lpparse.colgen.family.DualState`), rules parts out by
    its factorized bounds and scores the rest;
@@ -36,19 +36,18 @@ and 90k -> 43k rows, English #955 98 s -> 62 s, #194 189 s -> 153 s (132k -> 77k
 sentence: ``auto`` 1,728 against 1,735 tokens/s, exact 1,563 against 1,546).
 
 **Stalls.** A warm primal re-solve that passes ``stall_rows`` x rows iterations stops; it and every later
-re-solve of the run go on with the dual simplex, since on a degenerate master the primal simplex stalls
-round after round, with or without perturbation. The degenerate master (siblings) keeps HiGHS's bound
-perturbation and stops a primal re-solve after 0.2 x rows iterations
-(:data:`~lpparse.colgen.options.DEGENERATE_MASTER`). Simplex iterations on random N(0,1) arc and triple scores,
-n = 20 (BF: the full LP solved once): ``martins`` on the multi-flow base, primal throughout 231k (166 s;
-with perturbation from the start 141k and unfinished at 120 s), dual after a stall 104k (38 s), dual
-throughout 85k, BF 24k (13 s in the same run); ``all`` on multi-flow 50k (17.5 s), dual after a stall 42k,
-dual throughout 22k, BF 7k; ``martins`` on single-flow 108k (81 s), dual after a stall 41k, BF 13k. With
-trained models no re-solve stalled (``all``: 24 dev sentences of 20-40 tokens; ``martins``: 3 of 21-25
-tokens), so nothing changes there. What stays is PPC's own cost on such random scores: ``martins`` prices
-with r = s (no OneGP duals), so every positive triple whose arcs carry weight enters, half of all of them
-in 14 rounds, each a re-solve of a master growing towards BF's: use BF there
-(:func:`lpparse.ppc.solve_bf`).
+re-solve of the run go on with the dual simplex, since on a degenerate master the primal simplex stalls round
+after round, with or without perturbation. The degenerate master (siblings) keeps HiGHS's bound perturbation
+and stops a primal re-solve after 0.2 x rows iterations (:data:`~lpparse.colgen.options.DEGENERATE_MASTER`).
+Simplex iterations on random N(0,1) arc and triple scores, n = 20 (BF: the full LP solved once): ``martins``
+on the multi-flow base, primal throughout 231k (166 s; with perturbation from the start 141k and unfinished at
+120 s), dual after a stall 104k (38 s), dual throughout 85k, BF 24k (13 s in the same run); ``all`` on
+multi-flow 50k (17.5 s), dual after a stall 42k, dual throughout 22k, BF 7k; ``martins`` on single-flow 108k
+(81 s), dual after a stall 41k, BF 13k. With trained models no re-solve stalled (``all``: 24 dev sentences of
+20-40 tokens; ``martins``: 3 of 21-25 tokens), so nothing changes there. What stays is PPC's own cost on such
+random scores: ``martins`` prices with r = s (no OneGP duals), so every positive triple whose arcs carry
+weight enters, half of all of them in 14 rounds, each a re-solve of a master growing towards BF's: use BF
+there (:func:`lpparse.ppc.solve_bf`).
 
 The engine knows nothing of arcs, triples or siblings: those live in the families
 (:mod:`lpparse.ppc.families`). Parse-price-cut (:func:`lpparse.ppc.parse_price_cut`) is this engine with the

@@ -234,8 +234,8 @@ class GrandparentParts:
     partial pricing, at most that many new triples per ⟨p,c⟩ a round (None: all); ``parent_duals``: spend arc
     slack on the GPArc rows of absent triples; ``defer``: hold back priced triples with both arcs at 0
     (:data:`~lpparse.colgen.options.DEFER`; None: never), ``release``: how many of them enter, times n, when
-    nothing else prices (:data:`~lpparse.colgen.options.RELEASE`); ``lazy_arcgp``: a triple's ArcGP row enters only
-    once violated in parse-price-cut (False: with its column, as Riedel, Smith & McCallum 2012 §4;
+    nothing else prices (:data:`~lpparse.colgen.options.RELEASE`); ``lazy_arcgp``: a triple's ArcGP row enters
+    only once violated in parse-price-cut (False: with its column, as Riedel, Smith & McCallum 2012 §4;
     :mod:`lpparse.ppc.loop`; the ``bf`` decoder's program has every row either way, the brute force of
     ``auto`` and exact decoding all but the ArcGP rows that OneGP and GPArc imply: :class:`Binding`);
     ``dead_arcs``: keep arcs without a triple out of HiGHS; ``chains``: the chain cuts to separate, by block
