@@ -1,19 +1,20 @@
 """The longest dev sentences, unpruned: how long an LP decoder takes where it takes longest.
 
-For each dev set, the ``--count`` longest sentences are decoded with every arc a candidate (no pruning) by
-each decoder of ``--decoders`` (default ``auto``, which runs parse-price-cut on sentences this long) under
-each model ``<models>/<treebank>-<suffix>.npz`` of ``--models-suffixes`` (default the grandparent model ``2``
-and the grandparent + sibling model ``2s-lp``), one core, features included, at most ``--time-limit`` seconds
-a sentence (wall clock; a run over it is reported as such). Reported per run: CPU seconds, the LP's rounds,
-its final rows and columns, whether its optimum is integral, and the parts scored per family. Writes
-``benchmarks/results/<out>.{json,md}`` (default ``longest``). Run a dev set per part (``--treebanks <dev file>
---out <part>``), then ``--combine <part>.json ...``. Ablations of the devices that keep grandparent + sibling
-masters small: ``--no-purge``, the LP decoders' masters keep every column (:mod:`lpparse.colgen.purge`);
-``--release R``, held-back triples enter R·n at a time (:data:`lpparse.colgen.options.RELEASE`);
-``--no-stall``, a degenerate master's primal re-solves never give way to the dual simplex
-(:data:`lpparse.colgen.options.DEGENERATE_STALL_ROWS`). ``--memory``: each run in a fresh process, which
-reports its peak resident memory (the model loaded included, HiGHS's too), for the tail of long sentences
-(train files hold sentences of up to 290 tokens, the dev sets up to 77).
+For each dev set, the ``--count`` longest sentences (or, with ``--min-tokens N``, every sentence of at least
+N tokens) are decoded with every arc a candidate (no pruning) by each decoder of ``--decoders`` (default
+``auto``, which runs parse-price-cut on sentences this long) under each model
+``<models>/<treebank>-<suffix>.npz`` of ``--models-suffixes`` (default the grandparent model ``2`` and the
+grandparent + sibling model ``2s-lp``), one core, features included, at most ``--time-limit`` seconds a
+sentence (wall clock; a run over it is reported as such). Reported per run: CPU seconds, the LP's rounds, its
+final rows and columns, whether its optimum is integral, and the parts scored per family; per model, the tail
+(runs over 60 s, the median, the three slowest). Writes ``benchmarks/results/<out>.{json,md}`` (default
+``longest``). Run a dev set per part (``--treebanks <dev file> --out <part>``), then ``--combine <part>.json
+...``. Ablations of the devices that keep grandparent + sibling masters small: ``--no-purge``, the LP
+decoders' masters keep every column (:mod:`lpparse.colgen.purge`); ``--release R``, held-back triples enter
+R·n at a time (:data:`lpparse.colgen.options.RELEASE`); ``--no-stall``, a degenerate master's primal re-solves
+never give way to the dual simplex (:data:`lpparse.colgen.options.DEGENERATE_STALL_ROWS`). ``--memory``: each
+run in a fresh process, which reports its peak resident memory (the model loaded included, HiGHS's too), for
+the tail of long sentences (train files hold sentences of up to 290 tokens, the dev sets up to 77).
 """
 
 from __future__ import annotations
@@ -93,7 +94,11 @@ def _measured(path: Path, sentence: Any, decoder: str, args: Any) -> dict[str, A
 def run_treebank(path: Path, args: Any) -> dict[str, Any]:
     name = path.parent.name
     sentences = read_treebank(path)
-    longest = sorted(range(len(sentences)), key=lambda i: -sentences[i].n)[: args.count]
+    longest = sorted(range(len(sentences)), key=lambda i: -sentences[i].n)
+    if args.min_tokens is None:
+        longest = longest[: args.count]
+    else:
+        longest = [i for i in longest if sentences[i].n >= args.min_tokens]
     runs = []
     for suffix in args.models_suffixes:
         for i in longest:
@@ -143,13 +148,40 @@ def markdown(result: dict[str, Any]) -> str:
             "",
             markdown_table(list(head), rows, digits=1),
             "",
+            _tail(result),
+            "",
         ]
     )
+
+
+#: the must-show's ceiling on one sentence's decode, unpruned (CPU seconds)
+CEILING = 60.0
+
+
+def _tail(result: dict[str, Any]) -> str:
+    """The tail of the runs above, per model: how many, how many over :data:`CEILING` seconds or not
+    certified, the median and the three slowest."""
+    lines = []
+    for model in dict.fromkeys(r["model"] for tb in result["treebanks"] for r in tb["runs"]):
+        runs = [(r, tb["language"]) for tb in result["treebanks"] for r in tb["runs"] if r["model"] == model]
+        slow = sorted(runs, key=lambda x: -x[0]["seconds"])
+        over = [x for x in slow if x[0]["seconds"] > CEILING or x[0]["status"] != "certified"]
+        median = sorted(r["seconds"] for r, _ in runs)[len(runs) // 2]
+        top = ", ".join(f"{lang} #{r['sentence']} (n={r['n']}) {r['seconds']:.1f} s" for r, lang in slow[:3])
+        lines.append(
+            f"Model {model}: {len(runs)} runs, {len(over)} over {CEILING:g} s or not certified; median "
+            f"{median:.1f} s; slowest {top}."
+        )
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = treebank_parser(__doc__.split("\n\n")[0], "longest")
     parser.add_argument("--count", type=int, default=2, help="longest sentences per treebank file")
+    parser.add_argument(
+        "--min-tokens", type=int, default=None, metavar="N",
+        help="instead of --count, every sentence of at least N tokens, longest first",
+    )
     parser.add_argument("--models-suffixes", nargs="+", default=["2", "2s-lp"], metavar="SUFFIX")
     parser.add_argument("--decoders", nargs="+", default=["auto"])
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds a sentence")
