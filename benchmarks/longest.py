@@ -1,8 +1,8 @@
 """The longest dev sentences, unpruned: how long an LP decoder takes where it takes longest.
 
 For each dev set, the ``--count`` longest sentences (or, with ``--min-tokens N``, every sentence of at least
-N tokens) are decoded with every arc a candidate (no pruning) by each decoder of ``--decoders`` (default
-``auto``, which runs parse-price-cut on sentences this long) under each model
+N tokens, and at most ``--max-tokens``) are decoded with every arc a candidate (no pruning) by each decoder of
+``--decoders`` (default ``auto``, which runs parse-price-cut on sentences this long) under each model
 ``<models>/<treebank>-<suffix>.npz`` of ``--models-suffixes`` (default the grandparent model ``2`` and the
 grandparent + sibling model ``2s-lp``), one core, features included, at most ``--time-limit`` seconds a
 sentence (wall clock; a run over it is reported as such). Reported per run: CPU seconds, the LP's rounds, its
@@ -98,7 +98,8 @@ def run_treebank(path: Path, args: Any) -> dict[str, Any]:
     if args.min_tokens is None:
         longest = longest[: args.count]
     else:
-        longest = [i for i in longest if sentences[i].n >= args.min_tokens]
+        most = args.max_tokens or sentences[longest[0]].n
+        longest = [i for i in longest if args.min_tokens <= sentences[i].n <= most]
     runs = []
     for suffix in args.models_suffixes:
         for i in longest:
@@ -181,6 +182,9 @@ def main() -> None:
     parser.add_argument(
         "--min-tokens", type=int, default=None, metavar="N",
         help="instead of --count, every sentence of at least N tokens, longest first",
+    )
+    parser.add_argument(
+        "--max-tokens", type=int, default=None, metavar="N", help="with --min-tokens: and of at most N tokens"
     )
     parser.add_argument("--models-suffixes", nargs="+", default=["2", "2s-lp"], metavar="SUFFIX")
     parser.add_argument("--decoders", nargs="+", default=["auto"])
