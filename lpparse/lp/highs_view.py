@@ -93,6 +93,12 @@ def _inf(a: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.clip(a, -highspy.kHighsInf, highspy.kHighsInf)
 
 
+def _increasing(index: NDArray[np.int64]) -> NDArray[np.int32]:
+    """HiGHS indices as a set HiGHS deletes: in increasing order (activated columns and rows sit after the
+    others in HiGHS, whatever their program order)."""
+    return np.sort(index).astype(np.int32)
+
+
 def _vector(values: list[float]) -> NDArray[np.float64]:
     """A vector of HiGHS's solution (highspy gives a list) as an array: ``np.fromiter`` with the length is
     faster than ``np.asarray``."""
@@ -362,12 +368,12 @@ class HighsModel:
             np.concatenate([held_v, v[hold]]),
         )
         if cols.size:
-            self._check(self.highs.deleteCols(cols.size, self._col_h[cols].astype(np.int32)), "deleteCols")
+            self._check(self.highs.deleteCols(cols.size, _increasing(self._col_h[cols])), "deleteCols")
             self._col_p = self._col_p[~leaving_col[self._col_p]]
             self._col_h[cols] = -1
             self._col_h[self._col_p] = np.arange(self._col_p.size)
         if rows.size:
-            self._check(self.highs.deleteRows(rows.size, self._row_h[rows].astype(np.int32)), "deleteRows")
+            self._check(self.highs.deleteRows(rows.size, _increasing(self._row_h[rows])), "deleteRows")
             self._row_p = self._row_p[~leaving_row[self._row_p]]
             self._row_h[rows] = -1
             self._row_h[self._row_p] = np.arange(self._row_p.size)
