@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy.typing import NDArray
 
 from lpparse.colgen.options import ColgenOptions, MasterSettings
 from lpparse.colgen.purge import Purge, _redundant
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import LinearProgram
+from lpparse.lp.solution import Solution
 from lpparse.ppc.loop import solve_lp
 from lpparse.ppc.parts import GrandparentParts, SiblingParts
 from lpparse.scores import random_scores
@@ -78,10 +80,9 @@ def test_a_purging_run_purges_columns_and_rows_and_brings_some_back() -> None:
         assert ppc.solution.objective == pytest.approx(other.solution.objective, abs=1e-6)
 
 
-def test_deactivated_columns_and_rows_leave_the_basis_valid_and_come_back() -> None:
-    """Out of HiGHS: nonbasic columns at 0 and the basic rows redundant without them; the re-solve takes no
-    iteration and keeps the objective, inactive columns get their reduced costs from the held coefficients
-    (as a model with every column computes them), and :meth:`activate` brings everything back."""
+def _purgeable() -> tuple[LinearProgram, HighsModel, Solution, NDArray[np.bool_], NDArray[np.int64]]:
+    """A solved full program (seed 3, n = 6) in HiGHS, the part columns a purge may take out (nonbasic at 0,
+    negative reduced cost) and the basic rows they leave redundant."""
     rng = np.random.default_rng(3)
     n = 6
     result = solve_lp(random_scores(n, rng), _parts(n, rng, "all"), "bf")
@@ -96,7 +97,15 @@ def test_deactivated_columns_and_rows_leave_the_basis_valid_and_come_back() -> N
     touched = np.zeros(lp.num_rows, bool)
     touched[r[out[c]]] = True
     rows = np.flatnonzero(touched & basic_row & _redundant(lp, r, c, v, ~out))
-    assert out.any() and rows.size
+    assert out.any() and rows.size >= 2
+    return lp, model, full, out, rows
+
+
+def test_deactivated_columns_and_rows_leave_the_basis_valid_and_come_back() -> None:
+    """Out of HiGHS: nonbasic columns at 0 and the basic rows redundant without them; the re-solve takes no
+    iteration and keeps the objective, inactive columns get their reduced costs from the held coefficients
+    (as a model with every column computes them), and :meth:`activate` brings everything back."""
+    lp, model, full, out, rows = _purgeable()
     model.deactivate(np.flatnonzero(out), rows)
     active_col, active_row = model.active()
     assert not active_col[out].any() and not active_row[rows].any()
@@ -117,20 +126,7 @@ def test_rows_brought_back_can_leave_again_with_rows_that_never_left() -> None:
     """Activated rows go to the end of HiGHS's rows, out of program order; taking them out again together with
     rows before them in HiGHS (after them in the program) must hand HiGHS its indices in increasing order, as
     its deletions require (a purge of the full model's window rows, shared by many parts, did this)."""
-    rng = np.random.default_rng(3)
-    n = 6
-    result = solve_lp(random_scores(n, rng), _parts(n, rng, "all"), "bf")
-    lp = result.program.lp
-    model = HighsModel(lp)
-    full = model.solve()
-    basic_col, basic_row = model.basic()
-    out = ~basic_col & (np.abs(full.x) <= 1e-12) & (lp.col_lower == 0) & (full.col_dual < -1e-9)
-    out[: lp.var_blocks["z"].index.shape[0]] = False
-    r, c, v = lp.coefficients_since(0)
-    touched = np.zeros(lp.num_rows, bool)
-    touched[r[out[c]]] = True
-    rows = np.flatnonzero(touched & basic_row & _redundant(lp, r, c, v, ~out))
-    assert rows.size >= 2
+    _, model, full, out, rows = _purgeable()
     cols = np.flatnonzero(out)
     model.deactivate(cols, rows[: rows.size // 2])
     model.activate(cols, rows[: rows.size // 2])  # now after rows[rows.size // 2:] in HiGHS
