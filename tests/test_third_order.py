@@ -222,7 +222,9 @@ EVERY_ROUND = ColgenOptions(master=MasterSettings(None, {}, Purge(min_rows=0, ev
 @settings(deadline=None, max_examples=16, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(3, 6), st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from(COMBOS))
 @example(n=5, seed=0, single_root=False, combo="full")  # purged a row again with earlier rows in HiGHS
-def test_ppc_that_purges_every_round_reaches_brute_force(n: int, seed: int, single_root: bool, combo: str) -> None:
+def test_ppc_that_purges_every_round_reaches_brute_force(
+    n: int, seed: int, single_root: bool, combo: str
+) -> None:
     """The windows' rows are shared by many parts, so a purge can take out again a row that an earlier round
     brought back (:mod:`lpparse.colgen.purge`), with rows that never left (HiGHS deletes sets in increasing
     order only: the example failed so): the run still ends at BF's LP optimum, certified."""
