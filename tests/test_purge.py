@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from lpparse.colgen.options import ColgenOptions, MasterSettings
 from lpparse.colgen.purge import Purge, _redundant
+from lpparse.colgen.testing import PURGE_EVERY_ROUND
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import Solution
@@ -21,9 +21,6 @@ from lpparse.ppc.parts import GrandparentParts, SiblingParts
 from lpparse.scores import random_scores
 from lpparse.trees import NoTreeError, check_tree_exists
 from lpparse.triples import synthetic_sibling_scorer, synthetic_triple_scorer
-
-#: purge after every round, every family column at 0 with a negative reduced cost
-EVERY_ROUND = ColgenOptions(master=MasterSettings(None, {}, Purge(min_rows=0, every=1, margin=0.0)))
 
 
 def _parts(n: int, rng: np.random.Generator, preset: str) -> list:
@@ -53,7 +50,7 @@ def test_runs_that_purge_every_round_reach_the_full_lp_optimum(
     except NoTreeError:
         pass
     parts = _parts(n, np.random.default_rng(seed + 1), preset)
-    ppc = solve_lp(s, parts, "ppc", single_root, options=EVERY_ROUND)
+    ppc = solve_lp(s, parts, "ppc", single_root, options=PURGE_EVERY_ROUND)
     bf = solve_lp(s, _parts(n, np.random.default_rng(seed + 1), preset), "bf", single_root)
     assert ppc.certified and bf.certified
     assert ppc.solution.objective == pytest.approx(bf.solution.objective, abs=1e-6)
@@ -67,10 +64,10 @@ def test_a_purging_run_purges_columns_and_rows_and_brings_some_back() -> None:
     n = 7
     s = random_scores(n, rng)
     gp, sib = synthetic_triple_scorer(n, rng), synthetic_sibling_scorer(n, rng, scale=2.0)
-    ppc = solve_lp(s, [GrandparentParts(gp), SiblingParts(sib)], "ppc", options=EVERY_ROUND)
+    ppc = solve_lp(s, [GrandparentParts(gp), SiblingParts(sib)], "ppc", options=PURGE_EVERY_ROUND)
     plain = solve_lp(s, [GrandparentParts(gp), SiblingParts(sib)], "ppc")
     off = solve_lp(
-        s, [GrandparentParts(gp), SiblingParts(sib)], "ppc", options=replace(EVERY_ROUND, purge=False)
+        s, [GrandparentParts(gp), SiblingParts(sib)], "ppc", options=replace(PURGE_EVERY_ROUND, purge=False)
     )
     bf = solve_lp(s, [GrandparentParts(gp), SiblingParts(sib)], "bf")
     assert ppc.info["purged"] > 0 and ppc.info["purged_rows"] > 0 and ppc.info["returned"] > 0

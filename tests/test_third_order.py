@@ -15,9 +15,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from lpparse.colgen.options import ColgenOptions, MasterSettings
-from lpparse.colgen.purge import Purge
-from lpparse.colgen.testing import check_parts, random_arc_scores
+from lpparse.colgen.testing import PURGE_EVERY_ROUND, check_parts, random_arc_scores
 from lpparse.formulations.consecutive import DenseConsecutiveScorer, csib_mask, tree_csibs
 from lpparse.formulations.grandsibling import (
     DenseGrandSiblingScorer,
@@ -215,10 +213,6 @@ def test_bf_ppc_exact_against_brute_force(n: int, seed: int, single_root: bool, 
     assert check_proof(s, parts(), exact) is None
 
 
-#: purge after every round, every family column at 0 with a negative reduced cost
-EVERY_ROUND = ColgenOptions(master=MasterSettings(None, {}, Purge(min_rows=0, every=1, margin=0.0)))
-
-
 @settings(deadline=None, max_examples=16, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(3, 6), st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from(COMBOS))
 @example(n=5, seed=0, single_root=False, combo="full")  # purged a row again with earlier rows in HiGHS
@@ -232,7 +226,7 @@ def test_ppc_that_purges_every_round_reaches_brute_force(
     if np.isneginf(best):
         return
     bf = solve_lp(s, parts(), "bf", single_root)
-    ppc = solve_lp(s, parts(), "ppc", single_root, options=EVERY_ROUND)
+    ppc = solve_lp(s, parts(), "ppc", single_root, options=PURGE_EVERY_ROUND)
     assert bf.certified and ppc.certified
     assert ppc.objective == pytest.approx(bf.objective, abs=1e-6)
 

@@ -37,12 +37,17 @@ from numpy.typing import NDArray
 
 from lpparse.colgen.engine import Engine
 from lpparse.colgen.family import DualState, PartFamily, Priced, Separated
-from lpparse.colgen.options import ColgenOptions
+from lpparse.colgen.options import ColgenOptions, MasterSettings
+from lpparse.colgen.purge import Purge
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import Solution, Status
 
-__all__ = ["FamilyCheckError", "KitReport", "check_parts", "random_arc_scores"]
+__all__ = ["PURGE_EVERY_ROUND", "FamilyCheckError", "KitReport", "check_parts", "random_arc_scores"]
+
+#: Engine options that purge the master after every round, every family column at 0 with a negative reduced
+#: cost (:mod:`lpparse.colgen.purge`): a test's run of a family through purges and returns on small sentences
+PURGE_EVERY_ROUND = ColgenOptions(master=MasterSettings(None, {}, Purge(min_rows=0, every=1, margin=0.0)))
 
 #: (arc scores, single_root, rng) -> the families of one sentence
 MakeParts = Callable[[NDArray[np.float64], bool, np.random.Generator], Sequence[Any]]
