@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import multiprocessing
 import resource
+import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
@@ -167,7 +168,7 @@ def _tail(result: dict[str, Any]) -> str:
         runs = [(r, tb["language"]) for tb in result["treebanks"] for r in tb["runs"] if r["model"] == model]
         slow = sorted(runs, key=lambda x: -x[0]["seconds"])
         over = [x for x in slow if x[0]["seconds"] > CEILING or x[0]["status"] != "certified"]
-        median = sorted(r["seconds"] for r, _ in runs)[len(runs) // 2]
+        median = statistics.median(r["seconds"] for r, _ in runs)
         top = ", ".join(f"{lang} #{r['sentence']} (n={r['n']}) {r['seconds']:.1f} s" for r, lang in slow[:3])
         lines.append(
             f"Model {model}: {len(runs)} runs, {len(over)} over {CEILING:g} s or not certified; median "
