@@ -287,14 +287,21 @@ def _tampered(result: ExactResult) -> list[tuple[str, ExactResult]]:
     mask[:, result.nodes[child].modifier] = True
     mask[0, 0] = False
     return [
-        ("objective", dataclasses.replace(result, objective=result.objective + 0.01)),
-        ("bound below tree", dataclasses.replace(result, bound=result.objective - 0.01)),
-        ("bound above tolerance", dataclasses.replace(result, bound=result.objective + 0.01)),
         ("another tree", dataclasses.replace(result, heads=other)),
         ("leaf left open", with_node(leaf, closed="open")),
         ("child arcs", with_node(child, mask=mask)),
         ("children", with_node(branched, children=result.nodes[branched].children[:1])),
         ("fixing", with_node(branched, fixed=[(0, 1, -1e-9)])),
+    ]
+
+
+def _tampered_claims(result: ExactResult) -> list[tuple[str, ExactResult]]:
+    """Copies of a result whose stated objective or bound lie: not part of the proof, which the standalone
+    check never reads, but of the search's own records."""
+    return [
+        ("objective", dataclasses.replace(result, objective=result.objective + 0.01)),
+        ("bound below tree", dataclasses.replace(result, bound=result.objective - 0.01)),
+        ("bound above tolerance", dataclasses.replace(result, bound=result.objective + 0.01)),
     ]
 
 
@@ -324,6 +331,10 @@ def _tampered_duals(result: ExactResult) -> list[tuple[str, ExactResult]]:
     ]
 
 
+def parts_of(t: np.ndarray) -> list[GrandparentParts]:
+    return [GrandparentParts(DenseTripleScorer(t))]
+
+
 def test_tampered_proofs_fail_the_check() -> None:
     """``check_exact`` (the standalone :func:`check_proof`) recomputes every bound from the recorded duals:
     tampered trees, bounds, arcs, children, fixings and duals fail; a stored bound or certificate changed
@@ -334,12 +345,15 @@ def test_tampered_proofs_fail_the_check() -> None:
     assert result.certified and check_exact(s, DenseTripleScorer(t), result) is None
     for what, bad in _tampered(result) + _tampered_duals(result):
         assert check_exact(s, DenseTripleScorer(t), bad) is not None, what
+    parts = [GrandparentParts(DenseTripleScorer(t))]
+    for what, bad in _tampered_claims(result):  # read by the search's records only, never by the proof's check
+        assert check_exact(s, DenseTripleScorer(t), bad) is None, what
+        assert check_records(s, parts, bad) is not None, what
     leaf = next(i for i, node in enumerate(result.nodes) if node.closed in ("bound", "integral") and node.duals)
     nodes = list(result.nodes)
     nodes[leaf] = dataclasses.replace(nodes[leaf], bound=nodes[leaf].bound + 0.5, certificate=None)
     stored = dataclasses.replace(result, nodes=nodes)
     assert check_exact(s, DenseTripleScorer(t), stored) is None  # the proof is the duals
-    parts = [GrandparentParts(DenseTripleScorer(t))]
     assert check_records(s, parts, stored) is not None and check_records(s, parts, result) is None
     # scored from the search's caches (as the search checks itself), a changed objective still fails
     caches = {p.name: p.cache(allowed_arcs(s), single_root) for p in parts}
@@ -349,8 +363,11 @@ def test_tampered_proofs_fail_the_check() -> None:
     c = int(np.flatnonzero(result.heads[1:] > 0)[0]) + 1
     p = result.heads[c]
     wrong = t.copy()
-    wrong[result.heads[p], p, c] += 1.0  # a triple of the tree scores otherwise
+    wrong[result.heads[p], p, c] -= 5.0  # a triple of the tree scores less: the tree is no longer the best
+    assert brute_force(s, single_root, gp_scores=wrong)[1] > tree_score(s, parts_of(wrong), result.heads)
     assert check_exact(s, DenseTripleScorer(wrong), result) is not None
+    wrong[result.heads[p], p, c] += 10.0  # and more: the tree is still the best, and the proof proves it
+    assert check_exact(s, DenseTripleScorer(wrong), result) is None
 
 
 @pytest.mark.parametrize("live", [False, True])

@@ -36,6 +36,7 @@ from the problem and the recorded duals by a small program.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -46,7 +47,6 @@ from lpparse.colgen.options import ColgenOptions
 from lpparse.formulations.arborescence import add_subtour_cuts
 from lpparse.formulations.grandparent import arc_program
 from lpparse.lp.program import LinearProgram
-from lpparse.lp.solution import _bound_value
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.certificate import OutsideDuals
 from lpparse.ppc.parts import Binding, Parts, tree_score
@@ -61,7 +61,11 @@ __all__ = [
     "claim_problem",
     "label_duals",
     "signed",
+    "tree_claim",
 ]
+
+#: Unit round-off of float64, doubled (the round-off bounds of :meth:`ProofProgram._sums` are outward)
+EPS = float(np.finfo(np.float64).eps)
 
 #: Duals by row label: block name -> (index tuples (k, arity), values (k,)), nonzero values only
 LabelledDuals = dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]
@@ -100,8 +104,13 @@ class ProofProgram:
     """The full program of a sentence (every candidate arc and part of every family ``parts`` over the
     arborescence program ``base``), against which node records are checked (module docstring). Under a base
     whose rows are separated (``cycle-cuts``) it holds the NoCycle rows that the labels of ``separated``
-    (duals and rays) name: a NoCycle row's label is its token set (a 0/1 membership row), from which the row
-    is built here, valid for every tree whatever set it names."""
+    (duals and rays) name: a NoCycle row's label is its token set (a 0/1 membership row of two tokens or
+    more), from which the row is built here, valid for every tree whatever set it names.
+
+    Every column has finite bounds (arcs at most 1, flows at most the flow capacity, parts at most 1), so each
+    row's activity over a node's columns has finite implied bounds, which replace an infinite side of the row
+    (:meth:`node_sides`): the weak-duality sum is then finite for every finite y, and no tolerance is needed
+    for a dual of the wrong sign (it costs its size times the row's finite range)."""
 
     def __init__(
         self,
@@ -114,6 +123,7 @@ class ProofProgram:
         self.s, self.parts, self.single_root, self.base = arc_scores, list(parts), single_root, base
         separated = list(separated)
         prog = arc_program(arc_scores, single_root, base)
+        base_blocks = set(prog.lp.var_blocks)
         if prog.lp.formulation == "cycle-cuts":
             add_subtour_cuts(prog.lp, _token_sets(separated, arc_scores.shape[0]))
         tree = chu_liu_edmonds(arc_scores, single_root=single_root)
@@ -127,40 +137,63 @@ class ProofProgram:
                 named(separated)
         self.lp = prog.lp
         self.A_T = self.lp.A.T.tocsr()
+        self.abs_A_T = abs(self.A_T)
+        self._A_pos, self._A_neg = self.A_T.maximum(0).T.tocsr(), self.A_T.minimum(0).T.tocsr()
         self.n = arc_scores.shape[0] - 1
+        #: the part family of each part column block
+        self.part_blocks = {p.column_block: p for p in self.parts}
+        unknown = set(self.lp.var_blocks) - set(self.part_blocks) - base_blocks
+        if unknown:
+            raise ValueError(f"columns {sorted(unknown)} belong to neither the arborescence program nor a family")
         #: column upper bounds with those the rows imply made explicit (module docstring)
         self.upper = self.lp.col_upper.copy()
         self.upper[self.lp.cols("z")] = np.minimum(self.upper[self.lp.cols("z")], 1.0)
         if "phi" in self.lp.var_blocks:
             flows = self.lp.cols("phi")
             self.upper[flows] = np.minimum(self.upper[flows], float(prog.lp.flow_capacity))
+        for name in self.part_blocks:
+            if name in self.lp.var_blocks:
+                cols = self.lp.cols(name)
+                self.upper[cols] = np.minimum(self.upper[cols], 1.0)
+        self.lower = self.lp.col_lower.copy()
+        if not (np.isfinite(self.lower).all() and np.isfinite(self.upper).all()):
+            raise ValueError("the full program has a column without finite bounds")
+        #: nonzeros of each column and each row, for the round-off bounds of :meth:`_sums`
+        self.col_nnz = np.diff(self.A_T.indptr).astype(np.float64)
+        self.row_nnz = np.bincount(self.A_T.indices, minlength=self.lp.num_rows).astype(np.float64)
 
     def place(self, duals: LabelledDuals) -> NDArray[np.float64]:
-        """``duals`` as one value per row of the full program; duals on rows it lacks count as 0 (any y gives
-        a valid bound: dropping a dual can only weaken it)."""
+        """``duals`` as one value per row of the full program; a label that names no row of it (another
+        block, another arity, an index it lacks) counts as 0 (any y gives a valid bound: dropping a dual can
+        only weaken it); labels named twice add up. Raises ValueError on a value that is not finite."""
         y = np.zeros(self.lp.num_rows)
         for name, (index, values) in duals.items():
+            values = np.asarray(values, np.float64)
+            if not np.isfinite(values).all():
+                raise ValueError(f"a dual of {name} is not finite")
             block = self.lp.con_blocks.get(name)
-            if block is None or not len(index):
+            index = np.asarray(index, np.int64)
+            if block is None or not len(index) or index.ndim != 2 or index.shape[1] != block.arity:
                 continue
             rows = block.find(index)
             np.add.at(y, rows[rows >= 0], values[rows >= 0])
+        if not np.isfinite(y).all():
+            raise ValueError("the duals overflow")
         return y
 
     def node_upper(self, mask: NDArray[np.bool_]) -> NDArray[np.float64]:
-        """Column upper bounds of the node over the arcs ``mask``: 0 for every column its arcs do not allow."""
+        """Column upper bounds of the node over the arcs ``mask``: 0 for every column its arcs do not allow
+        (an arborescence column the node's own program lacks; a part not among the family's candidates)."""
         upper = self.upper.copy()
         node = arc_program(np.where(mask, self.s, -np.inf), self.single_root, self.base).lp
         for name, block in self.lp.var_blocks.items():
-            if name in node.var_blocks:
+            part = self.part_blocks.get(name)
+            if part is not None:
+                held = np.column_stack(part.candidates(mask, self.single_root)).astype(np.int64)
+            elif name in node.var_blocks:
                 held = node.var_blocks[name].index
             else:
-                part = next((p for p in self.parts if p.column_block == name), None)
-                if part is None:
-                    raise ValueError(
-                        f"columns {name!r} belong to neither the arborescence program nor a family"
-                    )
-                held = np.column_stack(part.candidates(mask, self.single_root)).astype(np.int64)
+                held = np.empty((0, block.arity), np.int64)
             allowed = np.zeros(self.lp.num_cols, bool)
             if len(held):
                 found = block.find(held)
@@ -169,71 +202,103 @@ class ProofProgram:
             upper[cols[~allowed[cols]]] = 0.0
         return upper
 
-    def _sums(
-        self, y: NDArray[np.float64], upper: NDArray[np.float64]
-    ) -> tuple[float, float, NDArray[np.float64]]:
-        """(value, mass on an infinite side, d) of Σ_i max(y_i L_i, y_i U_i) + Σ_j max(d_j l_j, d_j u_j) with
-        each family's part columns (bounds [0, 1]) bounded by its top ``max_per_tree`` positive d_j."""
+    def node_sides(self, upper: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Each row's sides for the columns within [col_lower, ``upper``]: its own, tightened to the range of
+        its activity over those bounds (widened by that range's round-off), so every side is finite."""
         lp = self.lp
-        d = lp.cost - self.A_T @ y
-        rows, rows_wrong = _bound_value(lp.row_lower, lp.row_upper, y)
-        lower = lp.col_lower
+        pos, neg = self._A_pos, self._A_neg
+        hi = pos @ upper + neg @ self.lower
+        lo = pos @ self.lower + neg @ upper
+        size = np.maximum(np.abs(upper), np.abs(self.lower))
+        slack = 4.0 * EPS * (self.row_nnz + 2.0) * (self.abs_A_T.T @ size)
+        return np.maximum(lp.row_lower, lo - slack), np.minimum(lp.row_upper, hi + slack)
+
+    def _sums(
+        self, y: NDArray[np.float64], upper: NDArray[np.float64], cost: NDArray[np.float64]
+    ) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
+        """An upper bound on ``cost``·x over every tree x of the node whose column bounds are ``upper`` (with
+        its parts and flows, finite score), for any finite y: Σ_i max(y_i L_i, y_i U_i) + Σ_j max(d_j l_j,
+        d_j u_j) with d = cost - Aᵀy, each family's part columns bounded by its top ``max_per_tree`` positive
+        d_j; every floating-point step's round-off is added (outward), the sum taken exactly (math.fsum).
+        Returns (the bound, d, each column's round-off bound); the bound is NaN when a number overflows."""
+        lp = self.lp
+        lo_side, hi_side = self.node_sides(upper)
+        row_terms = np.maximum(y * lo_side, y * hi_side)
+        row_terms = row_terms[y != 0.0]
+        live = np.isfinite(cost)
+        d = np.where(live, cost - self.A_T @ y, -np.inf)
+        err = 4.0 * EPS * (self.col_nnz + 2.0) * (np.where(live, np.abs(cost), 0.0) + self.abs_A_T @ np.abs(y))
         part_cols = np.zeros(lp.num_cols, bool)
-        value = rows
+        terms = [row_terms]
         for part in self.parts:
             block = lp.var_blocks.get(part.column_block)
             if block is None:
                 continue
             cols = block.positions
             part_cols[cols] = True
-            gain = np.where(upper[cols] > 0, np.maximum(d[cols], 0.0), 0.0)
+            gain = np.where(upper[cols] > 0, np.maximum(d[cols] + err[cols], 0.0), 0.0)
             k = part.max_per_tree(self.n)
             if gain.size > k:
                 gain = np.partition(gain, gain.size - k)[gain.size - k :]
-            value += float(gain.sum())
+            terms.append(gain[gain > 0])
         other = ~part_cols
-        cols_value, cols_wrong = _bound_value(lower[other], upper[other], d[other])
-        return value + cols_value, max(rows_wrong, cols_wrong), d
+        d_other, lower, top = d[other], self.lower[other], upper[other]
+        col_terms = np.maximum(d_other * lower, d_other * top) + err[other] * np.maximum(np.abs(lower), top)
+        terms.append(col_terms[col_terms != 0.0])
+        flat = np.concatenate(terms)
+        if not np.isfinite(flat).all():
+            return float("nan"), d, err
+        total = math.fsum(flat.tolist())
+        total += 4.0 * EPS * (float(np.abs(flat).sum()) + abs(total))  # each product's rounding, the sum's
+        return total, d, err
 
     def bound(
-        self, duals: LabelledDuals, mask: NDArray[np.bool_], tol: float = 1e-9
+        self, duals: LabelledDuals, mask: NDArray[np.bool_]
     ) -> tuple[float, NDArray[np.float64]] | str:
         """An upper bound on the score of every tree over the arcs ``mask`` (with its parts), from ``duals``
-        alone, and each arc's bound when a tree must use it ((n+1, n+1): the bound less max(d, 0) plus d of its
-        column; -inf for arcs outside ``mask``); or why the duals give none."""
-        y = self.place(duals)
-        value, wrong, d = self._sums(y, self.node_upper(mask))
-        if wrong > tol * (1.0 + float(np.abs(y).max(initial=0.0))):
-            return "its duals sit on an infinite side of a row or column"
+        alone, and each arc's bound when a tree must use it ((n+1, n+1): the bound less the arc column's
+        term plus d of its column at 1; -inf for arcs outside ``mask``); or why the duals give none (a value
+        that is not finite, or a sum that overflows)."""
+        try:
+            y = self.place(duals)
+        except ValueError as err:
+            return f"its duals do not bound it: {err}"
+        upper = self.node_upper(mask)
+        value, d, err = self._sums(y, upper, self.lp.cost)
+        if not np.isfinite(value):
+            return "its duals do not bound it: the bound overflows"
         arcs = self.lp.var_blocks["z"]
         with_arc = np.full(mask.shape, -np.inf)
         h, m = arcs.index.T
-        dz = d[arcs.positions]
-        with_arc[h, m] = np.where(mask[h, m], value - np.maximum(dz, 0.0) + dz, -np.inf)
+        cols = arcs.positions
+        dz = d[cols] + err[cols]
+        at_one = value - np.maximum(dz * upper[cols], 0.0) + dz
+        with_arc[h, m] = np.where(mask[h, m] & (upper[cols] > 0), at_one, -np.inf)
         return value, with_arc
 
-    def proves_infeasible(self, ray: LabelledDuals, mask: NDArray[np.bool_], tol: float = 1e-9) -> bool:
-        """Whether the labelled dual ray ``ray`` proves that no tree over ``mask`` (with its parts) exists."""
-        placed = self.place(ray)
+    def proves_infeasible(self, ray: LabelledDuals, mask: NDArray[np.bool_]) -> bool:
+        """Whether the labelled dual ray ``ray`` proves that no tree over ``mask`` (with its parts, finite
+        score) exists: for y = ±ray, the bound of :meth:`_sums` with zero cost is negative (Farkas), where
+        every tree would give 0."""
+        try:
+            placed = self.place(ray)
+        except ValueError:
+            return False
         upper = self.node_upper(mask)
-        for y in (placed, -placed):
-            scale = 1.0 + float(np.abs(y).max(initial=0.0))
-            rows, rows_wrong = _bound_value(self.lp.row_lower, self.lp.row_upper, y)
-            cols, cols_wrong = _bound_value(self.lp.col_lower, upper, -(self.A_T @ y))
-            if max(rows_wrong, cols_wrong) <= tol * scale and rows + cols < -tol * scale:
-                return True
-        return False
+        zero = np.zeros(self.lp.num_cols)
+        return any(self._sums(y, upper, zero)[0] < 0.0 for y in (placed, -placed))
 
 
 def _token_sets(separated: Iterable[LabelledDuals], size: int) -> list[tuple[int, ...]]:
-    """The token sets named by the NoCycle labels of ``separated`` (0/1 rows of ``size`` entries); a label of
-    another shape names no row (its dual then counts as 0)."""
+    """The token sets named by the NoCycle labels of ``separated`` (0/1 rows of ``size`` entries, two tokens or
+    more: the row of an empty set, 0 <= -1, holds for no tree); a label of another shape names no row (its
+    dual then counts as 0)."""
     sets: dict[tuple[int, ...], None] = {}
     for duals in separated:
         index = duals.get("NoCycle", (np.empty((0, size), np.int64), None))[0]
         if index.ndim != 2 or index.shape[1] != size:
             continue
-        for row in index[((index == 0) | (index == 1)).all(axis=1)]:
+        for row in index[((index == 0) | (index == 1)).all(axis=1) & (index.sum(axis=1) >= 2)]:
             sets[tuple(np.flatnonzero(row).tolist())] = None
     return list(sets)
 
@@ -248,21 +313,15 @@ def claim_problem(
     arcs whose recomputed score is its objective, its bound is within the gap tolerance of it, and its root
     node holds every candidate arc. The tree's parts are scored by the families' scorers, or read from
     ``caches`` (the search's score caches, by family name) when given."""
-    if result.heads is None:
-        return "no tree"
-    problem = tree_error(result.heads, result.single_root)
-    if problem is not None:
-        return f"not a tree: {problem}"
-    m = np.arange(1, result.heads.size)
-    if not np.isfinite(s[result.heads[1:], m]).all():
-        return "the tree uses an arc that is not a candidate"
-    value = tree_score(s, parts, result.heads, caches)
-    if abs(value - result.objective) > 1e-9 * (1.0 + abs(value)):
+    value = tree_claim(s, parts, result.heads, result.single_root, caches)
+    if isinstance(value, str):
+        return value
+    if not abs(value - result.objective) <= 1e-9 * (1.0 + abs(value)):
         return f"objective {result.objective!r} is not the tree's score {value!r}"
     tolerance = gap_abs(value, result.gap_tol)
-    if result.bound < value - tolerance:
+    if not result.bound >= value - tolerance:
         return f"bound {result.bound!r} is below the tree's score {value!r}"
-    if result.bound - value > tolerance:
+    if not result.bound - value <= tolerance:
         return f"bound - objective = {result.bound - value:.3g} exceeds the tolerance {tolerance:.3g}"
     nodes = result.nodes
     if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
@@ -270,37 +329,80 @@ def claim_problem(
     return None
 
 
-def check_proof(arc_scores: ArrayLike, parts: Sequence[Parts], result: ExactResult) -> str | None:
+def check_proof(
+    arc_scores: ArrayLike,
+    parts: Sequence[Parts],
+    result: ExactResult,
+    single_root: bool | None = None,
+    gap_tol: float | None = None,
+) -> str | None:
     """Why ``result`` is not a proof that ``result.heads`` is an optimal tree under the arcs and the families
-    ``parts`` (None when it is), from the proof alone (:mod:`lpparse.ppc.proof`): the full program of every
+    ``parts`` (None when it is), from the proof alone (:mod:`lpparse.ppc.proof`). The problem is the caller's:
+    the arcs, the families, the root rule ``single_root`` and the relative gap tolerance ``gap_tol`` (None:
+    the result's own, for a search checking itself; a proof file's checker passes its own). Of ``result`` only
+    the tree and the search tree are read (each node's parent, branching decision, fixed arcs, how it was
+    closed, its duals or ray), never its objective, bound, certificates or status. The full program of every
     candidate part is built once; each solved node's bound (and each fixed arc's) is recomputed from its
-    labelled duals over it, never read from a certificate or a stored bound; a leaf's recomputed bound, a
-    fixed arc's, and the recomputed bound of the parent of a node closed unsolved must not exceed the tree's
-    score by more than the gap tolerance; infeasible leaves are proved by their labelled dual rays; the
-    children of every branched node partition its heads of one modifier. ``parts`` should hold the row
-    families the search used: duals on rows the full program lacks count as 0, which keeps every bound
-    valid but may leave it too weak to close the node."""
+    labelled duals over it; a leaf's bound, a fixed arc's, and the bound of the parent of a node closed
+    unsolved must not exceed the tree's score by more than the gap tolerance; infeasible leaves are proved by
+    their labelled dual rays; the children of every branched node partition its heads of one modifier. Every
+    comparison fails closed (a NaN fails). ``parts`` should hold the row families the search used: duals on
+    rows the full program lacks count as 0, which keeps every bound valid but may leave it too weak."""
     s = np.asarray(arc_scores, dtype=np.float64)
-    problem = claim_problem(s, parts, result)
-    if problem is not None:
-        return problem
-    value = tree_score(s, parts, result.heads)  # type: ignore[arg-type]
-    limit = value + gap_abs(value, result.gap_tol)
-    separated = [d for node in result.nodes for d in (node.duals, node.ray) if d is not None]
-    full = ProofProgram(s, parts, result.single_root, result.base, separated)
+    single_root = result.single_root if single_root is None else bool(single_root)
+    gap_tol = result.gap_tol if gap_tol is None else float(gap_tol)
+    if not 0.0 <= gap_tol < math.inf:
+        return f"the gap tolerance {gap_tol!r} is not a finite number >= 0"
+    got = tree_claim(s, parts, result.heads, single_root)
+    if isinstance(got, str):
+        return got
+    limit = got + gap_abs(got, gap_tol)
+    nodes = result.nodes
+    if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
+        return "the root node does not hold every candidate arc"
+    separated = [d for node in nodes for d in (node.duals, node.ray) if d is not None]
+    full = ProofProgram(s, parts, single_root, result.base, separated)
     bounds: dict[int, float] = {}
-    for node in result.nodes:
-        problem = _proved(node, result.nodes, full, limit, bounds)
+    for node in nodes:
+        problem = _proved(node, nodes, full, limit, bounds)
         if problem is not None:
             return f"node {node.id}: {problem}"
     return None
+
+
+def tree_claim(
+    s: NDArray[np.float64],
+    parts: Sequence[Parts],
+    heads: NDArray[np.int64] | None,
+    single_root: bool,
+    caches: Mapping[str, ScoreCache] | None = None,
+) -> float | str:
+    """The score of ``heads`` (its arcs and every family's parts), or why it is not a tree of the problem:
+    not a tree under the root rule, not of the sentence's length, over an arc that is not a candidate, or of
+    a score that is not finite (a pruned part)."""
+    if heads is None:
+        return "no tree"
+    heads = np.asarray(heads)
+    if heads.ndim != 1 or heads.size != s.shape[0]:
+        return f"heads has {heads.size} entries, the sentence {s.shape[0] - 1} tokens and the root"
+    problem = tree_error(heads, single_root)
+    if problem is not None:
+        return f"not a tree: {problem}"
+    m = np.arange(1, heads.size)
+    if not np.isfinite(s[heads[1:], m]).all():
+        return "the tree uses an arc that is not a candidate"
+    value = tree_score(s, parts, heads, caches)
+    if not math.isfinite(value):
+        return f"the tree's score {value!r} is not finite"
+    return value
 
 
 def _proved(
     node: BranchNode, nodes: list[BranchNode], full: ProofProgram, limit: float, bounds: dict[int, float]
 ) -> str | None:
     """Why one node is not proved from its duals over ``full`` (None when it is); ``limit``: the tree's score
-    plus the gap tolerance; ``bounds``: the recomputed bounds of the nodes checked so far (parents first)."""
+    plus the gap tolerance; ``bounds``: the recomputed bounds of the nodes checked so far (parents first).
+    Every comparison is written so that a NaN fails."""
     if node.closed == "infeasible":
         if tree_problem(node.mask, full.single_root) is not None:
             return None
@@ -312,7 +414,7 @@ def _proved(
     if node.duals is None:
         if node.closed != "bound" or node.parent not in bounds:
             return f"closed as {node.closed!r} without duals"
-        if bounds[node.parent] > limit:  # closed unsolved: its parent's bound must close it
+        if not bounds[node.parent] <= limit:  # closed unsolved: its parent's bound must close it
             return (
                 f"closed unsolved, its parent's recomputed bound {bounds[node.parent]!r} exceeds the tree's"
             )
@@ -327,7 +429,7 @@ def _proved(
     if node.closed != "branched":
         return f"closed as {node.closed!r}"
     for h, m, _ in node.fixed:
-        if with_arc[h, m] > limit:
+        if not (0 <= h <= full.n and 0 < m <= full.n) or not with_arc[h, m] <= limit:
             return f"arc {h}->{m} fixed, but trees using it are bounded by {with_arc[h, m]!r} only"
     return children_problem(node, nodes)
 
