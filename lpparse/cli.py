@@ -1,4 +1,6 @@
 """The ``lpparse`` command: one sub-command per module in :mod:`lpparse.commands`, listed in :data:`COMMANDS`.
+A command line that names a command imports that command's module alone (``lpparse check-proof`` then runs
+without HiGHS or Pyomo, as the standalone checker does); ``lpparse --help`` imports them all.
 
 Every user error (:class:`lpparse.io.UserError`) is one line on stderr, ``lpparse COMMAND: error: ...``,
 naming the file, line or option: exit code 2 for a wrong command line, 1 for wrong data; a failing file
@@ -10,6 +12,7 @@ exception is a bug in lpparse: its traceback is printed with a line asking to re
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import traceback
 import warnings
@@ -18,26 +21,17 @@ from types import ModuleType
 from typing import NoReturn
 
 from lpparse import __version__
-from lpparse.commands import check_proof, compare, dd, demo, experiment, parse, report, scores, solve, train
 from lpparse.entry import interrupted
 from lpparse.io import UserError
 
-#: Sub-commands by name, in the order ``lpparse --help`` lists them. Each module has
-#: ``register(subparsers)``, which adds the parser of that name and sets ``func`` to a callable taking the
-#: parsed arguments and returning an exit code. Every module is imported, as ``lpparse --help`` shows each
-#: command's help line; a module keeps its heavy imports (matplotlib, Dask) inside the function that needs
-#: them, which keeps ``lpparse --help`` fast.
-COMMANDS: dict[str, ModuleType] = {
-    "demo": demo,
-    "solve": solve,
-    "parse": parse,
-    "check-proof": check_proof,
-    "compare": compare,
-    "train": train,
-    "experiment": experiment,
-    "report": report,
-    "dd": dd,
-    "scores": scores,
+#: Sub-commands by name, in the order ``lpparse --help`` lists them: the module of each (its name, with "_"
+#: for "-"). Each module has ``register(subparsers)``, which adds the parser of that name and sets ``func``
+#: to a callable taking the parsed arguments and returning an exit code. ``lpparse --help`` imports every
+#: module to show each command's help line; a module keeps its heavy imports (matplotlib, Dask) inside the
+#: function that needs them, which keeps it fast.
+COMMANDS: dict[str, str] = {
+    name: f"lpparse.commands.{name.replace('-', '_')}"
+    for name in ("demo", "solve", "parse", "check-proof", "compare", "train", "experiment", "report", "dd", "scores")
 }
 #: Exit code of an internal error (``EX_SOFTWARE`` of sysexits.h)
 INTERNAL_ERROR = 70
@@ -50,7 +44,19 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_module(name: str) -> ModuleType:
+    """The module of command ``name`` (a key of :data:`COMMANDS`), imported."""
+    return importlib.import_module(COMMANDS[name])
+
+
+def named_command(argv: Sequence[str]) -> str | None:
+    """The command that ``argv`` names (its first argument that is not an option), if it is one."""
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of the command ``only`` alone (its module alone imported)."""
     parser = Parser(
         prog="lpparse",
         description=(
@@ -63,8 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     debug = "show the traceback of an error (for bug reports)"
     parser.add_argument("--debug", action="store_true", help=debug)
     subparsers = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
-    for module in COMMANDS.values():
-        module.register(subparsers)
+    for name in COMMANDS:
+        if only is None or name == only:
+            command_module(name).register(subparsers)
     for sub in subparsers.choices.values():
         sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=debug)
     return parser
@@ -83,7 +90,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        parser = build_parser()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(named_command(argv))
         args = parser.parse_args(argv)
     except KeyboardInterrupt:  # Ctrl-C while the command line is read (argparse looks up gettext's locale)
         print("lpparse: interrupted", file=sys.stderr)

@@ -2,16 +2,27 @@
 (or ``--scores F``; also installed as ``lpparse-check-proof``) re-checks the proofs that
 ``lpparse parse --decoder exact --proof PROOFS`` wrote, one JSON line per sentence.
 
+**The problem comes from the problem.** The scores come from the model or score file and the treebank; the
+root rule, the arc pruning and the gap tolerance from the command line, decided as ``lpparse parse`` decides
+them (a model's own root rule, ``--single-root``/``--multi-root`` for a score file, ``--pruner`` and
+``--prune-threshold``, ``--gap-tol`` with the exact decoder's default). From a record the checker reads the
+sentence id, the tree, the arborescence program and row families whose labels the duals use (every row they
+can name is valid for every tree), and the search tree (each node's parent, branching decision, fixed arcs,
+how it was closed, its duals or ray by row label): nothing else, neither a tolerance nor a root rule nor a
+pruning nor a score. ``--trees OUT`` ties the proofs to the trees ``parse --out`` wrote: each sentence there
+has exactly one proof, of the same tree. Every failure, a malformed record included, exits 1 naming the line.
+
 It imports neither HiGHS nor the column-generation engine nor the branch and bound that wrote the proofs:
 only numpy/scipy, the treebank and score readers, the programs' row definitions (:mod:`lpparse.formulations`
 and the families' rows) and the checker itself (:func:`lpparse.ppc.proof.check_proof`), which recomputes
-every node's bound from its recorded duals over the sentence's full program and reads no stored bound,
-certificate or solver status (``tests/test_proofcheck.py`` runs it with those modules made unimportable).
-This is the shape of VIPR's certificates for exact MIP (Cheung, Gleixner & Steffy 2017, "Verifying Integer
-Programming Results", IPCO 2017): whatever found the proof, a small program that trusts none of it checks
-it. ``lpparse check-proof`` runs the same check inside the lpparse command.
+every node's bound from its recorded duals over the sentence's full program, sound for any duals
+(``tests/test_proof_file.py`` runs it with those modules made unimportable). This is the shape of VIPR's
+certificates for exact MIP (Cheung, Gleixner & Steffy 2017, "Verifying Integer Programming Results", IPCO
+2017): whatever found the proof, a small program that trusts none of it checks it. ``lpparse check-proof``
+runs the same check inside the lpparse command.
 
-Exit status 0 when every proof holds; 1 naming the first sentence and node that does not (or bad input).
+Exit status 0 when every proof holds; 1 naming the first sentence and node that does not (or bad input); 2
+for a wrong command line.
 """
 
 from __future__ import annotations
@@ -20,6 +31,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +40,22 @@ from numpy.typing import NDArray
 from tqdm import tqdm
 
 from lpparse.corpus import Sentence, read_treebank
-from lpparse.io import DataError, UserError, readable_file
+from lpparse.io import DataError, UsageError, UserError, readable_file
+from lpparse.lp.solution import TOL
+from lpparse.options import add_pruning_options, add_root_options, pruning_options, resolve_single_root
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
 from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
 from lpparse.ppc.proof import check_proof
 from lpparse.ppc.proof_file import read_proof_record
 from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts, window_parts
+from lpparse.pruning import ArcPruning, apply_pruning, keep_mask
 from lpparse.scores import load_scores
 from lpparse.scoring.model import Model
 
-__all__ = ["check_file", "main", "proof_records", "record_problems", "sentence_scorers"]
+__all__ = ["Problem", "check_file", "main", "proof_records", "record_problems", "sentence_scorers"]
+
+#: Exceptions that a malformed record raises while it is read or checked: each becomes exit 1 naming its line
+MALFORMED = (ValueError, KeyError, TypeError, IndexError, AttributeError, OverflowError)
 
 #: How each family of a proof record is rebuilt from its scorer and the record's row families
 _FAMILIES = {
@@ -49,23 +67,55 @@ _FAMILIES = {
 }
 
 
-def proof_records(path: Path) -> list[dict[str, Any]]:
-    """The proof records of a proof file (:class:`DataError` naming the line of one that is not)."""
+def proof_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The proof records of a proof file with their line numbers (:class:`DataError` naming the line of one
+    that is not a JSON object with a sentence id, a tree and search nodes, or of bytes that are not text)."""
     records = []
     with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise DataError(f"{path}:{line_no}: not a JSON line ({err.msg})") from None
-            if not isinstance(record, dict) or "sent_id" not in record or "nodes" not in record:
-                raise DataError(f"{path}:{line_no}: not a proof record (no sent_id or nodes)")
-            records.append(record)
+        line_no = 0
+        try:
+            for line_no, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise DataError(f"{path}:{line_no}: not a JSON line ({err.msg})") from None
+                if not isinstance(record, dict) or not {"sent_id", "heads", "nodes"} <= set(record):
+                    raise DataError(f"{path}:{line_no}: not a proof record (no sent_id, heads or nodes)")
+                if not isinstance(record["sent_id"], (str, int)) or isinstance(record["sent_id"], bool):
+                    raise DataError(f"{path}:{line_no}: the sentence id is not a string")
+                records.append((line_no, record))
+        except UnicodeDecodeError:
+            raise DataError(f"{path}:{line_no + 1}: not UTF-8 text (is it a proof file?)") from None
     if not records:
         raise DataError(f"{path}: no proof records")
     return records
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What the proofs must prove, stated by the user, never by a record: the root rule (None: the model's
+    own, or for a score file the data's), the arc pruning and its pruner model (None: the scores' own
+    posteriors), and the relative gap tolerance (the exact decoder's default, ``lpparse.ppc.exact``)."""
+
+    single_root: bool | None = None
+    pruning: ArcPruning | None = None
+    pruner: Path | None = None
+    gap_tol: float = TOL
+
+    def describe(self, single_root: bool) -> str:
+        """The problem in words, for the verdict."""
+        rule = "single-root" if single_root else "multi-root"
+        if self.pruning is None:
+            arcs = "every candidate arc"
+        else:
+            by = f"{self.pruner.name}'s" if self.pruner is not None else "the scores' own"
+            arcs = (
+                f"the arcs kept by {by} first-order posteriors at {self.pruning.threshold:g}, "
+                f"at most {self.pruning.max_heads} heads a word"
+            )
+        return f"{rule} trees over {arcs}, gap tolerance {self.gap_tol:g} x (1 + |score|)"
 
 
 def sentence_scorers(
@@ -90,82 +140,140 @@ def sentence_scorers(
     return arcs, {name: scorer for name, scorer in found.items() if scorer is not None}
 
 
-def _parts(scorers: dict[str, Any], families: dict[str, list[str]], where: str) -> list[Parts]:
-    """The part families of a record, with the source's scorers and the record's row families."""
+def problem_arcs(
+    arcs: NDArray[np.float64],
+    sentence: Sentence,
+    problem: Problem,
+    pruner: Model | None,
+    single_root: bool,
+) -> NDArray[np.float64]:
+    """The sentence's arc scores with the arcs ``problem``'s pruning drops at -inf, as ``lpparse parse`` keeps
+    them for the exact decoder (:func:`lpparse.pruning.keep_mask`): under ``pruner``'s first-order posteriors,
+    else the scores' own."""
+    if problem.pruning is None:
+        return arcs
+    pruner_arcs = None if pruner is None else pruner.scorer(sentence).arc_scores()
+    return apply_pruning(arcs, keep_mask(arcs, problem.pruning, single_root, pruner_arcs))
+
+
+def _parts(scorers: dict[str, Any], families: Any) -> list[Parts]:
+    """The part families of the scores, each with the row families whose labels the record's duals use (its
+    ``families``: valid rows all, so they choose labels, not the problem); ValueError when the record is over
+    other families than the scores."""
+    if not isinstance(families, dict) or not all(isinstance(rows, list) for rows in families.values()):
+        raise ValueError("its families are not row families by part family")
     if set(families) != set(scorers):
-        raise DataError(
-            f"{where}: the proof is over the families {sorted(families)}, the scores have {sorted(scorers)}"
-        )
+        raise ValueError(f"the proof is over the families {sorted(families)}, the scores have {sorted(scorers)}")
     unknown = set(families) - set(_FAMILIES)
     if unknown:
-        raise DataError(f"{where}: unknown part families {sorted(unknown)}")
+        raise ValueError(f"unknown part families {sorted(unknown)}")
     return [_FAMILIES[name](scorers[name], rows) for name, rows in families.items()]
 
 
-def _kept(arcs: NDArray[np.float64], record: dict[str, Any]) -> NDArray[np.float64]:
-    """The arc scores with the arcs the record's pruning did not keep at -inf (all, without pruning)."""
-    if record.get("kept_arcs") is None:
-        return arcs
-    kept = np.zeros(arcs.shape, bool)
-    index = np.asarray(record["kept_arcs"], np.int64).reshape(-1, 2)
-    kept[index[:, 0], index[:, 1]] = True
-    return np.where(kept, arcs, -np.inf)
-
-
-def _sources(treebank: Path, model: Path | None, scores: Path | None) -> tuple[Model | Any, list[Sentence]]:
-    """The scores' source (a model or a score file checked against the treebank) and the treebank's
-    sentences, all of them (a proof names its sentence by id)."""
+def _sources(
+    treebank: Path, model: Path | None, scores: Path | None, problem: Problem
+) -> tuple[Model | Any, list[Sentence], bool, Model | None]:
+    """The scores' source (a model or a score file checked against the treebank), the treebank's sentences
+    (all of them: a proof names its sentence by id), the root rule, and the pruner model."""
     sentences = read_treebank(treebank, gold=False)
+    pruner = None if problem.pruner is None else Model.load(readable_file(problem.pruner, "--pruner model"))
     if scores is not None:
         source = load_scores(readable_file(scores, "score file"), validate=False)
         source.check(sentences, treebank)
         source.validate()
-        return source, sentences
+        return source, sentences, resolve_single_root(problem.single_root, sentences), pruner
     if model is None:
-        raise UserError("give the --model or the --scores the sentences were parsed with")
-    return Model.load(readable_file(model, "model")), sentences
+        raise UsageError("give the --model or the --scores the sentences were parsed with")
+    if problem.single_root is not None:
+        raise UsageError("--single-root and --multi-root apply to --scores only (a model has its own root rule)")
+    loaded = Model.load(readable_file(model, "model"))
+    return loaded, sentences, loaded.single_root, pruner
 
 
 def record_problems(
-    records: Sequence[dict[str, Any]],
+    records: Sequence[tuple[int, dict[str, Any]]],
     source: Model | Any,
     sentences: Sequence[Sentence],
+    problem: Problem,
+    single_root: bool,
+    pruner: Model | None = None,
     where: str = "proofs",
 ) -> Iterator[tuple[int, str | None]]:
-    """For each record in order, its line number and why its proof does not hold (None when it does)."""
+    """For each record in order, its line number and why its proof does not hold (None when it does); a
+    sentence the treebank lacks, a second record of a sentence, or a malformed record fails with its line."""
     by_id = {s.sent_id: (s, p) for p, s in enumerate(sentences)}
-    for line_no, record in enumerate(records, 1):
+    seen: dict[str, int] = {}
+    for line_no, record in records:
         sent_id = str(record["sent_id"])
         if sent_id not in by_id:
-            raise DataError(f"{where}:{line_no}: sentence {sent_id} is not in the treebank")
+            yield line_no, f"sentence {sent_id} is not in the treebank"
+            continue
+        if sent_id in seen:
+            yield line_no, f"a second proof of sentence {sent_id} (the first is on line {seen[sent_id]})"
+            continue
+        seen[sent_id] = line_no
         sentence, position = by_id[sent_id]
         arcs, scorers = sentence_scorers(source, sentence, position)
-        arcs = _kept(arcs, record)
+        arcs = problem_arcs(arcs, sentence, problem, pruner, single_root)
         try:
-            result = read_proof_record(record, arcs)
-        except (ValueError, KeyError, TypeError) as err:
-            raise DataError(f"{where}:{line_no}: sentence {sent_id}: not a readable proof ({err})") from None
-        families = _parts(scorers, record["families"], f"{where}:{line_no}: sentence {sent_id}")
-        yield line_no, check_proof(arcs, families, result)
+            result = read_proof_record(record, arcs, single_root=single_root, gap_tol=problem.gap_tol)
+            families = _parts(scorers, record.get("families"))
+            yield line_no, check_proof(arcs, families, result, single_root=single_root, gap_tol=problem.gap_tol)
+        except MALFORMED as err:
+            yield line_no, f"not a readable proof ({type(err).__name__}: {err})"
+
+
+def tree_problems(
+    records: Sequence[tuple[int, dict[str, Any]]], trees: Path, sentences: Sequence[Sentence]
+) -> str | None:
+    """Why the proofs do not cover the trees of ``trees`` (a parse output, by sentence id): a sentence written
+    there without a proof, or whose proof is of another tree (None when each has exactly one, of its tree)."""
+    written = read_treebank(readable_file(trees, "--trees output"), gold=True)
+    proved = {str(record["sent_id"]): (line_no, record) for line_no, record in records}
+    for sentence in written:
+        if sentence.sent_id not in proved:
+            return f"{trees}: sentence {sentence.sent_id} has no proof"
+        line_no, record = proved[sentence.sent_id]
+        heads = record.get("heads")
+        if not isinstance(heads, list) or heads != sentence.heads.tolist():
+            return f"{trees}: sentence {sentence.sent_id}: its proof (line {line_no}) is of another tree"
+    return None
 
 
 def check_file(
-    proofs: Path, treebank: Path, model: Path | None = None, scores: Path | None = None, progress: bool = True
+    proofs: Path,
+    treebank: Path,
+    model: Path | None = None,
+    scores: Path | None = None,
+    progress: bool = True,
+    problem: Problem | None = None,
+    trees: Path | None = None,
 ) -> int:
-    """Check every proof of ``proofs``; print one line: how many hold, or the first that does not. Returns
-    the exit status (0: every proof holds, 1: one does not)."""
+    """Check every proof of ``proofs`` against ``problem`` (default: every candidate arc, the model's or the
+    data's root rule, the default tolerance) and, with ``trees``, that they cover the trees of that parse
+    output; print one line: what was proved, or the first proof that does not hold. Returns the exit status
+    (0: every proof holds, 1: one does not)."""
+    problem = problem or Problem()
     path = readable_file(proofs, "proof file")
     records = proof_records(path)
-    source, sentences = _sources(readable_file(treebank, "treebank"), model, scores)
-    checks = record_problems(records, source, sentences, str(path))
-    for line_no, problem in tqdm(
-        checks, total=len(records), desc="checking", unit="proof", disable=not progress
-    ):
-        if problem is not None:
-            sent_id = records[line_no - 1]["sent_id"]
-            print(f"{path}:{line_no}: sentence {sent_id}: the proof does not hold: {problem}")
+    source, sentences, single_root, pruner = _sources(readable_file(treebank, "treebank"), model, scores, problem)
+    checks = record_problems(records, source, sentences, problem, single_root, pruner, str(path))
+    for line_no, failure in tqdm(checks, total=len(records), desc="checking", unit="proof", disable=not progress):
+        if failure is not None:
+            sent_id = dict(records)[line_no]["sent_id"]
+            print(f"{path}:{line_no}: sentence {sent_id}: the proof does not hold: {failure}")
             return 1
-    print(f"{path.name}: {len(records)} proofs checked, every tree is proved optimal")
+    if trees is not None:
+        failure = tree_problems(records, trees, sentences)
+        if failure is not None:
+            print(f"{failure}: the proofs do not cover the trees")
+            return 1
+    missing = len(sentences) - len(records)
+    print(
+        f"{path.name}: {len(records)} proofs checked, every tree is proved optimal: {problem.describe(single_root)}"
+        + (f"; every tree of {trees.name} has its proof" if trees is not None else "")
+        + (f" ({missing} sentences of the treebank have no proof)" if missing > 0 and trees is None else "")
+    )
     return 0
 
 
@@ -176,7 +284,50 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--model", type=Path, default=None, help="the model that scored it")
     source.add_argument("--scores", type=Path, default=None, help="the score file that scored it")
+    parser.add_argument(
+        "--trees",
+        type=Path,
+        default=None,
+        metavar="OUT",
+        help="the trees that parse --out wrote: each must have exactly one proof, of the same tree",
+    )
+    parser.add_argument(
+        "--gap-tol",
+        type=_tolerance,
+        default=TOL,
+        metavar="T",
+        help=f"relative gap tolerance: a leaf's bound may exceed the tree's score by T x (1 + |score|) "
+        f"(default {TOL:g}, the exact decoder's); a proof that needs more fails",
+    )
+    add_root_options(parser)
+    add_pruning_options(
+        parser,
+        "The proofs then prove each tree optimal over the arcs kept; give the pruning 'lpparse parse' was given.",
+        "the first-order model whose posteriors pruned the arcs (default: the scores' own)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 <= value <= 1e-2:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0 and <= 0.01, got {text}")
+    return value
+
+
+def problem_of(args: argparse.Namespace) -> Problem:
+    """The problem the command line states."""
+    return Problem(args.single_root, pruning_options(args), args.pruner, args.gap_tol)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the proofs as the command line asks."""
+    return check_file(
+        args.proofs, args.treebank, args.model, args.scores, not args.no_progress, problem_of(args), args.trees
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -191,9 +342,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        return check_file(args.proofs, args.treebank, args.model, args.scores, not args.no_progress)
+        return run(args)
+    except UsageError as err:
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        return 2
     except UserError as err:
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"{parser.prog}: error: {err.strerror or err}: {err.filename or ''}", file=sys.stderr)
         return 1
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import lpparse.commands
 from lpparse import __version__
-from lpparse.cli import COMMANDS, build_parser, main
+from lpparse.cli import COMMANDS, build_parser, command_module, main
 from lpparse.io import relative_paths
 
 
@@ -20,9 +20,12 @@ def test_every_command_module_is_listed_under_its_name() -> None:
     modules = {info.name for info in pkgutil.iter_modules(lpparse.commands.__path__)}
     # a command is its module's name, with "-" for "_" (check-proof: lpparse.commands.check_proof)
     assert {name.replace("-", "_") for name in COMMANDS} == {name for name in modules if not name.startswith("_")}
-    assert all(module.__name__ == f"lpparse.commands.{name.replace('-', '_')}" for name, module in COMMANDS.items())
+    assert all(command_module(name).__name__ == module for name, module in COMMANDS.items())
     subparsers = next(a for a in build_parser()._actions if a.dest == "command")
     assert list(subparsers.choices) == list(COMMANDS)
+    for name in COMMANDS:  # a command line that names a command builds its parser alone
+        subparsers = next(a for a in build_parser(name)._actions if a.dest == "command")
+        assert list(subparsers.choices) == [name]
 
 
 def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:

@@ -688,7 +688,7 @@ def test_ctrl_c_while_the_command_line_is_read(monkeypatch: pytest.MonkeyPatch, 
     place; a start-up SIGINT once landed in gettext's locale lookup): exit 130 and one line."""
     import lpparse.cli as cli
 
-    def interrupted() -> None:
+    def interrupted(only: object = None) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "build_parser", interrupted)
@@ -707,7 +707,7 @@ def test_ctrl_c_in_a_commands_late_import(
         raise ImportError("initialization failed") from KeyboardInterrupt()
 
     parser = cli.build_parser()
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli, "build_parser", lambda only=None: parser)
     parser._subparsers._group_actions[0].choices["demo"].set_defaults(func=late_import)
     assert cli.main(["demo"]) == 130
     assert capsys.readouterr().err == "lpparse demo: interrupted\n"
