@@ -1,9 +1,12 @@
 """The k best trees with proof (Murty's partition over exact decoding's arc sets), against brute-force
-enumeration of every tree, with grandparent, arbitrary-sibling and consecutive-sibling parts."""
+enumeration of every tree, with grandparent, arbitrary-sibling and consecutive-sibling parts, pruned parts
+(scored -inf) among them; their proof records (:mod:`lpparse.ppc.kbest_proof`) through JSON, and forged."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -20,23 +23,40 @@ from lpparse.ppc import (
     parse_exact,
 )
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
+from lpparse.ppc.kbest_proof import check_kbest_record, is_kbest_record, kbest_record
 from lpparse.ppc.parts import tree_scores
+from lpparse.trees import NoTreeError
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
+GAP_TOL = 1e-6
 
-def _parts(kind: str, n: int, rng: np.random.Generator) -> list:
+
+def _scores(rng: np.random.Generator, size: int, pruned: float) -> np.ndarray:
+    """Gaussian part scores of shape (size,)*3, a share ``pruned`` of them -inf."""
+    scores = rng.normal(size=(size,) * 3)
+    scores[rng.random(scores.shape) < pruned] = -np.inf
+    return scores
+
+
+def _parts(kind: str, n: int, rng: np.random.Generator, pruned: float = 0.0) -> list:
     size = n + 1
-    gp = DenseTripleScorer(rng.normal(size=(size,) * 3))
+    gp = DenseTripleScorer(_scores(rng, size, pruned))
     if kind == "grandparent":
         return [GrandparentParts(gp)]
     if kind == "siblings":
-        return [GrandparentParts(gp), SiblingParts(DenseSiblingScorer(rng.normal(size=(size,) * 3)))]
+        return [GrandparentParts(gp), SiblingParts(DenseSiblingScorer(_scores(rng, size, pruned)))]
     return [GrandparentParts(gp), ConsecutiveSiblingParts(synthetic_csib_scorer(n, rng))]
 
 
 def _ranked(s: np.ndarray, parts: list, single_root: bool) -> list[tuple[float, np.ndarray]]:
+    """Every tree of finite score with its score, best first (brute force)."""
     heads = list(enumerate_trees(s.shape[0] - 1, single_root))
-    return sorted(zip(tree_scores(s, parts, heads).tolist(), heads), key=lambda t: -t[0])
+    ranked = sorted(zip(tree_scores(s, parts, heads).tolist(), heads), key=lambda t: -t[0])
+    return [(value, tree) for value, tree in ranked if np.isfinite(value)]
+
+
+def _round_trip(kbest, parts: list) -> dict:
+    return json.loads(json.dumps(kbest_record(kbest, parts)))
 
 
 @settings(deadline=None, max_examples=12, suppress_health_check=[HealthCheck.too_slow])
@@ -62,9 +82,166 @@ def test_k_best_equals_brute_force(n: int, seed: int, single_root: bool, kind: s
     assert check_kbest(s, parts, result, single_root) is None
 
 
+@settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(2, 5),
+    st.integers(0, 2**32 - 1),
+    st.booleans(),
+    st.sampled_from(["grandparent", "siblings"]),
+    st.integers(1, 6),
+)
+def test_k_best_with_pruned_parts(n: int, seed: int, single_root: bool, kind: str, k: int) -> None:
+    """With 30% of the triples (and sibling parts) scored -inf, the K best trees are brute force's best of
+    finite score, every tree when K exceeds their number (NoTreeError when there is none); check_kbest and
+    the record's check through JSON accept the proof, subproblems whose every tree holds a pruned part
+    proved empty (issue 54: check_kbest refused them)."""
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=(n + 1, n + 1))
+    parts = _parts(kind, n, rng, pruned=0.3)
+    ranked = _ranked(s, parts, single_root)
+    if not ranked:
+        with pytest.raises(NoTreeError):
+            k_best_search(s, parts, k, single_root)
+        return
+    result = k_best_search(s, parts, k, single_root)
+    assert [float(score) for _, score in result.trees] == pytest.approx([v for v, _ in ranked[:k]], abs=1e-7)
+    assert check_kbest(s, parts, result, single_root) is None
+    assert check_kbest_record(_round_trip(result, parts), s, parts, single_root, GAP_TOL) is None
+
+
+def _pruned_instance() -> tuple[np.ndarray, list, list, object]:
+    """n = 5, half the triples pruned: K = 4 trees whose partition holds a subproblem proved empty by a
+    search that branches, and a subproblem left waiting with a tree."""
+    rng = np.random.default_rng(156)
+    n = 5
+    s = rng.normal(size=(n + 1, n + 1))
+    parts = [GrandparentParts(DenseTripleScorer(_scores(rng, n + 1, 0.5)))]
+    return s, parts, _ranked(s, parts, False), k_best_search(s, parts, 4, False)
+
+
+def test_k_best_pruned_partition_and_record() -> None:
+    """The instance's 4 best trees, a no-tree proof whose search branches, and the record round trip."""
+    s, parts, ranked, kbest = _pruned_instance()
+    assert [h.tolist() for h, _ in kbest.trees] == [t.tolist() for _, t in ranked[:4]]
+    record = _round_trip(kbest, parts)
+    assert is_kbest_record(record) and not is_kbest_record(kbest_record(kbest, parts)["kbest"])
+    subs = record["kbest"]["subproblems"]
+    proofs = [sub["proof"] for sub in subs if sub["proof"] is not None]
+    assert any(node["closed"] == "branched" for p in proofs if p["heads"] is None for node in p["nodes"])
+    assert any(sub["rank"] is None and sub["proof"] is not None and sub["proof"]["heads"] for sub in subs)
+    assert "mask" not in json.dumps(record) and "score" not in json.dumps(record["kbest"])
+    assert check_kbest(s, parts, kbest, False) is None
+    assert check_kbest_record(record, s, parts, False, GAP_TOL) is None
+
+
+def _drop(record: dict, i: int) -> dict:
+    """The record without subproblem ``i`` (its later subproblems' parents renumbered)."""
+    out = copy.deepcopy(record)
+    subs = out["kbest"]["subproblems"]
+    del subs[i]
+    for sub in subs:
+        sub["parent"] -= sub["parent"] > i
+    return out
+
+
+def test_forged_k_best_records_fail() -> None:
+    """A tree swapped for a worse one, a subproblem dropped, a subproblem's proof replaced by another's (a
+    tree's or a no-tree proof), the (K+1)-th tree's arc raised in the scores checked against (a waiting
+    subproblem then holds a tree above the K-th), NaN in a dual or a ray, trees out of order (their ranks
+    swapped with them), more trees claimed than exist, a wrong root rule: each fails the check. Scores and
+    bounds in the record are not read; malformed records raise."""
+    s, parts, ranked, kbest = _pruned_instance()
+    record = _round_trip(kbest, parts)
+    data = record["kbest"]
+    subs = data["subproblems"]
+
+    def check(forged: dict, scores: np.ndarray = s, single_root: bool = False) -> str | None:
+        return check_kbest_record(json.loads(json.dumps(forged)), scores, parts, single_root, GAP_TOL)
+
+    def rejected(forgery: dict) -> bool:  # a verdict against it, or unreadable (both exit 1)
+        try:
+            return check(forgery) is not None
+        except (ValueError, KeyError, TypeError):
+            return True
+
+    def forged(change) -> dict:
+        out = copy.deepcopy(record)
+        change(out["kbest"])
+        return out
+
+    proved = [i for i, sub in enumerate(subs) if sub["proof"] is not None]
+    waiting = next(i for i in proved if subs[i]["rank"] is None and subs[i]["proof"]["heads"] is not None)
+    empty = next(i for i in proved if subs[i]["proof"]["heads"] is None)
+    listed = {sub["rank"]: i for i, sub in enumerate(subs) if sub["rank"] is not None}
+    worse = ranked[6][1].tolist()
+
+    def swap_tree(d: dict) -> None:
+        d["trees"][3] = worse
+
+    assert "not tree 4" in check(forged(swap_tree))
+    for i in (waiting, empty):
+        assert "Murty" in check(_drop(record, i))
+
+    def proof_of(i: int, j: int):
+        def change(d: dict) -> None:
+            d["subproblems"][i]["proof"] = copy.deepcopy(subs[j]["proof"])
+
+        return change
+
+    assert check(forged(proof_of(waiting, listed[3]))) is not None
+    assert check(forged(proof_of(listed[3], waiting))) is not None
+    assert check(forged(proof_of(waiting, empty))) is not None  # a no-tree proof of a subproblem with trees
+    assert check(forged(proof_of(empty, waiting))) is not None
+    fifth, fourth = ranked[4][1], ranked[3][1]
+    raised = s.copy()  # the 5th tree's arcs that the 4th lacks: 10 more each
+    differ = np.flatnonzero(fifth != fourth)
+    raised[fifth[differ], differ] += 10.0
+    assert check(record, raised) is not None
+
+    def nan_dual(d: dict) -> None:
+        duals = d["subproblems"][waiting]["proof"]["nodes"][0]["duals"]
+        next(iter(duals.values()))["values"][0] = float("nan")
+
+    def nan_ray(d: dict) -> None:
+        ray = next(nd["ray"] for nd in d["subproblems"][empty]["proof"]["nodes"] if nd["ray"])
+        next(iter(ray.values()))["values"][0] = float("nan")
+
+    assert rejected(forged(nan_dual))
+    assert rejected(forged(nan_ray))
+
+    def reorder(d: dict) -> None:
+        d["trees"][:2] = d["trees"][1::-1]
+        d["subproblems"][listed[0]]["rank"], d["subproblems"][listed[1]]["rank"] = 1, 0
+
+    assert "above tree 1" in check(forged(reorder))
+    assert "fewer than 5" in check(forged(lambda d: d.update(k=5)))
+    assert check(record, single_root=True) is not None
+
+    def scores_raised(d: dict) -> None:  # not read: the verdict stands on the scores checked against
+        for sub in d["subproblems"]:
+            if sub["proof"] is not None and sub["proof"]["heads"] is not None:
+                sub["proof"]["objective"] += 100.0
+                sub["proof"]["bound"] += 100.0
+
+    assert check(forged(scores_raised)) is None
+    malformed = [
+        lambda d: d.update(kbest_version=2),
+        lambda d: d["subproblems"][1].update(parent=1.0),
+        lambda d: d["subproblems"][1].update(parent=5),
+        lambda d: d["subproblems"][1].update(proof=[]),
+        lambda d: d["subproblems"][1].pop("proof"),
+        lambda d: d["trees"][0].pop(),
+        lambda d: d["subproblems"][empty]["proof"]["nodes"][0].update(kept=[99]),
+    ]
+    for change in malformed:
+        with pytest.raises((ValueError, KeyError, TypeError)):
+            check(forged(change))
+
+
 def test_k_best_through_parse_exact_and_tampering() -> None:
-    """``parse_exact(..., k_best=K)`` returns the best tree's search with ``kbest``; a proof with a tree
-    swapped, reordered, a split dropped or an unlisted subproblem above the last tree fails the check."""
+    """``parse_exact(..., k_best=K)`` returns the best tree's search with ``kbest``; a result with a tree
+    swapped, reordered, a child's modifier changed, the K-th score raised or an unlisted subproblem above the
+    last tree fails the check."""
     rng = np.random.default_rng(3)
     n = 5
     s = rng.normal(size=(n + 1, n + 1))
@@ -77,12 +254,15 @@ def test_k_best_through_parse_exact_and_tampering() -> None:
     assert [t[1] for t in kbest.trees] == pytest.approx([r[0] for r in ranked[:4]])
     assert check_kbest(s, parts, kbest, False) is None
     swapped = dataclasses.replace(kbest, trees=[kbest.trees[1], kbest.trees[0], *kbest.trees[2:]])
-    assert "scores above" in check_kbest(s, parts, swapped, False)
+    assert check_kbest(s, parts, swapped, False) is not None
     other = dataclasses.replace(kbest, trees=[*kbest.trees[:3], (ranked[5][1], ranked[5][0])])
     assert check_kbest(s, parts, other, False) is not None
-    split = next(sub for sub in kbest.subproblems if sub.children)
+    fourth = (kbest.trees[3][0], kbest.trees[3][1] + 1.0)
+    raised = dataclasses.replace(kbest, trees=[*kbest.trees[:3], fourth])
+    assert "recomputed" in check_kbest(s, parts, raised, False)
+    child = next(sub for sub in kbest.subproblems if sub.parent >= 0)
     subs = [dataclasses.replace(sub) for sub in kbest.subproblems]
-    subs[split.id] = dataclasses.replace(split, children=split.children[1:])
+    subs[child.id] = dataclasses.replace(child, modifier=child.modifier % n + 1)
     assert check_kbest(s, parts, dataclasses.replace(kbest, subproblems=subs), False) is not None
     shorter = dataclasses.replace(kbest, k=3, trees=kbest.trees[:3])  # the 4th tree's subproblem waits above
     assert check_kbest(s, parts, shorter, False) is not None
@@ -90,9 +270,11 @@ def test_k_best_through_parse_exact_and_tampering() -> None:
         k_best_search(s, parts, 0)
 
 
-def test_parse_k_best_writes_ranked_copies(tmp_path) -> None:
-    """``lpparse parse --decoder exact --k-best 3`` on a score file: three copies of each sentence, best
-    first, whose trees and score comments are brute force's three best; other decoders refuse it."""
+def test_parse_k_best_writes_ranked_copies_and_proofs(tmp_path) -> None:
+    """``lpparse parse --decoder exact --k-best 3 --proof P`` on a score file with 30% of its triples pruned:
+    three copies of each sentence, best first, whose trees and score comments are brute force's three best of
+    finite score, and one k-best record per sentence that :func:`check_kbest_record` accepts, with the trees
+    written; other decoders refuse --k-best."""
     from test_cli_errors import fails, lpparse
 
     from lpparse.corpus import read_treebank, sample_treebank_path, write_treebank
@@ -103,23 +285,29 @@ def test_parse_k_best_writes_ranked_copies(tmp_path) -> None:
     write_treebank(treebank, sentences)
     rng = np.random.default_rng(5)
     entries = [
-        SentenceScores(s.sent_id, rng.normal(size=(s.n + 1,) * 2), rng.normal(size=(s.n + 1,) * 3))
+        SentenceScores(s.sent_id, rng.normal(size=(s.n + 1,) * 2), _scores(rng, s.n + 1, 0.3))
         for s in sentences
     ]
     scores = tmp_path / "scores.npz"
     save_scores(scores, entries)
-    out = tmp_path / "k.conllu"
+    out, proofs = tmp_path / "k.conllu", tmp_path / "k.proofs"
     argv = ["parse", "--scores", scores, "--treebank", treebank, "--decoder", "exact", "--no-progress"]
-    done = lpparse(*argv, "--k-best", "3", "--out", out, "--single-root")
+    done = lpparse(*argv, "--k-best", "3", "--out", out, "--proof", proofs, "--single-root")
     assert done.returncode == 0, done.stderr
     copies = read_treebank(out)
     assert len(copies) == 3 * len(sentences)
-    for i, entry in enumerate(entries):
+    records = [json.loads(line) for line in proofs.read_text().splitlines()]
+    assert [r["sent_id"] for r in records] == [e.sent_id for e in entries]
+    for i, (entry, record) in enumerate(zip(entries, records)):
         parts = [GrandparentParts(DenseTripleScorer(entry.gp))]
         ranked = _ranked(entry.arcs, parts, True)
         for rank in range(3):
-            copy = copies[3 * i + rank]
-            assert copy.sent_id == entry.sent_id and copy.tokens.metadata["k_best_rank"] == str(rank + 1)
-            assert float(copy.tokens.metadata["k_best_score"]) == pytest.approx(ranked[rank][0], abs=1e-7)
-            np.testing.assert_array_equal(copy.heads, ranked[rank][1])
+            written = copies[3 * i + rank]
+            assert written.sent_id == entry.sent_id
+            assert written.tokens.metadata["k_best_rank"] == str(rank + 1)
+            assert float(written.tokens.metadata["k_best_score"]) == pytest.approx(ranked[rank][0], abs=1e-7)
+            np.testing.assert_array_equal(written.heads, ranked[rank][1])
+            assert record["kbest"]["trees"][rank] == written.heads.tolist()
+        assert check_kbest_record(record, entry.arcs, parts, True, GAP_TOL) is None
+        assert check_kbest_record(record, entry.arcs, parts, False, GAP_TOL) is not None
     fails(lpparse(*argv[:-3], "--decoder", "ppc", "--k-best", "2"), 2, "--k-best", "exact")

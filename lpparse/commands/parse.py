@@ -175,7 +175,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         metavar="FILE",
         help="exact decoder: write each sentence's proof of optimality as one JSON line (sent_id, heads, the "
-        "search's nodes with their duals); 'lpparse check-proof FILE' re-checks them from the scores",
+        "search's nodes with their duals; with --k-best, the K trees and Murty's partition with each "
+        "subproblem's proof); 'lpparse check-proof FILE' re-checks them from the scores",
     )
     parser.add_argument(
         "--workers",
@@ -490,5 +491,8 @@ def run(args: argparse.Namespace) -> int:
     if out:
         print(f"wrote {out}")
     if proof:
-        print(f"wrote {proof} (proofs of {len(results)} trees; check them with lpparse check-proof)")
+        what = f"{len(results)} trees"
+        if args.k_best is not None:
+            what = f"the {args.k_best} best trees of {len(results)} sentences"
+        print(f"wrote {proof} (proofs of {what}; check them with lpparse check-proof)")
     return 1 if failed else 0

@@ -14,6 +14,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "certificate": ("certify_full", "extend_solution", "ppc_certificate"),
         "exact": ("ExactOptions", "ExactResult", "check_exact", "check_proof", "exact_search", "parse_exact"),
         "kbest": ("KBest", "check_kbest", "k_best_search"),
+        "kbest_proof": ("check_kbest_record", "kbest_record"),
         "loop": (
             "BF_BELOW_PARTS",
             "METHODS",

@@ -31,6 +31,7 @@ from lpparse.lp.solution import Status
 from lpparse.ppc.exact import ExactOptions, exact_search
 from lpparse.ppc.heuristics import improve_along_lp
 from lpparse.ppc.kbest import k_best_search
+from lpparse.ppc.kbest_proof import kbest_record
 from lpparse.ppc.loop import (
     BF_BELOW_PARTS,
     PPCResult,
@@ -172,7 +173,9 @@ def exact_decode(
     best trees, proved (:func:`lpparse.ppc.kbest.k_best_search`), as ``stats["kbest"]``: (heads, score)
     pairs, best first; a limit that stops the search before K trees (while trees remain) leaves it uncertified.
     ``branching``: the search's rule and ``base`` the node LPs' arborescence program
-    (:class:`lpparse.ppc.exact.ExactOptions`). ``proof``: the search's proof as a JSON record in ``stats["proof"]`` (:func:`lpparse.ppc.proof_file.proof_record`)."""
+    (:class:`lpparse.ppc.exact.ExactOptions`). ``proof``: the search's proof as a JSON record in
+    ``stats["proof"]`` (:func:`lpparse.ppc.proof_file.proof_record`; with ``k_best``, the K trees' and their
+    partition's, :func:`lpparse.ppc.kbest_proof.kbest_record`)."""
     s = validate_scores(arc_scores)
     engine, families = _families(triple_scorer, preset, sibling_scorer, parts, ppc_options)
     options = ExactOptions(ppc=engine, branching=branching, base=base)
@@ -202,7 +205,7 @@ def exact_decode(
     if kbest is not None:
         stats["kbest"] = kbest.trees
     if proof:
-        stats["proof"] = proof_record(result, families)
+        stats["proof"] = proof_record(result, families) if kbest is None else kbest_record(kbest, families)
     return DecodeResult(result.heads, result.objective, stats)
 
 
