@@ -249,15 +249,18 @@ def _proof_record(result: ExactResult, parts: Sequence[Parts]) -> dict[str, Any]
     return {**proof_record(shaped, parts), "heads": None, "objective": None, "bound": None}
 
 
-def _read_proof(record: Any, arc_scores: NDArray[np.float64]) -> ExactResult:
-    """The search a subproblem's proof record describes over its arc scores
-    (:func:`lpparse.ppc.proof_file.read_proof_record`; heads None for a no-tree proof)."""
+def _read_proof(
+    record: Any, arc_scores: NDArray[np.float64], single_root: bool, gap_tol: float
+) -> ExactResult:
+    """The search a subproblem's proof record describes over its arc scores, under the checker's root rule and
+    tolerance (:func:`lpparse.ppc.proof_file.read_proof_record`: only the tree and the search tree are read;
+    heads None for a no-tree proof)."""
     if not isinstance(record, dict):
         raise TypeError(f"a proof is {type(record).__name__}, not an object")
-    if record["heads"] is not None:
-        return read_proof_record(record, arc_scores)
-    shaped = {**record, "heads": [-1] * arc_scores.shape[0], "objective": 0.0, "bound": 0.0}
-    return replace(read_proof_record(shaped, arc_scores), heads=None)
+    tree = record["heads"] is not None
+    shaped = record if tree else {**record, "heads": [-1] * arc_scores.shape[0]}
+    result = read_proof_record(shaped, arc_scores, single_root=single_root, gap_tol=gap_tol)
+    return result if tree else replace(result, heads=None)
 
 
 def _int(value: Any, what: str, low: int, high: int) -> int:
@@ -313,7 +316,7 @@ def check_kbest_record(
     def proof(i: int, masked: NDArray[np.float64]) -> ExactResult | None:
         found = entries[i]["proof"]
         try:
-            return None if found is None else _read_proof(found, masked)
+            return None if found is None else _read_proof(found, masked, single_root, gap_tol)
         except (IndexError, AttributeError) as err:
             raise ValueError(f"subproblem {i}: not a readable proof ({err!r})") from None
 
