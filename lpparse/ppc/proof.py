@@ -40,6 +40,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen.cache import ScoreCache
@@ -136,15 +137,22 @@ class ProofProgram:
             if named is not None:
                 named(separated)
         self.lp = prog.lp
-        self.A_T = self.lp.A.T.tocsr()
-        self.abs_A_T = abs(self.A_T)
-        self._A_pos, self._A_neg = self.A_T.maximum(0).T.tocsr(), self.A_T.minimum(0).T.tocsr()
+        A = self.lp.A.tocsr()
+        csc = A.tocsc()  # its arrays are those of Aᵀ in CSR
+        self.A_T = sp.csr_matrix((csc.data, csc.indices, csc.indptr), shape=A.shape[::-1])
+        self.abs_A_T = sp.csr_matrix((np.abs(csc.data), csc.indices, csc.indptr), shape=A.shape[::-1])
+        self._A_pos = sp.csr_matrix((np.maximum(A.data, 0.0), A.indices, A.indptr), shape=A.shape)
+        self._A_neg = sp.csr_matrix((np.minimum(A.data, 0.0), A.indices, A.indptr), shape=A.shape)
+        self._abs_A = abs(A)
         self.n = arc_scores.shape[0] - 1
         #: the part family of each part column block
         self.part_blocks = {p.column_block: p for p in self.parts}
         unknown = set(self.lp.var_blocks) - set(self.part_blocks) - base_blocks
         if unknown:
             raise ValueError(f"columns {sorted(unknown)} belong to neither the arborescence program nor a family")
+        odd = [name for name in base_blocks - set(self.part_blocks) - {"z", "phi"} if len(self.lp.var_blocks[name])]
+        if odd:  # node_upper knows the arcs of arc and flow columns only
+            raise ValueError(f"the arborescence program {base!r} has columns {odd} that are neither arcs nor flows")
         #: column upper bounds with those the rows imply made explicit (module docstring)
         self.upper = self.lp.col_upper.copy()
         self.upper[self.lp.cols("z")] = np.minimum(self.upper[self.lp.cols("z")], 1.0)
@@ -159,8 +167,8 @@ class ProofProgram:
         if not (np.isfinite(self.lower).all() and np.isfinite(self.upper).all()):
             raise ValueError("the full program has a column without finite bounds")
         #: nonzeros of each column and each row, for the round-off bounds of :meth:`_sums`
-        self.col_nnz = np.diff(self.A_T.indptr).astype(np.float64)
-        self.row_nnz = np.bincount(self.A_T.indices, minlength=self.lp.num_rows).astype(np.float64)
+        self.col_nnz = np.diff(csc.indptr).astype(np.float64)
+        self.row_nnz = np.diff(A.indptr).astype(np.float64)
 
     def place(self, duals: LabelledDuals) -> NDArray[np.float64]:
         """``duals`` as one value per row of the full program; a label that names no row of it (another
@@ -183,17 +191,17 @@ class ProofProgram:
 
     def node_upper(self, mask: NDArray[np.bool_]) -> NDArray[np.float64]:
         """Column upper bounds of the node over the arcs ``mask``: 0 for every column its arcs do not allow
-        (an arborescence column the node's own program lacks; a part not among the family's candidates)."""
+        (an arc or a flow on an arc outside ``mask``: a tree of the node routes its flow on its arcs; a part
+        not among the family's candidates over ``mask``)."""
         upper = self.upper.copy()
-        node = arc_program(np.where(mask, self.s, -np.inf), self.single_root, self.base).lp
         for name, block in self.lp.var_blocks.items():
             part = self.part_blocks.get(name)
-            if part is not None:
-                held = np.column_stack(part.candidates(mask, self.single_root)).astype(np.int64)
-            elif name in node.var_blocks:
-                held = node.var_blocks[name].index
-            else:
-                held = np.empty((0, block.arity), np.int64)
+            if part is None:  # z (h, m), phi (h, m) or (commodity, h, m): the arc is the last two
+                index = block.index
+                allowed = mask[index[:, -2], index[:, -1]] if len(index) else np.zeros(0, bool)
+                upper[block.positions[~allowed]] = 0.0
+                continue
+            held = np.column_stack(part.candidates(mask, self.single_root)).astype(np.int64)
             allowed = np.zeros(self.lp.num_cols, bool)
             if len(held):
                 found = block.find(held)
@@ -202,16 +210,19 @@ class ProofProgram:
             upper[cols[~allowed[cols]]] = 0.0
         return upper
 
-    def node_sides(self, upper: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Each row's sides for the columns within [col_lower, ``upper``]: its own, tightened to the range of
-        its activity over those bounds (widened by that range's round-off), so every side is finite."""
+    def node_sides(
+        self, upper: NDArray[np.float64], rows: NDArray[np.int64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The sides of the rows ``rows`` for the columns within [col_lower, ``upper``]: their own, tightened
+        to the range of their activity over those bounds (widened by that range's round-off), so that every
+        side is finite."""
         lp = self.lp
-        pos, neg = self._A_pos, self._A_neg
+        pos, neg = self._A_pos[rows], self._A_neg[rows]
         hi = pos @ upper + neg @ self.lower
         lo = pos @ self.lower + neg @ upper
         size = np.maximum(np.abs(upper), np.abs(self.lower))
-        slack = 4.0 * EPS * (self.row_nnz + 2.0) * (self.abs_A_T.T @ size)
-        return np.maximum(lp.row_lower, lo - slack), np.minimum(lp.row_upper, hi + slack)
+        slack = 4.0 * EPS * (self.row_nnz[rows] + 2.0) * (self._abs_A[rows] @ size)
+        return np.maximum(lp.row_lower[rows], lo - slack), np.minimum(lp.row_upper[rows], hi + slack)
 
     def _sums(
         self, y: NDArray[np.float64], upper: NDArray[np.float64], cost: NDArray[np.float64]
@@ -222,9 +233,9 @@ class ProofProgram:
         d_j; every floating-point step's round-off is added (outward), the sum taken exactly (math.fsum).
         Returns (the bound, d, each column's round-off bound); the bound is NaN when a number overflows."""
         lp = self.lp
-        lo_side, hi_side = self.node_sides(upper)
-        row_terms = np.maximum(y * lo_side, y * hi_side)
-        row_terms = row_terms[y != 0.0]
+        rows = np.flatnonzero(y)
+        lo_side, hi_side = self.node_sides(upper, rows)
+        row_terms = np.maximum(y[rows] * lo_side, y[rows] * hi_side)
         live = np.isfinite(cost)
         d = np.where(live, cost - self.A_T @ y, -np.inf)
         err = 4.0 * EPS * (self.col_nnz + 2.0) * (np.where(live, np.abs(cost), 0.0) + self.abs_A_T @ np.abs(y))

@@ -40,16 +40,20 @@ def _duals(duals: LabelledDuals | None) -> dict[str, Any] | None:
 
 
 def _ints(value: Any, what: str, low: int, high: int) -> NDArray[np.int64]:
-    """``value`` (a JSON list, possibly nested) as an int64 array of entries in [low, high]; ValueError when
-    an entry is not an integer (a float, a bool, a string) or out of range."""
-    array = np.asarray(value, dtype=object)
-    flat = array.ravel()
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in flat):
+    """``value`` (a JSON list, possibly nested, or a number) as an int64 array of entries in [low, high];
+    ValueError when an entry is not an integer (a float, a bool, a string), the lists are ragged, or an
+    entry is out of range."""
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(f"{what} is not a regular array of integers") from None
+    if array.size == 0:
+        return np.zeros(array.shape, np.int64)
+    if array.dtype.kind != "i":  # JSON floats, bools, strings, nulls and nested lists give other kinds
         raise ValueError(f"{what} holds entries that are not integers")
-    out = np.asarray(value, dtype=np.int64) if flat.size else np.zeros(array.shape, np.int64)
-    if flat.size and not (out.min() >= low and out.max() <= high):
+    if not (array.min() >= low and array.max() <= high):
         raise ValueError(f"{what} holds entries outside {low}..{high}")
-    return out
+    return array.astype(np.int64, copy=False)
 
 
 def _labelled(data: Any, what: str) -> LabelledDuals | None:
@@ -63,12 +67,13 @@ def _labelled(data: Any, what: str) -> LabelledDuals | None:
     for name, entry in data.items():
         if not isinstance(entry, dict) or set(entry) != {"index", "values"}:
             raise ValueError(f"{what}: block {name!r} is not an index and its values")
-        raw = entry["values"]
-        if not isinstance(raw, list) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw
-        ):
-            raise ValueError(f"{what}: the values of {name!r} are not numbers")
-        values = np.asarray(raw, np.float64)
+        try:
+            values = np.asarray(entry["values"])
+        except ValueError:
+            raise ValueError(f"{what}: the values of {name!r} are not a list of numbers") from None
+        if values.ndim != 1 or (values.size and values.dtype.kind not in "if"):
+            raise ValueError(f"{what}: the values of {name!r} are not a list of numbers")
+        values = values.astype(np.float64)
         if not np.isfinite(values).all():
             raise ValueError(f"{what}: a value of {name!r} is not finite")
         index = _ints(entry["index"], f"{what}: the labels of {name!r}", -(2**62), 2**62)
