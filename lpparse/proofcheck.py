@@ -44,6 +44,7 @@ from lpparse.io import DataError, UsageError, UserError, readable_file
 from lpparse.lp.solution import TOL
 from lpparse.options import add_pruning_options, add_root_options, pruning_options, resolve_single_root
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
+from lpparse.ppc.kbest_proof import check_kbest_record, is_kbest_record
 from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
 from lpparse.ppc.proof import check_proof
 from lpparse.ppc.proof_file import read_proof_record
@@ -81,8 +82,10 @@ def proof_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
                     record = json.loads(line)
                 except json.JSONDecodeError as err:
                     raise DataError(f"{path}:{line_no}: not a JSON line ({err.msg})") from None
-                if not isinstance(record, dict) or not {"sent_id", "heads", "nodes"} <= set(record):
-                    raise DataError(f"{path}:{line_no}: not a proof record (no sent_id, heads or nodes)")
+                if not isinstance(record, dict) or not (
+                    {"sent_id", "heads", "nodes"} <= set(record) or {"sent_id", "kbest"} <= set(record)
+                ):
+                    raise DataError(f"{path}:{line_no}: not a proof record (no sent_id, heads and nodes, or kbest)")
                 if not isinstance(record["sent_id"], (str, int)) or isinstance(record["sent_id"], bool):
                     raise DataError(f"{path}:{line_no}: the sentence id is not a string")
                 records.append((line_no, record))
@@ -216,8 +219,11 @@ def record_problems(
         arcs, scorers = sentence_scorers(source, sentence, position)
         arcs = problem_arcs(arcs, sentence, problem, pruner, single_root)
         try:
-            result = read_proof_record(record, arcs, single_root=single_root, gap_tol=problem.gap_tol)
             families = _parts(scorers, record.get("families"))
+            if is_kbest_record(record):
+                yield line_no, check_kbest_record(record, arcs, families, single_root, problem.gap_tol)
+                continue
+            result = read_proof_record(record, arcs, single_root=single_root, gap_tol=problem.gap_tol)
             yield line_no, check_proof(arcs, families, result, single_root=single_root, gap_tol=problem.gap_tol)
         except MALFORMED as err:
             yield line_no, f"not a readable proof ({type(err).__name__}: {err})"
@@ -226,17 +232,20 @@ def record_problems(
 def tree_problems(
     records: Sequence[tuple[int, dict[str, Any]]], trees: Path, sentences: Sequence[Sentence]
 ) -> str | None:
-    """Why the proofs do not cover the trees of ``trees`` (a parse output, by sentence id): a sentence written
-    there without a proof, or whose proof is of another tree (None when each has exactly one, of its tree)."""
-    written = read_treebank(readable_file(trees, "--trees output"), gold=True)
+    """Why the proofs do not cover the trees of ``trees`` (a parse output, by sentence id; with ``--k-best``
+    each sentence's K trees best first): a sentence written there without a proof, or whose proof is of other
+    trees (None when each has exactly one proof, of its trees)."""
+    written: dict[str, list[list[int]]] = {}
+    for sentence in read_treebank(readable_file(trees, "--trees output"), gold=True):
+        written.setdefault(sentence.sent_id, []).append(sentence.heads.tolist())
     proved = {str(record["sent_id"]): (line_no, record) for line_no, record in records}
-    for sentence in written:
-        if sentence.sent_id not in proved:
-            return f"{trees}: sentence {sentence.sent_id} has no proof"
-        line_no, record = proved[sentence.sent_id]
-        heads = record.get("heads")
-        if not isinstance(heads, list) or heads != sentence.heads.tolist():
-            return f"{trees}: sentence {sentence.sent_id}: its proof (line {line_no}) is of another tree"
+    for sent_id, heads in written.items():
+        if sent_id not in proved:
+            return f"{trees}: sentence {sent_id} has no proof"
+        line_no, record = proved[sent_id]
+        claimed = record["kbest"].get("trees") if is_kbest_record(record) else [record.get("heads")]
+        if claimed != heads:
+            return f"{trees}: sentence {sent_id}: its proof (line {line_no}) is of other trees"
     return None
 
 
@@ -269,8 +278,11 @@ def check_file(
             print(f"{failure}: the proofs do not cover the trees")
             return 1
     missing = len(sentences) - len(records)
+    kbest = sum(is_kbest_record(record) for _, record in records)
     print(
-        f"{path.name}: {len(records)} proofs checked, every tree is proved optimal: {problem.describe(single_root)}"
+        f"{path.name}: {len(records)} proofs checked, every tree is proved optimal"
+        + (f" (the {kbest} k-best lists: their trees the best, in order)" if kbest else "")
+        + f": {problem.describe(single_root)}"
         + (f"; every tree of {trees.name} has its proof" if trees is not None else "")
         + (f" ({missing} sentences of the treebank have no proof)" if missing > 0 and trees is None else "")
     )

@@ -310,4 +310,12 @@ def test_parse_k_best_writes_ranked_copies_and_proofs(tmp_path) -> None:
             assert record["kbest"]["trees"][rank] == written.heads.tolist()
         assert check_kbest_record(record, entry.arcs, parts, True, GAP_TOL) is None
         assert check_kbest_record(record, entry.arcs, parts, False, GAP_TOL) is not None
+    check = ["check-proof", proofs, "--scores", scores, "--treebank", treebank, "--no-progress"]
+    done = lpparse(*check, "--single-root", "--trees", out)
+    assert done.returncode == 0 and "3 proofs checked" in done.stdout and "k-best" in done.stdout, done.stdout
+    assert lpparse(*check, "--multi-root").returncode == 1  # proved under the other root rule
+    copies[1], copies[2] = copies[2], copies[1]  # the trees written out of order: not what was proved
+    write_treebank(tmp_path / "swapped.conllu", copies)
+    done = lpparse(*check, "--single-root", "--trees", tmp_path / "swapped.conllu")
+    assert done.returncode == 1 and "of other trees" in done.stdout, done.stdout + done.stderr
     fails(lpparse(*argv[:-3], "--decoder", "ppc", "--k-best", "2"), 2, "--k-best", "exact")
