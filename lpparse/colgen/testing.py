@@ -20,6 +20,13 @@ single and multiple roots) it checks what the engine and the front end take on t
    full program (primal feasible: separation found every violated row; dual feasible; no gap), and its value
    equals brute force's.
 
+:func:`check_exact` takes the same function and checks exact decoding with the family's pricing inside it:
+on random sentences of n = 4..6, :func:`lpparse.ppc.exact.exact_search` with parse-price-cut at every node
+(``ExactOptions(method="ppc")``: under ``auto`` nodes this small are solved by brute force, and a family's
+pricing runs in exact search only from :func:`lpparse.ppc.loop.bf_below` candidate parts, n of 16-18 for
+cubic families) must end certified by its own records, with brute force's best tree score, and its proof must
+pass the standalone check (:func:`lpparse.ppc.proof.check_proof`, which trusts no family's pricing).
+
 The conventions (maximization, d = c - Aᵀy, duals of <= rows >= 0 and of >= rows <= 0, absent rows and
 ``outside_duals``) are those of :mod:`lpparse.colgen.family` and ``docs/families.md``. References: Riedel,
 Smith & McCallum 2012, "Parse, Price and Cut—Delayed Column and Row Generation for Graph Based Parsers",
@@ -43,7 +50,14 @@ from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import Solution, Status
 
-__all__ = ["PURGE_EVERY_ROUND", "FamilyCheckError", "KitReport", "check_parts", "random_arc_scores"]
+__all__ = [
+    "PURGE_EVERY_ROUND",
+    "FamilyCheckError",
+    "KitReport",
+    "check_exact",
+    "check_parts",
+    "random_arc_scores",
+]
 
 #: Engine options that purge the master after every round, every family column at 0 with a negative reduced
 #: cost (:mod:`lpparse.colgen.purge`): a test's run of a family through purges and returns on small sentences
@@ -60,13 +74,16 @@ class FamilyCheckError(AssertionError):
 @dataclass
 class KitReport:
     """What :func:`check_parts` checked: sentences, trees, rounds and entering parts looked at, and how many
-    full LPs were fractional (a kit whose instances are all integral checks little: see ``fractional``)."""
+    full LPs were fractional (a kit whose instances are all integral checks little: see ``fractional``); for
+    :func:`check_exact`, the nodes solved and how many searches branched (``fractional``: root LPs)."""
 
     sentences: int = 0
     trees: int = 0
     rounds: int = 0
     entered: int = 0
     fractional: int = 0
+    nodes: int = 0
+    branched: int = 0
     notes: list[str] = field(default_factory=list)
 
 
@@ -408,6 +425,54 @@ def _check_run(
         raise FamilyCheckError(f"{where}: the run's certificate fails on the full program: {cert}")
     if abs(sol.objective - value) > tol * (1 + abs(value)):
         raise FamilyCheckError(f"{where}: parse-price-cut {sol.objective:.9g} != full LP {value:.9g}")
+
+
+def check_exact(
+    make_parts: MakeParts,
+    sizes: Sequence[int] = (4, 5, 6),
+    per_size: int = 4,
+    seed: int = 0,
+    tol: float = 1e-6,
+) -> KitReport:
+    """Exact decoding of ``per_size`` random sentences of each length in ``sizes`` (as :func:`check_parts`'s)
+    with the families ``make_parts(arc_scores, single_root, rng)`` returns, parse-price-cut at every node
+    (module docstring): the search must end OPTIMAL and certified by its own records (``verify=False``: what
+    its nodes' certificates claim), its tree must score brute force's best, and its proof must pass
+    :func:`lpparse.ppc.proof.check_proof`. Raises :class:`FamilyCheckError` naming the sentence; returns the
+    nodes solved and the searches that branched (those whose root LP is fractional)."""
+    from lpparse.ppc.exact import ExactOptions, exact_search
+    from lpparse.ppc.parts import exact_parts, tree_scores
+    from lpparse.ppc.proof import check_proof
+
+    report = KitReport()
+    options = ExactOptions(method="ppc", verify=False)
+    for s, single_root, where, rng in _sentences(sizes, per_size, seed):
+        parts = list(make_parts(s, single_root, rng))
+        trees = list(_trees(s, single_root))
+        best = float(tree_scores(s, parts, trees).max())
+        if np.isneginf(best):
+            report.notes.append(f"{where}: every tree holds a pruned part")
+            continue
+        result = exact_search(s, parts, single_root, options=options)
+        report.nodes += result.stats.nodes
+        report.branched += len(result.nodes) > 1
+        report.fractional += not result.stats.root_integral
+        if not result.certified:
+            raise FamilyCheckError(f"{where}: exact search ended {result.status.value}, not certified")
+        if abs(result.objective - best) > tol * (1 + abs(best)):
+            raise FamilyCheckError(
+                f"{where}: exact search certified tree {result.heads.tolist()} scoring "
+                f"{result.objective:.9g}, but the best tree scores {best:.9g}: its nodes' certificates trust "
+                "pricing that misses parts"
+            )
+        problem = check_proof(s, exact_parts(parts), result)
+        if problem is not None:
+            raise FamilyCheckError(
+                f"{where}: exact search's proof fails the standalone check ({problem}): a node's bound holds "
+                "only for the parts its pricing looked at"
+            )
+        report.sentences += 1
+    return report
 
 
 def check_rows(

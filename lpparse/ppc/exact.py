@@ -124,7 +124,7 @@ from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.branching import PseudoCosts
 from lpparse.ppc.heuristics import improve_along_lp, improve_tree
 from lpparse.ppc.live import LiveMaster
-from lpparse.ppc.loop import PPCResult, _validated, second_order_parts, solve_lp
+from lpparse.ppc.loop import METHODS, PPCResult, _validated, second_order_parts, solve_lp
 from lpparse.ppc.parts import GrandparentParts, Parts, exact_parts, tree_score
 from lpparse.ppc.proof import check_proof, children_problem, claim_problem, label_duals, signed
 from lpparse.ppc.search_tree import BranchNode, ExactResult, ExactStats, child_mask, gap_abs
@@ -140,6 +140,7 @@ __all__ = [
     "check_proof",
     "check_records",
     "exact_search",
+    "verify_by_default",
     "parse_exact",
 ]
 
@@ -167,10 +168,17 @@ class ExactOptions:
     ``auto``: by the families, :meth:`rule`); ``base``: the arborescence program under the node LPs (module
     docstring: ``cycle-cuts``, or a flow base of :data:`lpparse.formulations.grandparent.BASES`); ``ppc``: the
     parse-price-cut options of every node (:class:`lpparse.colgen.ColgenOptions`: tolerances, pricing devices,
-    sibling preset; its time limit is replaced by what is left of the search's); ``verify``: certify by
-    :func:`check_proof` (the proof re-checked from its duals over the full program, built once: about a
-    brute-force run's time more) instead of :func:`check_records`; ``warm_basis``: a node's first LP solve
-    starts from its parent's final basis, by label (:mod:`lpparse.lp.basis`), instead of cold;
+    sibling preset; its time limit is replaced by what is left of the search's); ``method``: how a node LP
+    solved on a program of its own (the root; every node without live masters) is solved, as
+    :func:`lpparse.ppc.solve_lp`'s ``method``: ``auto`` (brute force below
+    :func:`lpparse.ppc.loop.bf_below` candidate parts, else parse-price-cut), ``ppc`` (a family's pricing runs
+    at every node, as the family kit forces it on small sentences: :func:`lpparse.colgen.testing.check_exact`)
+    or ``bf``; ``verify``: certify by :func:`check_proof` (the proof re-checked from its duals over the full
+    program, built once, trusting no record of the search) instead of :func:`check_records` (the search's own
+    certificates, which trust each family's pricing); None (the default) decides by the families
+    (:func:`verify_by_default`): the standalone check for any family or scorer not shipped with lpparse, so
+    that a pricing bug in a family written elsewhere cannot certify a wrong tree; ``warm_basis``: a node's
+    first LP solve starts from its parent's final basis, by label (:mod:`lpparse.lp.basis`), instead of cold;
     ``live_master``: with families that support it (``Parts.live``: all of lpparse's), the LP of every node
     below the root is bound changes on its parent's master, handed down or copied (:mod:`lpparse.ppc.live`;
     off, a program per node takes 1.07x, 0.97x, 1.17x and 1.13x the time on the Hungarian, Danish, Italian and
@@ -195,7 +203,8 @@ class ExactOptions:
     keep_results: bool = False
     branching: str = "auto"
     ppc: ColgenOptions = field(default_factory=ColgenOptions)
-    verify: bool = False
+    method: str = "auto"
+    verify: bool | None = None
     warm_basis: bool = True
     live_master: bool = True
     node_cuts: bool = False
@@ -203,6 +212,8 @@ class ExactOptions:
     def __post_init__(self) -> None:
         if self.branching not in BRANCHING:
             raise ValueError(f"unknown branching rule {self.branching!r}; choose from {', '.join(BRANCHING)}")
+        if self.method not in METHODS:
+            raise ValueError(f"unknown node LP method {self.method!r}; choose from {', '.join(METHODS)}")
 
     def rule(self, parts: Sequence[Parts]) -> str:
         """The branching rule for these families: ``branching``, or for ``auto`` reliability branching
@@ -396,10 +407,11 @@ class _Search:
 
     def _lp(self, node: BranchNode, time_limit: float | None) -> tuple[PPCResult, LiveMaster | None]:
         """The node's LP, and the live master it was solved on (None: a program of its own). On its own
-        program, by ``auto``, as the LP decoders choose: brute force where the node's arcs allow fewer than
-        :data:`lpparse.ppc.loop.BF_BELOW_PARTS` candidate parts, else parse-price-cut from its parent's parts;
-        the scores shared. (Hungarian dev, grandparent model over pruned arcs, 40 fractional sentences, 466
-        nodes: 14.9 s of branching against 24.3 s with parse-price-cut at every node.)"""
+        program, by ``ExactOptions.method``: under ``auto`` as the LP decoders choose, brute force where the
+        node's arcs allow fewer than :func:`lpparse.ppc.loop.bf_below` candidate parts, else parse-price-cut
+        from its parent's parts; the scores shared. (Hungarian dev, grandparent model over pruned arcs, 40
+        fractional sentences, 466 nodes: 14.9 s of branching against 24.3 s with parse-price-cut at every
+        node.)"""
         cutoff = self.cutoff()
         if node.parent in self.masters:
             master = self._master(node)
@@ -416,7 +428,7 @@ class _Search:
             result = solve_lp(
                 np.where(node.mask, self.s, -np.inf),
                 self.parts.parts,
-                "auto",
+                self.options.method,
                 self.single_root,
                 self.options.base,
                 replace(ppc, time_limit=time_limit, cutoff=cut),
@@ -657,6 +669,25 @@ class _Search:
         return float(max([self.lower, *leaves]))
 
 
+def built_in(part: Parts) -> bool:
+    """Whether a family is one of lpparse's own, with a scorer of lpparse's own: both classes defined in a
+    module under ``lpparse`` (a scorer's bounds steer pricing, so a scorer from elsewhere counts as well)."""
+    return all(type(x).__module__.startswith("lpparse.") for x in (part, part.scorer))
+
+
+def verify_by_default(parts: Sequence[Parts]) -> bool:
+    """Whether exact decoding certifies by :func:`check_proof` when ``ExactOptions.verify`` is None: when any
+    family is not :func:`built_in`. A node's own certificate trusts its families' pricing
+    (``Priced.max_reduced_cost``); the standalone check trusts no family's pricing, so a family written
+    elsewhere with a pricing bug cannot certify a wrong tree (issue 54: a head-bigram family with its reduced
+    costs' sign flipped was certified in 16 of 16 searches at n = 18, one with a wrong tree). lpparse's
+    families are checked by the kit (:mod:`lpparse.colgen.testing`, with their pricing inside exact
+    search) and keep :func:`check_records`: the standalone check would cost 5-19% of the search's CPU time
+    on random scores (searches that branch) but 0.72x on the Italian dev set with a grandparent model over
+    pruned arcs, nearly every root integral (``benchmarks/results/verify_cost.md``)."""
+    return not all(built_in(p) for p in parts)
+
+
 def exact_search(
     arc_scores: ArrayLike,
     parts: Sequence[Parts],
@@ -708,7 +739,7 @@ def exact_search(
         node_results=search.results if opts.keep_results else {},
         base=opts.base,
     )
-    if opts.verify:
+    if verify_by_default(parts) if opts.verify is None else opts.verify:
         problem = check_proof(s, parts, result)
     else:
         problem = check_records(s, parts, result, shared.caches)

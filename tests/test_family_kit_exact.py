@@ -1,0 +1,126 @@
+"""The family kit inside exact search (lpparse.colgen.testing.check_exact: parse-price-cut at every node, the
+tree against brute force, the proof by the standalone check), and exact decoding's default certificate for
+families written elsewhere (ExactOptions.verify None): planted pricing bugs in the head-bigram example family
+(docs/examples/head_bigrams.py) fail the kit and never give a certified wrong tree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+from unittest import mock
+
+import numpy as np
+import pytest
+from test_families import _cube, _example, _pruned, bigrams, consecutive, grandparents, siblings, standard
+
+from lpparse.colgen.testing import FamilyCheckError, check_exact, check_parts, random_arc_scores
+from lpparse.oracles.brute_force import enumerate_trees
+from lpparse.ppc import GrandparentParts, exact_search
+from lpparse.ppc.exact import ExactOptions, verify_by_default
+from lpparse.ppc.parts import tree_scores
+from lpparse.triples import DensePartScorer, DenseTripleScorer
+
+#: the example module, loaded once: its classes are the ones the planted bugs patch
+EXAMPLE = _example()
+Family = EXAMPLE.HeadBigramFamily
+
+
+def example(s: np.ndarray, single_root: bool, rng: np.random.Generator) -> list:
+    return [EXAMPLE.HeadBigramParts(DensePartScorer(_pruned(rng, _cube(rng, s.shape[0] - 1))))]
+
+
+def _flipped(real: Callable[..., Any]) -> Callable[..., Any]:
+    """Pricing with the duals' sign flipped: r = s + μ_Left + μ_Right."""
+    return lambda self, state: real(self, replace(state, y=-state.y))
+
+
+def _skipping_last(real: Callable[..., Any]) -> Callable[..., Any]:
+    """Pricing that never looks at the last modifier's parts ⟨h, h', n - 1⟩ (nor bounds them)."""
+
+    def price(self: Any, state: Any) -> Any:
+        mask = self.mask
+        self.mask = mask.copy()
+        self.mask[:, :, -2] = False
+        try:
+            return real(self, state)
+        finally:
+            self.mask = mask
+
+    return price
+
+
+@contextmanager
+def planted(bug: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Iterator[None]:
+    with mock.patch.object(Family, "price", bug(Family.price)):
+        yield
+
+
+@pytest.mark.parametrize(
+    "make",
+    [grandparents("all"), grandparents("onegp"), siblings("martins"), consecutive, bigrams, standard],
+    ids=["gp-all", "gp-onegp", "sib-martins", "consecutive", "bigrams", "standard"],
+)
+def test_the_exact_kit_passes_every_family(make) -> None:
+    report = check_exact(make, per_size=3, seed=1)
+    assert report.sentences + len(report.notes) == 9
+    assert report.branched > 0 and report.nodes > report.sentences
+
+
+@pytest.mark.parametrize("bug", [_flipped, _skipping_last], ids=["sign-flip", "skips-last-modifier"])
+def test_planted_pricing_bugs_fail_the_kit(bug) -> None:
+    """Each bug fails the kit inside exact search (a certified wrong tree, or a proof the standalone check
+    rejects) and the kit's LP checks (a round's reduced-cost bound that the full program contradicts)."""
+    with planted(bug):
+        for seed in range(3):
+            with pytest.raises(FamilyCheckError, match="exact search"):
+                check_exact(example, seed=seed)
+        with pytest.raises(FamilyCheckError, match="'bigram'.*under-estimates reduced costs"):
+            check_parts(example, seed=0)
+
+
+def _best(s: np.ndarray, parts: list) -> float:
+    return float(tree_scores(s, parts, list(enumerate_trees(s.shape[0] - 1, False))).max())
+
+
+def test_a_flipped_family_never_gets_a_certified_wrong_tree() -> None:
+    """With the sign flip, at n = 6 with parse-price-cut at every node (brute force's truth) and at n = 17,
+    where ``auto`` runs parse-price-cut (the unplanted search's optimum, re-checked): the search's own
+    records certify wrong trees, the default certificate (the standalone check: the family is not lpparse's)
+    none."""
+    records = ExactOptions(verify=False)
+    wrong_by_records = wrong_by_default = certified = 0
+    for n, seeds in ((6, range(10)), (17, range(6))):
+        method = "ppc" if n == 6 else "auto"
+        for seed in seeds:
+            rng = np.random.default_rng(seed)
+            s = random_arc_scores(n, rng, prune=0.0)
+            parts = [EXAMPLE.HeadBigramParts(DensePartScorer(_cube(rng, n)))]
+            if n == 6:
+                best = _best(s, parts)
+            else:
+                truth = exact_search(s, parts, options=ExactOptions(verify=True))
+                assert truth.certified
+                best = truth.objective
+            with planted(_flipped):
+                by_records = exact_search(s, parts, options=replace(records, method=method))
+                default = exact_search(s, parts, options=ExactOptions(method=method))
+            wrong_by_records += by_records.certified and by_records.objective < best - 1e-6
+            wrong_by_default += default.certified and default.objective < best - 1e-6
+            certified += default.certified
+    assert wrong_by_records >= 2 and wrong_by_default == 0 and certified >= 1
+
+
+def test_the_standalone_check_is_the_default_for_families_from_elsewhere() -> None:
+    rng = np.random.default_rng(0)
+    cube = _cube(rng, 4)
+    assert not verify_by_default([GrandparentParts(DenseTripleScorer(cube))])
+    assert verify_by_default([EXAMPLE.HeadBigramParts(DensePartScorer(cube))])
+
+    class OwnScorer(DenseTripleScorer):  # a built-in family over a scorer whose bounds steer its pricing
+        pass
+
+    assert verify_by_default([GrandparentParts(OwnScorer(cube))])
+    with pytest.raises(ValueError, match="node LP method"):
+        ExactOptions(method="simplex")
