@@ -2,14 +2,15 @@
 
 For each dev set: ``lpparse parse --decoder exact --proof P`` with the trained model (``<treebank>-<model>``
 in ``--models``, over arcs pruned by ``<treebank>-1`` at 0.005 unless ``--no-pruning``), then
-``python -m lpparse.proofcheck P`` (no HiGHS, no engine) on the same scores; the wall time of each, the
-sentences parsed and proved, the proof file's size, and whether every proof holds (exit 0). Writes
+``python -m lpparse.proofcheck P --trees OUT`` (no HiGHS, no engine) on the same scores and pruning; the wall
+and CPU time of each, the sentences parsed and proved, the proof file's size, and whether every proof holds (exit 0). Writes
 ``benchmarks/results/proof_check.{json,md}``. Run on one core: ``taskset -c 0 python benchmarks/proof_check.py``.
 """
 
 from __future__ import annotations
 
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -22,10 +23,12 @@ from ppc import LANGUAGE, REPO, dev_files, run_header, treebank_parser, write_re
 from lpparse.table import markdown_table
 
 
-def _run(argv: list[str]) -> tuple[subprocess.CompletedProcess[str], float]:
-    start = time.perf_counter()
+def _run(argv: list[str]) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """The finished command, its wall seconds and its CPU seconds (user + system)."""
+    start, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(argv, capture_output=True, text=True, cwd=REPO)
-    return done, time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return done, time.perf_counter() - start, after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime
 
 
 def run_treebank(path: Path, args: Any, work: Path) -> dict[str, Any]:
@@ -39,12 +42,14 @@ def run_treebank(path: Path, args: Any, work: Path) -> dict[str, Any]:
         else ["--pruner", str(args.models / f"{name}-1.npz"), "--prune-threshold", "0.005"]
     )
     parse = [sys.executable, "-m", "lpparse", "parse", *source, *pruning, "--decoder", "exact"]
-    parse += ["--time-limit", str(args.time_limit), "--proof", str(proofs), "--no-progress"]
-    parsed, parse_seconds = _run(parse)
+    trees = work / f"{name}.conllu"
+    parse += ["--time-limit", str(args.time_limit), "--proof", str(proofs), "--out", str(trees), "--no-progress"]
+    parsed, parse_seconds, parse_cpu = _run(parse)
     if parsed.returncode != 0:
         raise SystemExit(f"{' '.join(parse)} failed: {parsed.stderr}")
-    check = [sys.executable, "-m", "lpparse.proofcheck", str(proofs), *source, "--no-progress"]
-    checked, check_seconds = _run(check)
+    # the checker is told the problem as parse was (the pruning), and ties the proofs to the trees written
+    check = [sys.executable, "-m", "lpparse.proofcheck", str(proofs), *source, *pruning, "--trees", str(trees)]
+    checked, check_seconds, check_cpu = _run([*check, "--no-progress"])
     sentences = int(re.search(r"(\d+) sentences", parsed.stdout).group(1))  # type: ignore[union-attr]
     records = sum(1 for line in proofs.read_text().splitlines() if line.strip())
     row = {
@@ -59,10 +64,14 @@ def run_treebank(path: Path, args: Any, work: Path) -> dict[str, Any]:
         "checker says": (checked.stdout.strip().splitlines() or [checked.stderr.strip()])[-1],
         "parse s": parse_seconds,
         "check s": check_seconds,
+        "parse CPU s": parse_cpu,
+        "check CPU s": check_cpu,
+        "check/parse CPU": check_cpu / parse_cpu,
         "proof MB": proofs.stat().st_size / 1e6,
     }
     print(row, flush=True)
     proofs.unlink()  # proofs grow to tens of MB: one at a time
+    trees.unlink()
     return row
 
 
@@ -85,6 +94,9 @@ def main() -> None:
         "all hold",
         "parse s",
         "check s",
+        "parse CPU s",
+        "check CPU s",
+        "check/parse CPU",
         "proof MB",
     ]
     text = "\n".join(
@@ -93,8 +105,9 @@ def main() -> None:
             "",
             f"Command: `{result['command']}`",
             "",
-            "`lpparse parse --decoder exact --proof P`, then `python -m lpparse.proofcheck P` (imports neither HiGHS "
-            "nor the engine) on the same model and treebank; wall seconds of each command.",
+            "`lpparse parse --decoder exact --proof P --out O`, then `python -m lpparse.proofcheck P --trees O` "
+            "(imports neither HiGHS nor the engine) on the same model, treebank and pruning (the checker reads no "
+            "problem from the proofs); wall and CPU seconds of each command, start-up included.",
             "",
             markdown_table(keys, [[row[k] for k in keys] for row in rows]),
             "",
