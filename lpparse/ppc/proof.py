@@ -210,19 +210,15 @@ class ProofProgram:
             upper[cols[~allowed[cols]]] = 0.0
         return upper
 
-    def node_sides(
-        self, upper: NDArray[np.float64], rows: NDArray[np.int64]
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """The sides of the rows ``rows`` for the columns within [col_lower, ``upper``]: their own, tightened
-        to the range of their activity over those bounds (widened by that range's round-off), so that every
-        side is finite."""
+    def node_sides(self, upper: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Each row's sides for the columns within [col_lower, ``upper``]: its own, tightened to the range of
+        its activity over those bounds (widened by that range's round-off), so that every side is finite."""
         lp = self.lp
-        pos, neg = self._A_pos[rows], self._A_neg[rows]
-        hi = pos @ upper + neg @ self.lower
-        lo = pos @ self.lower + neg @ upper
+        hi = self._A_pos @ upper + self._A_neg @ self.lower
+        lo = self._A_pos @ self.lower + self._A_neg @ upper
         size = np.maximum(np.abs(upper), np.abs(self.lower))
-        slack = 4.0 * EPS * (self.row_nnz[rows] + 2.0) * (self._abs_A[rows] @ size)
-        return np.maximum(lp.row_lower[rows], lo - slack), np.minimum(lp.row_upper[rows], hi + slack)
+        slack = 4.0 * EPS * (self.row_nnz + 2.0) * (self._abs_A @ size)
+        return np.maximum(lp.row_lower, lo - slack), np.minimum(lp.row_upper, hi + slack)
 
     def _sums(
         self, y: NDArray[np.float64], upper: NDArray[np.float64], cost: NDArray[np.float64]
@@ -234,8 +230,8 @@ class ProofProgram:
         Returns (the bound, d, each column's round-off bound); the bound is NaN when a number overflows."""
         lp = self.lp
         rows = np.flatnonzero(y)
-        lo_side, hi_side = self.node_sides(upper, rows)
-        row_terms = np.maximum(y[rows] * lo_side, y[rows] * hi_side)
+        lo_side, hi_side = self.node_sides(upper)
+        row_terms = np.maximum(y[rows] * lo_side[rows], y[rows] * hi_side[rows])
         live = np.isfinite(cost)
         d = np.where(live, cost - self.A_T @ y, -np.inf)
         err = 4.0 * EPS * (self.col_nnz + 2.0) * (np.where(live, np.abs(cost), 0.0) + self.abs_A_T @ np.abs(y))
