@@ -465,7 +465,7 @@ def check_exact(
                 f"{result.objective:.9g}, but the best tree scores {best:.9g}: its nodes' certificates trust "
                 "pricing that misses parts"
             )
-        problem = check_proof(s, exact_parts(parts), result)
+        problem = check_proof(s, exact_parts(parts), result, single_root)
         if problem is not None:
             raise FamilyCheckError(
                 f"{where}: exact search's proof fails the standalone check ({problem}): a node's bound holds "

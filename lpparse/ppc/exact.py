@@ -682,8 +682,8 @@ def verify_by_default(parts: Sequence[Parts]) -> bool:
     elsewhere with a pricing bug cannot certify a wrong tree (issue 54: a head-bigram family with its reduced
     costs' sign flipped was certified in 16 of 16 searches at n = 18, one with a wrong tree). lpparse's
     families are checked by the kit (:mod:`lpparse.colgen.testing`, with their pricing inside exact
-    search) and keep :func:`check_records`: the standalone check would cost 5-19% of the search's CPU time
-    on random scores (searches that branch) but 0.72x on the Italian dev set with a grandparent model over
+    search) and keep :func:`check_records`: the standalone check would cost 4-17% of the search's CPU time
+    on random scores (searches that branch) but 0.62x on the Italian dev set with a grandparent model over
     pruned arcs, nearly every root integral (``benchmarks/results/verify_cost.md``)."""
     return not all(built_in(p) for p in parts)
 
@@ -740,7 +740,7 @@ def exact_search(
         base=opts.base,
     )
     if verify_by_default(parts) if opts.verify is None else opts.verify:
-        problem = check_proof(s, parts, result)
+        problem = check_proof(s, parts, result, single_root, opts.gap_tol)
     else:
         problem = check_records(s, parts, result, shared.caches)
     result.certified = status is Status.OPTIMAL and problem is None
