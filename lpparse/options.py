@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lpparse.corpus import Sentence
+from lpparse.io import UsageError
 from lpparse.pruning import ArcPruning
 
 __all__ = [
@@ -72,10 +73,14 @@ def add_root_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_pruning_options(parser: argparse.ArgumentParser, purpose: str, pruner_help: str) -> None:
+def add_pruning_options(
+    parser: argparse.ArgumentParser, purpose: str, pruner_help: str, as_trained: bool = False
+) -> None:
     """The arc-pruning group (TurboParser's pruner, :mod:`lpparse.pruning`): ``--prune``, ``--prune-threshold``,
-    ``--max-heads`` and ``--pruner``; ``purpose`` ends the group's description, ``pruner_help`` is the help
-    of ``--pruner``. Read them back with :func:`pruning_options`."""
+    ``--max-heads`` and ``--pruner``, and with ``as_trained`` (decoding a model that prunes as it was trained
+    by default: :meth:`lpparse.scoring.model.Model.decoding_pruning`) ``--no-prune``; ``purpose`` ends the
+    group's description, ``pruner_help`` is the help of ``--pruner``. Read them back with
+    :func:`pruning_options`."""
     group = parser.add_argument_group(
         "arc pruning",
         "Keep the arcs whose first-order posterior is at least --prune-threshold and that are among the "
@@ -100,11 +105,22 @@ def add_pruning_options(parser: argparse.ArgumentParser, purpose: str, pruner_he
     group.add_argument(
         "--pruner", type=Path, default=None, metavar="MODEL", help=f"{pruner_help}; implies --prune"
     )
+    if as_trained:
+        group.add_argument(
+            "--no-prune",
+            action="store_true",
+            help="decode over every arc, even with a model trained over pruned arcs (which by default decodes "
+            "over the arcs its own pruner, inside the model file, keeps at its training threshold)",
+        )
 
 
 def pruning_options(args: argparse.Namespace) -> ArcPruning | None:
-    """The :class:`ArcPruning` that the options of :func:`add_pruning_options` ask for (None: no pruning)."""
-    if not (args.prune or args.prune_threshold is not None or args.max_heads is not None or args.pruner):
+    """The :class:`ArcPruning` that the options of :func:`add_pruning_options` ask for (None: none asked for;
+    UsageError for ``--no-prune`` with another pruning option)."""
+    asked = args.prune or args.prune_threshold is not None or args.max_heads is not None or args.pruner
+    if getattr(args, "no_prune", False) and asked:
+        raise UsageError("--no-prune decodes over every arc: give it without the other pruning options")
+    if not asked:
         return None
     defaults = ArcPruning()
     return ArcPruning(

@@ -31,7 +31,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +106,10 @@ class Problem:
     pruning: ArcPruning | None = None
     pruner: Path | None = None
     gap_tol: float = TOL
+    #: decode over every arc, even a model trained over pruned arcs (which otherwise prunes as trained)
+    no_prune: bool = False
+    #: the pruning is a model's own, as it was trained (:meth:`lpparse.scoring.model.Model.decoding_pruning`)
+    as_trained: bool = False
 
     def describe(self, single_root: bool) -> str:
         """The problem in words, for the verdict."""
@@ -113,7 +117,11 @@ class Problem:
         if self.pruning is None:
             arcs = "every candidate arc"
         else:
-            by = f"{self.pruner.name}'s" if self.pruner is not None else "the scores' own"
+            by = (
+                f"{self.pruner.name}'s"
+                if self.pruner is not None
+                else "the model's own pruner's (as trained)" if self.as_trained else "the scores' own"
+            )
             arcs = (
                 f"the arcs kept by {by} first-order posteriors at {self.pruning.threshold:g}, "
                 f"at most {self.pruning.max_heads} heads a word"
@@ -175,22 +183,31 @@ def _parts(scorers: dict[str, Any], families: Any) -> list[Parts]:
 
 def _sources(
     treebank: Path, model: Path | None, scores: Path | None, problem: Problem
-) -> tuple[Model | Any, list[Sentence], bool, Model | None]:
+) -> tuple[Model | Any, list[Sentence], Problem, bool, Model | None]:
     """The scores' source (a model or a score file checked against the treebank), the treebank's sentences
-    (all of them: a proof names its sentence by id), the root rule, and the pruner model."""
+    (all of them: a proof names its sentence by id), the problem with its pruning decided as ``lpparse parse``
+    decides it (a model trained over pruned arcs prunes as trained, by the pruner inside its file, unless
+    told otherwise), the root rule, and the pruner model (None: the scores' own posteriors)."""
     sentences = read_treebank(treebank, gold=False)
     pruner = None if problem.pruner is None else Model.load(readable_file(problem.pruner, "--pruner model"))
     if scores is not None:
         source = load_scores(readable_file(scores, "score file"), validate=False)
         source.check(sentences, treebank)
         source.validate()
-        return source, sentences, resolve_single_root(problem.single_root, sentences), pruner
+        if problem.no_prune:
+            problem = replace(problem, pruning=None)
+        return source, sentences, problem, resolve_single_root(problem.single_root, sentences), pruner
     if model is None:
         raise UsageError("give the --model or the --scores the sentences were parsed with")
     if problem.single_root is not None:
         raise UsageError("--single-root and --multi-root apply to --scores only (a model has its own root rule)")
     loaded = Model.load(readable_file(model, "model"))
-    return loaded, sentences, loaded.single_root, pruner
+    pruning = loaded.decoding_pruning(problem.pruning, problem.no_prune)
+    as_trained = problem.pruning is None and pruning is not None
+    if pruning is not None and pruner is None:
+        pruner = loaded.pruner
+    problem = replace(problem, pruning=pruning, as_trained=as_trained and problem.pruner is None)
+    return loaded, sentences, problem, loaded.single_root, pruner
 
 
 def record_problems(
@@ -265,7 +282,9 @@ def check_file(
     problem = problem or Problem()
     path = readable_file(proofs, "proof file")
     records = proof_records(path)
-    source, sentences, single_root, pruner = _sources(readable_file(treebank, "treebank"), model, scores, problem)
+    source, sentences, problem, single_root, pruner = _sources(
+        readable_file(treebank, "treebank"), model, scores, problem
+    )
     checks = record_problems(records, source, sentences, problem, single_root, pruner, str(path))
     for line_no, failure in tqdm(checks, total=len(records), desc="checking", unit="proof", disable=not progress):
         if failure is not None:
@@ -314,8 +333,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_root_options(parser)
     add_pruning_options(
         parser,
-        "The proofs then prove each tree optimal over the arcs kept; give the pruning 'lpparse parse' was given.",
-        "the first-order model whose posteriors pruned the arcs (default: the scores' own)",
+        "The proofs then prove each tree optimal over the arcs kept; give the pruning 'lpparse parse' was given "
+        "(a model trained over pruned arcs prunes as trained by default, as parse does).",
+        "the first-order model whose posteriors pruned the arcs (default: a model's own pruner, inside its "
+        "file, else the scores' own posteriors)",
+        as_trained=True,
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
@@ -332,7 +354,7 @@ def _tolerance(text: str) -> float:
 
 def problem_of(args: argparse.Namespace) -> Problem:
     """The problem the command line states."""
-    return Problem(args.single_root, pruning_options(args), args.pruner, args.gap_tol)
+    return Problem(args.single_root, pruning_options(args), args.pruner, args.gap_tol, args.no_prune)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -240,13 +240,35 @@ def test_cli_trains_a_sibling_model_by_the_relaxed_perceptron_over_pruned_arcs(
         trained.training["pruner"] == str(first)
         and trained.training["config"]["pruning"]["threshold"] == 0.01
     )
+    # the pruner travels inside the model: parse prunes as training did with no flag, even without its file
+    first.rename(tmp_path / "moved.npz")
     parse = ["parse", "--model", str(model), "--treebank", sample, "--limit", "3", "--no-progress"]
-    assert main(parse) == 0
+    outs = {name: tmp_path / f"{name}.conllu" for name in ("trained", "explicit", "unpruned")}
+    assert main([*parse, "--out", str(outs["trained"])]) == 0
     out, err = capsys.readouterr()
-    assert "decoder auto" in out and "Pass the same --pruner and --prune-threshold" in err
-    assert main([*parse, "--pruner", str(first), "--prune-threshold", "0.01"]) == 0
+    assert "decoder auto" in out and "arc pruning: kept" in out and "Pass the same" not in err
+    assert main([*parse, "--pruner", str(tmp_path / "moved.npz"), "--prune-threshold", "0.01", "--out", str(outs["explicit"])]) == 0
+    assert "arc pruning: kept" in capsys.readouterr().out
+    assert outs["trained"].read_text() == outs["explicit"].read_text()
+    assert main([*parse, "--no-prune", "--out", str(outs["unpruned"])]) == 0
     out, err = capsys.readouterr()
-    assert "decoder auto" in out and "Pass the same" not in err
+    assert "arc pruning" not in out and "Pass the same" not in err
+    assert main([*parse, "--no-prune", "--prune-threshold", "0.1"]) == 2
+    assert "--no-prune" in capsys.readouterr().err
+    # exact proofs over the arcs as trained, checked with no flag either: the checker decides as parse does
+    proofs, trees = tmp_path / "p.jsonl", tmp_path / "exact.conllu"
+    assert main([*parse, "--decoder", "exact", "--out", str(trees), "--proof", str(proofs)]) == 0
+    capsys.readouterr()
+    check = ["check-proof", str(proofs), "--model", str(model), "--treebank", sample, "--no-progress"]
+    assert main([*check, "--trees", str(trees)]) == 0
+    assert "as trained" in capsys.readouterr().out
+    # a model whose file holds no pruner (trained before pruners travelled with models): warned, unpruned
+    old = Model.load(model)
+    old.pruner = None
+    old.save(tmp_path / "old.npz")
+    assert main(["parse", "--model", str(tmp_path / "old.npz"), *parse[3:]]) == 0
+    out, err = capsys.readouterr()
+    assert "arc pruning" not in out and "Pass the same --pruner and --prune-threshold" in err
     assert main([*args, "--trainer", "hinge", "--out", str(model), "--no-progress"]) == 0
     assert Model.load(model).training["config"]["cost"] == 1.0  # the hinge's default margin
     capsys.readouterr()

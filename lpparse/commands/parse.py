@@ -131,8 +131,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser,
         "Second-order decoders then see far fewer parts; LP decoders stay exact and certified for the pruned "
         "problem. The summary reports the share of gold arcs that survived.",
-        "model whose arc scores give the posteriors, typically a first-order one (default: the decoded "
-        "model's or score file's own arc scores)",
+        "model whose arc scores give the posteriors, typically a first-order one (default: the pruner a model "
+        "was trained with, inside its file, else the decoded model's or score file's own arc scores). A model "
+        "trained over pruned arcs decodes over the arcs its pruner keeps at its training threshold unless "
+        "told otherwise",
+        as_trained=True,
     )
     add_selection_options(parser)
     add_root_options(parser)
@@ -264,14 +267,20 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
             raise UsageError("--proof applies to the exact decoder only (--decoder exact)")
         options["proof"] = True
     pruning = pruning_options(args)
+    if isinstance(model, Model):
+        pruning = model.decoding_pruning(pruning, args.no_prune)
+    elif args.no_prune:
+        pruning = None
     if pruning is not None:
         options["pruning"] = pruning
     trained = (getattr(model, "training", None) or {}).get("config") or {}
-    if pruning is None and trained.get("pruning") and decoder == default_decoder(model):
+    untravelled = isinstance(model, Model) and model.pruner is None and trained.get("pruning")
+    if pruning is None and untravelled and not args.no_prune and decoder == default_decoder(model):
         warnings.warn(
             f"{args.model} was trained and early-stopped over arcs pruned by {model.training.get('pruner')} at "
-            f"posterior {trained['pruning']['threshold']:g} (at most {trained['pruning']['max_heads']} heads); "
-            "decoding unpruned. Pass the same --pruner and --prune-threshold to decode as trained"
+            f"posterior {trained['pruning']['threshold']:g} (at most {trained['pruning']['max_heads']} heads), "
+            "a pruner its file does not hold (trained before pruners travelled with models); decoding "
+            "unpruned. Pass the same --pruner and --prune-threshold to decode as trained"
         )
     return decoder, options
 
@@ -332,6 +341,8 @@ def _parse_one(payload: tuple[_Job, int, Sentence]) -> tuple[DecodeResult | None
     job, position, sentence = payload
     source = _loaded(job.model, "model") if job.model else _loaded(str(job.scores), "scores")
     pruner = _loaded(job.pruner, "model") if job.pruner else None
+    if pruner is None and "pruning" in job.options and isinstance(source, Model):
+        pruner = source.pruner  # the pruner it was trained with (None: its own posteriors)
     # SIGALRM works in a process's main thread only (a Dask worker runs tasks in threads: the decoders' own
     # time limits still hold there)
     limit = job.limit if threading.current_thread() is threading.main_thread() else None

@@ -349,6 +349,7 @@ def run(args: argparse.Namespace) -> int:
         config = checked_config(model, options, pruner)
     except ValueError as err:
         raise UsageError(str(err)) from None
+    model.pruner = pruner if pruning else None  # inside the model file: parse then prunes as training did
     kind = "single-root" if single_root else "multi-root"
     print(
         f"{args.treebank.name}: {len(sentences)} training, {len(dev)} dev sentences; order {args.order}"

@@ -48,6 +48,7 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.corpus import Sentence
 from lpparse.io import DataError, atomic_write, readable_file, writing_zip
 from lpparse.part_values import PartValues
+from lpparse.pruning import ArcPruning
 from lpparse.scoring.bounds import (
     BoundTables,
     ConsecutiveBounds,
@@ -101,6 +102,8 @@ READABLE_VERSIONS = (1, 2, 3, 4)
 #: Largest ``bits`` a model may have (2^30 weights take 8 GB)
 MAX_BITS = 30
 MODEL_FORMAT = "lpparse-model"
+#: Prefix of the pruner's members inside a model file (:attr:`Model.pruner`)
+PRUNER = "pruner/"
 
 
 class ModelFormatError(DataError):
@@ -190,6 +193,9 @@ class Model:
     trisibling_templates: tuple[QuadTemplate, ...] = TRISIBLING_TEMPLATES
     weights: NDArray[np.float64] = field(default=None)  # type: ignore[assignment]
     training: dict[str, Any] = field(default_factory=dict)
+    #: the first-order model whose posteriors pruned the arcs in training (it travels inside the model file,
+    #: so that decoding prunes as training did: :meth:`trained_pruning`)
+    pruner: Model | None = field(default=None, repr=False)
     _bounds: list[BoundTables] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -207,6 +213,21 @@ class Model:
             self.weights = np.zeros(1 << self.bits)
         if self.weights.shape != (1 << self.bits,):
             raise ValueError(f"weights must have 2^{self.bits} entries, got {self.weights.shape}")
+
+    def trained_pruning(self) -> ArcPruning | None:
+        """The arc pruning this model was trained over (its training record's threshold and heads a word),
+        when its pruner travels with it (:attr:`pruner`); None otherwise."""
+        record = ((self.training or {}).get("config") or {}).get("pruning")
+        if self.pruner is None or not record:
+            return None
+        return ArcPruning(float(record["threshold"]), int(record["max_heads"]))
+
+    def decoding_pruning(self, asked: ArcPruning | None, no_prune: bool = False) -> ArcPruning | None:
+        """The arc pruning to decode with: none with ``no_prune``, the pruning ``asked`` for, else the one the
+        model was trained over (:meth:`trained_pruning`): a model decodes as it was trained by default."""
+        if no_prune:
+            return None
+        return asked if asked is not None else self.trained_pruning()
 
     @property
     def third_order(self) -> bool:
@@ -244,7 +265,18 @@ class Model:
     # -------------------------------------------------------------------------------- model files
 
     def save(self, path: str | Path) -> None:
-        """Write the model file described in the module docstring."""
+        """Write the model file described in the module docstring (with its pruner's, when it has one)."""
+        meta, arrays = self._archive()
+        if self.pruner is not None:
+            pruner_meta, pruner_arrays = self.pruner._archive()
+            meta["pruner"] = pruner_meta
+            arrays.update({f"{PRUNER}{name}": array for name, array in pruner_arrays.items()})
+        stored = tuple(name for name in arrays if name.endswith("weight_value"))
+        with atomic_write(path, "wb") as handle:
+            _write_archive(handle, {"meta": np.array(json.dumps(meta)), **arrays}, stored=stored)
+
+    def _archive(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+        """The model's meta record and arrays, as its file holds them."""
         nz = np.flatnonzero(self.weights)
         meta = {
             "format": MODEL_FORMAT,
@@ -276,8 +308,7 @@ class Model:
         for t, table in enumerate(self.bounds()):
             arrays[f"bound_pc_{t}"] = table.pc
             arrays[f"bound_gp_{t}"] = table.gp
-        with atomic_write(path, "wb") as handle:
-            _write_archive(handle, {"meta": np.array(json.dumps(meta)), **arrays}, stored=("weight_value",))
+        return meta, arrays
 
     @classmethod
     def load(cls, path: str | Path) -> Model:
@@ -291,6 +322,14 @@ class Model:
 
     @classmethod
     def _from_archive(cls, meta: dict[str, Any], archive: dict[str, NDArray[Any]]) -> Model:
+        pruner = None
+        if meta.get("pruner") is not None:
+            if not isinstance(meta["pruner"], dict):
+                raise TypeError("meta field 'pruner' is not a model's meta record")
+            members = {name[len(PRUNER) :]: a for name, a in archive.items() if name.startswith(PRUNER)}
+            pruner = cls._from_archive(meta["pruner"], members)
+            if pruner.order != 1 or pruner.pruner is not None:
+                raise ValueError("its pruner is not a first-order model")
         bits = meta["bits"]
         if not 1 <= bits <= MAX_BITS:
             raise ValueError(f"bits {bits} out of range")
@@ -330,6 +369,7 @@ class Model:
             **_third_order_meta(meta),
             weights=weights,
             training=meta["training"],
+            pruner=pruner,
         )
         model._bounds = [
             BoundTables(archive[f"bound_pc_{t}"], archive[f"bound_gp_{t}"])
