@@ -255,7 +255,10 @@ class ProofProgram:
         flat = np.concatenate(terms)
         if not np.isfinite(flat).all():
             return float("nan"), d, err
-        total = math.fsum(flat.tolist())
+        try:
+            total = math.fsum(flat.tolist())
+        except OverflowError:  # a partial sum beyond float range: no bound (fails closed)
+            return float("nan"), d, err
         total += 4.0 * EPS * (float(np.abs(flat).sum()) + abs(total))  # each product's rounding, the sum's
         return total, d, err
 
