@@ -29,6 +29,37 @@ h→m is ruled out of a node's children when the bound of the node's trees that 
 x_{hm} = 1, is at most the best tree's score; a node whose arcs carry trees is infeasible when a labelled
 dual ray y proves the node's program infeasible (Farkas: the same sums with zero cost are negative).
 
+**Soundness for any duals, by construction.** The bound above needs only that every row is valid for every
+tree of finite score (with its parts at 1, other parts at 0, and some flow) and every column bound holds;
+nothing is assumed of y. The checker adds, itself: part columns count wherever their arcs are in the node
+(:meth:`ProofProgram.node_upper`, by each family's ``candidates``), a tree holds at most ``max_per_tree(n)``
+parts of a family, an infinite row side is replaced by the row's finite implied activity over the node's
+column bounds (:meth:`ProofProgram.node_sides`), every floating-point product and sum gets its round-off
+bound added outward and the terms are summed exactly (``math.fsum``), a non-finite dual or an overflow gives
+no bound, and every comparison is written so that a NaN fails. The rows, by block (each family's module gives
+its rows and why a tree satisfies them; ``tests/test_proof_attacks.py`` checks every row of every family and
+base against every tree, with labels drawn at random and garbage among them, and attacks the bound with
+random, huge, sparse, negated and other problems' duals against brute force):
+
+=============================================== ===================================== ===========================
+block                                           rows (a tree's vector satisfies them) module
+=============================================== ===================================== ===========================
+OneHead, OneRoot                                one head a token; one root child      formulations.arborescence
+Source, Consume, NoFlow (one or n commodities)  the tree's flow out of the root        formulations.arborescence
+NoCycle[S], two tokens or more                  Σ_{h,m in S} z[h,m] <= |S| - 1        formulations.arborescence
+ArcGP, GPArc, OneGP, NoGP, PrunedGP             zgp[g,p,c] = z[g,p] z[p,c]             formulations.grandparent
+GPChain, GPSibChain (named by label)            chains of triples on a tree path      formulations.grandparent_chains
+ArcSib, SibArc, SibClique, PrunedSib            zsib[h,m,s] = z[h,m] z[h,s]            formulations.sibling
+SibTriangle, GPSibTriangle, arc-head rows       triangles of sibling/triple products  formulations.triangles, arc_heads
+CSibIn, CSibOut, CSibStart                      one window into and out of a child    formulations.consecutive
+GSibStart, GSibFlow, GSibSum, GSibGP            windows under the head's own head     formulations.grandsibling(_links)
+TSibIn, TSibOut                                 windows of three on a head's side     formulations.trisibling
+=============================================== ===================================== ===========================
+
+A row that a label names (NoCycle, GPChain, SibTriangle, GSibGP ...) is built only when the label names a
+valid row of candidate parts (the families' ``*_known`` checks); any other label names no row and its dual
+counts as 0.
+
 This is the shape of VIPR's certificates for exact MIP (Cheung, Gleixner & Steffy 2017, "Verifying Integer
 Programming Results", IPCO 2017): the search may use any solver and any tolerance; the proof is re-checked
 from the problem and the recorded duals by a small program.
