@@ -130,12 +130,13 @@ class Problem:
 
 
 def sentence_scorers(
-    source: Model | Any, sentence: Sentence, position: int
+    source: Model | Any, sentence: Sentence, position: int, keep: NDArray[np.bool_] | None = None
 ) -> tuple[NDArray[np.float64], dict[str, Any]]:
     """Arc scores and, by family name, a scorer of every part family ``source`` (a model, or a score file
-    whose sentence ``position`` this is) has for the sentence."""
+    whose sentence ``position`` this is) has for the sentence; ``keep``: the arcs to score (the others -inf;
+    a model then scores those alone), default every candidate arc."""
     if isinstance(source, Model):
-        scorer = source.scorer(sentence)
+        scorer = source.scorer(sentence, keep)
         arcs, found = scorer.arc_scores(), {GrandparentParts.name: scorer.triples()}
         if source.siblings:
             found[SiblingParts.name] = scorer.siblings()
@@ -148,23 +149,31 @@ def sentence_scorers(
         )
         windows = entry.window_parts()
     found.update((p.name, p.scorer) for p in windows)
+    if keep is not None:
+        arcs = apply_pruning(arcs, keep)
     return arcs, {name: scorer for name, scorer in found.items() if scorer is not None}
 
 
-def problem_arcs(
-    arcs: NDArray[np.float64],
+def problem_scorers(
+    source: Model | Any,
     sentence: Sentence,
+    position: int,
     problem: Problem,
     pruner: Model | None,
     single_root: bool,
-) -> NDArray[np.float64]:
-    """The sentence's arc scores with the arcs ``problem``'s pruning drops at -inf, as ``lpparse parse`` keeps
-    them for the exact decoder (:func:`lpparse.pruning.keep_mask`): under ``pruner``'s first-order posteriors,
-    else the scores' own."""
+) -> tuple[NDArray[np.float64], dict[str, Any]]:
+    """:func:`sentence_scorers` over the arcs ``problem``'s pruning keeps, as ``lpparse parse`` keeps them
+    for the exact decoder (:func:`lpparse.pruning.keep_mask`): under ``pruner``'s first-order posteriors (a
+    model then scores the kept arcs alone, as parse does), else the scores' own."""
     if problem.pruning is None:
-        return arcs
-    pruner_arcs = None if pruner is None else pruner.scorer(sentence).arc_scores()
-    return apply_pruning(arcs, keep_mask(arcs, problem.pruning, single_root, pruner_arcs))
+        return sentence_scorers(source, sentence, position)
+    if pruner is not None:
+        pruner_arcs = pruner.scorer(sentence).arc_scores()
+        own = source[position].arc_scores() if not isinstance(source, Model) else pruner_arcs
+        keep = keep_mask(own, problem.pruning, single_root, pruner_arcs)
+    else:
+        keep = keep_mask(sentence_scorers(source, sentence, position)[0], problem.pruning, single_root)
+    return sentence_scorers(source, sentence, position, keep)
 
 
 def _parts(scorers: dict[str, Any], families: Any) -> list[Parts]:
@@ -233,8 +242,7 @@ def record_problems(
             continue
         seen[sent_id] = line_no
         sentence, position = by_id[sent_id]
-        arcs, scorers = sentence_scorers(source, sentence, position)
-        arcs = problem_arcs(arcs, sentence, problem, pruner, single_root)
+        arcs, scorers = problem_scorers(source, sentence, position, problem, pruner, single_root)
         try:
             families = _parts(scorers, record.get("families"))
             if is_kbest_record(record):

@@ -134,7 +134,8 @@ def signed(lp: LinearProgram, y: NDArray[np.float64]) -> NDArray[np.float64]:
 
 class ProofProgram:
     """The full program of a sentence (every candidate arc and part of every family ``parts`` over the
-    arborescence program ``base``), against which node records are checked (module docstring). Under a base
+    arborescence program ``base``), against which node records are checked (module docstring); ``tree``: a
+    tree over candidate arcs for the families to bind to (default: Chu-Liu-Edmonds's). Under a base
     whose rows are separated (``cycle-cuts``) it holds the NoCycle rows that the labels of ``separated``
     (duals and rays) name: a NoCycle row's label is its token set (a 0/1 membership row of two tokens or
     more), from which the row is built here, valid for every tree whatever set it names.
@@ -151,6 +152,7 @@ class ProofProgram:
         single_root: bool,
         base: str,
         separated: Iterable[LabelledDuals] = (),
+        tree: NDArray[np.int64] | None = None,
     ) -> None:
         self.s, self.parts, self.single_root, self.base = arc_scores, list(parts), single_root, base
         separated = list(separated)
@@ -158,7 +160,8 @@ class ProofProgram:
         base_blocks = set(prog.lp.var_blocks)
         if prog.lp.formulation == "cycle-cuts":
             add_subtour_cuts(prog.lp, _token_sets(separated, arc_scores.shape[0]))
-        tree = chu_liu_edmonds(arc_scores, single_root=single_root)
+        if tree is None:  # the families bind to a tree over candidate arcs (then hold every candidate part)
+            tree = chu_liu_edmonds(arc_scores, single_root=single_root)
         families = [p.bind(Binding(prog, arc_scores, tree, ColgenOptions(), None)) for p in parts]
         for family in families:
             family.tree = None  # every candidate part
@@ -402,7 +405,7 @@ def check_proof(
     if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
         return "the root node does not hold every candidate arc"
     separated = [d for node in nodes for d in (node.duals, node.ray) if d is not None]
-    full = ProofProgram(s, parts, single_root, result.base, separated)
+    full = ProofProgram(s, parts, single_root, result.base, separated, tree=result.heads)
     bounds: dict[int, float] = {}
     for node in nodes:
         problem = _proved(node, nodes, full, limit, bounds)
