@@ -31,7 +31,19 @@ from lpparse.io import UserError
 #: function that needs them, which keeps it fast.
 COMMANDS: dict[str, str] = {
     name: f"lpparse.commands.{name.replace('-', '_')}"
-    for name in ("demo", "solve", "parse", "check-proof", "compare", "train", "experiment", "report", "dd", "scores")
+    for name in (
+        "demo",
+        "solve",
+        "parse",
+        "inspect",
+        "check-proof",
+        "compare",
+        "train",
+        "experiment",
+        "report",
+        "dd",
+        "scores",
+    )
 }
 #: Exit code of an internal error (``EX_SOFTWARE`` of sysexits.h)
 INTERNAL_ERROR = 70

@@ -85,7 +85,9 @@ def proof_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 if not isinstance(record, dict) or not (
                     {"sent_id", "heads", "nodes"} <= set(record) or {"sent_id", "kbest"} <= set(record)
                 ):
-                    raise DataError(f"{path}:{line_no}: not a proof record (no sent_id, heads and nodes, or kbest)")
+                    raise DataError(
+                        f"{path}:{line_no}: not a proof record (no sent_id, heads and nodes, or kbest)"
+                    )
                 if not isinstance(record["sent_id"], (str, int)) or isinstance(record["sent_id"], bool):
                     raise DataError(f"{path}:{line_no}: the sentence id is not a string")
                 records.append((line_no, record))
@@ -120,7 +122,9 @@ class Problem:
             by = (
                 f"{self.pruner.name}'s"
                 if self.pruner is not None
-                else "the model's own pruner's (as trained)" if self.as_trained else "the scores' own"
+                else "the model's own pruner's (as trained)"
+                if self.as_trained
+                else "the scores' own"
             )
             arcs = (
                 f"the arcs kept by {by} first-order posteriors at {self.pruning.threshold:g}, "
@@ -183,7 +187,9 @@ def _parts(scorers: dict[str, Any], families: Any) -> list[Parts]:
     if not isinstance(families, dict) or not all(isinstance(rows, list) for rows in families.values()):
         raise ValueError("its families are not row families by part family")
     if set(families) != set(scorers):
-        raise ValueError(f"the proof is over the families {sorted(families)}, the scores have {sorted(scorers)}")
+        raise ValueError(
+            f"the proof is over the families {sorted(families)}, the scores have {sorted(scorers)}"
+        )
     unknown = set(families) - set(_FAMILIES)
     if unknown:
         raise ValueError(f"unknown part families {sorted(unknown)}")
@@ -209,7 +215,9 @@ def _sources(
     if model is None:
         raise UsageError("give the --model or the --scores the sentences were parsed with")
     if problem.single_root is not None:
-        raise UsageError("--single-root and --multi-root apply to --scores only (a model has its own root rule)")
+        raise UsageError(
+            "--single-root and --multi-root apply to --scores only (a model has its own root rule)"
+        )
     loaded = Model.load(readable_file(model, "model"))
     pruning = loaded.decoding_pruning(problem.pruning, problem.no_prune)
     as_trained = problem.pruning is None and pruning is not None
@@ -249,7 +257,10 @@ def record_problems(
                 yield line_no, check_kbest_record(record, arcs, families, single_root, problem.gap_tol)
                 continue
             result = read_proof_record(record, arcs, single_root=single_root, gap_tol=problem.gap_tol)
-            yield line_no, check_proof(arcs, families, result, single_root=single_root, gap_tol=problem.gap_tol)
+            yield (
+                line_no,
+                check_proof(arcs, families, result, single_root=single_root, gap_tol=problem.gap_tol),
+            )
         except MALFORMED as err:
             yield line_no, f"not a readable proof ({type(err).__name__}: {err})"
 
@@ -294,7 +305,9 @@ def check_file(
         readable_file(treebank, "treebank"), model, scores, problem
     )
     checks = record_problems(records, source, sentences, problem, single_root, pruner, str(path))
-    for line_no, failure in tqdm(checks, total=len(records), desc="checking", unit="proof", disable=not progress):
+    for line_no, failure in tqdm(
+        checks, total=len(records), desc="checking", unit="proof", disable=not progress
+    ):
         if failure is not None:
             sent_id = dict(records)[line_no]["sent_id"]
             print(f"{path}:{line_no}: sentence {sent_id}: the proof does not hold: {failure}")
@@ -368,7 +381,13 @@ def problem_of(args: argparse.Namespace) -> Problem:
 def run(args: argparse.Namespace) -> int:
     """Check the proofs as the command line asks."""
     return check_file(
-        args.proofs, args.treebank, args.model, args.scores, not args.no_progress, problem_of(args), args.trees
+        args.proofs,
+        args.treebank,
+        args.model,
+        args.scores,
+        not args.no_progress,
+        problem_of(args),
+        args.trees,
     )
 
 

@@ -183,10 +183,18 @@ class ProofProgram:
         self.part_blocks = {p.column_block: p for p in self.parts}
         unknown = set(self.lp.var_blocks) - set(self.part_blocks) - base_blocks
         if unknown:
-            raise ValueError(f"columns {sorted(unknown)} belong to neither the arborescence program nor a family")
-        odd = [name for name in base_blocks - set(self.part_blocks) - {"z", "phi"} if len(self.lp.var_blocks[name])]
+            raise ValueError(
+                f"columns {sorted(unknown)} belong to neither the arborescence program nor a family"
+            )
+        odd = [
+            name
+            for name in base_blocks - set(self.part_blocks) - {"z", "phi"}
+            if len(self.lp.var_blocks[name])
+        ]
         if odd:  # node_upper knows the arcs of arc and flow columns only
-            raise ValueError(f"the arborescence program {base!r} has columns {odd} that are neither arcs nor flows")
+            raise ValueError(
+                f"the arborescence program {base!r} has columns {odd} that are neither arcs nor flows"
+            )
         #: column upper bounds with those the rows imply made explicit (module docstring)
         self.upper = self.lp.col_upper.copy()
         self.upper[self.lp.cols("z")] = np.minimum(self.upper[self.lp.cols("z")], 1.0)
@@ -268,7 +276,9 @@ class ProofProgram:
         row_terms = np.maximum(y[rows] * lo_side[rows], y[rows] * hi_side[rows])
         live = np.isfinite(cost)
         d = np.where(live, cost - self.A_T @ y, -np.inf)
-        err = 4.0 * EPS * (self.col_nnz + 2.0) * (np.where(live, np.abs(cost), 0.0) + self.abs_A_T @ np.abs(y))
+        err = (
+            4.0 * EPS * (self.col_nnz + 2.0) * (np.where(live, np.abs(cost), 0.0) + self.abs_A_T @ np.abs(y))
+        )
         part_cols = np.zeros(lp.num_cols, bool)
         terms = [row_terms]
         for part in self.parts:
@@ -296,9 +306,7 @@ class ProofProgram:
         total += 4.0 * EPS * (float(np.abs(flat).sum()) + abs(total))  # each product's rounding, the sum's
         return total, d, err
 
-    def bound(
-        self, duals: LabelledDuals, mask: NDArray[np.bool_]
-    ) -> tuple[float, NDArray[np.float64]] | str:
+    def bound(self, duals: LabelledDuals, mask: NDArray[np.bool_]) -> tuple[float, NDArray[np.float64]] | str:
         """An upper bound on the score of every tree over the arcs ``mask`` (with its parts), from ``duals``
         alone, and each arc's bound when a tree must use it ((n+1, n+1): the bound less the arc column's
         term plus d of its column at 1; -inf for arcs outside ``mask``); or why the duals give none (a value

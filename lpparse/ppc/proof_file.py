@@ -112,7 +112,9 @@ def proof_record(
         "gap_tol": result.gap_tol,
         "single_root": result.single_root,
         "base": result.base,
-        "families": {p.name: list(getattr(p, "preset", ())) for p in exact_parts(parts)},  # as the search used them
+        "families": {
+            p.name: list(getattr(p, "preset", ())) for p in exact_parts(parts)
+        },  # as the search used them
         "kept_arcs": None if kept_arcs is None else np.argwhere(kept_arcs).tolist(),
         "nodes": nodes,
     }
@@ -193,5 +195,8 @@ def _node(data: Any, i: int, nodes: list[BranchNode], arc_scores: NDArray[np.flo
     node.closed = data["closed"]
     fixed = _ints(data["fixed"], f"node {i}: fixed", 0, size - 1).reshape(-1, 2) if data["fixed"] else []
     node.fixed = [(int(h), int(m), 0.0) for h, m in fixed]
-    node.duals, node.ray = _labelled(data["duals"], f"node {i}: duals"), _labelled(data["ray"], f"node {i}: ray")
+    node.duals, node.ray = (
+        _labelled(data["duals"], f"node {i}: duals"),
+        _labelled(data["ray"], f"node {i}: ray"),
+    )
     return node
