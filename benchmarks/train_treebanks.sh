@@ -2,7 +2,9 @@
 # Train first-order, grandparent and grandparent + sibling models on the four treebanks of ../shared/treebanks, one process at a
 # time (2 shared cores). Models (10-15 MB each, too big to commit) go to $OUT; logs to $OUT/*.log.
 # Results are collected into benchmarks/results/models.{md,json} by benchmarks/models.py --models $OUT.
-# Budget (about an hour on 2 shared cores): few epochs, and subsets of the larger treebanks for grandparents.
+# Budget: few epochs, and subsets of the larger treebanks for grandparents. The first-order and grandparent models
+# take about an hour on 2 shared cores; with the sibling, relaxed-training, standard and full models below, hours (an
+# epoch of the full model takes 8 minutes on Danish).
 set -euo pipefail
 T=${TREEBANKS:-../shared/treebanks}
 OUT=${OUT:-models}

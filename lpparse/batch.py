@@ -7,25 +7,32 @@ b']``; index 0 is the root; entries beyond a sentence's length are ignored). :fu
 sentence, decodes it with any registered decoder (:mod:`lpparse.decoding`) and returns one
 :class:`BatchResult` per sentence in the batch's order, in this process, on local worker processes or on a
 Dask client. Arrays are read through ``numpy.asarray``: numpy arrays, and torch tensors on the CPU (or
-anything with ``__array__``), without importing torch.
+anything with ``__array__``), without importing torch. A sentence whose scores admit no tree (every head of a
+token at -inf, or no single root child under ``single_root``) comes back marked ``failed``; the others are
+decoded as usual.
 """
 
 from __future__ import annotations
 
+import inspect
+import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.decoding import decode, decoder_names
+from lpparse.colgen.options import ENGINE_FIELDS
+from lpparse.decoding import decode, decoder_names, get_decoder
 from lpparse.formulations.consecutive import DenseConsecutiveScorer
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
+from lpparse.ppc.parts import GrandparentParts
+from lpparse.trees import NoTreeError
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 from lpparse.workers import ordered_map
 
-__all__ = ["BatchResult", "decode_batch"]
+__all__ = ["BatchResult", "decode_batch", "decoder_options"]
 
 #: decoders whose tree is optimal for its model when they return (first-order, non-projective)
 _EXACT_DP = ("cle",)
@@ -37,13 +44,54 @@ class BatchResult:
     """One sentence's decoding: ``heads`` (n+1, heads[0] = -1), its ``objective`` (the tree's score under every
     part given), an upper ``bound`` on every tree's score when the decoder proves one (LP value, exact
     search's bound; else None), and ``optimal``: the tree is proved a best tree (exact decoding certified,
-    an integral LP optimum, Chu-Liu-Edmonds on arcs alone)."""
+    an integral LP optimum, Chu-Liu-Edmonds on arcs alone). ``failed``: why the sentence has no tree (its
+    scores admit none), None when it has one; a failed result's heads are all -1 and its objective -inf."""
 
     heads: NDArray[np.int64]
     objective: float
     bound: float | None
     optimal: bool
     stats: dict[str, Any]
+    failed: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the sentence was decoded (not :attr:`failed`)."""
+        return self.failed is None
+
+
+#: options that :func:`decode_batch` builds itself from its arguments, never a caller's
+_BUILT = frozenset({"parts", "sibling_scorer", "keep"})
+
+
+def decoder_options(decoder: str) -> frozenset[str] | None:
+    """The options ``decoder`` takes (None: unknown, a registered decoder that passes any on): its
+    function's keyword parameters and :func:`lpparse.decoding.decode`'s pruning ones; for the decoders of
+    part families (LP and exact), also the engine's (:class:`lpparse.colgen.ColgenOptions`), the grandparent
+    family's (:class:`lpparse.ppc.parts.GrandparentParts`) and the sibling family's."""
+    entry = get_decoder(decoder)
+    params = list(inspect.signature(entry.func).parameters.values())[3:]  # after scores, triples, root rule
+    names = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    names |= {"pruning", "pruner_scores"}
+    rest = [p.name for p in params if p.kind is p.VAR_KEYWORD]
+    if entry.families:  # the rest goes to the engine and the families
+        names |= ENGINE_FIELDS | {f.name for f in fields(GrandparentParts)}
+        names |= {"sibling_preset", "lazy_arcsib"}
+        names -= {"scorer"}
+    elif rest and rest != ["_"]:  # ``**_``: the decoder ignores the rest
+        return None
+    return frozenset(names - _BUILT)
+
+
+def _lengths(lengths: ArrayLike) -> list[int]:
+    """Whole, positive token counts, one per sentence (ValueError naming the first that is not)."""
+    values = np.asarray(lengths)
+    if values.ndim != 1 or values.dtype.kind not in "iuf":
+        raise ValueError(f"lengths: expected a 1-d sequence of token counts, got {values!r}")
+    for b, n in enumerate(values.tolist()):
+        if not (np.isfinite(n) and n == int(n)) or n < 1:
+            raise ValueError(f"lengths[{b}]: expected a whole number of tokens >= 1, got {n!r}")
+    return [int(n) for n in values.tolist()]
 
 
 def _sentences(
@@ -64,7 +112,7 @@ def _sentences(
             raise ValueError(
                 f"{what}: expected shape (B, N+1{', N+1' * (order - 1)}) for B = {len(lengths)}, got {padded.shape}"
             )
-        if max(lengths) + 1 > padded.shape[1]:
+        if lengths and max(lengths) + 1 > padded.shape[1]:
             raise ValueError(
                 f"{what}: a length of {max(lengths)} needs N+1 >= {max(lengths) + 1}, got {padded.shape[1]}"
             )
@@ -76,13 +124,18 @@ def _sentences(
 
 
 def _one(payload: tuple[str, bool, dict[str, Any], dict[str, NDArray[np.float64] | None]]) -> BatchResult:
+    """One sentence's :class:`BatchResult` (marked ``failed`` when its scores admit no tree)."""
     decoder, single_root, options, arrays = payload
     triples = None if arrays["grandparent"] is None else DenseTripleScorer(arrays["grandparent"])
     siblings = None if arrays["siblings"] is None else DenseSiblingScorer(arrays["siblings"])
     extra = dict(options)
     if arrays["consecutive"] is not None:
         extra["parts"] = [ConsecutiveSiblingParts(DenseConsecutiveScorer(arrays["consecutive"]))]
-    result = decode(decoder, arrays["arcs"], triples, single_root, siblings, **extra)
+    try:
+        result = decode(decoder, arrays["arcs"], triples, single_root, siblings, **extra)
+    except NoTreeError as err:
+        n = arrays["arcs"].shape[0]  # type: ignore[union-attr]
+        return BatchResult(np.full(n, -1, dtype=np.int64), -np.inf, None, False, {}, str(err))
     stats = result.stats
     if decoder == "exact":
         optimal, bound = bool(stats.get("certified")), stats.get("bound")
@@ -109,16 +162,24 @@ def decode_batch(
     client: Any = None,
     **options: Any,
 ) -> list[BatchResult]:
-    """Decode every sentence of a batch (module docstring) with ``decoder`` and its ``options``; results in
-    the batch's order. ``lengths``: tokens per sentence of padded arrays (None: the score arguments are
-    sequences of per-sentence arrays). ``workers``: local processes (:func:`lpparse.experiments.runner
-    .ordered_map`); ``client``: a ``distributed.Client`` to run on instead. Raises ValueError for shapes that
-    do not fit, an unknown decoder, or NaN scores (naming the sentence)."""
+    """Decode every sentence of a batch (module docstring) with ``decoder`` and its ``options``
+    (:func:`decoder_options`); results in the batch's order, an empty batch giving an empty list. A sentence
+    whose scores admit no tree gets a result marked ``failed`` (:class:`BatchResult`) and the others are
+    decoded. ``lengths``: whole tokens per sentence of padded arrays, each >= 1 (None: the score arguments
+    are sequences of per-sentence arrays). ``workers``: local processes, at least 1
+    (:func:`lpparse.workers.ordered_map`); ``client``: a ``distributed.Client`` to run on instead. Raises
+    ValueError for shapes or lengths that do not fit, an unknown decoder or option, a worker count below 1,
+    or NaN scores (naming the sentence)."""
     if decoder not in decoder_names():
         raise ValueError(f"unknown decoder {decoder!r}; choose from {', '.join(decoder_names())}")
-    sizes = None if lengths is None else [int(n) for n in np.asarray(lengths).reshape(-1)]
-    if sizes is not None and min(sizes, default=1) < 1:
-        raise ValueError(f"lengths must be at least 1, got {min(sizes)}")
+    takes = decoder_options(decoder)
+    if takes is not None and set(options) - takes:
+        unknown = ", ".join(map(repr, sorted(set(options) - takes)))
+        known = ", ".join(sorted(takes))
+        raise ValueError(f"decoder {decoder!r} has no option {unknown}; its options: {known}")
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1:
+        raise ValueError(f"workers: expected a whole number of processes >= 1, got {workers!r}")
+    sizes = None if lengths is None else _lengths(lengths)
     per = {
         "arcs": _sentences(arcs, sizes, "arcs", 2),
         "grandparent": _sentences(grandparent, sizes, "grandparent", 3),
@@ -145,6 +206,4 @@ def decode_batch(
         )
         for b in range(count)
     ]
-    if client is not None:
-        return list(client.gather(client.map(_one, payloads, pure=False)))
-    return list(ordered_map(_one, payloads, workers))
+    return list(ordered_map(_one, payloads, workers, scheduler=client))

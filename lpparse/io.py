@@ -7,7 +7,9 @@ user must resolve (a busy results file, a full disk). Any other exception is a b
 traceback.
 
 Outputs are written to a temporary file beside the target and renamed onto it once complete, so a killed
-or failed command never leaves a half-written file under the name the user gave.
+or failed command never leaves a half-written file under the name the user gave. An output is a new name or
+a regular file: devices, FIFOs, directories and symbolic links are refused (:func:`regular_output` says
+why), as is one file given for two outputs, or for an output and an input (:func:`output_path`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ __all__ = [
     "file_digest",
     "output_path",
     "readable_file",
+    "regular_output",
     "relative_paths",
     "writing_zip",
 ]
@@ -69,29 +72,54 @@ def readable_file(path: str | Path, what: str) -> Path:
     return path
 
 
-def _special(path: Path) -> bool:
-    """Whether ``path`` (after symbolic links) exists and is not a regular file or directory: a device, a
-    FIFO or a socket, which an output is written through, never replaced."""
-    return path.exists() and not path.is_file() and not path.is_dir()
-
-
-def output_path(path: str | Path, what: str, inputs: Iterable[str | Path | None] = ()) -> Path:
-    """Check before any work that ``path`` can be written: create its missing directories, refuse a
-    directory, an unwritable location or one of the command's ``inputs`` (the same file under any name) with
-    a :class:`UsageError` naming it as ``what``. A symbolic link is written through to its target, a device
-    or FIFO (``/dev/null``, ``/dev/stdout``) written to directly (:func:`atomic_path`)."""
+def regular_output(path: str | Path, what: str) -> Path:
+    """``path`` if it is a new name or an existing regular file, else a :class:`UsageError` naming it as
+    ``what``. Refused: a directory, a device, FIFO or socket (``/dev/null``, ``/dev/full``, a pipe: an output
+    is written to a temporary file renamed onto its name, which would replace them; a results file is read
+    back to resume, which on ``/dev/full`` never ends and on a FIFO blocks) and a symbolic link, even to a
+    regular file: writing through it replaces a file under another name, silently (a shared file, an input,
+    or with ``/dev/stdout`` the file the shell redirected to, with the rest of the command's output), and
+    replacing the link itself would break what it stands for. Refusing costs one resolved path."""
     path = Path(path)
+    if path.is_symlink():
+        raise UsageError(
+            f"{what} {path} is a symbolic link (to {os.readlink(path)}); give the file itself or a new name"
+        )
+    if path.is_dir():
+        raise UsageError(f"{what} {path} is a directory; give a file name")
+    if path.exists() and not path.is_file():
+        raise UsageError(
+            f"{what} {path} is not a regular file (a device, FIFO or socket); give a file name"
+        )
+    return path
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same inode, or for a new name the same resolved path."""
+    if a.exists() and b.exists():
+        return os.path.samefile(a, b)
+    return a.resolve() == b.resolve()
+
+
+def output_path(
+    path: str | Path,
+    what: str,
+    inputs: Iterable[str | Path | None] = (),
+    outputs: Iterable[tuple[str, str | Path | None]] = (),
+) -> Path:
+    """Check before any work that ``path`` can be written (:func:`regular_output`): create its missing
+    directories; refuse a directory, a device, FIFO, socket or symbolic link, an unwritable location, one of
+    the command's ``inputs`` or one of its other ``outputs`` (``(option, path)`` pairs) under any name with a
+    :class:`UsageError` naming it as ``what``."""
+    path = regular_output(path, what)
     for given in inputs:
-        if given is not None and path.exists() and Path(given).exists() and os.path.samefile(path, given):
+        if given is not None and Path(given).exists() and _same_file(path, Path(given)):
             raise UsageError(
                 f"{what} {path} is an input of this command ({given}); writing it would destroy it"
             )
-    if _special(path):
-        if not os.access(path, os.W_OK):
-            raise UsageError(f"{what} {path} is not writable (permission denied)")
-        return path
-    if path.is_dir():
-        raise UsageError(f"{what} {path} is a directory; give a file name")
+    for option, given in outputs:
+        if given is not None and _same_file(path, Path(given)):
+            raise UsageError(f"{what} {path} is also {option} {given}; give each output its own file")
     parent = path.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -127,19 +155,9 @@ def relative_paths(text: str, root: Path) -> str:
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` (same suffix, for writers that go by the extension); renamed onto
-    ``path`` when the block ends without error, removed otherwise. A symbolic link is followed, so that its
-    target is replaced and the link kept; a device or FIFO (``/dev/null``, a pipe) is written directly, as
-    renaming onto it would replace it with a regular file (and a full disk behind ``/dev/full`` is an error
-    like any other)."""
-    path = Path(path)
-    if path.is_symlink():
-        path = path.resolve()
-    if _special(path):
-        try:
-            yield path
-        except OSError as err:
-            raise UserError(f"cannot write {path}: {err.strerror or err}") from err
-        return
+    ``path`` when the block ends without error, removed otherwise. ``path`` must be a new name or a regular
+    file (:func:`regular_output`: a device, FIFO, directory or symbolic link is a :class:`UsageError`)."""
+    path = regular_output(path, "output")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp{path.suffix}")
     try:
         yield temporary
@@ -161,8 +179,7 @@ def atomic_write(path: str | Path, mode: str = "w", **kwargs: Any) -> Iterator[I
         with temporary.open(mode, **kwargs) as handle:
             yield handle
             handle.flush()
-            if temporary.is_file():  # a device or FIFO has nothing to sync (and refuses to)
-                os.fsync(handle.fileno())
+            os.fsync(handle.fileno())
 
 
 @contextmanager

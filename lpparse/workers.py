@@ -14,6 +14,7 @@ import concurrent.futures
 import contextlib
 import ctypes
 import functools
+import importlib.util
 import logging
 import multiprocessing
 import os
@@ -29,15 +30,39 @@ from urllib.parse import urlsplit
 
 from lpparse.io import UsageError, UserError
 
-__all__ = ["check_scheduler", "chunk_size", "cluster", "ordered_map", "process_pool", "stop_pool", "worker_count"]
+__all__ = [
+    "SCHEDULER_NOTE",
+    "WORKER_WAIT",
+    "check_scheduler",
+    "chunk_size",
+    "cluster",
+    "ordered_map",
+    "process_pool",
+    "stop_pool",
+    "worker_count",
+]
 
 #: prctl(2) option: the signal a process gets when its parent dies
 _PR_SET_PDEATHSIG = 1
 
 
+#: Seconds a run waits for a Dask scheduler to have a worker (:func:`cluster`) before it fails: a scheduler
+#: without workers would hold every task for ever, silently
+WORKER_WAIT = 30.0
+#: What the help of every ``--scheduler`` option adds
+SCHEDULER_NOTE = (
+    f"needs Dask (pip install 'lpparse[dask]'); fails if no worker joins within {WORKER_WAIT:g} s"
+)
+
+
 def check_scheduler(address: str) -> None:
-    """Fail fast with a :class:`UsageError` unless a TCP connection to the Dask scheduler opens in 5 s and,
-    over plain TCP, the server starts its handshake within 5 s (a silent server would hang the client)."""
+    """Fail fast with a :class:`UsageError` unless Dask's ``distributed`` is installed (the ``dask`` extra),
+    a TCP connection to the Dask scheduler opens in 5 s and, over plain TCP, the server starts its handshake
+    within 5 s (a silent server would hang the client)."""
+    if importlib.util.find_spec("distributed") is None:
+        raise UsageError(
+            f"--scheduler {address}: needs Dask's distributed package: pip install 'lpparse[dask]'"
+        )
     parts = urlsplit(address if "://" in address else f"tcp://{address}")
     try:
         host, port = parts.hostname, parts.port
@@ -119,7 +144,8 @@ def ordered_map(
     ``Executor.map``'s ``chunksize``): fewer round trips for many short tasks; the window counts tasks."""
     if chunk > 1 and (scheduler is not None or worker_count(workers, len(payloads)) > 1):
         chunks = [payloads[start : start + chunk] for start in range(0, len(payloads), chunk)]
-        for results in ordered_map(functools.partial(_each, func), chunks, workers, window, common=common):
+        each = functools.partial(_each, func)
+        for results in ordered_map(each, chunks, workers, window, scheduler=scheduler, common=common):
             yield from results
         return
     if common is not None:
@@ -188,7 +214,9 @@ def _ordered_dask(
     func: Callable[..., Any], payloads: Sequence[Any], window: int, scheduler: Any, common: Any = None
 ) -> Iterator[Any]:
     with cluster(scheduler) as client:
-        extra = () if common is None else (client.scatter(common, broadcast=True, hash=False),)
+        # scattered whole, in a list: a dict or tuple given alone would be scattered item by item (a dict's
+        # items under its keys as names, which a later run's items of the same names would collide with)
+        extra = () if common is None else (client.scatter([common], broadcast=True, hash=False)[0],)
         yield from _windowed(lambda payload: client.submit(func, payload, *extra, pure=False), payloads, window)
 
 
@@ -220,7 +248,8 @@ _LOST = (OSError, asyncio.CancelledError, concurrent.futures.CancelledError)
 @contextlib.contextmanager
 def cluster(scheduler: Any, resume: str = "") -> Iterator[Any]:
     """A client of ``scheduler`` (an address, or a client used as is), with the client's own logging of its
-    reconnection attempts (tracebacks) held back; a lost scheduler is a one-line :class:`UserError`."""
+    reconnection attempts (tracebacks) held back; a lost scheduler is a one-line :class:`UserError`, and so is
+    a scheduler with no worker after :data:`WORKER_WAIT` seconds."""
     from distributed import Client
 
     client = scheduler if isinstance(scheduler, Client) else _client(scheduler)
@@ -228,6 +257,14 @@ def cluster(scheduler: Any, resume: str = "") -> Iterator[Any]:
     level = client_log.level
     client_log.setLevel(logging.CRITICAL)
     try:
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT)
+        except TimeoutError:
+            address = getattr(client.scheduler, "address", scheduler)
+            raise UserError(
+                f"--scheduler {address}: no Dask worker joined the scheduler in {WORKER_WAIT:g} s "
+                "(start workers with 'dask worker ADDRESS')"
+            ) from None
         yield client
     except _LOST as err:
         why = str(err).splitlines()[0] if str(err) else ""

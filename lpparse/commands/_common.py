@@ -28,7 +28,7 @@ from lpparse.options import (
 )
 from lpparse.scores import ScoreFile, load_scores, noisy_gold_scores
 from lpparse.trees import NoTreeError, check_tree_exists
-from lpparse.workers import check_scheduler
+from lpparse.workers import SCHEDULER_NOTE, check_scheduler
 
 __all__ = [
     "SCORES_HELP",
@@ -179,7 +179,8 @@ def add_scored_run_options(parser: argparse.ArgumentParser, out_help: str) -> No
         default=1,
         help="local worker processes (default 1; never more than the sentences to do or the cores available)",
     )
-    parser.add_argument("--scheduler", default=None, help="address of a Dask scheduler, e.g. tcp://host:8786")
+    scheduler = f"address of a Dask scheduler, e.g. tcp://host:8786 ({SCHEDULER_NOTE})"
+    parser.add_argument("--scheduler", default=None, help=scheduler)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -196,8 +197,11 @@ class ScoredRun:
     settings: dict[str, Any]
 
 
-def scored_run(args: argparse.Namespace, name: str, every_family: bool = False) -> ScoredRun:
-    """Check every input and output first (treebank, model or score file, --out, --scheduler), then read the
+def scored_run(
+    args: argparse.Namespace, name: str, every_family: bool = False, summary: bool = False
+) -> ScoredRun:
+    """Check every input and output first (treebank, model or score file, --out and with ``summary`` its
+    .md and .csv beside it, --scheduler), then read the
     selected sentences, load the model (wrong order or version: a clear error) or check the score file
     against the treebank (:func:`scored_selection`; it must have grandparent scores, or with
     ``every_family`` any second-order scores: the command uses every family, else it warns about the families
@@ -215,6 +219,8 @@ def scored_run(args: argparse.Namespace, name: str, every_family: bool = False) 
         raise UsageError(
             f"--out {out}: the results are JSON lines and their summary goes to .md and .csv; give a .jsonl name"
         )
+    for suffix in (".md", ".csv") if summary else ():  # no input, device or link either
+        output_path(out.with_suffix(suffix), f"--out {out}: its summary", (path, model, scores))
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
     if scores is not None:

@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    run_ = scored_run(args, args.name, every_family=True)
+    run_ = scored_run(args, args.name, every_family=True, summary=True)
     path, source, single_root, out = run_.path, run_.source, run_.single_root, run_.out
     tasks = [
         Task(

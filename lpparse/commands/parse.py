@@ -45,7 +45,7 @@ from lpparse.pruning import gold_recall
 from lpparse.scores import ScoreFile, load_scores
 from lpparse.scoring import Model
 from lpparse.trees import NoTreeError
-from lpparse.workers import check_scheduler, chunk_size, ordered_map
+from lpparse.workers import SCHEDULER_NOTE, check_scheduler, chunk_size, ordered_map
 
 #: Decoders that stop at a time limit of their own and return the best tree found: a sentence's --time-limit
 #: goes to them, and the alarm that drops a sentence only rings at twice it. A tree they return unproved is left
@@ -192,7 +192,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--scheduler",
         default=None,
         help="address of a Dask scheduler (e.g. tcp://host:8786) whose workers parse instead; the workers must "
-        "reach the model or score file at the same path",
+        f"reach the model or score file at the same path; {SCHEDULER_NOTE}",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=run)
@@ -457,7 +457,7 @@ def run(args: argparse.Namespace) -> int:
     treebank = readable_file(args.treebank, "treebank")
     inputs = (args.treebank, args.model, args.scores, args.pruner)
     out = output_path(args.out, "--out", inputs) if args.out else None
-    proof = output_path(args.proof, "--proof", (*inputs, args.out)) if args.proof else None
+    proof = output_path(args.proof, "--proof", inputs, [("--out", args.out)]) if args.proof else None
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
     source: Model | ScoreFile

@@ -17,7 +17,7 @@ from lpparse.io import UsageError, file_digest, output_path, readable_file
 from lpparse.scores import SentenceScores, save_scores
 from lpparse.scoring import Model
 from lpparse.trees import allowed_arcs
-from lpparse.workers import check_scheduler, ordered_map
+from lpparse.workers import SCHEDULER_NOTE, check_scheduler, ordered_map
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,7 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="local worker processes that score sentences (default 1; never more than the cores); the file is "
         "the same, and at most a few sentences per worker wait in memory",
     )
-    export.add_argument("--scheduler", default=None, help="address of a Dask scheduler whose workers score instead")
+    scheduler = f"address of a Dask scheduler whose workers score instead ({SCHEDULER_NOTE})"
+    export.add_argument("--scheduler", default=None, help=scheduler)
     export.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     export.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     export.set_defaults(func=run_export)

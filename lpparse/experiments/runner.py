@@ -9,7 +9,9 @@ times it records).
 
 With ``settings``, the file's first line is a header record ``{"header": {"format", "version", "settings"}}``
 and a run on a file of other settings is refused (:class:`~lpparse.io.UsageError`), so results of different
-set-ups never mix. A lock file beside the results (``.NAME.lock``, ``fcntl.flock``) stops a second writer.
+set-ups never mix; only the header line of an existing file is read before it matches (:func:`read_header`).
+A lock file beside the results (``.NAME.lock``, ``fcntl.flock``, removed at the end) stops a second writer.
+The results file must be a new name or a regular file (:func:`lpparse.io.regular_output`).
 A task that fails for want of memory, or because its sentence has no tree, is recorded as ``{"failed": reason}`` and the run goes on; records that
 failed or say ``"time_limited": true`` are computed again by the next run on the file.
 
@@ -35,7 +37,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from lpparse.io import DataError, UsageError, UserError, atomic_write
+from lpparse.io import DataError, UsageError, UserError, atomic_write, regular_output
 from lpparse.trees import NoTreeError
 from lpparse.workers import check_scheduler, cluster, ordered_map, process_pool, stop_pool, worker_count
 
@@ -63,19 +65,27 @@ class Task:
     payload: Any
 
 
+#: The longest header line :func:`read_header` reads: a results file's header (format, version, settings)
+#: is far shorter, and a file that is not one is never read further
+HEADER_BYTES = 1 << 20
+
+
 def _lines(path: Path) -> Iterator[Record]:
-    """The JSON objects of a results file (a torn last line from a killed run is ignored)."""
+    """The JSON objects of a results file, one line at a time (a torn last line from a killed run is
+    ignored)."""
     if not path.exists():
         return
-    lines = path.read_text(encoding="utf-8").split("\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            yield json.loads(line)
-        except json.JSONDecodeError:
-            if number < len(lines) - 1:  # only the last line may be torn
-                raise DataError(f"{path}:{number}: not a JSON record") from None
+    with path.open(encoding="utf-8") as handle:
+        torn: int | None = None  # the number of a line that is not JSON: fine only if it is the last
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            if torn is not None:
+                raise DataError(f"{path}:{torn}: not a JSON record")
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                torn = number
 
 
 def read_results(path: str | Path) -> list[Record]:
@@ -86,9 +96,19 @@ def read_results(path: str | Path) -> list[Record]:
 
 
 def read_header(path: str | Path) -> Record | None:
-    """The header record of a results file, or None if it has none."""
-    first = next(_lines(Path(path)), None)
-    return first["header"] if first is not None and "header" in first else None
+    """The header record of a results file, or None if it has none (no file, an empty one, or a first line
+    that is not a header). Reads the first line alone, at most :data:`HEADER_BYTES` of it."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    with path.open("rb") as handle:
+        first = handle.readline(HEADER_BYTES)
+    try:
+        record = json.loads(first.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    header = record.get("header") if isinstance(record, dict) else None
+    return header if isinstance(header, dict) else None
 
 
 def incomplete(record: Record) -> bool:
@@ -102,15 +122,29 @@ def completed_keys(path: str | Path) -> set[str]:
 
 @contextmanager
 def _locked(out: Path) -> Iterator[None]:
-    """Hold the lock of ``out`` (a lock file beside it) or fail at once if another run holds it."""
-    with out.with_name(f".{out.name}.lock").open("a") as handle:
+    """Hold the lock of ``out`` (a lock file beside it, removed at the end) or fail at once if another run
+    holds it. A run that locked a lock file another run removed meanwhile takes the new one instead."""
+    lock = out.with_name(f".{out.name}.lock")
+    while True:
+        handle = lock.open("a")
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            handle.close()
             raise UserError(
                 f"{out} is being written by another lpparse run; wait for it or use another --out"
             ) from None
+        try:
+            if os.stat(lock).st_ino == os.fstat(handle.fileno()).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        handle.close()  # removed by the run that held it: lock the file now at that name
+    try:
         yield
+    finally:
+        lock.unlink(missing_ok=True)  # while locked: a run that opened it meanwhile sees it gone and retries
+        handle.close()
 
 
 def _prepare(out: Path, settings: Record | None) -> None:
@@ -125,12 +159,12 @@ def _prepare(out: Path, settings: Record | None) -> None:
             if theirs.get(k) != settings.get(k)
         )
         raise UsageError(f"{out} holds results of other settings ({diff}); use another --out")
-    records = read_results(out)
     if settings is not None and header is None and out.exists() and out.stat().st_size > 0:
         raise UsageError(
             f"{out} exists and is not an lpparse results file with a settings header (another file, or one "
             "written by an older lpparse); use another --out"
         )
+    records = read_results(out)  # a file of this run's settings (or the caller asked for none)
     if header is None and settings is not None:
         header = {"format": HEADER_FORMAT, "version": HEADER_VERSION, "settings": settings}
     lines = [{"header": header}] if header is not None else []
@@ -208,7 +242,7 @@ def run_tasks(
     keys = [t.key for t in tasks]
     if len(set(keys)) != len(keys):
         raise ValueError("task keys must be unique")
-    out = Path(out)
+    out = regular_output(out, "results file")  # never a device or FIFO: it is read back, then appended to
     out.parent.mkdir(parents=True, exist_ok=True)
     with _locked(out):
         _prepare(out, settings)
