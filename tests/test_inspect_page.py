@@ -99,7 +99,10 @@ def fake_inspection(
                 "fractional_arcs": frac_arcs,
                 "fractional_parts": {"grandparent": [[0, h, m, 0.5] for h, m, v in frac_arcs[:3]]},
                 "binding": {
-                    "OneHead": {"count": n, "rows": [{"label": ["OneHead", [m]], "dual": 0.25 * m} for m in range(1, 4)]},
+                    "OneHead": {
+                        "count": n,
+                        "rows": [{"label": ["OneHead", [m]], "dual": 0.25 * m} for m in range(1, 4)],
+                    },
                     "ArcGP": {"count": 2, "rows": [{"label": ["ArcGP", [0, 1, 2]], "dual": 0.5}]},
                 },
                 "cut": None
@@ -136,7 +139,24 @@ def fake_inspection(
 
 
 TRICKY = ["Il", "<b>gatto</b>", "&amp;", 'dice "ciao"', "città", "東京", "WWWWMMMM", "."]
-WORDS = "the a of to in and that it is was for on are as with his they at be this from".split()
+WORDS = [
+    "the",
+    "a",
+    "of",
+    "to",
+    "in",
+    "and",
+    "that",
+    "it",
+    "is",
+    "was",
+    "for",
+    "on",
+    "are",
+    "as",
+    "with",
+    "his",
+]
 
 
 def sentences() -> list[dict]:
@@ -163,26 +183,46 @@ def chromium() -> str | None:
 
 CHROMIUM = chromium()
 needs_browser = pytest.mark.skipif(
-    CHROMIUM is None, reason="no Chromium found (/usr/bin/chromium; `apt-get install chromium`, as .ci/run does)"
+    CHROMIUM is None,
+    reason="no Chromium found (/usr/bin/chromium; `apt-get install chromium`, as .ci/run does)",
 )
 
 
-def render(path: Path, workdir: Path, fragment: str = "", screenshot: Path | None = None,
-           size: tuple[int, int] = (1280, 900)) -> tuple[str, list[str]]:
+def render(
+    path: Path,
+    workdir: Path,
+    fragment: str = "",
+    screenshot: Path | None = None,
+    size: tuple[int, int] = (1280, 900),
+) -> tuple[str, list[str]]:
     """(the DOM after the page's scripts ran, the console lines) of ``path`` in headless Chromium."""
     profile = workdir / f"profile-{time.monotonic_ns()}"
     cmd = [
-        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-        "--disable-default-apps", "--mute-audio", "--hide-scrollbars",
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-extensions",
+        "--disable-default-apps",
+        "--mute-audio",
+        "--hide-scrollbars",
         "--host-resolver-rules=MAP * ~NOTFOUND",  # nothing may come from the network
-        f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-        f"--window-size={size[0]},{size[1]}", "--dump-dom",
+        f"--user-data-dir={profile}",
+        "--enable-logging=stderr",
+        "--v=0",
+        f"--window-size={size[0]},{size[1]}",
+        "--dump-dom",
     ]
     if screenshot is not None:
         cmd.append(f"--screenshot={screenshot}")
     cmd.append(path.resolve().as_uri() + fragment)
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=90, env=dict(os.environ, LANG="C.UTF-8"))
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=90, env=dict(os.environ, LANG="C.UTF-8"), check=False
+    )
     shutil.rmtree(profile, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     console = [ln for ln in proc.stderr.splitlines() if ":CONSOLE" in ln or "Uncaught" in ln]
@@ -297,7 +337,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict:
     t0 = time.perf_counter()
     idx_dom, idx_console = render(index, root)
     index_dom = Dom(idx_dom)
-    pages = {row["data-sent-id"]: out / unquote(urlsplit(href).path) for href, row in zip(index_dom.links, index_dom.rows)}
+    pages = {
+        row["data-sent-id"]: out / unquote(urlsplit(href).path)
+        for href, row in zip(index_dom.links, index_dom.rows)
+    }
     rendered = {}
     for sid, shot in (("s-small", "small.png"), ("s-long", "long.png")):
         dom, console = render(pages[sid], root, screenshot=root / shot)
@@ -323,7 +366,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict:
 @needs_browser
 def test_sentence_page_renders_the_json_in_chromium(site: dict) -> None:
     rec = site["recs"]["s-small"]
-    dom, console, shot = site["rendered"]["s-small"]
+    dom, console, _ = site["rendered"]["s-small"]
     assert_clean(dom, console)
     default = rec["relaxations"][default_relaxation(rec)]["name"]
     assert default == "martins"  # the largest gap is shown first
@@ -404,7 +447,7 @@ def test_page_is_self_contained_and_escaped(tmp_path: Path) -> None:
         assert needle not in low, needle
     assert low.count("http://") == low.count('xmlns="http://www.w3.org/2000/svg"')  # a namespace, not a fetch
     assert "<b>gatto</b>" not in page and "&lt;b&gt;gatto&lt;/b&gt;" in page
-    assert 'dice &quot;ciao&quot;' in page and "&amp;amp;" in page
+    assert "dice &quot;ciao&quot;" in page and "&amp;amp;" in page
     assert 'class="banner"' in page and "DISAGREES" in page  # the MIP disagreement is loud
 
 
@@ -424,11 +467,42 @@ def test_accepts_objects_missing_optional_keys_and_extra_keys(tmp_path: Path) ->
         def to_json(self) -> str:
             return json.dumps(dict(rec, sent_id="as text"))
 
-    empty = {"sent_id": "no relaxations", "tokens": ["x"], "n": 1,
-             "best_tree": {"heads": [-1, 0], "score": 1.0, "certified": True}, "relaxations": []}
+    empty = {
+        "sent_id": "no relaxations",
+        "tokens": ["x"],
+        "n": 1,
+        "best_tree": {"heads": [-1, 0], "score": 1.0, "certified": True},
+        "relaxations": [],
+    }
     index = write_pages([Inspected(), AsText(), empty, dict(rec)], tmp_path)
     files = sorted(p.name for p in tmp_path.iterdir())
     assert files == ["as_text.html", "bare-2.html", "bare.html", "index.html", "no_relaxations.html"]
     assert index == tmp_path / "index.html"
     assert as_record(AsText())["sent_id"] == "as text"
     assert "not run" in (tmp_path / "bare.html").read_text()
+
+
+def test_pages_of_a_real_inspection(tmp_path: Path) -> None:
+    """write_pages takes the API's Inspection objects; the drawing holds their arcs and best tree."""
+    from lpparse.inspect import MipOptions, inspect_sentence
+    from lpparse.ppc.parts import GrandparentParts
+    from lpparse.scores import random_scores
+    from lpparse.triples import synthetic_triple_scorer
+
+    rng = np.random.default_rng(3)
+    n = 5
+    ins = inspect_sentence(
+        random_scores(n, rng),
+        [GrandparentParts(synthetic_triple_scorer(n, rng))],
+        relaxations=["grandparent:martins", "grandparent:all"],
+        mip=MipOptions(highs=False, pyomo_solver=None, root_cuts=False),
+        sent_id="random <5>",
+        tokens=["a", "b", "c", "d", "e"],
+    )
+    index = write_pages([ins], tmp_path)
+    rec = json.loads(ins.to_json())
+    page = tmp_path / "random_5.html"
+    assert Dom(index.read_text()).links == ["random_5.html"]
+    dom = Dom(page.read_text(encoding="utf-8"))
+    assert_drawing_matches(dom, rec, rec["relaxations"][default_relaxation(rec)]["name"])
+    assert dom.body["data-sent-id"] == "random <5>"

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-__all__ = ["write_pages", "sentence_page", "index_page", "page_filename", "as_record"]
+__all__ = ["as_record", "index_page", "page_filename", "sentence_page", "write_pages"]
 
 EPS = 1e-6  # an arc value within EPS of 0 or 1 is integral on the page
 FONT_PX = 14  # token font size in the SVG
@@ -46,7 +46,7 @@ def as_record(item: Any) -> dict:
     """The JSON dict of one inspected sentence, from a dict, a JSON string, or an object with ``to_json()``."""
     if isinstance(item, Mapping):
         return dict(item)
-    for attr in ("to_json", "to_dict", "as_dict"):
+    for attr in ("as_json", "to_json", "to_dict", "as_dict"):
         fn = getattr(item, attr, None)
         if callable(fn):
             out = fn()
@@ -152,7 +152,7 @@ def text_width(word: str, px: float = FONT_PX) -> float:
     for ch in word:
         if ch in "ijlI.,;:!|'`\u00a0 ":
             w += 0.30
-        elif ch in "frtJ()[]{}\"-/\\":
+        elif ch in 'frtJ()[]{}"-/\\':
             w += 0.40
         elif ch in "mwMW@%\u2014&":
             w += 0.92
@@ -192,7 +192,7 @@ class _Layout:
     """Token x positions (from an estimate of each word's width) and arc heights (by span, capped)."""
 
     PAD = 16  # horizontal space around a word
-    MIN_SLOT = 40
+    MIN_SLOT = 50
     MARGIN = 24
     ARC_MIN, ARC_STEP, ARC_CAP = 22.0, 30.0, 230.0
 
@@ -217,18 +217,47 @@ class _Layout:
         return (xh + off if m > h else xh - off), xm
 
 
-def _arc_path(lay: _Layout, h: int, m: int, y0: float, up: bool) -> tuple[str, float, float, float]:
-    """SVG path of an arc from h to m at baseline y0 (upward or downward); also the peak (x, y) and height."""
+def _arc_curve(lay: _Layout, h: int, m: int, y0: float, up: bool) -> list[tuple[float, float]]:
+    """The 4 control points of the cubic arc from h to m at baseline y0 (upward or downward)."""
     x1, x2 = lay.ends(h, m)
-    ht = lay.height(h, m)
-    sgn = -1.0 if up else 1.0
-    c = ht * 4.0 / 3.0  # a cubic with both control points at 4/3 h peaks at h
+    c = lay.height(h, m) * 4.0 / 3.0  # a cubic with both control points at 4/3 h peaks at h
+    y1 = y0 - c if up else y0 + c
     dx = (x2 - x1) * 0.08
-    d = (
-        f"M{x1:.1f},{y0:.1f} C{x1 + dx:.1f},{y0 + sgn * c:.1f} {x2 - dx:.1f},{y0 + sgn * c:.1f} "
-        f"{x2:.1f},{y0:.1f}"
-    )
-    return d, (x1 + x2) / 2, y0 + sgn * ht, ht
+    return [(x1, y0), (x1 + dx, y1), (x2 - dx, y1), (x2, y0)]
+
+
+def _arc_path(lay: _Layout, h: int, m: int, y0: float, up: bool) -> str:
+    """SVG path data of the arc from h to m at baseline y0."""
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = _arc_curve(lay, h, m, y0, up)
+    return f"M{ax:.1f},{ay:.1f} C{bx:.1f},{by:.1f} {cx:.1f},{cy:.1f} {dx:.1f},{dy:.1f}"
+
+
+def _bezier(pts: list[tuple[float, float]], t: float) -> tuple[float, float]:
+    u = 1 - t
+    w = (u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t)
+    return sum(k * p[0] for k, p in zip(w, pts)), sum(k * p[1] for k, p in zip(w, pts))
+
+
+class _Labels:
+    """Places value labels on arcs without overlaps: at the peak if free, else further along the arc; a label
+    that finds no free place is left out (the arc's tooltip and the fractional-arcs table hold its value)."""
+
+    T = (0.5, 0.36, 0.64, 0.26, 0.74, 0.18, 0.82)
+    H = 12.0
+
+    def __init__(self) -> None:
+        self.boxes: list[tuple[float, float, float, float]] = []
+
+    def place(self, pts: list[tuple[float, float]], text: str) -> tuple[float, float] | None:
+        w = 6.4 * len(text) + 4
+        for t in self.T:
+            x, y = _bezier(pts, t)
+            y -= 3  # the text sits on the curve
+            box = (x - w / 2, y - self.H + 2, x + w / 2, y + 2)
+            if all(box[2] <= b[0] or box[0] >= b[2] or box[3] <= b[1] or box[1] >= b[3] for b in self.boxes):
+                self.boxes.append(box)
+                return x, y
+        return None
 
 
 def _arrow(x: float, y: float, up: bool, size: float = 5.0) -> str:
@@ -259,9 +288,11 @@ def _svg(rec: Mapping, default: int) -> str:
     tok_bottom = tok_top + tok_h
     height = tok_bottom + down_h + 26
     out = [
-        f'<svg class="parse" xmlns="http://www.w3.org/2000/svg" width="{lay.width:.0f}" '
-        f'height="{height:.0f}" viewBox="0 0 {lay.width:.0f} {height:.0f}" data-tokens="{n}" '
-        f'role="img" aria-label="arcs of {_e(str(rec.get("sent_id", "")))}">'
+        (
+            f'<svg class="parse" xmlns="http://www.w3.org/2000/svg" width="{lay.width:.0f}" '
+            f'height="{height:.0f}" viewBox="0 0 {lay.width:.0f} {height:.0f}" data-tokens="{n}" '
+            f'role="img" aria-label="arcs of {_e(str(rec.get("sent_id", "")))}">'
+        )
     ]
     # token row
     out.append('<g class="tokens">')
@@ -281,10 +312,17 @@ def _svg(rec: Mapping, default: int) -> str:
         name = str(rel.get("name", f"relaxation {k}"))
         active = " active" if k == default else ""
         out.append(f'<g class="lp-arcs{active}" data-rel="{k}" data-relaxation="{_e(name)}">')
-        labels = []
+        labels, placer = [], _Labels()
+        # labels of the largest fractional values first: they are the ones worth reading
+        for h, m, v in sorted(arcs, key=lambda a: (-a[2] if EPS < a[2] < 1 - EPS else 0, abs(a[0] - a[1]))):
+            if EPS < v < 1 - EPS:
+                spot = placer.place(_arc_curve(lay, h, m, tok_top, up=True), _fmt_value(v))
+                if spot is not None:
+                    labels.append((h, m, v, spot))
+        placed = {(h, m) for h, m, _, _ in labels}
         # thin (fractional) arcs on top of the thick ones so that they stay visible
         for h, m, v in sorted(arcs, key=lambda a: -a[2]):
-            d, px, py, _ = _arc_path(lay, h, m, tok_top, up=True)
+            d = _arc_path(lay, h, m, tok_top, up=True)
             frac = EPS < v < 1 - EPS
             kind = "frac" if frac else ("on-tree" if (h, m) in tree else "off-tree")
             vv = min(max(v, 0.0), 1.0)
@@ -293,24 +331,25 @@ def _svg(rec: Mapping, default: int) -> str:
             tip = f"{name}: {h}\u2192{m} ({words[h]} \u2192 {words[m]}) value {v:.4g}"
             if (h, m) not in tree:
                 tip += ", not in the best tree"
+            lab = (' data-label="1"' if (h, m) in placed else ' data-label="0"') if frac else ""
             out.append(
                 f'<g class="arc-g {kind}" opacity="{op:.2f}"><title>{_e(tip)}</title>'
-                f'<path class="arc lp {kind}" data-head="{h}" data-mod="{m}" data-value="{v:.6g}" '
+                f'<path class="arc lp {kind}" data-head="{h}" data-mod="{m}" data-value="{v:.6g}"{lab} '
                 f'd="{d}" stroke-width="{sw:.2f}"/>'
                 f'<polygon class="arrow {kind}" points="{_arrow(lay.x[m], tok_top, True)}"/></g>'
             )
-            if frac:
-                labels.append(
-                    f'<text class="arc-label" x="{px:.1f}" y="{py - 4:.1f}" data-head="{h}" data-mod="{m}">'
-                    f"{_fmt_value(v)}<title>{_e(tip)}</title></text>"
-                )
-        out.extend(labels)
+        for h, m, v, (px, py) in labels:
+            tip = f"{name}: {h}\u2192{m} ({words[h]} \u2192 {words[m]}) value {v:.4g}"
+            out.append(
+                f'<text class="arc-label" x="{px:.1f}" y="{py:.1f}" data-head="{h}" data-mod="{m}">'
+                f"{_fmt_value(v)}<title>{_e(tip)}</title></text>"
+            )
         out.append("</g>")
     # best tree, below the tokens
     if tree:
         out.append('<g class="tree-arcs">')
         for h, m in sorted(tree, key=lambda a: (a[1], a[0])):
-            d, *_ = _arc_path(lay, h, m, tok_bottom, up=False)
+            d = _arc_path(lay, h, m, tok_bottom, up=False)
             tip = f"best tree: {h}\u2192{m} ({words[h]} \u2192 {words[m]})"
             out.append(
                 f'<g class="arc-g tree"><title>{_e(tip)}</title>'
@@ -343,8 +382,8 @@ def _mip_cell(mip: Mapping | None) -> str:
     tip = ""
     if mip:
         tip = (
-            f'{mip.get("solver", "")}: status {mip.get("status", "")}, objective {_fmt(mip.get("objective"))}, '
-            f'{_fmt_seconds(mip.get("seconds"))}'
+            f"{mip.get('solver', '')}: status {mip.get('status', '')}, objective {_fmt(mip.get('objective'))}, "
+            f"{_fmt_seconds(mip.get('seconds'))}"
         )
     return f'<td class="verdict {cls}" title="{_e(tip)}">{_e(text)}</td>'
 
@@ -398,30 +437,49 @@ def _relaxation_table(rec: Mapping, default: int) -> str:
 def _cut_html(rel: Mapping) -> str:
     cut = rel.get("cut")
     integral = bool(rel.get("integral"))
+    note = str(rel.get("cut_note") or "")
+    note_html = f'<p class="small muted">{_e(note)}</p>' if note else ""
     if not cut:
         if integral:
-            return '<p class="muted">The LP optimum is integral: nothing to cut.</p>'
-        return '<p class="alert">No valid inequality violated by this fractional point was found.</p>'
+            return '<p class="muted">The LP optimum is integral: nothing to cut.</p>' + note_html
+        return (
+            '<p class="alert">No valid inequality violated by this fractional point was found.</p>'
+            + note_html
+        )
+    found = cut.get("found")
+    found_html = ""
+    if isinstance(found, Mapping) and found:
+        found_html = (
+            '<tr><th>violated rows</th><td class="small">'
+            + ", ".join(f"{_e(str(k))} {_e(str(v))}" for k, v in found.items())
+            + "</td></tr>"
+        )
     src = str(cut.get("source", ""))
-    src_text = {"lpparse": "lpparse's own separation", "mip-root": "HiGHS's MIP root cut pool"}.get(src, src)
-    label = fmt_label(cut.get("label") or [], str(cut.get("block", "")))
+    src_text = {
+        "lpparse": "lpparse's own separation",
+        "mip-root": "HiGHS's MIP root cut pool",
+        "objective": "the objective: no tree scores more than the proved best tree",
+    }.get(src, src)
+    block = str(cut.get("block", ""))
+    label = fmt_label(cut.get("label") or [], block)
+    block_note = f" (block {_e(block)})" if label != block else ""
     return (
         '<div class="cut">'
         f'<div class="cut-text"><code>{_e(str(cut.get("text", "")))}</code></div>'
         '<table class="kv">'
-        f"<tr><th>row</th><td><code>{_e(label)}</code> (block {_e(str(cut.get('block', '')))})</td></tr>"
+        f"<tr><th>row</th><td><code>{_e(label)}</code>{block_note}</td></tr>"
         f"<tr><th>found by</th><td>{_e(src_text)}</td></tr>"
         f'<tr><th>violation</th><td class="num">{_fmt(cut.get("violation"), 6)}</td></tr>'
         f'<tr><th>bound after</th><td class="num">{_fmt(cut.get("bound_after"))} '
         f'<span class="muted">(before: {_fmt(rel.get("bound"))})</span></td></tr>'
-        "</table></div>"
+        f"{found_html}</table>{note_html}</div>"
     )
 
 
 def _mip_html(rel: Mapping, rec: Mapping) -> str:
     best = rec.get("best_tree") or {}
     rows = []
-    for key, title in (("mip", "HiGHS MIP (highspy)"), ("pyomo_mip", "Pyomo MIP")):
+    for key, title in (("mip", "HiGHS MIP"), ("pyomo_mip", "Pyomo MIP")):
         mip = rel.get(key)
         cls, text = _verdict(mip)
         if not mip:
@@ -429,49 +487,85 @@ def _mip_html(rel: Mapping, rec: Mapping) -> str:
             continue
         heads = mip.get("heads")
         heads_text = " ".join(map(str, heads[1:] if heads and heads[0] == -1 else heads)) if heads else "—"
+        extra = []
+        if mip.get("objective") is None and mip.get("incumbent") is not None:
+            extra.append(f"incumbent {_fmt(mip.get('incumbent'))}")
+        if mip.get("note"):
+            extra.append(str(mip.get("note")))
         rows.append(
-            f"<tr><th>{title}</th><td>{_e(str(mip.get('solver', '')))}</td>"
+            f'<tr><th>{title}<br><span class="small muted">{_e(str(mip.get("solver", "")))}</span></th>'
             f"<td>{_e(str(mip.get('status', '')))}</td>"
             f'<td class="num">{_fmt(mip.get("objective"))}</td>'
+            f'<td class="num">{_fmt(mip.get("dual_bound"))}</td>'
             f'<td class="num">{_fmt_seconds(mip.get("seconds"))}</td>'
             f'<td class="verdict {cls}">{_e(text)}</td></tr>'
-            f'<tr class="heads"><td></td><td colspan="5" class="small">heads: <code>{_e(heads_text)}</code></td></tr>'
+            f'<tr class="heads"><td></td><td colspan="5" class="small">heads: <code>{_e(heads_text)}</code>'
+            + (f'<br><span class="muted">{_e("; ".join(extra))}</span>' if extra else "")
+            + "</td></tr>"
         )
     return (
-        '<table class="mip"><thead><tr><th></th><th>solver</th><th>status</th><th class="num">objective</th>'
-        '<th class="num">time</th><th>verdict</th></tr></thead><tbody>'
+        '<table class="mip"><thead><tr><th>solver</th><th>status</th><th class="num">objective</th>'
+        '<th class="num">dual bound</th><th class="num">time</th><th>verdict</th></tr></thead><tbody>'
         + "".join(rows)
-        + f'</tbody></table><p class="small muted">Compared with the proved best tree, score '
-        f"{_fmt(best.get('score'))}.</p>"
+        + f'</tbody></table><p class="small muted">The same compact program as a MIP, against the proved '
+        f"best tree (score {_fmt(best.get('score'))}).</p>"
+    )
+
+
+def _block_html(block: str, info: Mapping | None) -> tuple[int, str]:
+    info = info or {}
+    rows = info.get("rows") or []
+    count = int(info.get("count", len(rows)) or 0)
+    body = "".join(
+        f"<tr><td><code>{_e(fmt_label(r.get('label') or [], block))}</code></td>"
+        f'<td class="num">{_fmt(r.get("dual"), 6)}</td></tr>'
+        for r in rows
+    )
+    more = f" ({len(rows)} with the largest |dual| shown)" if len(rows) < count else ""
+    return count, (
+        f'<details class="binding" data-block="{_e(block)}"><summary><b>{_e(block)}</b> '
+        f'<span class="muted">{count} binding row{"s" if count != 1 else ""}{more}</span></summary>'
+        + (
+            f'<div class="rows-box"><table class="rows"><thead><tr><th>row</th><th class="num">dual</th></tr>'
+            f"</thead><tbody>{body}</tbody></table></div>"
+            if rows
+            else ""
+        )
+        + "</details>"
     )
 
 
 def _binding_html(rel: Mapping) -> str:
+    """Binding rows (nonzero dual at the optimum) grouped by part family, then by row block."""
     binding = rel.get("binding") or {}
     if not binding:
         return '<p class="muted">No binding rows reported.</p>'
-    out = []
-    for block, info in binding.items():
-        info = info or {}
-        rows = info.get("rows") or []
-        count = int(info.get("count", len(rows)) or 0)
-        shown = f"{len(rows)} of {count} shown" if len(rows) < count else f"{count}"
-        body = "".join(
-            f'<tr><td><code>{_e(fmt_label(r.get("label") or [], str(block)))}</code></td>'
-            f'<td class="num">{_fmt(r.get("dual"), 6)}</td></tr>'
-            for r in rows
+    fams = rel.get("families") if isinstance(rel.get("families"), Mapping) else {}
+    owner: dict[str, str] = {}
+    for fam, rows in (fams or {}).items():
+        for block in rows if isinstance(rows, (list, tuple)) else [rows]:
+            owner.setdefault(str(block), str(fam))
+    base = f"arborescence ({rel.get('base')})" if rel.get("base") else "arborescence"
+    base_blocks = {"OneHead", "Source", "Consume", "NoFlow", "Flow", "Cap", "Cycle", "Root", "OneRoot"}
+    groups: dict[str, list[str]] = {}
+    for block in binding:
+        b = str(block)
+        fam = owner.get(b) or (
+            base if b in base_blocks or b.startswith(("Flow", "Cycle", "Root")) else "cuts and other rows"
         )
+        groups.setdefault(fam, []).append(b)
+    order = [base] + [str(f) for f in (fams or {})] + ["cuts and other rows"]
+    out = []
+    for fam in sorted(groups, key=lambda f: order.index(f) if f in order else len(order)):
+        inner, total = [], 0
+        for b in groups[fam]:
+            count, text = _block_html(b, binding[b])
+            total += count
+            inner.append(text)
         out.append(
-            f'<details class="binding" data-block="{_e(str(block))}"><summary><b>{_e(str(block))}</b> '
-            f'<span class="muted">{count} binding row{"s" if count != 1 else ""}'
-            f'{" (" + shown + ")" if len(rows) < count else ""}</span></summary>'
-            + (
-                f'<table class="rows"><thead><tr><th>row</th><th class="num">dual</th></tr></thead>'
-                f"<tbody>{body}</tbody></table>"
-                if rows
-                else ""
-            )
-            + "</details>"
+            f'<details class="family" data-family="{_e(fam)}" open><summary><b>{_e(fam)}</b> '
+            f'<span class="muted">{total} binding row{"s" if total != 1 else ""}</span></summary>'
+            f'<div class="blocks">{"".join(inner)}</div></details>'
         )
     return "".join(out)
 
@@ -490,23 +584,23 @@ def _fractional_html(rel: Mapping, words: list[str]) -> str:
         )
         out.append(
             f'<details class="frac" open><summary><b>arcs</b> <span class="muted">{len(fa)} fractional'
-            f'</span></summary><table class="rows"><thead><tr><th>arc</th><th>words</th>'
-            f'<th class="num">value</th></tr></thead><tbody>{cells}</tbody></table></details>'
+            f'</span></summary><div class="rows-box"><table class="rows"><thead><tr><th>arc</th><th>words</th>'
+            f'<th class="num">value</th></tr></thead><tbody>{cells}</tbody></table></div></details>'
         )
     for fam, items in parts.items():
         items = [p for p in items or [] if len(p) >= 2]
         if not items:
             continue
         cells = "".join(
-            f'<tr><td><code>{_e(str(fam))}[{", ".join(str(int(i)) for i in p[:-1])}]</code></td>'
+            f"<tr><td><code>{_e(str(fam))}[{', '.join(str(int(i)) for i in p[:-1])}]</code></td>"
             f'<td class="num">{_fmt(p[-1])}</td></tr>'
             for p in items
         )
         out.append(
             f'<details class="frac" data-family="{_e(str(fam))}"><summary><b>{_e(str(fam))}</b> '
             f'<span class="muted">{len(items)} fractional part{"s" if len(items) != 1 else ""}</span>'
-            f'</summary><table class="rows"><thead><tr><th>part</th><th class="num">value</th></tr></thead>'
-            f"<tbody>{cells}</tbody></table></details>"
+            f'</summary><div class="rows-box"><table class="rows"><thead><tr><th>part</th>'
+            f'<th class="num">value</th></tr></thead><tbody>{cells}</tbody></table></div></details>'
         )
     return "".join(out)
 
@@ -549,7 +643,9 @@ def _problems(rec: Mapping) -> list[str]:
                 )
     for c in rec.get("order_checks") or []:
         if c.get("holds") is False:
-            dis.append(f"bound order fails: {c.get('claim')} ({_fmt(c.get('left'))} vs {_fmt(c.get('right'))})")
+            dis.append(
+                f"bound order fails: {c.get('claim')} ({_fmt(c.get('left'))} vs {_fmt(c.get('right'))})"
+            )
     return dis
 
 
@@ -569,7 +665,7 @@ a { color:var(--lp); }
 code { font: 12.5px/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace; }
 .muted { color:var(--muted); }
 .small { font-size:12.5px; }
-.num { text-align:right; font-variant-numeric: tabular-nums; }
+.num { text-align:right; font-variant-numeric: tabular-nums; white-space:nowrap; }
 .card { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:12px 16px; }
 .meta { color:var(--muted); margin-bottom:12px; }
 .meta b { color:var(--fg); font-weight:600; }
@@ -611,6 +707,7 @@ table { border-collapse:collapse; background:var(--card); }
 th, td { padding:4px 10px; border-bottom:1px solid var(--line); text-align:left; vertical-align:top; }
 th { font-weight:600; font-size:12.5px; color:var(--muted); }
 table.rels tr.rel-row { cursor:pointer; }
+table.rels td:first-child { white-space:nowrap; }
 table.rels tr.selected { background:#ebf4ff; }
 table.rels tr:hover { background:#f5f9ff; }
 td.ok, .verdict.ok { color:var(--ok); }
@@ -626,6 +723,8 @@ td.warn { color:var(--warn); }
 table.mip td, table.mip th { white-space:nowrap; }
 details { margin:4px 0; } summary { cursor:pointer; }
 details table { margin:4px 0 8px 14px; }
+details.family > .blocks { margin-left:14px; }
+.rows-box { max-height:320px; overflow-y:auto; }
 .alert { color:var(--bad); font-weight:700; }
 .cut-text { background:#fffaf0; border:1px solid #fbd38d; border-radius:6px; padding:6px 10px;
   margin-bottom:6px; overflow-x:auto; }
@@ -676,7 +775,8 @@ JS = """
   var start = body.getAttribute("data-default");
   var m = /(?:^#|&)rel=([^&]*)/.exec(window.location.hash || "");
   if (m) {
-    var want = decodeURIComponent(m[1]);
+    var want = m[1];
+    try { want = decodeURIComponent(want); } catch (e) { /* a malformed fragment: take it as it is */ }
     all("g.lp-arcs").forEach(function (g) {
       if (g.getAttribute("data-relaxation") === want || g.getAttribute("data-rel") === want) {
         start = g.getAttribute("data-rel");
@@ -740,10 +840,12 @@ def sentence_page(record: Any, index_href: str | None = "index.html") -> str:
         items = "".join(f"<li>{_e(p)}</li>" for p in problems)
         parts.append(
             f'<div class="banner" id="disagreements">\u26a0 {len(problems)} disagreement'
-            f'{"s" if len(problems) != 1 else ""}: look here first<ul>{items}</ul></div>'
+            f"{'s' if len(problems) != 1 else ''}: look here first<ul>{items}</ul></div>"
         )
     elif rels:
-        parts.append('<div class="allgood">No disagreement: the MIP verdicts and the bound order agree.</div>')
+        parts.append(
+            '<div class="allgood">No disagreement: the MIP verdicts and the bound order agree.</div>'
+        )
 
     if rels:
         buttons = "".join(
@@ -751,7 +853,9 @@ def sentence_page(record: Any, index_href: str | None = "index.html") -> str:
             f'{_e(str(r.get("name", k)))}<span class="g">gap {_fmt(r.get("gap"), 3)}</span></button>'
             for k, r in enumerate(rels)
         )
-        parts.append(f'<div class="switch"><span class="muted">LP arcs above the words:</span>{buttons}</div>')
+        parts.append(
+            f'<div class="switch"><span class="muted">LP arcs above the words:</span>{buttons}</div>'
+        )
     parts.append(f'<div class="scroll">{_svg(rec, default)}</div>')
     parts.append(
         '<div class="legend"><span><i style="border-color:var(--lp)"></i>LP arc at 1, in the best tree</span>'
@@ -830,11 +934,11 @@ def index_page(records: list[dict], files: list[str]) -> str:
         f"<title>lpparse inspect \u00b7 {len(records)} sentences</title><style>{CSS}</style></head>"
         f'<body class="index" data-sentences="{len(records)}">'
         f"<h1>Inspected sentences</h1>"
-        f'<div class="meta">{len(records)} sentences, sorted by their largest integrality gap '
+        f'<div class="meta">{len(records)} sentence{"s" if len(records) != 1 else ""}, sorted by their largest integrality gap '
         "(relaxation bound minus the best tree's score).</div>"
         f"{banner}"
         '<div class="wrap"><table class="index"><thead><tr><th class="num">#</th><th>sentence</th>'
-        '<th class="num">tokens</th><th class="num">largest gap</th><th>of</th>'
+        '<th class="num">tokens</th><th class="num">largest gap</th><th>relaxation</th>'
         '<th class="num">fractional</th><th>MIP verdicts</th><th class="num">disagreements</th>'
         "<th>words</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>"
         '<script>window.addEventListener("error",function(e){document.body.setAttribute("data-js-error",'
