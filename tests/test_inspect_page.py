@@ -373,7 +373,7 @@ def test_sentence_page_renders_the_json_in_chromium(site: dict) -> None:
     assert_drawing_matches(dom, rec, default)
     assert dom.checked == [str(default_relaxation(rec))]
     assert dom.body["data-token-overlaps"] == "0"  # the estimated widths leave room for every word
-    # the disagreement is in the red banner, escaped tokens came back as text
+    # the escaped words came back as text (the static test below checks the escaping and the red banner)
     assert "<b>gatto</b>" in dom.tokens.values()
 
 

@@ -111,7 +111,11 @@ def _fmt(x: Any, digits: int = 4) -> str:
 
 
 def _fmt_value(v: float) -> str:
-    """An arc value as a short label: 0.5, 0.33, 0.67."""
+    """An arc value as a short label: 0.5, 0.33, 0.67; <0.01 and >0.99 for values that round to 0 or 1."""
+    if 0 < v < 0.005:
+        return "<0.01"
+    if 0.995 < v < 1:
+        return ">0.99"
     s = f"{v:.2f}".rstrip("0").rstrip(".")
     return s if s not in ("", "-0") else "0"
 
