@@ -21,11 +21,9 @@ Reported: the share of the gap between the root bound and the optimum that each 
 from __future__ import annotations
 
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import highspy
 import networkx as nx
 import numpy as np
 from ppc import LANGUAGE, MULTI_ROOT, commands_line, run_treebanks, score_source, treebank_parser
@@ -33,8 +31,9 @@ from ppc import LANGUAGE, MULTI_ROOT, commands_line, run_treebanks, score_source
 from lpparse.corpus import read_treebank
 from lpparse.experiments.grandparent_tables import sentence_scores
 from lpparse.formulations.grandparent import GrandparentProgram, full_grandparent_program
+from lpparse.lp.cut_pool import blocks, mip_pool
 from lpparse.lp.highs_view import HighsModel
-from lpparse.lp.program import LinearProgram, Terms
+from lpparse.lp.program import Terms
 from lpparse.ppc.exact import parse_exact
 from lpparse.table import markdown_table
 
@@ -71,44 +70,6 @@ def triple_cycles(prog: GrandparentProgram, length: int) -> dict[str, Any]:
         lp.constrain("TripleCycle", labels, terms, upper=sizes - 2.0)
         rows, rounds = rows + sizes.size, rounds + 1
     return {"bound": sol.objective, "rows": rows, "rounds": rounds, "seconds": time.process_time() - start}
-
-
-Cut = tuple[np.ndarray, np.ndarray, float, float]
-
-
-def mip_pool(lp: LinearProgram, limit: float, all_integer: bool = False) -> tuple[float, list[Cut], float]:
-    """HiGHS's MIP at its root node (presolve off, so that its cut pool speaks of the program's columns; every
-    column integer with ``all_integer``, else the program's integer blocks): its dual bound, its final cut
-    pool as (columns, values, lower, upper) and the CPU seconds it took."""
-    start, pools = time.process_time(), []
-
-    def keep(kind: Any, message: str, out: Any, into: Any, user: Any) -> None:
-        if kind == highspy.cb.HighsCallbackType.kCallbackMipGetCutPool:
-            fields = (out.cutpool_start, out.cutpool_index, out.cutpool_value, out.cutpool_lower)
-            pools.append((*(np.array(a) for a in fields), np.array(out.cutpool_upper)))
-
-    model = HighsModel(lp, mip=True, time_limit=limit, options={"presolve": "off", "mip_max_nodes": 1})
-    if all_integer:
-        n = model.highs.getNumCol()
-        model.highs.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.ones(n, np.uint8))
-    model.highs.setCallback(keep, None)
-    model.highs.startCallback(highspy.cb.HighsCallbackType.kCallbackMipGetCutPool)
-    model.solve(certify=False)
-    cuts: list[Cut] = []
-    if pools:
-        starts, index, value, lower, upper = pools[-1]
-        ends = np.append(starts[1 : lower.size], index.size)  # HiGHS's starts may end with the last cut's end
-        bounds = zip(lower.tolist(), upper.tolist())
-        cuts = [(index[a:b], value[a:b], lo, up) for (a, b), (lo, up) in zip(zip(starts, ends), bounds)]
-    return float(model.highs.getInfo().mip_dual_bound), cuts, time.process_time() - start
-
-
-def blocks(lp: LinearProgram, cuts: list[Cut]) -> Counter[str]:
-    """The cuts counted by the variable blocks each touches."""
-    block = np.empty(lp.num_cols, dtype=object)
-    for name, b in lp.var_blocks.items():
-        block[b.positions] = name
-    return Counter(" + ".join(sorted(set(block[cols]))) for cols, *_ in cuts)
 
 
 def mip_root(prog: GrandparentProgram, limit: float) -> dict[str, Any]:
