@@ -632,6 +632,23 @@ def _order_html(rec: Mapping) -> str:
     )
 
 
+def _all_good(rec: Mapping) -> str:
+    """What was checked, when nothing disagrees (saying so when no MIP run finished)."""
+    runs = [r.get(k) for r in rec.get("relaxations") or [] for k in ("mip", "pyomo_mip") if r.get(k)]
+    agreed = sum(m.get("agrees") is True for m in runs)
+    checks = rec.get("order_checks") or []
+    order = f"the {len(checks)} bound-order check{'s' if len(checks) != 1 else ''} hold" if checks else ""
+    if not runs:
+        mips = "no MIP was run"
+    elif agreed == len(runs):
+        mips = f"all {len(runs)} MIP runs agree with the proved tree"
+    elif agreed:
+        mips = f"{agreed} of {len(runs)} MIP runs finished and agree with the proved tree (the others have no verdict)"
+    else:
+        mips = f"none of the {len(runs)} MIP runs finished within its limit: no verdict"
+    return "No disagreement: " + "; ".join(x for x in (mips, order) if x) + "."
+
+
 def _problems(rec: Mapping) -> list[str]:
     """The disagreements to show in the red banner (derived from the verdicts if none is listed)."""
     dis = [str(d) for d in rec.get("disagreements") or []]
@@ -722,9 +739,10 @@ td.warn { color:var(--warn); }
 .gap-pos { color:var(--frac); font-weight:600; }
 .wrap { overflow-x:auto; }
 .relax-detail[hidden] { display:none; }
-.cols { display:grid; grid-template-columns: repeat(auto-fit, minmax(460px, 1fr)); gap:14px; }
+.cols { display:grid; grid-template-columns: repeat(auto-fit, minmax(540px, 1fr)); gap:14px; }
 .card { overflow-x:auto; }
 table.mip td, table.mip th { white-space:nowrap; }
+table.mip tr.heads td { white-space:normal; max-width:520px; overflow-wrap:anywhere; }
 details { margin:4px 0; } summary { cursor:pointer; }
 details table { margin:4px 0 8px 14px; }
 details.family > .blocks { margin-left:14px; }
@@ -847,9 +865,7 @@ def sentence_page(record: Any, index_href: str | None = "index.html") -> str:
             f"{'s' if len(problems) != 1 else ''}: look here first<ul>{items}</ul></div>"
         )
     elif rels:
-        parts.append(
-            '<div class="allgood">No disagreement: the MIP verdicts and the bound order agree.</div>'
-        )
+        parts.append(f'<div class="allgood">{_e(_all_good(rec))}</div>')
 
     if rels:
         buttons = "".join(
