@@ -1,4 +1,4 @@
-"""Treebanks: reading and writing CoNLL-U and CoNLL-X, the :class:`Sentence` record, and UAS.
+"""Treebanks: reading and writing CoNLL-U and CoNLL-X, the :class:`Sentence` record, and UAS and LAS.
 
 Both formats have ten tab-separated columns (CoNLL-X: ID FORM LEMMA CPOSTAG POSTAG FEATS HEAD DEPREL PHEAD
 PDEPREL; CoNLL-U: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC). Lines are checked here, with file and
@@ -114,6 +114,11 @@ class Sentence:
     def annotated(self) -> bool:
         """Whether the sentence has a gold tree (read with ``gold=False``, a sentence of HEAD ``_`` has not)."""
         return bool(self.heads[1:].min(initial=0) >= 0)
+
+    @property
+    def labelled(self) -> bool:
+        """Whether the sentence has gold labels (a DEPREL other than ``_``)."""
+        return any(label != "_" for label in self.labels[1:])
 
     @property
     def projective(self) -> bool:
@@ -329,12 +334,16 @@ def _relabeled(lines: list[str], heads: NDArray[np.int64], labels: Sequence[str]
 
 @dataclass(frozen=True)
 class UAS:
-    """Unlabeled attachment score: correct heads over scored tokens, with and without punctuation."""
+    """Attachment scores: correct heads over scored tokens, with and without punctuation; when labels were
+    scored too (``correct_labelled`` not None), tokens with the correct head and DEPREL (LAS; the whole label,
+    subtypes included, as CoNLL-X's eval.pl compares them)."""
 
     correct: int
     total: int
     correct_no_punct: int
     total_no_punct: int
+    correct_labelled: int | None = None
+    correct_labelled_no_punct: int | None = None
 
     @property
     def uas(self) -> float:
@@ -344,30 +353,69 @@ class UAS:
     def uas_no_punct(self) -> float:
         return self.correct_no_punct / self.total_no_punct if self.total_no_punct else float("nan")
 
+    @property
+    def labelled(self) -> bool:
+        """Whether labels were scored (LAS)."""
+        return self.correct_labelled is not None
+
+    @property
+    def las(self) -> float:
+        """Labelled attachment score; NaN when labels were not scored."""
+        return _ratio(self.correct_labelled, self.total)
+
+    @property
+    def las_no_punct(self) -> float:
+        return _ratio(self.correct_labelled_no_punct, self.total_no_punct)
+
     def __add__(self, other: UAS) -> UAS:
+        both = self.labelled and other.labelled
+        a, b = (self.correct_labelled, self.correct_labelled_no_punct), (
+            other.correct_labelled,
+            other.correct_labelled_no_punct,
+        )
         return UAS(
             self.correct + other.correct,
             self.total + other.total,
             self.correct_no_punct + other.correct_no_punct,
             self.total_no_punct + other.total_no_punct,
+            *((a[0] + b[0], a[1] + b[1]) if both else (None, None)),  # type: ignore[operator]
         )
 
 
-def sentence_uas(sentence: Sentence, predicted: ArrayLike) -> UAS:
-    """UAS of predicted heads against the sentence's gold heads."""
+def _ratio(correct: int | None, total: int) -> float:
+    return correct / total if correct is not None and total else float("nan")
+
+
+def sentence_uas(sentence: Sentence, predicted: ArrayLike, labels: Sequence[str] | None = None) -> UAS:
+    """UAS of predicted heads against the sentence's gold heads, and LAS with predicted ``labels`` (indexed
+    by token, position 0 the root's; a gold label ``_`` is never matched)."""
     pred = np.asarray(predicted)
     if pred.shape != sentence.heads.shape:
         raise ValueError(f"predicted heads have shape {pred.shape}, expected {sentence.heads.shape}")
+    if labels is not None and len(labels) != len(sentence.labels):
+        raise ValueError(f"{len(labels)} predicted labels, expected {len(sentence.labels)}")
     if not sentence.annotated:  # no gold tree: nothing to score
-        return UAS(0, 0, 0, 0)
+        return UAS(0, 0, 0, 0, *((0, 0) if labels is not None else ()))
     hit = pred[1:] == sentence.heads[1:]
     keep = ~sentence.punct_mask[1:]
-    return UAS(int(hit.sum()), sentence.n, int(hit[keep].sum()), int(keep.sum()))
+    labelled: tuple[int, ...] = ()
+    if labels is not None:
+        same = np.array([p == g != "_" for p, g in zip(labels[1:], sentence.labels[1:])], dtype=bool)
+        both = hit & same
+        labelled = (int(both.sum()), int(both[keep].sum()))
+    return UAS(int(hit.sum()), sentence.n, int(hit[keep].sum()), int(keep.sum()), *labelled)
 
 
-def corpus_uas(sentences: Iterable[Sentence], predictions: Iterable[ArrayLike]) -> UAS:
-    """Micro-averaged UAS over a corpus (token counts summed over sentences)."""
-    total = UAS(0, 0, 0, 0)
-    for sentence, pred in zip(sentences, predictions, strict=True):
-        total = total + sentence_uas(sentence, pred)
+def corpus_uas(
+    sentences: Iterable[Sentence],
+    predictions: Iterable[ArrayLike],
+    labels: Iterable[Sequence[str]] | None = None,
+) -> UAS:
+    """Micro-averaged UAS (and LAS, with predicted ``labels``) over a corpus (token counts summed over
+    sentences)."""
+    sentences = list(sentences)
+    total = UAS(0, 0, 0, 0, *((0, 0) if labels is not None else ()))
+    per = [None] * len(sentences) if labels is None else labels
+    for sentence, pred, lab in zip(sentences, predictions, per, strict=True):
+        total = total + sentence_uas(sentence, pred, lab)
     return total

@@ -1,12 +1,12 @@
-"""Is one parser better than another? The paired bootstrap over sentences for a difference in UAS.
+"""Is one parser better than another? The paired bootstrap over sentences for a difference in UAS or LAS.
 
 Koehn 2004, "Statistical Significance Tests for Machine Translation Evaluation", EMNLP 2004, §4 (paired
 bootstrap resampling); Berg-Kirkpatrick, Burkett & Klein 2012, "An Empirical Investigation of Statistical
 Significance in NLP", EMNLP-CoNLL 2012, §2-3 (the test as used for parsers, and the p-value read off the
 resampled differences). The test set's sentences are drawn with replacement ``samples`` times; each draw
-gives the corpus-level (micro-averaged) UAS difference of the two systems on the same drawn sentences. The
-interval is the percentile interval of those differences; the p-value of "B is no better than A" is the
-fraction of draws whose difference is at most 0.
+gives the corpus-level (micro-averaged) UAS (LAS, given both systems' labels) difference of the two systems
+on the same drawn sentences. The interval is the percentile interval of those differences; the p-value of
+"B is no better than A" is the fraction of draws whose difference is at most 0.
 """
 
 from __future__ import annotations
@@ -38,23 +38,32 @@ class UASDifference:
     p_value: float
     samples: int
     level: float
+    #: what ``uas_a`` and ``uas_b`` measure: UAS, or LAS (with labels)
+    metric: str = "UAS"
 
     def __str__(self) -> str:
         return (
-            f"UAS {100 * self.uas_a:.2f} -> {100 * self.uas_b:.2f}: {100 * self.delta:+.2f} "
+            f"{self.metric} {100 * self.uas_a:.2f} -> {100 * self.uas_b:.2f}: {100 * self.delta:+.2f} "
             f"[{100 * self.low:+.2f}, {100 * self.high:+.2f}] ({100 * self.level:g}% interval, "
             f"{self.samples} resamples), p = {self.p_value:.4f}"
         )
 
 
 def _counts(
-    sentences: Sequence[Sentence], heads: Sequence[ArrayLike], punct: bool
+    sentences: Sequence[Sentence],
+    heads: Sequence[ArrayLike],
+    punct: bool,
+    labels: Sequence[Sequence[str]] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(correct, scored tokens) per sentence."""
-    scores = [sentence_uas(s, h) for s, h in zip(sentences, heads, strict=True)]
-    if punct:
-        return np.array([u.correct for u in scores]), np.array([u.total for u in scores])
-    return np.array([u.correct_no_punct for u in scores]), np.array([u.total_no_punct for u in scores])
+    """(correct, scored tokens) per sentence; correct: head (and, with ``labels``, label) right."""
+    per = [None] * len(sentences) if labels is None else labels
+    scores = [sentence_uas(s, h, lab) for s, h, lab in zip(sentences, heads, per, strict=True)]
+    suffix = "" if punct else "_no_punct"
+    correct = f"correct{'_labelled' if labels is not None else ''}{suffix}"
+    return (
+        np.array([getattr(u, correct) for u in scores], dtype=np.int64),
+        np.array([getattr(u, f"total{suffix}") for u in scores], dtype=np.int64),
+    )
 
 
 def paired_bootstrap(
@@ -65,15 +74,20 @@ def paired_bootstrap(
     level: float = 0.95,
     seed: int = 0,
     punct: bool = False,
+    labels_a: Sequence[Sequence[str]] | None = None,
+    labels_b: Sequence[Sequence[str]] | None = None,
 ) -> UASDifference:
     """The paired bootstrap (module docstring) of the UAS of ``heads_b`` against ``heads_a`` on
-    ``sentences``, without punctuation unless ``punct``. Reproducible for a given ``seed``."""
+    ``sentences`` (of the LAS, given both systems' labels ``labels_a`` and ``labels_b``, one list per
+    sentence indexed by token), without punctuation unless ``punct``. Reproducible for a given ``seed``."""
     if not sentences:
         raise ValueError("no sentences to compare")
     if samples < 1 or not 0 < level < 1:
         raise ValueError(f"need samples >= 1 and 0 < level < 1, got {samples} and {level}")
-    correct_a, total = _counts(sentences, heads_a, punct)
-    correct_b, _ = _counts(sentences, heads_b, punct)
+    if (labels_a is None) != (labels_b is None):
+        raise ValueError("LAS needs the labels of both systems")
+    correct_a, total = _counts(sentences, heads_a, punct, labels_a)
+    correct_b, _ = _counts(sentences, heads_b, punct, labels_b)
     if total.sum() == 0:
         raise ValueError("no scored token in these sentences")
     gain = correct_b - correct_a
@@ -97,4 +111,5 @@ def paired_bootstrap(
         p_value=float(np.mean(deltas <= 0)),
         samples=samples,
         level=level,
+        metric="UAS" if labels_a is None else "LAS",
     )

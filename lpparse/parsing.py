@@ -1,23 +1,29 @@
-"""Parsing treebanks with a model: features, scores and a registered decoder per sentence, and UAS."""
+"""Parsing treebanks with a model: features, scores and a registered decoder per sentence, the labels of the
+trees (:class:`TreeLabeller`), and UAS and LAS."""
 
 from __future__ import annotations
 
 import signal
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
 from tqdm import tqdm
 
 from lpparse.corpus import UAS, Sentence, corpus_uas
 from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder, pruning_keep
 from lpparse.ppc.third_order import window_parts
 from lpparse.scores import ScoreFile
+from lpparse.scoring.labels import UNLABELLED, choose_labels, unlabelled
 from lpparse.scoring.model import BOUNDS, Model
 from lpparse.workers import chunk_size, ordered_map
 
 __all__ = [
     "TimeLimitExceeded",
+    "TreeLabeller",
     "decode_sentence",
     "default_decoder",
     "default_decoder_options",
@@ -209,6 +215,52 @@ def evaluate(
     progress: bool = False,
     **options: Any,
 ) -> UAS:
-    """UAS of the decoded trees against the gold heads (``options`` go to :func:`parse`: ``workers``,
-    ``scheduler``, and the decoder's)."""
-    return corpus_uas(sentences, [r.heads for r in parse(model, sentences, decoder, progress, **options)])
+    """UAS (and LAS, for a model with labels) of the decoded trees against the gold heads (``options`` go to
+    :func:`parse`: ``workers``, ``scheduler``, and the decoder's)."""
+    heads = [r.heads for r in parse(model, sentences, decoder, progress, **options)]
+    if model.labels is None:
+        return corpus_uas(sentences, heads)
+    labels = [model.labels.tree_labels(model.vocab, s, h) for s, h in zip(sentences, heads)]
+    return corpus_uas(sentences, heads, labels)
+
+
+class TreeLabeller:
+    """The DEPREL a parse writes for a tree of one of its sentences: the best label of each arc given its head
+    (:func:`lpparse.scoring.labels.choose_labels`: the root label exactly on the tokens attached to 0) by the
+    model's label model or the score file's label scores; for a source without labels, ``root`` on head-0
+    tokens and ``dep`` elsewhere (:data:`lpparse.scoring.labels.UNLABELLED`), with one warning. Never the
+    input's DEPREL. ``positions``: where each of ``sentences`` is in a score file (copies of a sentence, as
+    k-best lists write, are found by their file and line)."""
+
+    def __init__(
+        self, source: Model | ScoreFile, sentences: Sequence[Sentence], positions: Sequence[int]
+    ) -> None:
+        self.source = source
+        self._where = {(s.source, s.line): p for s, p in zip(sentences, positions)}
+        self.labelled = (source.labels if isinstance(source, Model) else source.label_names) is not None
+        self._warned = False
+
+    def _warn(self) -> None:
+        """Say once that the source has no labels."""
+        if not self._warned:
+            self._warned = True
+            source = self.source
+            warnings.warn(
+                f"{getattr(source, 'path', 'the model')} has no label scores (trained without labels, or "
+                f"before lpparse had them): every arc is labelled {UNLABELLED[1]!r}, each root "
+                f"{UNLABELLED[0]!r}; add labels to a model with lpparse train --init MODEL --labels-only",
+                stacklevel=3,
+            )
+
+    def __call__(self, sentence: Sentence, heads: NDArray[np.int64]) -> list[str]:
+        """The labels of the tree ``heads`` of ``sentence`` (or of a copy of it), position 0 ``<root>``."""
+        source = self.source
+        if isinstance(source, Model) and source.labels is not None:
+            return source.labels.tree_labels(source.vocab, sentence, heads)
+        if isinstance(source, ScoreFile) and source.label_names is not None:
+            m = np.arange(1, sentence.n + 1)
+            table = source[self._where[sentence.source, sentence.line]].labels
+            chosen = choose_labels(np.asarray(table[heads[1:], m]), heads[1:], source.root_label)
+            return ["<root>", *(source.label_names[i] for i in chosen)]
+        self._warn()
+        return unlabelled(heads)

@@ -10,6 +10,12 @@ that part alone (no tree may hold it; its arcs stay allowed, and the LPs forbid 
 :mod:`lpparse.formulations.grandparent`, :mod:`lpparse.formulations.sibling`); NaN and +inf are refused.
 It is an uncompressed ``.npz``, so each array is memory-mapped at its offset in the file and only the
 sentence in use is read.
+
+Label scores (any version): ``labels/<i>``, an (n+1, n+1, L) float array, ``labels/<i>[h, m, l]`` the score
+of label l on the arc h -> m, the L label names in the meta's ``labels`` and the root label's name in its
+``root_label``. A parse labels each arc of its tree with the best label given its head, the root label
+exactly on the arcs from 0 (:func:`lpparse.scoring.labels.choose_labels`). Readers that predate labels decode
+the same trees and ignore them.
 """
 
 from __future__ import annotations
@@ -147,6 +153,8 @@ class SentenceScores:
     csib: Parts | None = None
     gsib: Parts | None = None
     tsib: Parts | None = None
+    #: (n+1, n+1, L) label scores (module docstring); None without labels
+    labels: NDArray[np.float64] | None = None
 
     @property
     def n(self) -> int:
@@ -219,8 +227,15 @@ def _check_sparse(parts: SparseParts, n: int, kind: str, check_batch: Callable[.
 
 def check_sentence_scores(entry: SentenceScores) -> None:
     """ValueError unless ``entry`` is well formed: square arc scores, cubes of the same size, no NaN or
-    +inf where a part can be (-inf prunes an arc or a part), sparse parts valid and listed once."""
+    +inf where a part can be (-inf prunes an arc or a part), sparse parts valid and listed once, label scores
+    (n+1, n+1, L) without NaN or +inf."""
     validate_scores(entry.arcs, "arc scores")
+    if entry.labels is not None:
+        labels = np.asarray(entry.labels)
+        if labels.ndim != 3 or labels.shape[:2] != entry.arcs.shape or not labels.shape[2]:
+            raise ValueError(f"label scores have shape {labels.shape}, expected {entry.arcs.shape + ('L',)}")
+        if np.isnan(labels).any() or np.isposinf(labels).any():
+            raise ValueError("label scores hold NaN or +inf")
     for parts, scorer, check_batch, kind, arity in (
         (entry.gp, entry.triples, _check_batch, "grandparent", 3),
         (entry.sib, entry.siblings, check_sibling_batch, "sibling", 3),
@@ -236,11 +251,19 @@ def check_sentence_scores(entry: SentenceScores) -> None:
 
 
 def save_scores(
-    path: str | Path, sentences: Iterable[SentenceScores], source: dict[str, Any] | None = None
+    path: str | Path,
+    sentences: Iterable[SentenceScores],
+    source: dict[str, Any] | None = None,
+    labels: tuple[Sequence[str], str] | None = None,
 ) -> None:
     """Write a score file (README, "Bring your own scores"), one sentence at a time, so a treebank of long
     sentences never needs all its cubes in memory. Every sentence must have the same kinds of parts;
-    ``source`` is free-form JSON about where the scores come from. ValueError names a malformed sentence."""
+    ``source`` is free-form JSON about where the scores come from; ``labels``: the label names and the root
+    label's of the sentences' label scores (every sentence has them then, none otherwise). ValueError names a
+    malformed sentence."""
+    names = list(labels[0]) if labels is not None else None
+    if labels is not None and (labels[1] not in labels[0] or len(set(labels[0])) != len(labels[0])):
+        raise ValueError(f"labels {names} with root label {labels[1]!r}: not a label set")
     entries: list[dict[str, Any]] = []
     kinds: tuple[bool, ...] | None = None
     with atomic_write(path, "wb") as handle, writing_zip(handle) as archive:
@@ -254,7 +277,14 @@ def save_scores(
             if kinds is not None and has != kinds:
                 raise ValueError(f"{where}: every sentence needs the same kinds of parts as the first")
             kinds = has
+            if (entry.labels is None) != (names is None):
+                raise ValueError(f"{where}: label scores go with the label names, in every sentence")
+            if names is not None and np.shape(entry.labels)[2] != len(names):
+                found = np.shape(entry.labels)[2]
+                raise ValueError(f"{where}: {found} label scores an arc for {len(names)} labels")
             _write(archive, f"arcs/{i}", np.asarray(entry.arcs, dtype=np.float64))
+            if entry.labels is not None:
+                _write(archive, f"labels/{i}", np.asarray(entry.labels, dtype=np.float64))
             record: dict[str, Any] = {"sent_id": str(entry.sent_id)}
             for key, parts in ((key, getattr(entry, key)) for key in PART_KINDS):
                 if isinstance(parts, SparseParts):
@@ -276,6 +306,8 @@ def save_scores(
             "source": source or {},
             "sentences": entries,
         }
+        if labels is not None:
+            meta.update(labels=names, root_label=labels[1])
         _write(archive, "meta", np.array(json.dumps(meta)))
 
 
@@ -334,6 +366,12 @@ class ScoreFile:
         self._entries: list[dict[str, Any]] = meta["sentences"]
         self.sent_ids = [str(e["sent_id"]) for e in self._entries]
         self.lengths = [members[f"arcs/{i}"].shape[0] - 1 for i in range(len(self._entries))]
+        #: label names of the label scores, and the root label's index (None, 0: no labels)
+        self.label_names: tuple[str, ...] | None = None
+        self.root_label = 0
+        if meta.get("labels") is not None:
+            self.label_names = tuple(str(x) for x in meta["labels"])
+            self.root_label = self.label_names.index(meta["root_label"])
 
     @property
     def training(self) -> dict[str, Any]:
@@ -369,7 +407,8 @@ class ScoreFile:
             elif entry.get(key) == "sparse":
                 index, values = self._array(f"{key}_index/{i}"), self._array(f"{key}_value/{i}")
                 parts[key] = SparseParts(index, values, entry[f"{key}_default"])
-        return SentenceScores(self.sent_ids[i], self._array(f"arcs/{i}"), **parts)
+        labels = self._array(f"labels/{i}") if self.label_names is not None else None
+        return SentenceScores(self.sent_ids[i], self._array(f"arcs/{i}"), **parts, labels=labels)
 
     def _array(self, name: str) -> NDArray[Any]:
         member = self._members.get(name)
@@ -392,7 +431,11 @@ class ScoreFile:
         _check_crcs(self.path)
         for i in range(len(self)):
             try:
-                check_sentence_scores(self[i])
+                entry = self[i]
+                check_sentence_scores(entry)
+                names = self.label_names
+                if names is not None and np.shape(entry.labels)[2] != len(names):
+                    raise ValueError(f"label scores of shape {np.shape(entry.labels)}, {len(names)} labels")
             except ValueError as err:
                 raise DataError(f"{self.where(i)}: {err}") from None
 
@@ -437,7 +480,7 @@ def load_scores(path: str | Path, validate: bool = True) -> ScoreFile:
         )
     try:
         scores = ScoreFile(path, meta, members)
-    except (KeyError, TypeError, IndexError) as err:
+    except (KeyError, TypeError, IndexError, ValueError) as err:
         raise DataError(f"{path}: damaged score file ({type(err).__name__}: {err})") from None
     if validate:
         scores.validate()

@@ -34,8 +34,13 @@ with AdaGrad, for both model orders.
   pruner's posteriors, the gold arcs always among them (so that the gold tree stays reachable), and the dev
   sentences are decoded over the same pruned arcs (without the gold ones).
 
-Epochs shuffle with a fixed seed; after each epoch the dev UAS (no punctuation) is measured and the best
-epoch's weights are kept (early stopping with ``patience``).
+Epochs shuffle with a fixed seed; after each epoch the dev UAS (no punctuation) is measured (and the dev LAS,
+for a model with a label model) and the best epoch's weights are kept (early stopping with ``patience``).
+
+* **Labels** (:func:`train_labels`): the second-stage label model of :mod:`lpparse.scoring.labels`
+  (McDonald, Lerman & Pereira 2006), an averaged multiclass perceptron over the gold arcs, each non-root arc a
+  multiclass example (the arcs of a sentence predicted, then updated together). It needs no decoding and no
+  arc weights, so it is trained before the arcs, and each arc epoch's dev LAS labels that epoch's trees.
 
 Training sits above the algorithms it fits with (BP marginals, the decoders of :mod:`lpparse.parsing`); the
 weights it fits are scored by :mod:`lpparse.scoring`, below them.
@@ -66,6 +71,8 @@ from lpparse.ppc.loop import second_order_parts, solve_lp
 from lpparse.ppc.parts import SiblingParts
 from lpparse.ppc.third_order import window_parts
 from lpparse.pruning import ArcPruning, pruning_mask
+from lpparse.scoring.features import Vocabulary
+from lpparse.scoring.labels import LabelFeatures, Labeller, choose_labels, label_ids, label_set
 from lpparse.scoring.model import (
     Model,
     SentenceScorer,
@@ -82,6 +89,7 @@ __all__ = [
     "AdaGrad",
     "EpochRecord",
     "GPMarginals",
+    "LabelConfig",
     "PartTable",
     "SiblingTable",
     "TrainConfig",
@@ -92,6 +100,7 @@ __all__ = [
     "exact_gp_marginals",
     "gold_triples",
     "train",
+    "train_labels",
     "usable",
 ]
 
@@ -292,6 +301,9 @@ class EpochRecord:
     #: update) or, with ``exact``, whose tree was not proved optimal in time (the best one found is used)
     fractional: int = 0
     unsolved: int = 0
+    #: dev LAS of a model with labels (None without)
+    dev_las: float | None = None
+    dev_las_no_punct: float | None = None
 
     @property
     def sentences_per_second(self) -> float:
@@ -877,6 +889,7 @@ def train(
         seconds = time.perf_counter() - start
         current = learner.averaged()
         dev_uas = dev_np = None
+        dev_las: tuple[float | None, float | None] = (None, None)
         if dev_sentences:
             raw = model.weights
             model.weights = current
@@ -892,14 +905,17 @@ def train(
             )
             model.weights = raw
             dev_uas, dev_np = score.uas, score.uas_no_punct
+            dev_las = (score.las, score.las_no_punct) if score.labelled else (None, None)
         record = EpochRecord(
-            epoch, total / len(data), len(data), seconds, dev_uas, dev_np, fractional, unsolved
+            epoch, total / len(data), len(data), seconds, dev_uas, dev_np, fractional, unsolved, *dev_las
         )
         history.append(record)
         if log:
             dev = (
                 f", dev UAS {100 * dev_uas:.2f} (no punct {100 * dev_np:.2f})" if dev_uas is not None else ""
             )
+            if record.dev_las is not None:
+                dev += f", LAS {100 * record.dev_las:.2f} (no punct {100 * record.dev_las_no_punct:.2f})"
             lp = (
                 f", LP fractional on {fractional}, {'not proved optimal' if decoder == 'exact' else 'unsolved'} "
                 f"on {unsolved}"
@@ -951,3 +967,124 @@ def describe(history: Sequence[EpochRecord]) -> dict[str, Any]:
         "seconds_per_epoch": float(np.mean([r.seconds for r in history])),
         "sentences_per_second": float(np.mean([r.sentences_per_second for r in history])),
     }
+
+
+# ------------------------------------------------------------------------------------------------ labels
+
+
+@dataclass
+class LabelConfig:
+    """Hyperparameters of the label model's averaged multiclass perceptron (:func:`train_labels`)."""
+
+    epochs: int = 10
+    patience: int = 2
+    bits: int = 20
+    seed: int = 0
+    progress: bool = True
+
+
+#: One sentence's label examples: the features of its non-root gold arcs and their gold label indices.
+_LabelExamples = tuple[LabelFeatures, NDArray[np.int64]]
+
+
+def _label_examples(
+    labeller: Labeller, vocab: Vocabulary, sentences: Sequence[Sentence]
+) -> list[_LabelExamples]:
+    """The examples of every sentence with gold arcs to learn from: arcs with a head > 0 and a known label
+    other than the root label (which only head-0 tokens get)."""
+    index = {name: i for i, name in enumerate(labeller.names)}
+    out = []
+    for s in sentences:
+        if not s.annotated:
+            continue
+        gold = np.array([index.get(label, -1) for label in s.labels], dtype=np.int64)
+        m = np.flatnonzero((s.heads > 0) & (gold >= 0) & (gold != labeller.root))
+        if not m.size:
+            continue
+        arcs = np.zeros((s.n + 1, s.n + 1), bool)
+        arcs[s.heads[m], m] = True
+        features = LabelFeatures.of(label_ids(s, vocab), labeller.templates, arcs)
+        out.append((features, gold[features.mods]))
+    return out
+
+
+def _label_accuracy(
+    labeller: Labeller, examples: Sequence[_LabelExamples], weights: NDArray[np.float64]
+) -> float:
+    """The share of the examples' arcs whose best label (:func:`choose_labels`) is the gold one."""
+    right = total = 0
+    count = len(labeller.names)
+    for features, gold in examples:
+        scores = features.scores(weights, count, labeller.bits)
+        right += int((choose_labels(scores, features.heads, labeller.root) == gold).sum())
+        total += gold.size
+    return right / total if total else float("nan")
+
+
+def train_labels(
+    vocab: Vocabulary,
+    sentences: Sequence[Sentence],
+    dev: Sequence[Sentence] = (),
+    config: LabelConfig | None = None,
+    log: Callable[[str], None] | None = None,
+) -> Labeller:
+    """A second-stage label model (:mod:`lpparse.scoring.labels`) trained over the gold arcs of
+    ``sentences`` by the averaged multiclass perceptron (Collins 2002; the labeller of McDonald, Lerman &
+    Pereira 2006): for each sentence the best label of each of its arcs under the current weights, then for
+    each wrong one f(arc, gold label) − f(arc, predicted label). Keeps the epoch of the best label accuracy
+    on ``dev``'s gold arcs (the last epoch without dev), with early stopping after ``patience`` epochs
+    without gain. ValueError when the sentences have no labels."""
+    config = config or LabelConfig()
+    names, root = label_set(sentences)
+    labeller = Labeller(names, root, bits=config.bits)
+    data = _label_examples(labeller, vocab, sentences)
+    held = _label_examples(labeller, vocab, dev)
+    if not data:
+        raise ValueError("no labelled arc to train labels on")
+    averager = _Averager(labeller.weights.size)
+    rng = np.random.default_rng(config.seed)
+    count = len(names)
+    best: tuple[float, NDArray[np.float64]] | None = None
+    history: list[dict[str, Any]] = []
+    stale = best_epoch = 0
+    for epoch in range(1, config.epochs + 1):
+        start, errors, arcs = time.perf_counter(), 0, 0
+        order = rng.permutation(len(data))
+        for k in tqdm(order, desc=f"labels {epoch}", disable=not config.progress, leave=False):
+            features, gold = data[k]
+            scores = features.scores(labeller.weights, count, labeller.bits)
+            pred = choose_labels(scores, features.heads, root)
+            wrong = pred != gold
+            arcs += gold.size
+            if wrong.any():
+                errors += int(wrong.sum())
+                up, up_arc = features.labelled_slots(gold, labeller.bits)
+                down, down_arc = features.labelled_slots(pred, labeller.bits)
+                up, down = up[wrong[up_arc]], down[wrong[down_arc]]
+                val = np.concatenate([np.ones(up.size), -np.ones(down.size)])
+                averager.step(labeller.weights, np.concatenate([up, down]), val)
+            averager.count += 1
+        current = averager.averaged(labeller.weights)
+        accuracy = _label_accuracy(labeller, held, current) if held else None
+        seconds = time.perf_counter() - start
+        key = accuracy if accuracy is not None else float(epoch)
+        history.append({"epoch": epoch, "train_errors": errors / arcs, "dev_accuracy": accuracy})
+        if log:
+            dev_text = "" if accuracy is None else f", dev label accuracy on gold arcs {100 * accuracy:.2f}"
+            wrong_share = f"{100 * errors / arcs:.2f}% of training arcs mislabelled"
+            log(f"labels epoch {epoch}: {wrong_share}, {seconds:.1f} s{dev_text}")
+        if best is None or key > best[0]:
+            best, best_epoch, stale = (key, current.copy()), epoch, 0
+        else:
+            stale += 1
+            if stale >= config.patience:
+                break
+    assert best is not None
+    labeller.weights = best[1]
+    labeller.training = {
+        "config": asdict(config),
+        "history": history,
+        "best_epoch": best_epoch,
+        "arcs": sum(g.size for _, g in data),
+    }
+    return labeller

@@ -81,7 +81,9 @@ def test_train_then_parse_round_trip(tmp_path: Path, order: int, capsys: pytest.
     assert "UAS" in text and ("gp-eisner" if order == 2 else "cle") in text
     gold, pred = read_treebank(SAMPLE), read_treebank(out)
     assert [s.words for s in gold] == [s.words for s in pred]
-    assert [s.labels for s in gold] == [s.labels for s in pred]
+    # predicted labels, never the input's (issue 57); valid UD: the root label exactly on head-0 tokens
+    assert all([x == "root" for x in p.labels[1:]] == (p.heads[1:] == 0).tolist() for p in pred)
+    assert np.mean([a == b for g, p in zip(gold, pred) for a, b in zip(g.labels[1:], p.labels[1:])]) > 0.8
     assert np.mean([np.mean(g.heads[1:] == p.heads[1:]) for g, p in zip(gold, pred)]) > 0.8
     if order == 2:  # the LP and BP decoders with their options; PPC and BF find the same LP optimum
         base = ["parse", "--model", str(model), "--treebank", str(SAMPLE), "--limit", "8", "--no-progress"]

@@ -34,6 +34,7 @@ from lpparse.io import DataError, UsageError, atomic_write, output_path, readabl
 from lpparse.parsing import (
     PARSE_BOUNDS,
     TimeLimitExceeded,
+    TreeLabeller,
     decode_sentence,
     default_decoder,
     default_decoder_options,
@@ -59,8 +60,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="parse a treebank with a trained model (lpparse train) or a score file, and write CoNLL",
         description=(
             "Scores every sentence with the model (or reads its scores from --scores) and decodes it with a "
-            "registered decoder. Writes the treebank back with predicted heads (every other column kept) and "
-            "prints UAS against the input's "
+            "registered decoder. Writes the treebank back with predicted heads and labels (DEPREL: each arc's "
+            "best label by the model's label model or the score file's label scores, 'root' exactly on the "
+            "tokens attached to 0; every other column kept) and prints UAS and LAS against the input's "
             f"heads. Decoders: {', '.join(decoder_names())} (second-order decoders need a grandparent model "
             "or grandparent scores; bf, auto, bp, ppc and exact also use sibling parts: of a model trained with "
             "--siblings, or of the score file, unless --no-siblings)."
@@ -474,13 +476,16 @@ def run(args: argparse.Namespace) -> int:
     if not results:
         raise DataError(f"{treebank}: no sentence could be parsed")
     heads = [r.heads for r in results]
+    labeller = TreeLabeller(source, sentences, positions)  # predicted DEPREL, never the input's
+    labels = [labeller(s, h) for s, h in zip(parsed, heads)] if out or labeller.labelled else None
     if out and args.k_best is not None:
-        write_treebank(out, *_ranked_copies(parsed, results))
+        copies, ranked = _ranked_copies(parsed, results)
+        write_treebank(out, copies, ranked, [labeller(s, h) for s, h in zip(copies, ranked)])
     elif out:
-        write_treebank(out, parsed, heads)
+        write_treebank(out, parsed, heads, labels)
     if proof:
         _write_proofs(proof, parsed, results)
-    uas = corpus_uas(parsed, heads)
+    uas = corpus_uas(parsed, heads, labels if labeller.labelled else None)
     objective = float(np.mean([r.objective for r in results]))
     failed = len(sentences) - len(parsed)
     gold = sum(s.annotated for s in parsed)
@@ -490,6 +495,9 @@ def run(args: argparse.Namespace) -> int:
         scored = f"UAS {100 * uas.uas:.2f}%" + (f" (the {gold} with gold trees)" if gold < len(parsed) else "")
         if uas.total_no_punct:
             scored += f", UAS no punct {100 * uas.uas_no_punct:.2f}%"
+        if uas.labelled and any(s.labelled for s in parsed):
+            scored += f", LAS {100 * uas.las:.2f}%"
+            scored += f", LAS no punct {100 * uas.las_no_punct:.2f}%" if uas.total_no_punct else ""
     print(
         f"{treebank.name}: {len(parsed)} sentences{f' ({failed} not parsed)' if failed else ''}, "
         f"decoder {decoder}, {seconds:.1f} s; {scored}, mean objective {objective:.3f}"

@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def model_scores(model: Model, sentence: Sentence) -> SentenceScores:
     """A model's scores of one sentence as arrays: arcs, and every grandparent triple's, sibling part's and
     consecutive-sibling window's score (0 where no part can be; windows of either root rule, as siblings)
-    when the model has them."""
+    and every label's score on every arc when the model has them."""
     scorer = model.scorer(sentence)
     arcs = scorer.arc_scores()
     gp = dense_triple_scores(arcs, scorer.triples()) if model.order == 2 else None
@@ -65,7 +65,8 @@ def model_scores(model: Model, sentence: Sentence) -> SentenceScores:
         windows = candidate_csibs(allowed_arcs(arcs), single_root=False)
         csib = np.zeros((arcs.shape[0],) * 3)
         csib[windows] = scorer.consecutive().score(*windows)
-    return SentenceScores(sentence.sent_id, arcs, gp, sib, csib)
+    labels = None if model.labels is None else model.labels.arc_label_scores(model.vocab, sentence)
+    return SentenceScores(sentence.sent_id, arcs, gp, sib, csib, labels=labels)
 
 
 #: models loaded by a worker process, by path (a forked worker shares its parent's)
@@ -99,8 +100,9 @@ def run_export(args: argparse.Namespace) -> int:
     source = {"model": model_path.name, "model_sha256": file_digest(model_path), "treebank": treebank.name}
     if model.training.get("decoder_options"):  # parse --scores decodes as parse --model does
         source.update(decoder=model.training.get("decoder"), decoder_options=model.training["decoder_options"])
-    save_scores(out, bar, source)
+    labels = None if model.labels is None else (model.labels.names, model.labels.root_label)
+    save_scores(out, bar, source, labels)
     parts = ["arcs"] + ["grandparent"] * (model.order == 2) + ["sibling"] * bool(model.siblings)
-    parts += ["consecutive-sibling"] * model.consecutive
+    parts += ["consecutive-sibling"] * model.consecutive + ["label"] * (labels is not None)
     print(f"wrote {out}: {len(sentences)} sentences of {treebank.name}, {', '.join(parts)} scores")
     return 0

@@ -1,5 +1,6 @@
 """``lpparse train``: train a first-order, grandparent or grandparent + sibling (arbitrary and/or consecutive)
-model on a treebank and write a model file."""
+model on a treebank, and its second-stage label model (:func:`lpparse.training.train_labels`), and write a
+model file."""
 
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ from lpparse.commands._common import (
     resolve_single_root,
     selected_sentences,
 )
-from lpparse.corpus import read_treebank
+from lpparse.corpus import Sentence, read_treebank
 from lpparse.io import DataError, UsageError, output_path, readable_file
+from lpparse.parsing import default_decoder, default_decoder_options, evaluate
 from lpparse.scoring import CONSECUTIVE_TEMPLATES, SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.scoring.model import MAX_BITS
 from lpparse.scoring.third_order import GRANDSIBLING_TEMPLATES, TRISIBLING_TEMPLATES
@@ -36,10 +38,12 @@ from lpparse.training import (
     GP_MARGINALS,
     RELAXATION_DECODERS,
     TRAINERS,
+    LabelConfig,
     TrainConfig,
     checked_config,
     describe,
     train,
+    train_labels,
     usable,
 )
 from lpparse.workers import check_scheduler
@@ -232,8 +236,67 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="address of a Dask scheduler (e.g. tcp://host:8786) whose workers run the --workers learners and "
         "decode the dev sentences",
     )
+    parser.add_argument(
+        "--no-labels",
+        action="store_true",
+        help="train no label model (by default one is trained when the treebank has DEPREL: a second stage "
+        "over the gold arcs, McDonald, Lerman & Pereira 2006, so that parse writes predicted labels and "
+        "reports LAS)",
+    )
+    parser.add_argument(
+        "--labels-only",
+        action="store_true",
+        help="with --init: keep that model as it is (arcs, parts, pruner, decoder) and train its label model "
+        "alone, then report its dev UAS and LAS as parse decodes it",
+    )
+    parser.add_argument(
+        "--label-epochs", type=positive_int, default=10, help="label perceptron epochs at most (default 10)"
+    )
+    parser.add_argument(
+        "--label-bits",
+        type=ranged(int, 1, high=MAX_BITS),
+        default=20,
+        help="log2 of the number of hashed label weights (default 20)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.set_defaults(func=run)
+
+
+def _labels(
+    model: Model, args: argparse.Namespace, sentences: list[Sentence], dev: list[Sentence]
+) -> None:
+    """Train ``model``'s label model on the treebank (unless --no-labels, or it has no DEPREL)."""
+    if args.no_labels or not any(s.labelled for s in sentences):
+        if not args.no_labels:
+            print(f"{args.treebank.name} has no labels (DEPREL): no label model")
+        return
+    config = LabelConfig(args.label_epochs, args.patience, args.label_bits, args.seed, not args.no_progress)
+    model.labels = train_labels(model.vocab, sentences, dev, config, log=print)
+    print(f"label model: {len(model.labels.names)} labels, root label {model.labels.root_label!r}")
+
+
+def _labels_only(args: argparse.Namespace, sentences: list[Sentence], dev: list[Sentence], out: Path) -> int:
+    """--labels-only: the --init model with a label model added, its dev UAS and LAS as parse decodes it."""
+    if args.init is None or args.no_labels:
+        raise UsageError("--labels-only needs --init MODEL (and labels: not --no-labels)")
+    model = Model.load(readable_file(args.init, "--init model"))
+    if not any(s.labelled for s in sentences):
+        raise DataError(f"{args.treebank}: no labels (DEPREL) to train on")
+    _labels(model, args, sentences, dev)
+    if dev:
+        decoder = default_decoder(model)
+        options = default_decoder_options(model, decoder)
+        pruning = model.decoding_pruning(None)
+        if pruning is not None:
+            options.update(pruning=pruning, pruner=model.pruner)
+        score = evaluate(model, dev, decoder, progress=not args.no_progress, **options)
+        print(
+            f"dev ({decoder}): UAS {100 * score.uas:.2f} (no punct {100 * score.uas_no_punct:.2f}), "
+            f"LAS {100 * score.las:.2f} (no punct {100 * score.las_no_punct:.2f})"
+        )
+    model.save(out)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -260,6 +323,8 @@ def run(args: argparse.Namespace) -> int:
     out = output_path(args.out, "--out", (args.treebank, args.dev, args.init, args.pruner))
     sentences = selected_sentences(treebank, args, on_error="skip")
     dev = read_treebank(dev_path, on_error="skip", limit=args.dev_limit) if dev_path else []
+    if args.labels_only:
+        return _labels_only(args, sentences, dev, out)
     pruner = Model.load(readable_file(args.pruner, "--pruner model")) if args.pruner else None
     single_root = resolve_single_root(args.single_root, sentences)
     if not usable(sentences, single_root):
@@ -357,6 +422,7 @@ def run(args: argparse.Namespace) -> int:
         f"{' + grand-siblings' if args.grand_siblings else ''}{' + tri-siblings' if args.tri_siblings else ''}, "
         f"{trainer}, {kind}"
     )
+    _labels(model, args, sentences, dev)  # before the arcs: each epoch's dev LAS labels its trees
 
     def save_best(weights: NDArray[np.float64], record: dict[str, Any]) -> None:
         """Write the best epoch so far to --out: an interrupted run keeps it (``finished`` false)."""

@@ -24,10 +24,15 @@ with ``weight_value`` stored uncompressed: deflate saves about 4% on weights and
 * ``weight_index`` (int64) and ``weight_value`` (float64): the non-zero weights;
 * ``bound_pc_<t>`` and ``bound_gp_<t>`` (float64): the bound tables of grandparent template t.
 
-A model without sibling templates is written as version 1, one with them as version 2, one with
-consecutive-sibling templates as version 3, so grandparent models stay readable by earlier lpparse, and an
-lpparse that would ignore consecutive siblings refuses the model instead (its version); all three load, a
-file without ``consecutive`` as a model without them. Loading a file that is not a complete model of
+* ``labels`` (version 5, labelled models): the second-stage label model's record
+  (:meth:`lpparse.scoring.labels.Labeller.meta`: label names, root label index, templates, bits, training),
+  with ``label_index`` (int64) and ``label_value`` (float64), its non-zero weights.
+
+A labelled model is written as version 5 (whatever else it has: an lpparse that would ignore its labels
+refuses it); an unlabelled one without sibling templates is written as version 1, one with them as version
+2, one with consecutive-sibling templates as version 3, so grandparent models stay readable by earlier
+lpparse, and an lpparse that would ignore consecutive siblings refuses the model instead (its version); all
+load, a file without ``consecutive`` as a model without them, one without ``labels`` as an unlabelled model. Loading a file that is not a complete model of
 a readable version (another version, a truncated, empty, damaged or foreign file) raises one
 :class:`ModelFormatError` that says why.
 """
@@ -73,6 +78,7 @@ from lpparse.scoring.features import (
     sibling_slots,
     triple_slots,
 )
+from lpparse.scoring.labels import Labeller
 from lpparse.scoring.third_order import (
     GRANDSIBLING_TEMPLATES,
     TRISIBLING_TEMPLATES,
@@ -95,10 +101,10 @@ __all__ = [
     "SiblingModelScorer",
 ]
 
-MODEL_FORMAT_VERSION = 4
+MODEL_FORMAT_VERSION = 5
 #: Versions this lpparse reads: 1 (no sibling templates), 2 (sibling templates), 3 (consecutive siblings),
-#: 4 (third-order parts: grand-siblings, tri-siblings).
-READABLE_VERSIONS = (1, 2, 3, 4)
+#: 4 (third-order parts: grand-siblings, tri-siblings), 5 (arc labels, :mod:`lpparse.scoring.labels`).
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 #: Largest ``bits`` a model may have (2^30 weights take 8 GB)
 MAX_BITS = 30
 MODEL_FORMAT = "lpparse-model"
@@ -196,6 +202,8 @@ class Model:
     #: the first-order model whose posteriors pruned the arcs in training (it travels inside the model file,
     #: so that decoding prunes as training did: :meth:`trained_pruning`)
     pruner: Model | None = field(default=None, repr=False)
+    #: the second-stage label model (:mod:`lpparse.scoring.labels`); None: an unlabelled model
+    labels: Labeller | None = field(default=None, repr=False)
     _bounds: list[BoundTables] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -271,7 +279,7 @@ class Model:
             pruner_meta, pruner_arrays = self.pruner._archive()
             meta["pruner"] = pruner_meta
             arrays.update({f"{PRUNER}{name}": array for name, array in pruner_arrays.items()})
-        stored = tuple(name for name in arrays if name.endswith("weight_value"))
+        stored = tuple(name for name in arrays if name.endswith(("weight_value", "label_value")))
         with atomic_write(path, "wb") as handle:
             _write_archive(handle, {"meta": np.array(json.dumps(meta)), **arrays}, stored=stored)
 
@@ -280,7 +288,13 @@ class Model:
         nz = np.flatnonzero(self.weights)
         meta = {
             "format": MODEL_FORMAT,
-            "version": 4 if self.third_order else 3 if self.consecutive else 2 if self.siblings else 1,
+            "version": (
+                5 if self.labels is not None
+                else 4 if self.third_order
+                else 3 if self.consecutive
+                else 2 if self.siblings
+                else 1
+            ),
             "order": self.order,
             "bits": self.bits,
             "single_root": self.single_root,
@@ -308,6 +322,9 @@ class Model:
         for t, table in enumerate(self.bounds()):
             arrays[f"bound_pc_{t}"] = table.pc
             arrays[f"bound_gp_{t}"] = table.gp
+        if self.labels is not None:
+            meta["labels"] = self.labels.meta()
+            arrays.update(self.labels.arrays())
         return meta, arrays
 
     @classmethod
@@ -370,6 +387,7 @@ class Model:
             weights=weights,
             training=meta["training"],
             pruner=pruner,
+            labels=None if meta.get("labels") is None else Labeller.read(meta["labels"], archive, MAX_BITS),
         )
         model._bounds = [
             BoundTables(archive[f"bound_pc_{t}"], archive[f"bound_gp_{t}"])
