@@ -23,7 +23,7 @@ from lpparse.ppc import (
     parse_exact,
 )
 from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.kbest_proof import check_kbest_record, is_kbest_record, kbest_record
+from lpparse.ppc.kbest_proof import check_kbest_record, closing_bounds, is_kbest_record, kbest_record
 from lpparse.ppc.parts import tree_scores
 from lpparse.trees import NoTreeError
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
@@ -178,7 +178,8 @@ def test_forged_k_best_records_fail() -> None:
     def swap_tree(d: dict) -> None:
         d["trees"][3] = worse
 
-    assert "not tree 4" in check(forged(swap_tree))
+    problem = check(forged(swap_tree))  # a subproblem closed unsolved may then exceed the 4th score first
+    assert "not tree 4" in problem or "above the K-th tree's score" in problem
     for i in (waiting, empty):
         assert "Murty" in check(_drop(record, i))
 
@@ -319,3 +320,58 @@ def test_parse_k_best_writes_ranked_copies_and_proofs(tmp_path) -> None:
     done = lpparse(*check, "--single-root", "--trees", tmp_path / "swapped.conllu")
     assert done.returncode == 1 and "of other trees" in done.stdout, done.stdout + done.stderr
     fails(lpparse(*argv[:-3], "--decoder", "ppc", "--k-best", "2"), 2, "--k-best", "exact")
+
+
+def test_lazy_subproblems_closed_soundly() -> None:
+    """A lazy search closes most subproblems unsolved, each by its parent's root duals (recomputed from the
+    parent's proof, :func:`closing_bounds`), and keeps no LP; its record checks through JSON. Forged closures
+    fail: a solved subproblem's proof dropped for a closure by a parent's bound above the K-th score, the root
+    closed, a closure that also carries a proof, a closure with fewer than K trees listed, the closed arcs'
+    scores raised, an unknown closure."""
+    rng = np.random.default_rng(3)
+    n = 6  # arcs N(0, 4), triples N(0, 0.01): trained models' scale, where most children close unsolved
+    s = 2.0 * rng.normal(size=(n + 1, n + 1))
+    parts = [GrandparentParts(DenseTripleScorer(0.1 * rng.normal(size=(n + 1,) * 3)))]
+    kbest = k_best_search(s, parts, 3)
+    assert [t[1] for t in kbest.trees] == pytest.approx([v for v, _ in _ranked(s, parts, False)[:3]])
+    assert kbest.closed >= 5 and kbest.solved + kbest.closed <= len(kbest.subproblems)
+    kept = [sub.result for sub in kbest.subproblems if sub.result is not None]
+    assert all(r.root is None and not r.node_results for r in kept)  # no LP kept
+    assert check_kbest(s, parts, kbest, False) is None
+    record = _round_trip(kbest, parts)
+    assert check_kbest_record(record, s, parts, False, GAP_TOL) is None
+    subs = record["kbest"]["subproblems"]
+    kth = kbest.trees[-1][1]
+
+    def check(forged: dict, scores: np.ndarray = s) -> str | None:
+        return check_kbest_record(json.loads(json.dumps(forged)), scores, parts, False, GAP_TOL)
+
+    def forged(i: int, **entry) -> dict:
+        out = copy.deepcopy(record)
+        out["kbest"]["subproblems"][i].update(entry)
+        return out
+
+    def parent_bound(i: int) -> float:  # what closes subproblem i, recomputed as the check does
+        sub = kbest.subproblems[i]
+        parent = kbest.subproblems[sub.parent]
+        masked = np.where(parent.mask, s, -np.inf)
+        arcs = closing_bounds(masked, parts, parent.result, False)
+        return float(arcs[sub.mask[:, sub.modifier], sub.modifier].max())
+
+    closed = [i for i, sub in enumerate(subs) if sub.get("closed") == "parent"]
+    assert all(parent_bound(i) <= kth + 1e-6 for i in closed)
+    solved = [i for i, e in enumerate(subs) if e["rank"] is None and e["proof"] and e["proof"]["heads"]]
+    above = [i for i in solved if parent_bound(i) > kth + 1e-3]
+    assert above  # solved because its parent's bound did not close it
+    assert "above the K-th tree's score" in check(forged(above[0], proof=None, closed="parent"))
+    assert "root" in check(forged(0, closed="parent"))
+    assert "a proof of its own" in check(forged(solved[0], closed="parent"))
+    shorter = copy.deepcopy(record)
+    shorter["kbest"]["k"] = 4
+    assert "fewer than K" in check(shorter)
+    raised = s.copy()  # every head of a closed subproblem's modifier but the parent tree's: 10 more
+    sub = kbest.subproblems[closed[0]]
+    raised[sub.mask[:, sub.modifier], sub.modifier] += 10.0
+    assert check(record, raised) is not None
+    with pytest.raises(ValueError, match="closed"):
+        check(forged(closed[0], closed="bound"))

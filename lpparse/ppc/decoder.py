@@ -171,7 +171,9 @@ def exact_decode(
     ``ppc_options`` go to every node's parse-price-cut. Under ``time_limit`` the best tree found comes back
     with ``certified`` False and the proved bound; with no tree at all, RuntimeError. ``k_best``: also the K
     best trees, proved (:func:`lpparse.ppc.kbest.k_best_search`), as ``stats["kbest"]``: (heads, score)
-    pairs, best first; a limit that stops the search before K trees (while trees remain) leaves it uncertified.
+    pairs, best first (and ``kbest_subproblems``, ``kbest_solved``, ``kbest_closed``: the partition's
+    subproblems, those searched, those closed unsolved by their parent's bound); a limit that stops the search
+    before K trees (while trees remain) leaves it uncertified.
     ``branching``: the search's rule and ``base`` the node LPs' arborescence program
     (:class:`lpparse.ppc.exact.ExactOptions`). ``proof``: the search's proof as a JSON record in
     ``stats["proof"]`` (:func:`lpparse.ppc.proof_file.proof_record`; with ``k_best``, the K trees' and their
@@ -202,8 +204,11 @@ def exact_decode(
     )
     if result.status is not Status.OPTIMAL:
         stats["gap"] = result.gap
-    if kbest is not None:
+    if kbest is not None:  # the partition: subproblems made, searched, and closed by their parent's bound
         stats["kbest"] = kbest.trees
+        stats.update(
+            kbest_subproblems=len(kbest.subproblems), kbest_solved=kbest.solved, kbest_closed=kbest.closed
+        )
     if proof:
         stats["proof"] = proof_record(result, families) if kbest is None else kbest_record(kbest, families)
     return DecodeResult(result.heads, result.objective, stats)

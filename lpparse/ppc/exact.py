@@ -106,7 +106,9 @@ of the triples.
 
 from __future__ import annotations
 
+import copy
 import heapq
+import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -245,21 +247,32 @@ def _rounded(result: PPCResult, mask: NDArray[np.bool_], single_root: bool) -> N
     return chu_liu_edmonds(np.where(mask, result.arc_values(), -np.inf), single_root=single_root)
 
 
+def _arc_bounds(
+    result: PPCResult, mask: NDArray[np.bool_], parts: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Per arc of the node's arcs ``mask``, a bound on every tree of the node that uses it by reduced costs,
+    UB + d_a + ε (module docstring; +inf for an arc without a column, -inf outside ``mask``); d_a; and the
+    slack ε used (``parts``: the most absent parts a tree can use, each with reduced cost at most the
+    certificate's bound). What reduced-cost fixing drops, and what closes k-best subproblems unsolved
+    (:mod:`lpparse.ppc.kbest`)."""
+    assert result.certificate is not None
+    prog = result.program
+    slack = parts * max(float(result.info.get("max_reduced_cost", 0.0)), 0.0)
+    has = (prog.z_col >= 0) & mask
+    d = np.full(mask.shape, np.inf)
+    d[has] = result.reduced_costs()[prog.z_col[has]]
+    bounds = np.where(mask, result.certificate.dual_objective + d + slack, -np.inf)
+    return bounds, d, slack
+
+
 def _fixings(
     result: PPCResult, mask: NDArray[np.bool_], lower: float, parts: int
 ) -> tuple[list[tuple[int, int, float]], float]:
     """Arcs (h, m, d) of the node's arcs ``mask`` that no tree scoring above ``lower`` can use, by reduced
-    costs (module docstring), and the slack ε used (``parts``: the most absent parts a tree can use, each with
-    reduced cost at most the certificate's bound)."""
-    assert result.certificate is not None
-    prog = result.program
-    d = result.reduced_costs()
-    slack = parts * max(float(result.info.get("max_reduced_cost", 0.0)), 0.0)
-    ub = result.certificate.dual_objective
-    h, m = np.nonzero((prog.z_col >= 0) & mask)
-    dz = d[prog.z_col[h, m]]
-    out = ub + dz + slack <= lower
-    return [(int(a), int(b), float(v)) for a, b, v in zip(h[out], m[out], dz[out])], slack
+    costs (:func:`_arc_bounds`), and the slack ε used."""
+    bounds, d, slack = _arc_bounds(result, mask, parts)
+    h, m = np.nonzero(mask & (bounds <= lower))
+    return [(int(a), int(b), float(d[a, b])) for a, b in zip(h, m)], slack
 
 
 def _split(
@@ -313,6 +326,21 @@ def _split(
     return m, sets
 
 
+@dataclass
+class RootStart:
+    """Where a search's root LP starts and what it hands back, for searches over subsets of one sentence's
+    arcs that go on from each other (k-best subproblems, :mod:`lpparse.ppc.kbest`). ``warm``: the columns the
+    root LP starts from (None: the score caches only); set by the search: ``arc_bounds``, its root LP's bound
+    on the trees that use each arc (:func:`_arc_bounds`), and ``columns``, its root LP's columns (a later
+    search's ``warm``). (A live master over the first search's arcs, :mod:`lpparse.ppc.live`, shared by the
+    later roots, was no faster on Italian dev, and its duals on rows over parts that a subproblem's arcs
+    exclude are lost when the proof is checked over those arcs.)"""
+
+    warm: dict[str, Warm] | None = None
+    arc_bounds: NDArray[np.float64] | None = None
+    columns: dict[str, Warm] | None = None
+
+
 class _Parts:
     """The families of a search, with the scores every node shares: one score cache per family (each part
     scored at most once; :meth:`lpparse.ppc.parts.Parts.cache`), and a tree's score recomputed from them."""
@@ -320,7 +348,16 @@ class _Parts:
     def __init__(self, s: NDArray[np.float64], parts: Sequence[Parts], single_root: bool) -> None:
         arc = allowed_arcs(s)
         self.s, self.parts = s, list(parts)
+        self._counted = {p.name: p.scorer.scored for p in parts}
         self.caches = {p.name: p.cache(arc, single_root) for p in parts}
+
+    def newly_scored(self) -> dict[str, int]:
+        """Parts scored per family since the last call (the first: since the caches were made, their own
+        scoring included; views of :meth:`over` count together), the families' scorers counting."""
+        now = {p.name: p.scorer.scored for p in self.parts}
+        new = {name: count - self._counted[name] for name, count in now.items()}
+        self._counted.update(now)
+        return new
 
     def warm(self, result: PPCResult | None = None) -> dict[str, Warm]:
         """The shared caches, with the parts of a solved node's LP (``result``) for its children to start
@@ -329,6 +366,13 @@ class _Parts:
             return {name: Warm(cache) for name, cache in self.caches.items()}
         # a family of the base (no cache: the NoCycle rows of cycle cuts) hands on what it has as it is
         return {name: replace(f.warm(), cache=self.caches.get(name)) for name, f in result.families.items()}
+
+    def over(self, mask: NDArray[np.bool_]) -> _Parts:
+        """The same families and score caches over the arcs ``mask`` alone (a subproblem of the sentence:
+        :mod:`lpparse.ppc.kbest`), so that its search scores no part the sentence's searches scored."""
+        view = copy.copy(self)
+        view.s = np.where(mask, self.s, -np.inf)
+        return view
 
     def value(self, heads: NDArray[np.int64]) -> float:
         """The tree's score: its arcs and the parts of every family."""
@@ -351,7 +395,12 @@ class _Search:
     """The state of one :func:`parse_exact` run (best-bound branch and bound, module docstring)."""
 
     def __init__(
-        self, parts: _Parts, single_root: bool, options: ExactOptions, deadline: float | None
+        self,
+        parts: _Parts,
+        single_root: bool,
+        options: ExactOptions,
+        deadline: float | None,
+        start: RootStart | None = None,
     ) -> None:
         s = parts.s
         self.s, self.single_root = s, single_root
@@ -365,6 +414,8 @@ class _Search:
         self.bases: dict[int, LabelledBasis | None] = {}
         self.unsolved_children: dict[int, int] = {}
         self.heap: list[tuple[float, int]] = []
+        #: where the root starts, and what it hands back (None: a search of its own)
+        self.start = start
         self.best: NDArray[np.int64] | None = None
         self.lower = -np.inf
         self.stats = ExactStats(s.shape[0] - 1)
@@ -422,7 +473,10 @@ class _Search:
                 result = master.solve(node.mask, time_limit)
                 assert result is not None
                 return result, master
-        warm = self.warm[node.parent] if node.parent >= 0 else self.parts.warm()
+        if node.parent >= 0:
+            warm = self.warm[node.parent]
+        else:
+            warm = self.start.warm if self.start is not None and self.start.warm else self.parts.warm()
         ppc = self.options.ppc if node.parent < 0 else self.node_ppc
         for cut in (cutoff, None):
             result = solve_lp(
@@ -504,6 +558,9 @@ class _Search:
         node.duals = label_duals(
             result.program.lp, signed(result.program.lp, result.row_dual), result.outside
         )
+        if node.id == 0 and self.start is not None:  # for the searches that go on from it
+            most = self.parts.max_parts(node.mask.shape[0] - 1)
+            self.start.arc_bounds, self.start.columns = _arc_bounds(result, node.mask, most)[0], self.warm[0]
         if result.status is Status.CUTOFF:  # its certified bound closes it (_lp)
             node.closed = "bound"
             return
@@ -703,14 +760,32 @@ def exact_search(
     says so and the result holds the best tree and the proved bound so far. Raises ValueError (NaN scores)
     or NoTreeError, as :func:`lpparse.ppc.solve_lp`."""
     start = time.perf_counter()
-    opts = options or ExactOptions()
     parts = exact_parts(parts)
     s = _validated(arc_scores, parts)
     check_tree_exists(s, single_root)
-    deadline = None if time_limit is None else start + time_limit
-    scored0 = {p.name: p.scorer.scored for p in parts}
-    shared = _Parts(s, parts, single_root)
-    search = _Search(shared, single_root, opts, deadline)
+    result = search_over(_Parts(s, parts, single_root), single_root, time_limit, options, clock=start)
+    if result.heads is None:
+        raise NoTreeError("every tree over the candidate arcs holds a pruned part (a part scored -inf)")
+    return result
+
+
+def search_over(
+    shared: _Parts,
+    single_root: bool,
+    time_limit: float | None,
+    options: ExactOptions | None,
+    clock: float | None = None,
+    start: RootStart | None = None,
+) -> ExactResult:
+    """:func:`exact_search` over the scores and families ``shared`` (validated; one sentence's score caches,
+    over a subset of its arcs: :meth:`_Parts.over`), its root LP started and handed back by ``start``
+    (:class:`RootStart`); ``clock``: when the clock started. When no tree of finite score exists (status
+    OPTIMAL), heads is None and the nodes prove it (:func:`lpparse.ppc.kbest_proof.no_tree_problem`)."""
+    start_time = time.perf_counter() if clock is None else clock
+    opts = options or ExactOptions()
+    s, parts = shared.s, shared.parts
+    deadline = None if time_limit is None else start_time + time_limit
+    search = _Search(shared, single_root, opts, deadline, start)
     search.new_node(None)
     status = search.run()
     stats = search.stats
@@ -718,14 +793,16 @@ def exact_search(
     if root is not None and root.certificate is not None:
         stats.root_integral = root.heads is not None
         stats.root_bound = root.certificate.dual_objective
-    if search.best is None and status is Status.OPTIMAL:
-        raise NoTreeError("every tree over the candidate arcs holds a pruned part (a part scored -inf)")
-    if search.best is None:  # stopped before the root LP was solved: the first-order best tree
+    no_tree = search.best is None and status is Status.OPTIMAL  # every tree holds a pruned part
+    if search.best is None and not no_tree:  # stopped before the root LP: the first-order best tree
         search.offer(chu_liu_edmonds(s, single_root=single_root))
     stats.root_objective = search.lower
-    stats.scored = {p.name: p.scorer.scored - scored0[p.name] for p in parts}
-    stats.time_total = time.perf_counter() - start
+    stats.scored = shared.newly_scored()
+    stats.time_total = time.perf_counter() - start_time
     stats.time_branch = max(stats.time_total - stats.time_root - stats.time_heuristics, 0.0)
+    if no_tree:
+        nodes, tol = search.nodes, opts.gap_tol
+        return ExactResult(status, None, math.nan, -math.inf, single_root, tol, nodes, stats, base=opts.base)
     result = ExactResult(
         status,
         search.best,

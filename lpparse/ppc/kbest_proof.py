@@ -21,25 +21,35 @@ tree's score from the scores, and proves each subproblem's claim by its own proo
 * one with trees over its arcs but none of finite score (each holds a pruned part, scored -inf), by a proof
   that none exists (:func:`no_tree_problem`): the nodes of its exact search, every leaf infeasible (no tree
   over its arcs, or a dual ray over the full program that proves it,
-  :meth:`lpparse.ppc.proof.ProofProgram.proves_infeasible`), every branched node split by its children.
+  :meth:`lpparse.ppc.proof.ProofProgram.proves_infeasible`), every branched node split by its children;
+* one never solved, *closed by its parent's bound* (a lazy search's, :mod:`lpparse.ppc.kbest`), by its
+  parent's proof: every tree of the child at modifier m is a tree of the parent that uses one of the child's
+  heads h of m, and the duals of the root node of the parent's proof bound the parent's trees that use h→m
+  (:meth:`lpparse.ppc.proof.ProofProgram.bound` over the parent's arcs, its ``with_arc``: valid for any
+  duals), so the largest of these over the child's heads of m bounds the child (:func:`closing_bounds`). It
+  must be at most the K-th tree's score (within the tolerance), K trees must be listed, and the child must
+  carry no proof of its own.
 
 The trees must be distinct trees over the candidate arcs, of finite score, best first; the tree of each listed
 subproblem's proof is its listed tree; every unsplit subproblem's best tree scores at most the K-th (within
 the tolerance); and when fewer than K trees are listed, no subproblem left unsplit holds a tree. Every
 comparison fails closed (NaN fails it). Nothing is read from a record but the trees, K, the partition's shape
-(each subproblem's parent, modifier and rank) and the proofs: no score, bound or mask.
+(each subproblem's parent, modifier, rank and whether it is closed by its parent's bound) and the proofs: no
+score, bound or mask.
 
 **The record** (:func:`kbest_record`; ``parse`` adds the ``sent_id`` and the arcs pruning kept)::
 
     {"families": {...}, "kbest": {"kbest_version": 1, "k": K, "trees": [heads, ...], "subproblems": [
-        {"parent": p, "modifier": m, "rank": r, "proof": {...} | null}, ...]}}
+        {"parent": p, "modifier": m, "rank": r, "proof": {...} | null[, "closed": "parent"]}, ...]}}
 
 ``families`` as in :func:`lpparse.ppc.proof_file.proof_record`; the root first, its parent -1 and its
 modifier null, every subproblem after its parent; ``rank``: the position of the subproblem's tree in
 ``trees`` (null: not listed); ``proof``: its exact search's proof record
 (:func:`lpparse.ppc.proof_file.proof_record`, node arc sets rebuilt from the branching decisions), with
 ``heads``, ``objective`` and ``bound`` null for a search that proves no tree of finite score; null for a
-subproblem whose arcs carry no tree.
+subproblem whose arcs carry no tree, and for one closed by its parent's bound, which alone has the entry
+``"closed": "parent"`` (no bound is written: the check recomputes it from the parent's proof). A checker
+that does not know the entry finds a subproblem with trees and no proof, and fails (closed).
 """
 
 from __future__ import annotations
@@ -64,6 +74,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Piece",
     "check_kbest_record",
+    "closing_bounds",
     "is_kbest_record",
     "kbest_record",
     "murty_child",
@@ -96,11 +107,31 @@ def murty_child(mask: NDArray[np.bool_], heads: NDArray[np.int64], modifier: int
 @dataclass(frozen=True)
 class Piece:
     """A subproblem as the check reads it: its ``parent`` (-1: the root), the ``modifier`` of the Murty child
-    it is (None: the root) and the ``rank`` of its listed tree (None: not listed)."""
+    it is (None: the root), the ``rank`` of its listed tree (None: not listed), and whether it was never
+    solved, ``closed`` by its parent's bound."""
 
     parent: int
     modifier: int | None
     rank: int | None
+    closed: bool = False
+
+
+def closing_bounds(
+    arc_scores: NDArray[np.float64],
+    parts: Sequence[Parts],
+    result: ExactResult,
+    single_root: bool,
+) -> NDArray[np.float64] | str:
+    """Per arc, a bound on the score of every tree over the arcs of ``arc_scores`` that uses it, from the
+    duals of the root node of ``result`` (a listed subproblem's proof over those arcs; a tree of the proof
+    for the families to bind to): :meth:`lpparse.ppc.proof.ProofProgram.bound`'s ``with_arc``, valid for any
+    duals (-inf for arcs outside); or why there is none. What closes the subproblem's children unsolved."""
+    root = result.nodes[0] if result.nodes else None
+    if root is None or root.duals is None:
+        return "its root node has no duals"
+    full = ProofProgram(arc_scores, parts, single_root, result.base, [root.duals], tree=result.heads)
+    got = full.bound(root.duals, allowed_arcs(arc_scores))
+    return got if isinstance(got, str) else got[1]
 
 
 def no_tree_problem(
@@ -167,8 +198,13 @@ def partition_problem(
     kth = values[-1] if values else -np.inf
     masks: list[NDArray[np.bool_]] = []
     kids: dict[int, list[int]] = {}
+    closers = {p.parent for p in pieces if p.closed}
+    #: the proofs of the subproblems whose children are closed by their bound, then those bounds
+    closing: dict[int, tuple[NDArray[np.float64], ExactResult] | NDArray[np.float64] | str] = {}
     for i, piece in enumerate(pieces):
         if i == 0:
+            if piece.closed:
+                return "subproblem 0: the root is closed by no parent's bound"
             mask = allowed_arcs(s)
         else:
             parent = pieces[piece.parent] if 0 <= piece.parent < i else None
@@ -183,7 +219,9 @@ def partition_problem(
         masks.append(mask)
         masked = np.where(mask, s, -np.inf)
         result = proof(i, masked)
-        if result is None:
+        if piece.closed:
+            problem = _closed_problem(piece, mask, result, full, kth, gap_tol, closing, parts, single_root)
+        elif result is None:
             problem = None if tree_problem(mask, single_root) is not None else "it holds trees but no proof"
         elif result.heads is None:
             problem = no_tree_problem(masked, parts, result, single_root)
@@ -200,6 +238,8 @@ def partition_problem(
                 problem = f"it holds a tree scoring {value!r}, above tree {k} ({kth!r})"
         if problem is not None:
             return f"subproblem {i}: {problem}"
+        if i in closers and piece.rank is not None and result is not None:
+            closing[i] = (masked, result)
     for i, piece in enumerate(pieces):
         split = piece.rank is not None and not (full and piece.rank == k - 1)
         if split and kids.get(i, []) != murty_modifiers(masks[i]):
@@ -207,6 +247,40 @@ def partition_problem(
                 f"subproblem {i}: its children's modifiers {kids.get(i, [])} are not Murty's partition "
                 f"{murty_modifiers(masks[i])}"
             )
+    return None
+
+
+def _closed_problem(
+    piece: Piece,
+    mask: NDArray[np.bool_],
+    result: ExactResult | None,
+    full: bool,
+    kth: float,
+    gap_tol: float,
+    closing: dict[int, Any],
+    parts: Sequence[Parts],
+    single_root: bool,
+) -> str | None:
+    """Why a subproblem closed by its parent's bound (its arcs ``mask``) is not proved to hold no tree above
+    the K-th score ``kth`` (None when it is): module docstring. ``closing``: by parent, its arc scores and
+    proof (listed subproblems whose children are closed so), replaced by :func:`closing_bounds` once
+    computed."""
+    if piece.rank is not None or result is not None:
+        return "closed by its parent's bound, yet listed or with a proof of its own"
+    if not full:
+        return "closed by its parent's bound, but fewer than K trees are listed"
+    if piece.parent not in closing:
+        return "closed by the bound of a parent without a proved tree"
+    got = closing[piece.parent]
+    if isinstance(got, tuple):
+        got = closing[piece.parent] = closing_bounds(got[0], parts, got[1], single_root)
+    if isinstance(got, str):
+        return f"closed by its parent's bound, but its parent's proof gives none: {got}"
+    assert piece.modifier is not None
+    heads = mask[:, piece.modifier]
+    value = float(got[heads, piece.modifier].max()) if heads.any() else -np.inf
+    if not value <= kth + gap_abs(kth, gap_tol):
+        return f"closed by its parent's bound {value!r} on its trees, above the K-th tree's score {kth!r}"
     return None
 
 
@@ -227,6 +301,7 @@ def kbest_record(kbest: KBest, parts: Sequence[Parts]) -> dict[str, Any]:
             "modifier": sub.modifier,
             "rank": sub.rank,
             "proof": None if sub.result is None else _proof_record(sub.result, parts),
+            **({"closed": "parent"} if sub.closed else {}),
         }
         for sub in kbest.subproblems
     ]
@@ -276,6 +351,14 @@ def _optional_int(value: Any, what: str, low: int, high: int) -> int | None:
     return None if value is None else _int(value, what, low, high)
 
 
+def _closed(value: Any, i: int) -> bool:
+    """Whether a record's subproblem ``i`` is closed by its parent's bound (its ``closed`` entry: absent, or
+    ``"parent"``), or ValueError."""
+    if value not in (None, "parent"):
+        raise ValueError(f'subproblem {i}\'s closed is {value!r}, not "parent"')
+    return value == "parent"
+
+
 def check_kbest_record(
     record: dict[str, Any],
     arc_scores: NDArray[np.float64],
@@ -309,6 +392,7 @@ def check_kbest_record(
             _int(entry["parent"], f"subproblem {i}'s parent", -1 if i == 0 else 0, i),
             _optional_int(entry["modifier"], f"subproblem {i}'s modifier", 1, size),
             _optional_int(entry["rank"], f"subproblem {i}'s rank", 0, len(trees)),
+            _closed(entry.get("closed"), i),
         )
         for i, entry in enumerate(entries)
     ]
