@@ -1,0 +1,217 @@
+"""What the K best trees cost against the best tree: exact decoding with ``k_best=K`` against ``k_best=None``
+(K = 1), on the first ``--limit`` dev sentences of each treebank with its grandparent model
+``<treebank>-2.npz`` (decoded as ``lpparse parse --decoder exact`` decodes it: unpruned, as these models were
+trained). Each (code, treebank, K) runs in a subprocess of its own, whose CPU seconds (decoding only, from
+``resource.getrusage``) and peak RSS (``ru_maxrss``, the model's load included; ``loaded``: the RSS once model
+and treebank are loaded) are read. ``--before DIR`` also runs the code of another checkout (a ``git worktree``
+of an earlier commit), imported by ``PYTHONPATH``, so that one table shows both. Run on one core: ``taskset -c
+0 python benchmarks/kbest_cost.py --before /tmp/before``. Writes ``benchmarks/results/<out>.{json,md}``
+(default ``kbest_cost``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ppc import LANGUAGE, REPO, dev_files, run_header, treebank_parser, write_results
+
+from lpparse.table import markdown_table
+
+#: the sentence lengths of the issue's "12x" (issue 57)
+MID = (15, 30)
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def worker(spec: dict[str, Any]) -> dict[str, Any]:
+    """Decode one (treebank, K)'s sentences and measure (in a subprocess: its peak RSS is its own)."""
+    import lpparse
+    from lpparse.corpus import read_treebank
+    from lpparse.parsing import decode_sentence
+    from lpparse.scoring.model import Model
+
+    model = Model.load(spec["model"])
+    sentences = read_treebank(spec["treebank"])[: spec["limit"]]
+    loaded = _rss_mb()
+    k = spec["k"]
+    rows = []
+    t0 = resource.getrusage(resource.RUSAGE_SELF)
+    for sentence in sentences:
+        before = time.process_time()
+        try:
+            result = decode_sentence(
+                model, sentence, "exact", k_best=k if k > 1 else None, time_limit=spec["time_limit"]
+            )
+        except Exception as err:  # noqa: BLE001 - reported, not fatal
+            rows.append({"n": sentence.n, "cpu": time.process_time() - before, "error": repr(err)})
+            continue
+        stats = result.stats
+        rows.append(
+            {
+                "n": sentence.n,
+                "cpu": time.process_time() - before,
+                "certified": bool(stats.get("certified")),
+                "trees": len(stats.get("kbest", [None])),
+                "subproblems": stats.get("kbest_subproblems"),
+                "solved": stats.get("kbest_solved"),
+                "closed": stats.get("kbest_closed"),
+            }
+        )
+    t1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (t1.ru_utime - t0.ru_utime) + (t1.ru_stime - t0.ru_stime)
+    return {"lpparse": lpparse.__file__, "cpu": cpu, "peak_mb": _rss_mb(), "loaded_mb": loaded, "rows": rows}
+
+
+def run(code: Path, spec: dict[str, Any]) -> dict[str, Any]:
+    """:func:`worker` in a subprocess importing lpparse from ``code``."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    done = subprocess.run(
+        [sys.executable, __file__, "--worker", json.dumps(spec)],
+        env=env,
+        cwd=code,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        return {
+            "error": done.stderr.strip().splitlines()[-1]
+            if done.stderr.strip()
+            else f"exit {done.returncode}"
+        }
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    if not out["lpparse"].startswith(str(code)):
+        raise RuntimeError(f"imported {out['lpparse']}, not the code of {code}")
+    return out
+
+
+def summary(one: dict[str, Any], many: dict[str, Any], k: int) -> dict[str, Any]:
+    """The table row of K = 1 (``one``) against K = k (``many``)."""
+    if "error" in one or "error" in many:
+        return {"error": one.get("error") or many.get("error")}
+    rows = many["rows"]
+    mid = [i for i, r in enumerate(rows) if MID[0] <= r["n"] <= MID[1]]
+
+    def mid_cpu(runs: dict[str, Any]) -> float:
+        return sum(runs["rows"][i]["cpu"] for i in mid)
+
+    solved = [r["solved"] for r in rows if r.get("solved") is not None]
+    return {
+        "sentences": len(rows),
+        "K=1 s": one["cpu"],
+        f"K={k} s": many["cpu"],
+        "time ratio": many["cpu"] / one["cpu"],
+        f"time ratio {MID[0]}-{MID[1]} tokens": mid_cpu(many) / max(mid_cpu(one), 1e-9),
+        "K=1 peak MB": one["peak_mb"],
+        f"K={k} peak MB": many["peak_mb"],
+        "memory ratio": many["peak_mb"] / one["peak_mb"],
+        "loaded MB": many["loaded_mb"],
+        "memory ratio above loaded": (many["peak_mb"] - many["loaded_mb"])
+        / max(one["peak_mb"] - one["loaded_mb"], 1.0),
+        "trees proved": sum(r.get("trees", 0) for r in rows if r.get("certified")),
+        "sentences certified": sum(bool(r.get("certified")) for r in rows),
+        "errors": sum("error" in r for r in rows),
+        "subproblems solved": sum(solved) if solved else None,
+        "subproblems closed": sum(r["closed"] for r in rows if r.get("closed") is not None)
+        if solved
+        else None,
+        "subproblems": sum(r["subproblems"] for r in rows if r.get("subproblems") is not None)
+        if solved
+        else None,
+    }
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--worker":
+        print(json.dumps(worker(json.loads(sys.argv[2]))))
+        return
+    parser = treebank_parser(__doc__.split("\n\n")[0], "kbest_cost")
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument(
+        "--limit", type=int, default=60, help="the first LIMIT dev sentences of each treebank"
+    )
+    parser.add_argument("--time-limit", type=float, default=120.0, help="seconds a sentence")
+    parser.add_argument("--before", type=Path, help="a checkout of earlier code, run too")
+    args = parser.parse_args()
+    result: dict[str, Any] = {
+        **run_header("kbest_cost.py"),
+        "k": args.k,
+        "limit": args.limit,
+        "treebanks": [],
+    }
+    codes = ([("before", args.before.resolve())] if args.before else []) + [("after", REPO)]
+    head = [
+        "language",
+        "code",
+        "sentences",
+        "K=1 s",
+        f"K={args.k} s",
+        "time ratio",
+        f"time ratio {MID[0]}-{MID[1]} tokens",
+        "K=1 peak MB",
+        f"K={args.k} peak MB",
+        "memory ratio",
+        "memory ratio above loaded",
+        "trees proved",
+        "subproblems",
+        "subproblems solved",
+        "subproblems closed",
+    ]
+    table = []
+    for path in dev_files(args):
+        name = path.parent.name
+        model = args.models / f"{name}-2.npz"
+        if not model.exists():
+            print(f"{name}: no model {model}", flush=True)
+            continue
+        for label, code in codes:
+            spec = {
+                "model": str(model),
+                "treebank": str(path),
+                "limit": args.limit,
+                "time_limit": args.time_limit,
+            }
+            one = run(code, {**spec, "k": 1})
+            many = run(code, {**spec, "k": args.k})
+            row = {
+                "treebank": name,
+                "language": LANGUAGE.get(name, name),
+                "code": label,
+                **summary(one, many, args.k),
+            }
+            row["runs"] = {"1": one, str(args.k): many}
+            result["treebanks"].append(row)
+            print({key: value for key, value in row.items() if key != "runs"}, flush=True)
+            table.append([row.get(key, "error" if "error" in row else None) for key in head])
+    note = (
+        f"The first {args.limit} dev sentences of each treebank, grandparent model `<treebank>-2.npz`, exact "
+        f"decoding (unpruned, as trained), K = 1 against K = {args.k}, one subprocess each: CPU seconds of "
+        "decoding, peak RSS (`ru_maxrss`, the model's load included), their ratios, and the ratio of the RSS "
+        f"above the loaded model and treebank; `{MID[0]}-{MID[1]} tokens`: the time ratio over those "
+        "sentences alone; trees proved: the trees of the certified sentences; subproblems: the partition's, those "
+        "searched and those closed unsolved by their parent's bound (the lazy search only)."
+    )
+    lines = [
+        f"# k-best cost: K = {args.k} against K = 1",
+        "",
+        f"Command: `{result['command']}`",
+        "",
+        note,
+        "",
+        markdown_table(head, table),
+        "",
+    ]
+    write_results(result, args.out, "\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
