@@ -5,7 +5,7 @@ trained). Each (code, treebank, K) runs in a subprocess of its own, whose CPU se
 ``resource.getrusage``) and peak RSS (``ru_maxrss``, the model's load included; ``loaded``: the RSS once model
 and treebank are loaded) are read. ``--before DIR`` also runs the code of another checkout (a ``git worktree``
 of an earlier commit), imported by ``PYTHONPATH``, so that one table shows both. Run on one core: ``taskset -c
-0 python benchmarks/kbest_cost.py --before /tmp/before``. Writes ``benchmarks/results/<out>.{json,md}``
+0 python benchmarks/kbest_cost.py --before ../lpparse-before``. Writes ``benchmarks/results/<out>.{json,md}``
 (default ``kbest_cost``).
 """
 

@@ -78,7 +78,7 @@ def add_pruning_options(
 ) -> None:
     """The arc-pruning group (TurboParser's pruner, :mod:`lpparse.pruning`): ``--prune``, ``--prune-threshold``,
     ``--max-heads`` and ``--pruner``, and with ``as_trained`` (decoding a model that prunes as it was trained
-    by default: :meth:`lpparse.scoring.model.Model.decoding_pruning`) ``--no-prune``; ``purpose`` ends the
+    by default: :func:`lpparse.pruning.decoding_pruning`) ``--no-prune``; ``purpose`` ends the
     group's description, ``pruner_help`` is the help of ``--pruner``. Read them back with
     :func:`pruning_options`."""
     group = parser.add_argument_group(

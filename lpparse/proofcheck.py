@@ -49,7 +49,7 @@ from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
 from lpparse.ppc.proof import check_proof
 from lpparse.ppc.proof_file import read_proof_record
 from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts, window_parts
-from lpparse.pruning import ArcPruning, apply_pruning, keep_mask
+from lpparse.pruning import ArcPruning, apply_pruning, decoding_pruning, keep_mask
 from lpparse.scores import load_scores
 from lpparse.scoring.model import Model
 
@@ -110,7 +110,7 @@ class Problem:
     gap_tol: float = TOL
     #: decode over every arc, even a model trained over pruned arcs (which otherwise prunes as trained)
     no_prune: bool = False
-    #: the pruning is a model's own, as it was trained (:meth:`lpparse.scoring.model.Model.decoding_pruning`)
+    #: the pruning is a model's own, as it was trained (:func:`lpparse.pruning.decoding_pruning`)
     as_trained: bool = False
 
     def describe(self, single_root: bool) -> str:
@@ -219,7 +219,7 @@ def _sources(
             "--single-root and --multi-root apply to --scores only (a model has its own root rule)"
         )
     loaded = Model.load(readable_file(model, "model"))
-    pruning = loaded.decoding_pruning(problem.pruning, problem.no_prune)
+    pruning = decoding_pruning(loaded, problem.pruning, problem.no_prune)
     as_trained = problem.pruning is None and pruning is not None
     if pruning is not None and pruner is None:
         pruner = loaded.pruner

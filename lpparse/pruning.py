@@ -21,6 +21,7 @@ that survive, the pruner's own error bound on UAS.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -28,9 +29,13 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.oracles import chu_liu_edmonds, eisner, fast_arc_marginals
 from lpparse.trees import allowed_arcs, validate_scores
 
+if TYPE_CHECKING:
+    from lpparse.scoring.model import Model
+
 __all__ = [
     "ArcPruning",
     "apply_pruning",
+    "decoding_pruning",
     "gold_recall",
     "keep_mask",
     "kept_fraction",
@@ -52,6 +57,18 @@ class ArcPruning:
             raise ValueError(f"pruning threshold must be in [0, 1], got {self.threshold}")
         if self.max_heads < 1:
             raise ValueError(f"max_heads must be at least 1, got {self.max_heads}")
+
+
+def decoding_pruning(model: Model, asked: ArcPruning | None, no_prune: bool = False) -> ArcPruning | None:
+    """The arc pruning to decode ``model`` with: none with ``no_prune``, the pruning ``asked`` for, else the one
+    it was trained over (:meth:`lpparse.scoring.model.Model.trained_pruning`, when its file holds its pruner):
+    a model decodes as it was trained by default (``lpparse parse`` and ``lpparse check-proof`` alike)."""
+    if no_prune:
+        return None
+    if asked is not None:
+        return asked
+    trained = model.trained_pruning()
+    return None if trained is None else ArcPruning(*trained)
 
 
 def pruning_mask(

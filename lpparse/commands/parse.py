@@ -42,7 +42,7 @@ from lpparse.parsing import (
 )
 from lpparse.ppc.decoder import lp_summary
 from lpparse.ppc.exact import BRANCHING
-from lpparse.pruning import gold_recall
+from lpparse.pruning import decoding_pruning, gold_recall
 from lpparse.scores import ScoreFile, load_scores
 from lpparse.scoring import Model
 from lpparse.trees import NoTreeError
@@ -270,7 +270,7 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         options["proof"] = True
     pruning = pruning_options(args)
     if isinstance(model, Model):
-        pruning = model.decoding_pruning(pruning, args.no_prune)
+        pruning = decoding_pruning(model, pruning, args.no_prune)
     elif args.no_prune:
         pruning = None
     if pruning is not None:

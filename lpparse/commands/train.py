@@ -30,6 +30,7 @@ from lpparse.commands._common import (
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.parsing import default_decoder, default_decoder_options, evaluate
+from lpparse.pruning import decoding_pruning
 from lpparse.scoring import CONSECUTIVE_TEMPLATES, SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.scoring.model import MAX_BITS
 from lpparse.scoring.third_order import GRANDSIBLING_TEMPLATES, TRISIBLING_TEMPLATES
@@ -271,7 +272,11 @@ def _labels(
             print(f"{args.treebank.name} has no labels (DEPREL): no label model")
         return
     config = LabelConfig(args.label_epochs, args.patience, args.label_bits, args.seed, not args.no_progress)
-    model.labels = train_labels(model.vocab, sentences, dev, config, log=print)
+    try:
+        model.labels = train_labels(model.vocab, sentences, dev, config, log=print)
+    except ValueError as err:  # labels, but none to learn (every arc has the root's label): the arcs go on
+        print(f"{args.treebank.name}: no label model ({err}: every labelled arc has the root's label)")
+        return
     print(f"label model: {len(model.labels.names)} labels, root label {model.labels.root_label!r}")
 
 
@@ -286,7 +291,7 @@ def _labels_only(args: argparse.Namespace, sentences: list[Sentence], dev: list[
     if dev:
         decoder = default_decoder(model)
         options = default_decoder_options(model, decoder)
-        pruning = model.decoding_pruning(None)
+        pruning = decoding_pruning(model, None)
         if pruning is not None:
             options.update(pruning=pruning, pruner=model.pruner)
         score = evaluate(model, dev, decoder, progress=not args.no_progress, **options)

@@ -53,7 +53,6 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.corpus import Sentence
 from lpparse.io import DataError, atomic_write, readable_file, writing_zip
 from lpparse.part_values import PartValues
-from lpparse.pruning import ArcPruning
 from lpparse.scoring.bounds import (
     BoundTables,
     ConsecutiveBounds,
@@ -222,20 +221,14 @@ class Model:
         if self.weights.shape != (1 << self.bits,):
             raise ValueError(f"weights must have 2^{self.bits} entries, got {self.weights.shape}")
 
-    def trained_pruning(self) -> ArcPruning | None:
-        """The arc pruning this model was trained over (its training record's threshold and heads a word),
-        when its pruner travels with it (:attr:`pruner`); None otherwise."""
+    def trained_pruning(self) -> tuple[float, int] | None:
+        """The arc pruning this model was trained over, (posterior threshold, heads a word) from its training
+        record, when its pruner travels with it (:attr:`pruner`); None otherwise. Decoding prunes so by
+        default: :func:`lpparse.pruning.decoding_pruning`."""
         record = ((self.training or {}).get("config") or {}).get("pruning")
         if self.pruner is None or not record:
             return None
-        return ArcPruning(float(record["threshold"]), int(record["max_heads"]))
-
-    def decoding_pruning(self, asked: ArcPruning | None, no_prune: bool = False) -> ArcPruning | None:
-        """The arc pruning to decode with: none with ``no_prune``, the pruning ``asked`` for, else the one the
-        model was trained over (:meth:`trained_pruning`): a model decodes as it was trained by default."""
-        if no_prune:
-            return None
-        return asked if asked is not None else self.trained_pruning()
+        return float(record["threshold"]), int(record["max_heads"])
 
     @property
     def third_order(self) -> bool:
