@@ -268,20 +268,31 @@ def record_problems(
 def tree_problems(
     records: Sequence[tuple[int, dict[str, Any]]], trees: Path, sentences: Sequence[Sentence]
 ) -> str | None:
-    """Why the proofs do not cover the trees of ``trees`` (a parse output, by sentence id; with ``--k-best``
-    each sentence's K trees best first): a sentence written there without a proof, or whose proof is of other
-    trees (None when each has exactly one proof, of its trees)."""
-    written: dict[str, list[list[int]]] = {}
-    for sentence in read_treebank(readable_file(trees, "--trees output"), gold=True):
-        written.setdefault(sentence.sent_id, []).append(sentence.heads.tolist())
+    """Why the proofs do not cover the trees of ``trees`` (a parse output of ``sentences``, in their order, some
+    perhaps left out; with ``--k-best`` each sentence's K trees best first, ranked by their comments): a
+    sentence written there without a proof, or whose proof is of other trees (None when each has exactly one
+    proof, of its trees). A written sentence is the treebank's next one with its words (a sentence without a
+    ``sent_id`` comment is named by its line, which differs between the two files)."""
+    written: list[tuple[Sentence, list[list[int]]]] = []
+    position = 0
+    for copy in read_treebank(readable_file(trees, "--trees output"), gold=True):
+        if written and str(copy.metadata.get("k_best_rank", "1")) != "1":
+            written[-1][1].append(copy.heads.tolist())  # a lower-ranked tree of the sentence before
+            continue
+        while position < len(sentences) and sentences[position].words != copy.words:
+            position += 1
+        if position == len(sentences):
+            return f"{trees}: sentence {copy.sent_id} is not one of the treebank's (in its order)"
+        written.append((sentences[position], [copy.heads.tolist()]))
+        position += 1
     proved = {str(record["sent_id"]): (line_no, record) for line_no, record in records}
-    for sent_id, heads in written.items():
-        if sent_id not in proved:
-            return f"{trees}: sentence {sent_id} has no proof"
-        line_no, record = proved[sent_id]
+    for sentence, heads in written:
+        if sentence.sent_id not in proved:
+            return f"{trees}: sentence {sentence.sent_id} has no proof"
+        line_no, record = proved[sentence.sent_id]
         claimed = record["kbest"].get("trees") if is_kbest_record(record) else [record.get("heads")]
         if claimed != heads:
-            return f"{trees}: sentence {sent_id}: its proof (line {line_no}) is of other trees"
+            return f"{trees}: sentence {sentence.sent_id}: its proof (line {line_no}) is of other trees"
     return None
 
 

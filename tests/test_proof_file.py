@@ -151,3 +151,38 @@ def test_parse_branching_rules_give_the_same_trees_and_proofs_that_check(tmp_pat
     assert outs["arc"].read_text() == outs["pseudocost"].read_text()
     done = lpparse(*parse, "ppc", "--branching", "pseudocost")
     assert done.returncode == 2 and "--branching" in done.stderr
+
+
+def test_trees_without_sentence_ids_are_matched_in_order(tmp_path: Path) -> None:
+    """A treebank without ``sent_id`` comments (CoNLL-X Danish): its sentences are named by line, which
+    differs in the parse output, so ``check-proof --trees`` matches written sentences to the treebank's in
+    order by their words; a tree changed in the output fails, a sentence left out of it does not."""
+    treebank = conll(tmp_path / "tb.conllu", [4, 5, 3])
+    kept = [line for line in treebank.read_text().splitlines() if not line.startswith("#")]
+    treebank.write_text("".join(line + "\n" for line in kept))
+    rng = np.random.default_rng(2)
+    lines = [i + 1 for i, line in enumerate(treebank.read_text().splitlines()) if line.startswith("1\t")]
+    entries = [
+        SentenceScores(f"tb.conllu:{line}", rng.normal(size=(n + 1,) * 2), rng.normal(size=(n + 1,) * 3))
+        for line, n in zip(lines, (4, 5, 3))
+    ]
+    scores = tmp_path / "scores.npz"
+    save_scores(scores, entries)
+    out, proofs = tmp_path / "out.conllu", tmp_path / "p.jsonl"
+    parse = ["parse", "--scores", scores, "--treebank", treebank, "--multi-root", "--decoder", "exact"]
+    done = lpparse(*parse, "--out", out, "--proof", proofs, "--no-progress")
+    assert done.returncode == 0, done.stderr
+    check = ["check-proof", proofs, "--scores", scores, "--treebank", treebank, "--multi-root", "--no-progress"]
+    done = lpparse(*check, "--trees", out)
+    assert done.returncode == 0 and "every tree of out.conllu has its proof" in done.stdout, done.stdout
+    blocks = out.read_text().strip().split("\n\n")
+    (tmp_path / "two.conllu").write_text("\n\n".join(blocks[1:]) + "\n\n")  # the first left out
+    assert lpparse(*check, "--trees", tmp_path / "two.conllu").returncode == 0
+    rows = [line.split("\t") for line in blocks[2].splitlines()]
+    other = ["0", "0", "0"] if [row[6] for row in rows] != ["0", "0", "0"] else ["0", "1", "2"]
+    for row, head in zip(rows, other):  # another tree for the third sentence
+        row[6] = head
+    blocks[2] = "\n".join("\t".join(row) for row in rows)
+    (tmp_path / "other.conllu").write_text("\n\n".join(blocks) + "\n\n")
+    done = lpparse(*check, "--trees", tmp_path / "other.conllu")
+    assert done.returncode == 1 and "is of other trees" in done.stdout, done.stdout
