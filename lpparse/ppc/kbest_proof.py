@@ -63,7 +63,7 @@ from numpy.typing import NDArray
 
 from lpparse.lp.solution import Status
 from lpparse.ppc.parts import Parts, tree_score
-from lpparse.ppc.proof import ProofProgram, check_proof, children_problem, tree_claim
+from lpparse.ppc.proof import ProofProgram, check_proof, children_problem, infeasible_problem, tree_claim
 from lpparse.ppc.proof_file import proof_record, read_proof_record
 from lpparse.ppc.search_tree import ExactResult, gap_abs
 from lpparse.trees import allowed_arcs, tree_problem, validate_scores
@@ -151,10 +151,7 @@ def no_tree_problem(
         if node.closed == "branched":
             problem = "it drops arcs by reduced costs" if node.fixed else children_problem(node, nodes)
         elif node.closed == "infeasible":
-            proved = tree_problem(node.mask, single_root) is not None or (
-                node.ray is not None and full.proves_infeasible(node.ray, node.mask)
-            )
-            problem = None if proved else "closed as infeasible without a dual ray that proves it"
+            problem = infeasible_problem(node, full)
         else:
             problem = f"closed as {node.closed!r}, not as infeasible or split"
         if problem is not None:

@@ -91,6 +91,7 @@ __all__ = [
     "check_proof",
     "children_problem",
     "claim_problem",
+    "infeasible_problem",
     "label_duals",
     "signed",
     "tree_claim",
@@ -456,11 +457,7 @@ def _proved(
     plus the gap tolerance; ``bounds``: the recomputed bounds of the nodes checked so far (parents first).
     Every comparison is written so that a NaN fails."""
     if node.closed == "infeasible":
-        if tree_problem(node.mask, full.single_root) is not None:
-            return None
-        if node.ray is None or not full.proves_infeasible(node.ray, node.mask):
-            return "closed as infeasible without a dual ray that proves it"
-        return None
+        return infeasible_problem(node, full)
     if node.closed == "open":
         return "left open"
     if node.duals is None:
@@ -484,6 +481,16 @@ def _proved(
         if not (0 <= h <= full.n and 0 < m <= full.n) or not with_arc[h, m] <= limit:
             return f"arc {h}->{m} fixed, but trees using it are bounded by {with_arc[h, m]!r} only"
     return children_problem(node, nodes)
+
+
+def infeasible_problem(node: BranchNode, full: ProofProgram) -> str | None:
+    """Why a node closed as infeasible is not proved so (None when it is): no tree over its arcs, or a
+    labelled dual ray that proves no tree of finite score exists over them (:meth:`ProofProgram.proves_infeasible`)."""
+    if tree_problem(node.mask, full.single_root) is not None:
+        return None
+    if node.ray is None or not full.proves_infeasible(node.ray, node.mask):
+        return "closed as infeasible without a dual ray that proves it"
+    return None
 
 
 def children_problem(node: BranchNode, nodes: list[BranchNode]) -> str | None:
