@@ -11,13 +11,16 @@ are not part of the tree.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sys
+import tempfile
 import unicodedata
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TextIO
 
 import conllu
 import numpy as np
@@ -33,6 +36,7 @@ __all__ = [
     "corpus_uas",
     "is_punctuation",
     "iter_treebank",
+    "read_text",
     "read_treebank",
     "sample_treebank_path",
     "sentence_uas",
@@ -297,7 +301,8 @@ def write_treebank(
     heads: Iterable[ArrayLike] | None = None,
     labels: Iterable[Sequence[str] | None] | None = None,
 ) -> None:
-    """Write sentences in their original format, replacing HEAD (and DEPREL if given) with predictions.
+    """Write sentences in their original format, replacing HEAD (and DEPREL if given) with predictions
+(``path`` ``-``: standard output).
 
     Every other column, comment, multiword token and empty node is kept as read. The file appears complete
     or not at all (:func:`lpparse.io.atomic_write`).
@@ -307,7 +312,7 @@ def write_treebank(
     relabel = list(labels) if labels is not None else [None] * len(sentences)
     if not len(predicted) == len(relabel) == len(sentences):
         raise ValueError("sentences, heads and labels must have the same length")
-    with atomic_write(path) as handle:
+    with _written(path) as handle:
         for sentence, pred, lab in zip(sentences, predicted, relabel):
             pred = np.asarray(pred)
             if pred.shape != sentence.heads.shape:
@@ -316,6 +321,18 @@ def write_treebank(
                     f"expected {sentence.heads.shape}"
                 )
             handle.write("".join(f"{line}\n" for line in _relabeled(sentence.lines, pred, lab)) + "\n")
+
+
+@contextlib.contextmanager
+def _written(path: str | Path) -> Iterator[TextIO]:
+    """The file ``path`` written whole or not at all (:func:`lpparse.io.atomic_write`), or standard output
+    for ``-``."""
+    if str(path) == "-":
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    with atomic_write(path) as handle:
+        yield handle
 
 
 def _relabeled(lines: list[str], heads: NDArray[np.int64], labels: Sequence[str] | None) -> Iterator[str]:
@@ -419,3 +436,29 @@ def corpus_uas(
     for sentence, pred, lab in zip(sentences, predictions, per, strict=True):
         total = total + sentence_uas(sentence, pred, lab)
     return total
+
+
+def read_text(path: str | Path, stream: TextIO | None = None) -> list[Sentence]:
+    """Pre-tokenized text as sentences without gold trees: one sentence a line, tokens separated by
+    whitespace (blank lines skipped); ``stream`` (standard input, for ``-``) instead of the file ``path``.
+    Each becomes a CoNLL-U sentence with its FORM alone (every other column ``_``), named by its line
+    (``# sent_id = N``) with its ``# text``; :class:`CorpusError` names the line of a token that CoNLL-U
+    cannot hold."""
+    name = "<stdin>" if stream is not None else str(path)
+    lines = (stream if stream is not None else Path(path).open(encoding="utf-8")).read().splitlines()
+    blocks = []
+    for number, line in enumerate(lines, 1):
+        tokens = line.split()
+        if not tokens:
+            continue
+        bad = next((t for t in tokens if "\t" in t or t == "_"), None)
+        if bad is not None:
+            raise CorpusError(name, number, f"token {bad!r} cannot be a CoNLL-U FORM")
+        rows = [f"{i}\t{t}\t_\t_\t_\t_\t_\t_\t_\t_" for i, t in enumerate(tokens, 1)]
+        blocks.append("\n".join([f"# sent_id = {number}", f"# text = {' '.join(tokens)}", *rows]) + "\n")
+    with tempfile.TemporaryDirectory() as folder:
+        conllu_path = Path(folder) / "text.conllu"
+        conllu_path.write_text("\n".join(blocks) + "\n", encoding="utf-8")
+        sentences = read_treebank(conllu_path, gold=False)
+    by_line = [number for number, line in enumerate(lines, 1) if line.split()]
+    return [replace(s, source=name, line=n) for s, n in zip(sentences, by_line)]

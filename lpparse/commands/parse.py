@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
+import sys
 import threading
 import time
 import warnings
@@ -27,7 +29,7 @@ from lpparse.commands._common import (
     scored_selection,
     selected_sentences,
 )
-from lpparse.corpus import Sentence, corpus_uas, write_treebank
+from lpparse.corpus import Sentence, corpus_uas, read_text, write_treebank
 from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
 from lpparse.formulations.grandparent import BASES, SEPARATED_BASES
 from lpparse.io import DataError, UsageError, atomic_write, output_path, readable_file
@@ -72,8 +74,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--model", type=Path, help="model file written by 'lpparse train'")
     source.add_argument("--scores", type=Path, metavar="FILE", help=SCORES_HELP)
-    parser.add_argument("--treebank", type=Path, required=True, help="input treebank (CoNLL-U or CoNLL-X)")
-    parser.add_argument("--out", type=Path, default=None, help="output file (omit to only print UAS)")
+    given = parser.add_mutually_exclusive_group(required=True)
+    given.add_argument("--treebank", type=Path, help="input treebank (CoNLL-U or CoNLL-X)")
+    given.add_argument(
+        "--text",
+        type=Path,
+        metavar="FILE",
+        help="pre-tokenized text instead ('-': standard input): one sentence a line, tokens separated by "
+        "spaces; written out as CoNLL-U with FORM, HEAD and DEPREL. A model whose features read tags (UPOS, "
+        "XPOS: every model trained on a treebank's tags) needs tagged CoNLL-U instead (--treebank), as "
+        "lpparse has no tagger: it is refused",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="output file ('-': standard output, the summary then on standard "
+        "error; omit to only print UAS)"
+    )
     parser.add_argument(
         "--decoder",
         default=None,
@@ -396,6 +411,22 @@ def _decoded(
     return kept, results
 
 
+#: Token attributes of a model's features that plain text does not give (:meth:`Model.attributes`)
+TAGS = frozenset({"pos", "cpos", "between"})
+
+
+def _input_sentences(args: argparse.Namespace, treebank: Path) -> list[Sentence]:
+    """The selected sentences of the treebank, or of ``--text`` (pre-tokenized, ``-``: standard input)."""
+    if args.text is None:
+        return selected_sentences(treebank, args, gold=False)
+    stdin = sys.stdin if str(args.text) == "-" else None
+    sentences = [s for s in read_text(args.text, stdin) if args.max_length is None or s.n <= args.max_length]
+    sentences = sentences[: args.limit]
+    if not sentences:
+        raise DataError(f"{args.text}: no sentence to parse (a sentence a line, tokens separated by spaces)")
+    return sentences
+
+
 def _model_sentences(
     args: argparse.Namespace, treebank: Path
 ) -> tuple[Model, list[int], list[Sentence], str, dict[str, object]]:
@@ -406,7 +437,14 @@ def _model_sentences(
         )
     model = Model.load(readable_file(args.model, "model"))
     decoder, options = _decoder_options(args, model)
-    sentences = selected_sentences(treebank, args, gold=False)
+    tags = sorted(model.attributes() & TAGS)
+    if args.text is not None and tags:
+        raise UsageError(
+            f"--text: {args.model}'s features read part-of-speech tags (UPOS/XPOS: {', '.join(tags)}), which "
+            "plain text does not have and lpparse does not predict: tag the text (e.g. with UDPipe) "
+            "and give it as CoNLL-U with --treebank"
+        )
+    sentences = _input_sentences(args, treebank)
     multi = sum(s.annotated and not s.single_rooted for s in sentences)
     if model.single_root and multi:
         warnings.warn(
@@ -456,9 +494,16 @@ def pruning_summary(sentences: list[Sentence], results: list[DecodeResult]) -> s
 
 
 def run(args: argparse.Namespace) -> int:
-    treebank = readable_file(args.treebank, "treebank")
-    inputs = (args.treebank, args.model, args.scores, args.pruner)
-    out = output_path(args.out, "--out", inputs) if args.out else None
+    if args.text is not None:
+        if args.scores:
+            raise UsageError("--text: a score file holds the scores of a treebank's sentences; give --treebank")
+        treebank = args.text if str(args.text) == "-" else readable_file(args.text, "--text file")
+    else:
+        treebank = readable_file(args.treebank, "treebank")
+    inputs = (args.treebank, args.text, args.model, args.scores, args.pruner)
+    to_stdout = args.out is not None and str(args.out) == "-"
+    say = functools.partial(print, file=sys.stderr if to_stdout else sys.stdout)
+    out = args.out if to_stdout else output_path(args.out, "--out", inputs) if args.out else None
     proof = output_path(args.proof, "--proof", inputs, [("--out", args.out)]) if args.proof else None
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
@@ -498,20 +543,20 @@ def run(args: argparse.Namespace) -> int:
         if uas.labelled and any(s.labelled for s in parsed):
             scored += f", LAS {100 * uas.las:.2f}%"
             scored += f", LAS no punct {100 * uas.las_no_punct:.2f}%" if uas.total_no_punct else ""
-    print(
+    say(
         f"{treebank.name}: {len(parsed)} sentences{f' ({failed} not parsed)' if failed else ''}, "
         f"decoder {decoder}, {seconds:.1f} s; {scored}, mean objective {objective:.3f}"
     )
     summary = lp_summary(results)
     if summary:
-        print(summary)
+        say(summary)
     if "pruning" in options:
-        print(pruning_summary(parsed, results))
-    if out:
-        print(f"wrote {out}")
+        say(pruning_summary(parsed, results))
+    if out and not to_stdout:
+        say(f"wrote {out}")
     if proof:
         what = f"{len(results)} trees"
         if args.k_best is not None:
             what = f"the {args.k_best} best trees of {len(results)} sentences"
-        print(f"wrote {proof} (proofs of {what}; check them with lpparse check-proof)")
+        say(f"wrote {proof} (proofs of {what}; check them with lpparse check-proof)")
     return 1 if failed else 0

@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 import zipfile
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 from tokenize import TokenError
 from typing import Any
@@ -229,6 +229,17 @@ class Model:
         if self.pruner is None or not record:
             return None
         return float(record["threshold"]), int(record["max_heads"])
+
+    def attributes(self) -> set[str]:
+        """The token attributes its feature templates read (``word``, ``gword``, ``pos``, ``cpos``, ``between``:
+        the tags between head and modifier): what an input must give (plain text gives word forms alone)."""
+        rows: list[tuple[Any, ...]] = list(self.first_order)
+        rows += [astuple(t) for t in (*self.templates, *self.siblings)]
+        if self.consecutive:
+            rows += [astuple(t) for t in self.consecutive_templates]
+        rows += [t.fields for t in self.grandsibling_templates if self.grandsiblings]
+        rows += [t.fields for t in self.trisibling_templates if self.trisiblings]
+        return {value.split(".")[-1] for row in rows for value in row if isinstance(value, str)}
 
     @property
     def third_order(self) -> bool:
