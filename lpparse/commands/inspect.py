@@ -22,6 +22,7 @@ from lpparse.commands._common import (
     resolve_single_root,
 )
 from lpparse.io import UsageError, atomic_write, output_path, readable_file
+from lpparse.pruning import decoding_pruning
 
 #: exit status when an inspection found a disagreement or a broken order of bounds (a bug somewhere)
 DISAGREEMENT = 3
@@ -113,7 +114,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_pruning_options(
         parser,
         "The LPs, MIPs and exact decoding then see the kept arcs only.",
-        "model whose arc scores give the posteriors (default: the model's or score file's own arc scores)",
+        "model whose arc scores give the posteriors (default: the pruner a model was trained with, inside its "
+        "file, else the model's or score file's own arc scores); a model trained over pruned arcs is inspected "
+        "over the arcs it was trained on unless told otherwise, as parse decodes it",
+        as_trained=True,
     )
     add_selection_options(parser)
     add_root_options(parser)
@@ -160,6 +164,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         single_root = resolve_single_root(args.single_root, sentences)
     pruner = Model.load(readable_file(args.pruner, "--pruner model")) if args.pruner else None
+    pruning = pruning_options(args)
+    if isinstance(source, Model):  # as parse decides it: a model decodes as it was trained
+        pruning = decoding_pruning(source, pruning, args.no_prune)
+        pruner = pruner if pruner is not None or pruning is None else source.pruner
+    elif args.no_prune:
+        pruning = None
     pyomo = None if args.no_mip or args.pyomo_solver.lower() == "none" else args.pyomo_solver
     mip = MipOptions(
         args.mip_time_limit,
@@ -172,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
         exact_time_limit=args.exact_time_limit, write_lp=write_lp, lp_solver=args.lp_solver
     )
     inspector = TreebankInspector(
-        source, sentences, single_root, pruning_options(args), pruner, relaxations, mip, options
+        source, sentences, single_root, pruning, pruner, relaxations, mip, options
     )
     if args.sentence:
         positions = find_sentences(sentences, args.sentence, args.treebank)
