@@ -32,6 +32,7 @@ __all__ = [
     "atomic_path",
     "atomic_write",
     "file_digest",
+    "output_dir",
     "output_path",
     "readable_file",
     "regular_output",
@@ -120,18 +121,25 @@ def output_path(
     for option, given in outputs:
         if given is not None and _same_file(path, Path(given)):
             raise UsageError(f"{what} {path} is also {option} {given}; give each output its own file")
-    parent = path.parent
+    output_dir(path.parent, f"{what} {path}:")
+    return path
+
+
+def output_dir(path: str | Path, what: str) -> Path:
+    """The directory ``path``, created now with its missing parents and checked writable, or a
+    :class:`UsageError` that starts with ``what`` (an option, or an output's option and path)."""
+    path = Path(path)
     try:
-        parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise UsageError(f"{what} {path}: {parent} is a file, not a directory") from None
+        raise UsageError(f"{what} {path} is a file, not a directory") from None
     except OSError as err:
-        raise UsageError(f"{what} {path}: cannot create directory {parent} ({err.strerror})") from None
+        raise UsageError(f"{what} cannot create directory {path} ({err.strerror})") from None
     try:
-        with tempfile.TemporaryFile(dir=parent):
+        with tempfile.TemporaryFile(dir=path):
             pass
     except OSError as err:
-        raise UsageError(f"{what} {path}: cannot write in directory {parent} ({err.strerror})") from None
+        raise UsageError(f"{what} cannot write in directory {path} ({err.strerror})") from None
     return path
 
 

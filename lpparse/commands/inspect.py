@@ -21,7 +21,7 @@ from lpparse.commands._common import (
     pruning_options,
     resolve_single_root,
 )
-from lpparse.io import UsageError, atomic_write, output_path, readable_file
+from lpparse.io import UsageError, atomic_write, output_dir, output_path, readable_file
 from lpparse.pruning import decoding_pruning
 
 #: exit status when an inspection found a disagreement or a broken order of bounds (a bug somewhere)
@@ -125,19 +125,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _output_dir(path: Path | None, what: str) -> Path | None:
-    """A directory to write into, created now (:class:`UsageError` if it cannot be)."""
-    if path is None:
-        return None
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise UsageError(f"{what} {path} is a file, not a directory") from None
-    except OSError as err:
-        raise UsageError(f"{what} {path}: cannot create it ({err.strerror})") from None
-    return path
-
-
 def run(args: argparse.Namespace) -> int:
     from lpparse.inspect.mip import MipOptions
     from lpparse.inspect.relaxations import parse_relaxation
@@ -153,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--html needs {PAGE_MODULE}, which this lpparse does not have yet")
     inputs = (args.treebank, args.model, args.scores, args.pruner)
     out = output_path(args.json, "--json", inputs) if args.json else None
-    write_lp, html = _output_dir(args.write_lp, "--write-lp"), _output_dir(args.html, "--html")
+    write_lp = output_dir(args.write_lp, "--write-lp") if args.write_lp is not None else None
+    html = output_dir(args.html, "--html") if args.html is not None else None
     source, sentences = load_source(args.treebank, args.model, args.scores)
     if isinstance(source, Model):
         if args.single_root is not None:
