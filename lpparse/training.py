@@ -1040,7 +1040,7 @@ def train_labels(
     data = _label_examples(labeller, vocab, sentences)
     held = _label_examples(labeller, vocab, dev)
     if not data:
-        raise ValueError("no labelled arc to train labels on")
+        raise ValueError("no arc to learn a label from (every arc with a word head has the root's label or none)")
     averager = _Averager(labeller.weights.size)
     rng = np.random.default_rng(config.seed)
     count = len(names)

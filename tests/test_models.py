@@ -357,3 +357,46 @@ def test_hash_templates_hashes_each_template_as_hash_columns_does(
         with np.errstate(over="ignore"):  # a template without columns hashes numpy scalars
             expected = hash_columns(s, cols, 18)
         assert (got[t] == np.broadcast_to(expected, (size,))).all()
+
+
+def test_a_model_file_carries_its_pruner_and_refuses_a_damaged_one(tmp_path: Path) -> None:
+    """The pruner inside a model file reads back weight for weight, with the pruning the model was trained
+    over; a pruner record that is not a model's, a second-order pruner, or NaN among the pruner's weights make
+    the file a damaged one (ModelFormatError), never a model that prunes by something else."""
+    vocab = Vocabulary.build(read_treebank(sample_treebank_path()))
+    pruner = Model(vocab, bits=10)
+    pruner.weights = np.random.default_rng(1).normal(size=1 << 10)
+    training = {"config": {"pruning": {"threshold": 0.01, "max_heads": 5}}}
+    model = Model(vocab, order=2, bits=10, pruner=pruner, training=training)
+    good = tmp_path / "good.npz"
+    model.save(good)
+    back = Model.load(good)
+    assert back.pruner is not None and np.array_equal(back.pruner.weights, pruner.weights)
+    assert back.trained_pruning() == (0.01, 5)
+    assert Model(vocab, bits=10, training=training).trained_pruning() is None  # no pruner: nothing to prune by
+
+    def rewritten(name: str, meta_change=None, arrays_change=None) -> Path:
+        with np.load(good) as archive:
+            arrays = {key: archive[key] for key in archive.files}
+        meta = json.loads(str(arrays.pop("meta")))
+        if meta_change:
+            meta_change(meta)
+        if arrays_change:
+            arrays_change(arrays)
+        path = tmp_path / f"{name}.npz"
+        np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+        return path
+
+    second_order = {**meta_of(model), "order": 2}
+    for path in (
+        rewritten("garbage", lambda meta: meta.update(pruner="a pruner")),
+        rewritten("second-order", lambda meta: meta.update(pruner=second_order)),
+        rewritten("nan", arrays_change=lambda a: a["pruner/weight_value"].__setitem__(0, np.nan)),
+    ):
+        with pytest.raises(ModelFormatError):
+            Model.load(path)
+
+
+def meta_of(model: Model) -> dict:
+    """A model's meta record as its file holds it, pruner left out."""
+    return {key: value for key, value in model._archive()[0].items() if key != "pruner"}

@@ -274,8 +274,8 @@ def _labels(
     config = LabelConfig(args.label_epochs, args.patience, args.label_bits, args.seed, not args.no_progress)
     try:
         model.labels = train_labels(model.vocab, sentences, dev, config, log=print)
-    except ValueError as err:  # labels, but none to learn (every arc has the root's label): the arcs go on
-        print(f"{args.treebank.name}: no label model ({err}: every labelled arc has the root's label)")
+    except ValueError as err:  # labels, but none to learn from: the arcs are trained all the same
+        print(f"{args.treebank.name}: no label model ({err})")
         return
     print(f"label model: {len(model.labels.names)} labels, root label {model.labels.root_label!r}")
 
