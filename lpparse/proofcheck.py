@@ -171,12 +171,12 @@ def problem_scorers(
     model then scores the kept arcs alone, as parse does), else the scores' own."""
     if problem.pruning is None:
         return sentence_scorers(source, sentence, position)
-    if pruner is not None:
-        pruner_arcs = pruner.scorer(sentence).arc_scores()
-        own = source[position].arc_scores() if not isinstance(source, Model) else pruner_arcs
-        keep = keep_mask(own, problem.pruning, single_root, pruner_arcs)
-    else:
-        keep = keep_mask(sentence_scorers(source, sentence, position)[0], problem.pruning, single_root)
+    if pruner is None:  # the scores' own posteriors: scored once, over every arc
+        arcs, scorers = sentence_scorers(source, sentence, position)
+        return apply_pruning(arcs, keep_mask(arcs, problem.pruning, single_root)), scorers
+    pruner_arcs = pruner.scorer(sentence).arc_scores()
+    own = source[position].arc_scores() if not isinstance(source, Model) else pruner_arcs
+    keep = keep_mask(own, problem.pruning, single_root, pruner_arcs)
     return sentence_scorers(source, sentence, position, keep)
 
 
