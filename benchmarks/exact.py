@@ -1,4 +1,4 @@
-"""Exact second-order decoding (``lpparse.ppc.exact.parse_exact``) on whole dev sets and on random scores.
+"""Exact second-order decoding (``lpparse.exact.second_order.parse_exact``) on whole dev sets and on random scores.
 
 Treebanks (``--part treebanks``): every sentence of each dev set, scored by the trained grandparent model
 (``benchmarks/train_treebanks.sh``; see ``benchmarks/ppc.py`` for where models are looked up), decoded by
@@ -37,10 +37,11 @@ from ppc import (
 
 from lpparse.corpus import corpus_uas, read_treebank
 from lpparse.decoding import decode
+from lpparse.exact.search import BRANCHING, ExactOptions
+from lpparse.exact.second_order import check_exact, parse_exact
 from lpparse.experiments.grandparent_tables import sentence_scores
-from lpparse.formulations.grandparent import grandparent_program
+from lpparse.families.grandparent.rows import grandparent_program
 from lpparse.lp.highs_view import HighsModel
-from lpparse.ppc.exact import BRANCHING, ExactOptions, check_exact, parse_exact
 from lpparse.table import markdown_table
 from lpparse.trees import allowed_arcs
 from lpparse.triples import DenseTripleScorer, candidate_triples

@@ -6,7 +6,7 @@ arc``; ``--set KEY=VALUE`` fixes another field in both settings.
 Each dev set is first decoded by ``ppc`` to find the sentences whose root LP is fractional (the only ones
 with children); on those, ``parse_exact`` runs under both settings in alternation on the same scores (one
 core: ``taskset -c 0``), and the optima, nodes, first-solve simplex iterations and CPU times are compared.
-Both proofs are re-checked from their duals (:func:`lpparse.ppc.exact.check_exact`). Writes
+Both proofs are re-checked from their duals (:func:`lpparse.exact.second_order.check_exact`). Writes
 ``benchmarks/results/<out>.{json,md}`` (default ``exact_<option>``).
 """
 
@@ -30,8 +30,9 @@ from ppc import (
 
 from lpparse.corpus import read_treebank
 from lpparse.decoding import decode
+from lpparse.exact.search import ExactOptions
+from lpparse.exact.second_order import check_exact, parse_exact
 from lpparse.experiments.grandparent_tables import sentence_scores
-from lpparse.ppc.exact import ExactOptions, check_exact, parse_exact
 from lpparse.table import markdown_table
 
 

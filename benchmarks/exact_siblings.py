@@ -22,8 +22,8 @@ from ppc import LANGUAGE, add_combine, document, run_treebanks, treebank_parser
 from pruning import certified_tree
 
 from lpparse.corpus import read_treebank
+from lpparse.exact.search import BRANCHING
 from lpparse.parsing import decode_sentence
-from lpparse.ppc.exact import BRANCHING
 from lpparse.pruning import ArcPruning
 from lpparse.scoring.model import Model
 from lpparse.table import markdown_table

@@ -24,7 +24,7 @@ import numpy as np
 from ppc import LANGUAGE, MULTI_ROOT, commands_line, dev_files, run_header, treebank_parser, write_results
 
 from lpparse.corpus import Sentence, corpus_uas, read_treebank
-from lpparse.decoding import DecodeResult
+from lpparse.decoder import DecodeResult
 from lpparse.parsing import decode_sentence
 from lpparse.pruning import ArcPruning, gold_recall
 from lpparse.scoring.model import Model
@@ -146,7 +146,7 @@ def markdown(result: dict[str, Any]) -> str:
         "'same tree' compares with unpruned decoding, 'LP bound <= unpruned' checks that pruning never raises "
         "the LP optimum. 'Fractional': sentences whose LP optimum is fractional (rounded to a tree by `auto`); "
         "'certified optimal tree': an integral LP optimum, or the exact decoder's proof (branch and bound over "
-        "the same LP, `lpparse.ppc.exact`), within --exact-time-limit seconds per sentence.",
+        "the same LP, `lpparse.exact.search`), within --exact-time-limit seconds per sentence.",
         "",
         markdown_table(TABLE, [[str(row[k]) for k in TABLE] for row in result["rows"]]),
     ]

@@ -3,7 +3,7 @@ sentences whose branch and bound needs the most nodes.
 
 For each dev set, every sentence's exact search runs (trained grandparent model, as ``benchmarks/exact.py``);
 the ``--hardest`` sentences by nodes are kept. On each, over the arcs that the root's reduced-cost fixing
-leaves, the full grandparent LP (every candidate triple, :func:`lpparse.formulations.grandparent.
+leaves, the full grandparent LP (every candidate triple, :func:`lpparse.families.grandparent.rows.
 full_grandparent_program`) is tightened by:
 
 * **cycles of consecutive triples**: Σ_i zgp[v(i-1), v(i), v(i+1)] <= k - 2 around a cycle v(1..k) of the LP
@@ -29,12 +29,12 @@ import numpy as np
 from ppc import LANGUAGE, MULTI_ROOT, commands_line, run_treebanks, score_source, treebank_parser
 
 from lpparse.corpus import read_treebank
+from lpparse.exact.second_order import parse_exact
 from lpparse.experiments.grandparent_tables import sentence_scores
-from lpparse.formulations.grandparent import GrandparentProgram, full_grandparent_program
+from lpparse.families.grandparent.rows import GrandparentProgram, full_grandparent_program
 from lpparse.lp.cut_pool import blocks, mip_pool
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import Terms
-from lpparse.ppc.exact import parse_exact
 from lpparse.table import markdown_table
 
 

@@ -24,12 +24,12 @@ from root_gap import Cut, _closed, blocks, mip_pool
 
 from lpparse.corpus import read_treebank
 from lpparse.decoding import pruning_keep
+from lpparse.exact.search import ExactOptions, exact_search
+from lpparse.families.third_order.family import window_parts
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.parsing import triple_bounds
-from lpparse.ppc.exact import ExactOptions, exact_search
 from lpparse.ppc.loop import second_order_parts
-from lpparse.ppc.third_order import window_parts
 from lpparse.pruning import ArcPruning
 from lpparse.scoring.model import Model
 from lpparse.table import markdown_table

@@ -32,9 +32,11 @@ from pruning import certified_tree
 from lpparse.corpus import Sentence, read_treebank, sentence_uas
 from lpparse.evaluation import paired_bootstrap
 from lpparse.experiments.grandparent_tables import BUCKETS
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.third_order.family import window_parts
 from lpparse.parsing import decode_sentence
-from lpparse.ppc import GrandparentParts, PPCResult, SiblingParts, solve_lp
-from lpparse.ppc.third_order import window_parts
+from lpparse.ppc import PPCResult, solve_lp
 from lpparse.pruning import ArcPruning, pruning_mask
 from lpparse.scoring import Model
 from lpparse.trees import allowed_arcs

@@ -1,15 +1,15 @@
-"""What certifying exact decoding by the standalone check (:func:`lpparse.ppc.proof.check_proof`, which trusts
+"""What certifying exact decoding by the standalone check (:func:`lpparse.proofs.check.check_proof`, which trusts
 no family's pricing) costs besides the search, for lpparse's own families: the price of making it the default
 for them too (``ExactOptions.verify``; today it is the default for families written elsewhere only,
-:func:`lpparse.ppc.exact.verify_by_default`).
+:func:`lpparse.exact.search.verify_by_default`).
 
 Random scores (``--part random``): N(0,1) arc scores, N(0, 0.25) part scores (grandparents; grandparents and
 arbitrary siblings; the standard model: consecutive siblings, grandparents, arbitrary siblings), of the
 lengths :data:`SIZES`, a few seeded instances each. Treebanks (``--part treebanks``): every ``--every``-th dev
 sentence decoded as ``lpparse parse --decoder exact`` decodes it with the trained model ``<treebank>-<model>``
 (over arcs pruned by ``<treebank>-1`` at 0.005), the search timed by wrapping
-:func:`lpparse.ppc.exact.exact_search`. For each search: its CPU time (certified by its own records,
-:func:`lpparse.ppc.exact.check_records`, as by default), then the CPU time of :func:`check_proof` and of
+:func:`lpparse.exact.search.exact_search`. For each search: its CPU time (certified by its own records,
+:func:`lpparse.exact.search.check_records`, as by default), then the CPU time of :func:`check_proof` and of
 :func:`check_records` (without the search's score caches) on its result. Run on one core: ``taskset -c 0
 python benchmarks/verify_cost.py``. Writes ``benchmarks/results/<out>.{json,md}`` (default ``verify_cost``).
 """
@@ -25,14 +25,16 @@ from unittest import mock
 import numpy as np
 from ppc import LANGUAGE, MULTI_ROOT, dev_files, run_header, treebank_parser, write_results
 
-from lpparse.colgen.testing import random_arc_scores
 from lpparse.corpus import read_treebank
-from lpparse.formulations.consecutive import synthetic_csib_scorer
-from lpparse.ppc import exact as exact_module
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.exact import ExactOptions, check_records
-from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts, exact_parts
-from lpparse.ppc.proof import check_proof
+from lpparse.exact import search as exact_module
+from lpparse.exact.search import ExactOptions, check_records
+from lpparse.families.base import Parts, exact_parts
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.consecutive.rows import synthetic_csib_scorer
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.family_kit import random_arc_scores
+from lpparse.proofs.check import check_proof
 from lpparse.table import markdown_table
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
@@ -146,7 +148,7 @@ def run_treebank(path: Path, args: Any) -> dict[str, Any]:
     else:
         model = Model.load(str(args.models / f"{name}-{args.model}.npz"))
         pruner, pruning = Model.load(str(args.models / f"{name}-1.npz")), ArcPruning(0.005)
-        with mock.patch("lpparse.ppc.decoder.exact_search", timer):
+        with mock.patch("lpparse.exact.decoder.exact_search", timer):
             for sentence in sentences:
                 limit = args.time_limit
                 decode_sentence(model, sentence, "exact", pruner=pruner, pruning=pruning, time_limit=limit)

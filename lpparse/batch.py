@@ -25,9 +25,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen.options import ENGINE_FIELDS
 from lpparse.decoding import decode, decoder_names, get_decoder
-from lpparse.formulations.consecutive import DenseConsecutiveScorer
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.parts import GrandparentParts
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.consecutive.rows import DenseConsecutiveScorer
+from lpparse.families.grandparent.family import GrandparentParts
 from lpparse.trees import NoTreeError
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 from lpparse.workers import ordered_map
@@ -68,7 +68,7 @@ def decoder_options(decoder: str) -> frozenset[str] | None:
     """The options ``decoder`` takes (None: unknown, a registered decoder that passes any on): its
     function's keyword parameters and :func:`lpparse.decoding.decode`'s pruning ones; for the decoders of
     part families (LP and exact), also the engine's (:class:`lpparse.colgen.ColgenOptions`), the grandparent
-    family's (:class:`lpparse.ppc.parts.GrandparentParts`) and the sibling family's."""
+    family's (:class:`lpparse.families.grandparent.family.GrandparentParts`) and the sibling family's."""
     entry = get_decoder(decoder)
     params = list(inspect.signature(entry.func).parameters.values())[3:]  # after scores, triples, root rule
     names = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}

@@ -4,10 +4,10 @@ A decoder is ``func(arc_scores, triple_scorer, single_root, **options) -> Decode
 decoders (``order=1``) ignore ``triple_scorer`` (it may be None), second-order ones (``order=2``) need a
 :class:`lpparse.triples.TripleScorer`. A decoder registered with ``siblings=True`` also takes the option
 ``sibling_scorer`` (a :class:`lpparse.triples.SiblingScorer`), one registered with ``families=True`` the
-option ``parts``: any list of part families (:class:`lpparse.ppc.parts.Parts`, e.g. consecutive siblings).
+option ``parts``: any list of part families (:class:`lpparse.families.base.Parts`, e.g. consecutive siblings).
 
 This module sits below the algorithms that define decoders (:mod:`lpparse.bp.decoder`,
-:mod:`lpparse.ppc.decoder`), which import it to register theirs. The registry that users read,
+:mod:`lpparse.exact.decoder`), which import it to register theirs. The registry that users read,
 :mod:`lpparse.decoding`, sits above them: it imports every module that registers decoders, so the table is
 complete whenever :func:`lpparse.decoding.get_decoder` can be called.
 """
@@ -63,7 +63,7 @@ class Decoder:
     description: str = ""
     siblings: bool = False  #: takes the ``sibling_scorer`` option
     families: bool = (
-        False  #: takes the ``parts`` option: more part families (:class:`lpparse.ppc.parts.Parts`)
+        False  #: takes the ``parts`` option: more part families (:class:`lpparse.families.base.Parts`)
     )
     projective: bool = False  #: returns projective trees only (arc pruning then keeps a projective tree)
 
@@ -83,7 +83,7 @@ def register_decoder(
 ) -> None:
     """Make ``func`` available as decoder ``name`` (order 1: arc scores only; 2: needs a triple scorer or,
     with ``families``, any part family; ``siblings``: it takes the ``sibling_scorer`` option; ``families``: the
-    ``parts`` option, a list of :class:`lpparse.ppc.parts.Parts`; ``projective``: its trees are projective)."""
+    ``parts`` option, a list of :class:`lpparse.families.base.Parts`; ``projective``: its trees are projective)."""
     if order not in (1, 2):
         raise ValueError(f"decoder order must be 1 or 2, got {order}")
     REGISTRY[name] = Decoder(name, func, order, description, siblings, families, projective)

@@ -13,7 +13,7 @@ decoders do without triples. Built in:
 * ``gp-eisner``: exact projective grandparent decoding, O(n^4), scoring every candidate triple.
 
 The other decoders are defined by the algorithms (``bp``: :mod:`lpparse.bp.decoder`; ``ppc``, ``bf``,
-``auto``, ``exact``: :mod:`lpparse.ppc.decoder`); each of those modules registers its own with
+``auto``, ``exact``: :mod:`lpparse.exact.decoder`); each of those modules registers its own with
 :func:`lpparse.decoder.register_decoder` and imports only :mod:`lpparse.decoder` (types and table), below
 it. This module imports them explicitly, so every decoder is registered once it is imported; a new decoder
 module is added to those imports. Users may register more decoders with :func:`register_decoder`.
@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import lpparse.bp.decoder  # noqa: F401  registers bp
-import lpparse.ppc.decoder  # noqa: F401  registers ppc, bf, auto, exact
+import lpparse.exact.decoder  # noqa: F401  registers ppc, bf, auto, exact
 from lpparse.decoder import (
     REGISTRY,
     Decoder,
@@ -80,7 +80,7 @@ def decode(
     **options: Any,
 ) -> DecodeResult:
     """Run decoder ``name``; second-order decoders need ``triple_scorer`` (or, for the decoders that take part
-    families, some families in ``parts``: :class:`lpparse.ppc.parts.Parts`); ``sibling_scorer`` goes to the
+    families, some families in ``parts``: :class:`lpparse.families.base.Parts`); ``sibling_scorer`` goes to the
     decoders that take it (module docstring), ``parts`` to those that take families (any other decoder
     refuses them: it would ignore them). With ``pruning``, the decoder sees only the arcs that survive it
     under the first-order posteriors of ``pruner_scores`` (default: ``arc_scores``; :func:`prune_arcs`), and

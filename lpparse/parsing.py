@@ -14,8 +14,9 @@ from numpy.typing import NDArray
 from tqdm import tqdm
 
 from lpparse.corpus import UAS, Sentence, corpus_uas
-from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder, pruning_keep
-from lpparse.ppc.third_order import window_parts
+from lpparse.decoder import DecodeResult
+from lpparse.decoding import decode, decoder_names, get_decoder, pruning_keep
+from lpparse.families.third_order.family import window_parts
 from lpparse.scores import ScoreFile
 from lpparse.scoring.labels import UNLABELLED, choose_labels, unlabelled
 from lpparse.scoring.model import BOUNDS, Model
@@ -186,8 +187,8 @@ def decode_sentence(
 ) -> DecodeResult:
     """Score one sentence with the model and decode it with ``decoder`` under the model's root rule (its
     sibling parts go to the decoders that take them, unless ``siblings`` is False; its consecutive-sibling
-    parts, :class:`lpparse.ppc.consecutive.ConsecutiveSiblingParts`, and its third-order parts on them
-    (:func:`lpparse.ppc.third_order.window_parts`) to the decoders that take part families
+    parts, :class:`lpparse.families.consecutive.family.ConsecutiveSiblingParts`, and its third-order parts on them
+    (:func:`lpparse.families.third_order.family.window_parts`) to the decoders that take part families
     (``ppc``, ``bf``, ``auto``, ``exact``), unless ``consecutive`` is False: the others decode without
     them, as first-order decoders do without triples). With the ``pruning``
     option (:class:`lpparse.pruning.ArcPruning`), arcs are pruned by the posteriors of ``pruner``'s arc

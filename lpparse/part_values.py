@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["DENSE_CELLS", "PartValues", "find_sorted"]
 
@@ -72,3 +72,10 @@ class PartValues:
                 self._keys = merged[order]
                 self._stored = np.concatenate([self._stored, fresh[first]])[order]
         return values
+
+
+def check_part_scores(values: ArrayLike, kind: str) -> None:
+    """ValueError if a batch of part scores holds NaN or +inf (-inf prunes a part)."""
+    v = np.asarray(values, dtype=np.float64)
+    if (np.isnan(v) | np.isposinf(v)).any():
+        raise ValueError(f"the {kind} scores hold NaN or +inf (finite scores, or -inf for a pruned part)")

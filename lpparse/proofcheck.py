@@ -14,7 +14,7 @@ has exactly one proof, of the same tree. Every failure, a malformed record inclu
 
 It imports neither HiGHS nor the column-generation engine nor the branch and bound that wrote the proofs:
 only numpy/scipy, the treebank and score readers, the programs' row definitions (:mod:`lpparse.formulations`
-and the families' rows) and the checker itself (:func:`lpparse.ppc.proof.check_proof`), which recomputes
+and the families' rows) and the checker itself (:func:`lpparse.proofs.check.check_proof`), which recomputes
 every node's bound from its recorded duals over the sentence's full program, sound for any duals
 (``tests/test_proof_file.py`` runs it with those modules made unimportable). This is the shape of VIPR's
 certificates for exact MIP (Cheung, Gleixner & Steffy 2017, "Verifying Integer Programming Results", IPCO
@@ -40,15 +40,17 @@ from numpy.typing import NDArray
 from tqdm import tqdm
 
 from lpparse.corpus import Sentence, read_treebank
+from lpparse.families.base import Parts
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.third_order.family import GrandSiblingParts, TriSiblingParts, window_parts
 from lpparse.io import DataError, UsageError, UserError, readable_file
 from lpparse.lp.solution import TOL
 from lpparse.options import add_pruning_options, add_root_options, pruning_options, resolve_single_root
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.kbest_proof import check_kbest_record, is_kbest_record
-from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
-from lpparse.ppc.proof import check_proof
-from lpparse.ppc.proof_file import read_proof_record
-from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts, window_parts
+from lpparse.proofs.check import check_proof
+from lpparse.proofs.kbest import check_kbest_record, is_kbest_record
+from lpparse.proofs.record import read_proof_record
 from lpparse.pruning import ArcPruning, apply_pruning, decoding_pruning, keep_mask
 from lpparse.scores import load_scores
 from lpparse.scoring.model import Model
@@ -102,7 +104,7 @@ def proof_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
 class Problem:
     """What the proofs must prove, stated by the user, never by a record: the root rule (None: the model's
     own, or for a score file the data's), the arc pruning and its pruner model (None: the scores' own
-    posteriors), and the relative gap tolerance (the exact decoder's default, ``lpparse.ppc.exact``)."""
+    posteriors), and the relative gap tolerance (the exact decoder's default, ``lpparse.exact.search``)."""
 
     single_root: bool | None = None
     pruning: ArcPruning | None = None

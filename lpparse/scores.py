@@ -7,7 +7,7 @@ A score file (:func:`save_scores`, :func:`load_scores`; the README's "Bring your
 format) holds per sentence its arc scores and optionally grandparent and sibling scores, dense or sparse.
 Scores are finite or -inf: -inf on an arc prunes the arc, on a grandparent triple or a sibling part prunes
 that part alone (no tree may hold it; its arcs stay allowed, and the LPs forbid them together:
-:mod:`lpparse.formulations.grandparent`, :mod:`lpparse.formulations.sibling`); NaN and +inf are refused.
+:mod:`lpparse.families.grandparent.rows`, :mod:`lpparse.families.sibling.rows`); NaN and +inf are refused.
 It is an uncompressed ``.npz``, so each array is memory-mapped at its offset in the file and only the
 sentence in use is read.
 
@@ -31,20 +31,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.formulations.consecutive import DenseConsecutiveScorer, check_csib_batch
-from lpparse.formulations.grandsibling import (
-    DenseGrandSiblingScorer,
-    SparseGrandSiblingScorer,
-    check_gsib_batch,
-)
-from lpparse.formulations.trisibling import DenseTriSiblingScorer, SparseTriSiblingScorer, check_tsib_batch
+from lpparse.families.consecutive.rows import DenseConsecutiveScorer
+from lpparse.families.third_order.grandsibling import DenseGrandSiblingScorer, SparseGrandSiblingScorer
+from lpparse.families.third_order.trisibling import DenseTriSiblingScorer, SparseTriSiblingScorer
 from lpparse.io import DataError, atomic_write, readable_file, writing_zip
 from lpparse.trees import allowed_mask_shape, check_tree, validate_scores
 from lpparse.triples import (
     DenseSiblingScorer,
     DenseTripleScorer,
     _check_batch,
+    check_csib_batch,
+    check_gsib_batch,
     check_sibling_batch,
+    check_tsib_batch,
 )
 
 if TYPE_CHECKING:
@@ -140,10 +139,10 @@ Parts = NDArray[np.float64] | SparseParts
 class SentenceScores:
     """One sentence's scores: ``arcs`` (n+1, n+1), optional grandparent scores ``gp`` (``gp[g, p, c]``),
     sibling scores ``sib`` (``sib[h, m, m']``, read where m < m') and consecutive-sibling scores ``csib``
-    (``csib[h, a, b]``: :mod:`lpparse.formulations.consecutive`), each a dense (n+1,)*3 array or
+    (``csib[h, a, b]``: :mod:`lpparse.families.consecutive.rows`), each a dense (n+1,)*3 array or
     :class:`SparseParts`, and third-order scores ``gsib[g, h, a, b]`` (grand-siblings:
-    :mod:`lpparse.formulations.grandsibling`) and ``tsib[h, x, a, b]`` (tri-siblings:
-    :mod:`lpparse.formulations.trisibling`), each a dense (n+1,)*4 array (small n) or :class:`SparseParts`
+    :mod:`lpparse.families.third_order.grandsibling`) and ``tsib[h, x, a, b]`` (tri-siblings:
+    :mod:`lpparse.families.third_order.trisibling`), each a dense (n+1,)*4 array (small n) or :class:`SparseParts`
     with a 4-column index. Arrays of a loaded file are memory-mapped until a scorer is made."""
 
     sent_id: str
@@ -186,8 +185,8 @@ class SentenceScores:
 
     def window_parts(self) -> list[Any]:
         """The part families on consecutive-sibling windows this sentence has scores for
-        (:func:`lpparse.ppc.third_order.window_parts`: windows, tri-siblings, grand-siblings)."""
-        from lpparse.ppc.third_order import window_parts
+        (:func:`lpparse.families.third_order.family.window_parts`: windows, tri-siblings, grand-siblings)."""
+        from lpparse.families.third_order.family import window_parts
 
         return window_parts(self.n, self.consecutive(), self.tri_siblings(), self.grand_siblings())
 

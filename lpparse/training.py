@@ -7,7 +7,7 @@ with AdaGrad, for both model orders.
   μ and the triple marginals (and, for models with sibling templates, the sibling-pair marginals) come from
   a pluggable routine (:data:`GP_MARGINALS`), as the paper trains with belief-propagation marginals
   (Riedel, Smith & McCallum 2012, §2.4; Smith and Eisner 2008); BP's sibling factor is the same part
-  ⟨h, m, m'⟩, m < m', as :mod:`lpparse.formulations.sibling`.
+  ⟨h, m, m'⟩, m < m', as :mod:`lpparse.families.sibling.rows`.
   Optimizer: ℓ2-regularized AdaGrad with composite mirror descent on the touched coordinates,
   θ ← (H θ − η g) / (H + η λ/N) with H = δ + √G (Duchi et al. 2011; BP reading note §2.8).
 * **Averaged perceptron** (Collins 2002) with exact decoding: Chu-Liu-Edmonds or Eisner (first order),
@@ -22,8 +22,8 @@ with AdaGrad, for both model orders.
   With ``decoder="exact"`` it decodes exactly instead (branch and bound over the LP, at most
   :data:`EXACT_TRAIN_TIME_LIMIT` s per sentence), the plain perceptron with the decoder the model is meant
   for. Models with consecutive-sibling parts (``Model.consecutive``: windows ⟨h, a, b⟩ of head automata,
-  :mod:`lpparse.formulations.consecutive`) train this way only: their family
-  (:class:`lpparse.ppc.consecutive.ConsecutiveSiblingParts`) joins the LP or the exact search, and the update
+  :mod:`lpparse.families.consecutive.rows`) train this way only: their family
+  (:class:`lpparse.families.consecutive.family.ConsecutiveSiblingParts`) joins the LP or the exact search, and the update
   subtracts the LP values of its ``zcs`` columns (the windows of the best tree with ``exact``) too. CLL
   refuses them: BP has no head-automaton factor here, so there are no window marginals.
 * **Structured hinge loss** (``trainer="hinge"``; Taskar et al. 2004, Tsochantaridis et al. 2005): the
@@ -62,14 +62,14 @@ from tqdm import tqdm
 from lpparse.bp import bp_marginals
 from lpparse.corpus import Sentence
 from lpparse.decoder import dense_triple_scores
+from lpparse.exact.search import exact_search
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.third_order.family import window_parts
 from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_inside_outside
 from lpparse.oracles.brute_force import _tree_scores
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.parsing import default_decoder, default_decoder_options, evaluate
-from lpparse.ppc.exact import exact_search
 from lpparse.ppc.loop import second_order_parts, solve_lp
-from lpparse.ppc.parts import SiblingParts
-from lpparse.ppc.third_order import window_parts
 from lpparse.pruning import ArcPruning, pruning_mask
 from lpparse.scoring.features import Vocabulary
 from lpparse.scoring.labels import LabelFeatures, Labeller, choose_labels, label_ids, label_set
@@ -544,7 +544,7 @@ def _second_order_step(
     families: grandparent triples, and its sibling and consecutive-sibling parts when it has them. With the
     LP (``auto``, ``bf``, ``ppc``: :func:`lpparse.ppc.solve_lp`), ŷ is its optimum μ, fractional or not, and
     the update f(y*) − Σ μ_part f(part) over every family (module docstring); an LP not solved to certified
-    optimality gives no update (``unsolved``). With ``exact`` (:func:`lpparse.ppc.exact_search`, at most
+    optimality gives no update (``unsolved``). With ``exact`` (:func:`lpparse.exact.exact_search`, at most
     :data:`EXACT_TRAIN_TIME_LIMIT` s), ŷ is the best tree found and the update f(y*) − f(ŷ) (Collins 2002);
     ``unsolved``: not proved optimal. With ``cost``, the decoder maximizes s(μ) + cost · Σ_m (1 − μ[y*_m, m])
     (loss-augmented decoding)."""

@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse._masks import by_arc_mask
+from lpparse.part_values import check_part_scores
 from lpparse.trees import allowed_mask_shape, check_tree
 
 __all__ = [
@@ -193,7 +194,7 @@ def check_sibling_batch(n: int, h: ArrayLike, m: ArrayLike, m2: ArrayLike) -> Tr
 
 def window_shape(h: NDArray[np.int64], a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.bool_]:
     """Whether each ⟨h, a, b⟩ is a consecutive-sibling window shape: ⟨h, h, b⟩ (b a token ≠ h), ⟨h, a, h⟩ (a
-    a token ≠ h), or a strictly nearer h than b on one side (:mod:`lpparse.formulations.consecutive`)."""
+    a token ≠ h), or a strictly nearer h than b on one side (:mod:`lpparse.families.consecutive.rows`)."""
     first = (a == h) & (b != h) & (b > 0)
     last = (b == h) & (a != h) & (a > 0)
     middle = (a > 0) & (b > 0) & (((h < a) & (a < b)) | ((b < a) & (a < h)))
@@ -204,7 +205,7 @@ def check_gsib_batch(
     n: int, g: ArrayLike, h: ArrayLike, a: ArrayLike, b: ArrayLike
 ) -> tuple[NDArray[np.int64], ...]:
     """The batch as int64 arrays; ValueError unless every ⟨g, h, a, b⟩ lies in 0..n, h is a token ≠ g and
-    ⟨h, a, b⟩ a window shape (:mod:`lpparse.formulations.grandsibling`)."""
+    ⟨h, a, b⟩ a window shape (:mod:`lpparse.families.third_order.grandsibling`)."""
     g, h, a, b = _check_range(n, g, h, a, b)
     if g.size and not ((h > 0) & (g != h) & window_shape(h, a, b)).all():
         raise ValueError("a grand-sibling part ⟨g, h, a, b⟩ needs a token h ≠ g and a window shape ⟨h, a, b⟩")
@@ -215,7 +216,7 @@ def check_tsib_batch(
     n: int, h: ArrayLike, x: ArrayLike, a: ArrayLike, b: ArrayLike
 ) -> tuple[NDArray[np.int64], ...]:
     """The batch as int64 arrays; ValueError unless every ⟨h, x, a, b⟩ lies in 0..n with a ≠ h a token and
-    ⟨h, x, a⟩, ⟨h, a, b⟩ window shapes (:mod:`lpparse.formulations.trisibling`)."""
+    ⟨h, x, a⟩, ⟨h, a, b⟩ window shapes (:mod:`lpparse.families.third_order.trisibling`)."""
     h, x, a, b = _check_range(n, h, x, a, b)
     if h.size and not ((a != h) & window_shape(h, x, a) & window_shape(h, a, b)).all():
         raise ValueError(
@@ -230,7 +231,7 @@ def check_csib_batch(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """The batch as int64 arrays; ValueError unless every ⟨h, a, b⟩ lies in 0..n and is a consecutive-sibling
     window shape: ⟨h, h, b⟩ (b a token ≠ h), ⟨h, a, h⟩ (a a token ≠ h), or a strictly nearer h than b on one
-    side (:mod:`lpparse.formulations.consecutive`)."""
+    side (:mod:`lpparse.families.consecutive.rows`)."""
     h, a, b = (np.asarray(x, dtype=np.int64).ravel() for x in (h, a, b))
     if not h.shape == a.shape == b.shape:
         raise ValueError(
@@ -248,13 +249,6 @@ def check_csib_batch(
             "h < a < b or b < a < h, children >= 1)"
         )
     return h, a, b
-
-
-def check_part_scores(values: ArrayLike, kind: str) -> None:
-    """ValueError if a batch of part scores holds NaN or +inf (-inf prunes a part)."""
-    v = np.asarray(values, dtype=np.float64)
-    if (np.isnan(v) | np.isposinf(v)).any():
-        raise ValueError(f"the {kind} scores hold NaN or +inf (finite scores, or -inf for a pruned part)")
 
 
 def _dense_cube(
@@ -377,7 +371,7 @@ class QuadBoundsMixin:
 
 
 class TriSiblingBounds(QuadBoundsMixin):
-    """The tri-sibling family's factorized bounds, by name (what :mod:`lpparse.ppc.third_order` asks for)."""
+    """The tri-sibling family's factorized bounds, by name (what :mod:`lpparse.families.third_order.family` asks for)."""
 
     def bound_first(self) -> NDArray[np.float64]:
         """(n+1,)*3 B1[h, x, a] >= max_b s(h, x, a, b)."""
@@ -389,7 +383,7 @@ class TriSiblingBounds(QuadBoundsMixin):
 
 
 class GrandSiblingBounds(QuadBoundsMixin):
-    """The grand-sibling family's factorized bounds, by name (what :mod:`lpparse.ppc.third_order` asks for)."""
+    """The grand-sibling family's factorized bounds, by name (what :mod:`lpparse.families.third_order.family` asks for)."""
 
     def bound_gha(self) -> NDArray[np.float64]:
         """(n+1,)*3 B[g, h, a] >= max_b s(g, h, a, b)."""
@@ -453,7 +447,7 @@ class SparseQuadScorer(SparsePartScorer, QuadBoundsMixin):
 @dataclass
 class DenseTripleScorer(DensePartScorer):
     """A scorer over an explicit (n+1, n+1, n+1) array ``scores[g, p, c]``, counting the triples it scores;
-    ``-inf`` prunes a triple (no tree may hold it: :mod:`lpparse.formulations.grandparent`).
+    ``-inf`` prunes a triple (no tree may hold it: :mod:`lpparse.families.grandparent.rows`).
 
     ``slack_gp`` and ``slack_pc`` (non-negative, default 0) loosen the otherwise exact bounds.
     """
@@ -491,7 +485,7 @@ def _all_siblings(size: int) -> NDArray[np.bool_]:
 class DenseSiblingScorer(DensePartScorer):
     """A :class:`SiblingScorer` over an explicit (n+1, n+1, n+1) array ``scores[h, m, m']`` read where m < m'
     (other entries are ignored), counting the parts it scores; ``-inf`` prunes a part
-    (:mod:`lpparse.formulations.sibling`). Its bound is exact, plus ``slack[h, m]`` (non-negative, default
+    (:mod:`lpparse.families.sibling.rows`). Its bound is exact, plus ``slack[h, m]`` (non-negative, default
     0)."""
 
     slack: NDArray[np.float64] | None = None

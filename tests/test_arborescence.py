@@ -18,7 +18,8 @@ from lpparse.formulations.arborescence import (
     solve_cycle_cuts,
     subtour_members,
 )
-from lpparse.lp import HighsModel, certify_lp
+from lpparse.lp import certify_lp
+from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.pyomo_view import PyomoModel
 from lpparse.oracles.brute_force import brute_force
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds

@@ -11,16 +11,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lpparse.colgen import ColgenOptions
-from lpparse.colgen.testing import random_arc_scores
-from lpparse.formulations.arc_heads import ARC_HEADS_BLOCK, add_arc_heads, arc_heads_known, violated_arc_heads
-from lpparse.formulations.grandparent import arc_program
+from lpparse.exact.search import ExactOptions, exact_search
+from lpparse.families.base import Binding, tree_scores
+from lpparse.families.grandparent.family import GrandparentParts, tree_triples
+from lpparse.families.grandparent.rows import arc_program
+from lpparse.families.sibling.arc_heads import (
+    ARC_HEADS_BLOCK,
+    add_arc_heads,
+    arc_heads_known,
+    violated_arc_heads,
+)
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.family_kit import random_arc_scores
 from lpparse.oracles import all_trees
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.ppc import GrandparentParts, check_proof, exact_search
-from lpparse.ppc.exact import ExactOptions
-from lpparse.ppc.parts import Binding, SiblingParts, tree_scores, tree_siblings, tree_triples
-from lpparse.ppc.proof import ProofProgram
-from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
+from lpparse.proofs.check import ProofProgram, check_proof
+from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, tree_siblings
 
 
 def _parts(rng: np.random.Generator, n: int, pruned: float = 0.05) -> list:

@@ -9,11 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lpparse.exact.search import ExactOptions
+from lpparse.exact.second_order import parse_exact
 from lpparse.formulations.arborescence import single_commodity_flow
 from lpparse.lp.basis import BASIC, LOWER, UPPER, ZERO, LabelledBasis, consistent
 from lpparse.lp.highs_view import HighsModel
 from lpparse.oracles.brute_force import brute_force
-from lpparse.ppc.exact import ExactOptions, parse_exact
 from lpparse.triples import DenseTripleScorer
 
 

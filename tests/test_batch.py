@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from lpparse.batch import decode_batch
-from lpparse.formulations.consecutive import DenseConsecutiveScorer, synthetic_csib_scorer
+from lpparse.families.base import tree_score
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.consecutive.rows import DenseConsecutiveScorer, synthetic_csib_scorer
+from lpparse.families.grandparent.family import GrandparentParts
 from lpparse.oracles.brute_force import enumerate_trees
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.parts import GrandparentParts, tree_score
 from lpparse.triples import DenseTripleScorer
 
 LENGTHS = [3, 5, 2, 6, 4]

@@ -12,7 +12,8 @@ import pytest
 
 from lpparse.cli import main
 from lpparse.corpus import read_treebank, sample_treebank_path
-from lpparse.decoding import decode, decoder_names, get_decoder, register_decoder
+from lpparse.decoder import register_decoder
+from lpparse.decoding import decode, decoder_names, get_decoder
 from lpparse.oracles import brute_force, chu_liu_edmonds
 from lpparse.scores import random_scores
 from lpparse.trees import tree_score

@@ -1,5 +1,5 @@
 """The column-and-row generation engine (lpparse.colgen) with the grandparent and sibling part families
-(lpparse.ppc.families), against brute force written here: each family alone and both together, PPC = BF and
+(lpparse.families), against brute force written here: each family alone and both together, PPC = BF and
 certified on the full program, an integral PPC tree is the brute-force optimum, zero sibling scores give the
 grandparent-only result, and the time limit is honoured; cycle-cut row generation on the same engine."""
 
@@ -13,24 +13,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_siblings import instances as dense_instances
 
-from lpparse.colgen import ColgenOptions, Engine, PartFamily
+from lpparse.colgen import ColgenOptions, PartFamily
+from lpparse.colgen.engine import Engine
 from lpparse.colgen.options import DEFAULT_MASTER, DEGENERATE_MASTER, MasterSettings
 from lpparse.colgen.purge import Purge
+from lpparse.families.base import Binding
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.grandparent.rows import arc_program
+from lpparse.families.sibling.family import SiblingParts
 from lpparse.formulations.arborescence import solve_cycle_cuts
-from lpparse.formulations.grandparent import arc_program
 from lpparse.lp import Status
 from lpparse.oracles.brute_force import brute_force
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.ppc import (
-    Binding,
-    GrandparentParts,
-    PPCResult,
-    SiblingParts,
-    certify_full,
-    parse_price_cut,
-    solve_bf,
-    solve_lp,
-)
+from lpparse.ppc import PPCResult, certify_full, parse_price_cut, solve_bf, solve_lp
 from lpparse.scores import noisy_gold_scores, random_scores
 from lpparse.trees import is_tree
 from lpparse.triples import (

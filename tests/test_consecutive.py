@@ -12,13 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lpparse.formulations.arborescence import FORMULATIONS, heads_from_solution, solve_arborescence
-from lpparse.formulations.consecutive import (
+from lpparse.families.consecutive.rows import (
     BASES,
     ConsecutiveSiblingScorer,
     DenseConsecutiveScorer,
     candidate_csibs,
-    check_csib_batch,
     consecutive_program,
     csib_mask,
     full_consecutive_program,
@@ -27,8 +25,9 @@ from lpparse.formulations.consecutive import (
     synthetic_csib_scorer,
     tree_csibs,
 )
-from lpparse.formulations.grandparent import full_grandparent_program
-from lpparse.formulations.sibling import sibling_program
+from lpparse.families.grandparent.rows import full_grandparent_program
+from lpparse.families.sibling.rows import sibling_program
+from lpparse.formulations.arborescence import FORMULATIONS, heads_from_solution, solve_arborescence
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import Terms
 from lpparse.lp.pyomo_view import to_pyomo
@@ -37,6 +36,7 @@ from lpparse.lp.views import make_model
 from lpparse.oracles.brute_force import all_trees, enumerate_trees
 from lpparse.scores import random_scores
 from lpparse.trees import NoTreeError, allowed_arcs, allowed_mask_shape, check_tree_exists
+from lpparse.triples import check_csib_batch
 
 SETTINGS = settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 TOL = 1e-6

@@ -19,17 +19,19 @@ from lpparse import training
 from lpparse.cli import main
 from lpparse.corpus import read_treebank, sample_treebank_path, write_treebank
 from lpparse.decoder import dense_sibling_scores, dense_triple_scores
-from lpparse.formulations.consecutive import (
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.consecutive.rows import (
     ConsecutiveSiblingScorer,
     DenseConsecutiveScorer,
     candidate_csibs,
     csib_mask,
     tree_csibs,
 )
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
 from lpparse.oracles.brute_force import all_trees, second_order_tree_scores
 from lpparse.parsing import decode_sentence, default_decoder, evaluate
-from lpparse.ppc import GrandparentParts, SiblingParts, solve_lp
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
+from lpparse.ppc import solve_lp
 from lpparse.scores import load_scores
 from lpparse.scoring import CONSECUTIVE_TEMPLATES, SIBLING_TEMPLATES, CSibTemplate, Model, Vocabulary
 from lpparse.scoring.features import CSIB_SEED, CSIB_START, CSIB_STOP, DISTANCE_EDGES, encode, hash_columns

@@ -1,4 +1,4 @@
-"""Dead arcs kept out of the HiGHS master (lpparse.ppc.dead_arcs): the solver's program has the restricted
+"""Dead arcs kept out of the HiGHS master (lpparse.families.grandparent.dead_arcs): the solver's program has the restricted
 LP's value, and the extended duals are optimal for the restricted LP itself, on both flow bases and on cycle
 cuts."""
 
@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lpparse.colgen.options import HIGHS_OPTIONS
-from lpparse.formulations.grandparent import (
+from lpparse.families.grandparent.dead_arcs import DeadArcs
+from lpparse.families.grandparent.rows import (
     BASES,
     SEPARATED_BASES,
     GrandparentProgram,
@@ -20,7 +21,6 @@ from lpparse.formulations.grandparent import (
 from lpparse.lp import Status, certify_lp
 from lpparse.lp.highs_view import HighsModel
 from lpparse.ppc import parse_price_cut
-from lpparse.ppc.dead_arcs import DeadArcs
 from lpparse.scores import random_scores
 from lpparse.trees import allowed_arcs
 from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, candidate_triples, synthetic_triple_scorer

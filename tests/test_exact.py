@@ -1,4 +1,4 @@
-"""Exact grandparent decoding with a proof (:mod:`lpparse.ppc.exact`) against brute-force enumeration, the
+"""Exact grandparent decoding with a proof (:mod:`lpparse.exact.search`) against brute-force enumeration, the
 projective grandparent DP and its own certificate check; the hill-climbing heuristic against recomputed
 tree scores."""
 
@@ -17,25 +17,29 @@ from hypothesis import strategies as st
 
 import lpparse.ppc.loop as loop
 from lpparse.colgen import ColgenOptions, Warm
+from lpparse.colgen.cache import ScoreCache
 from lpparse.decoding import decode
-from lpparse.formulations.consecutive import DenseConsecutiveScorer
+from lpparse.exact.branching import PseudoCosts
+from lpparse.exact.decoder import lp_summary
+from lpparse.exact.heuristics import improve_along_lp, improve_tree, lp_moves, move_gains, tree_value
+from lpparse.exact.live import LiveMaster
+from lpparse.exact.search import ExactOptions, check_records
+from lpparse.exact.second_order import check_exact, parse_exact
+from lpparse.families.base import exact_parts, tree_score, tree_scores
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.consecutive.rows import DenseConsecutiveScorer
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.pyomo_view import PyomoModel
 from lpparse.lp.solution import Status
 from lpparse.oracles.brute_force import all_trees, brute_force
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.ppc import parse_price_cut
-from lpparse.ppc.branching import PseudoCosts
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.decoder import lp_summary
-from lpparse.ppc.exact import ExactOptions, ExactResult, check_exact, check_records, parse_exact
-from lpparse.ppc.heuristics import improve_along_lp, improve_tree, lp_moves, move_gains, tree_value
-from lpparse.ppc.live import LiveMaster
 from lpparse.ppc.loop import second_order_parts, solve_lp
-from lpparse.ppc.parts import GrandparentParts, SiblingParts, exact_parts, tree_score, tree_scores
-from lpparse.ppc.pricing import ScoreCache
-from lpparse.ppc.proof import ProofProgram, label_duals, signed
-from lpparse.ppc.proof_file import proof_record, read_proof_record
+from lpparse.proofs.check import ProofProgram, label_duals, signed
+from lpparse.proofs.record import proof_record, read_proof_record
+from lpparse.proofs.search_tree import ExactResult
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, is_tree
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, sibling_mask
 
@@ -108,7 +112,7 @@ def test_reliability_branching_gives_the_brute_force_optimum_with_a_proof(
 def test_a_live_master_gives_the_brute_force_optimum_with_a_proof(
     preset: str, inst: tuple[np.ndarray, np.ndarray, bool]
 ) -> None:
-    """Nodes as bound changes on their parent's master or a copy of it (:mod:`lpparse.ppc.live`): the same
+    """Nodes as bound changes on their parent's master or a copy of it (:mod:`lpparse.exact.live`): the same
     optimum, and a proof that the standalone check accepts."""
     s, t, single_root = inst
     options = ExactOptions(live_master=True, verify=True, keep_results=True)

@@ -1,4 +1,4 @@
-"""Part families through one front end: the family kit (lpparse.colgen.testing) on every built-in family, on
+"""Part families through one front end: the family kit (lpparse.family_kit) on every built-in family, on
 the minimal family of docs/families.md and on combinations; a planted sign flip caught; consecutive siblings
 alone and with grandparents and arbitrary siblings against brute force (BF, PPC, exact)."""
 
@@ -15,14 +15,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lpparse.colgen.testing import FamilyCheckError, check_parts, check_rows, random_arc_scores
+from lpparse.exact.search import ExactOptions, exact_search
+from lpparse.families.consecutive.family import ConsecutiveSiblingFamily, ConsecutiveSiblingParts
+from lpparse.families.consecutive.rows import DenseConsecutiveScorer, synthetic_csib_scorer
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.family_kit import FamilyCheckError, check_parts, check_rows, random_arc_scores
 from lpparse.formulations import arborescence
 from lpparse.formulations.arborescence import CycleCutFamily, add_subtour_cuts, cycle_cut_program
-from lpparse.formulations.consecutive import DenseConsecutiveScorer, synthetic_csib_scorer
 from lpparse.oracles.brute_force import enumerate_trees
-from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, exact_search, solve_lp
-from lpparse.ppc.consecutive import ConsecutiveSiblingFamily, ConsecutiveSiblingParts
-from lpparse.ppc.exact import ExactOptions
+from lpparse.ppc import solve_lp
+from lpparse.proofs.check import check_proof
 from lpparse.triples import DensePartScorer, DenseSiblingScorer, DenseTripleScorer, SparsePartScorer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "head_bigrams.py"

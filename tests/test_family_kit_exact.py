@@ -1,4 +1,4 @@
-"""The family kit inside exact search (lpparse.colgen.testing.check_exact: parse-price-cut at every node, the
+"""The family kit inside exact search (lpparse.family_kit.check_exact: parse-price-cut at every node, the
 tree against brute force, the proof by the standalone check), and exact decoding's default certificate for
 families written elsewhere (ExactOptions.verify None): planted pricing bugs in the head-bigram example family
 (docs/examples/head_bigrams.py) fail the kit and never give a certified wrong tree."""
@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 from test_families import _cube, _example, _pruned, bigrams, consecutive, grandparents, siblings, standard
 
-from lpparse.colgen.testing import FamilyCheckError, check_exact, check_parts, random_arc_scores
+from lpparse.exact.search import ExactOptions, exact_search, verify_by_default
+from lpparse.families.base import tree_scores
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.family_kit import FamilyCheckError, check_exact, check_parts, random_arc_scores
 from lpparse.oracles.brute_force import enumerate_trees
-from lpparse.ppc import GrandparentParts, exact_search
-from lpparse.ppc.exact import ExactOptions, verify_by_default
-from lpparse.ppc.parts import tree_scores
 from lpparse.triples import DensePartScorer, DenseTripleScorer
 
 #: the example module, loaded once: its classes are the ones the planted bugs patch

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lpparse.formulations import grandparent
-from lpparse.formulations.arborescence import heads_from_solution
-from lpparse.formulations.grandparent import (
+from lpparse.families.grandparent import rows as grandparent
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.grandparent.rows import (
     FAMILIES,
     PRESETS,
     full_grandparent_program,
@@ -20,13 +20,13 @@ from lpparse.formulations.grandparent import (
     resolve_families,
     solve_grandparent,
 )
+from lpparse.formulations.arborescence import heads_from_solution
 from lpparse.lp import Status
 from lpparse.lp.highs_view import solve_highs
 from lpparse.lp.pyomo_view import to_pyomo
 from lpparse.oracles.brute_force import brute_force
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.ppc.loop import solve_lp
-from lpparse.ppc.parts import GrandparentParts
 from lpparse.scores import noisy_gold_scores, random_scores
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, is_projective, is_tree
 from lpparse.triples import GP_DISTRIBUTIONS, DenseTripleScorer, candidate_triples, synthetic_triple_scorer

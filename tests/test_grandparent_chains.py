@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lpparse.colgen import ColgenOptions
-from lpparse.colgen.testing import cuts_close_a_root, random_arc_scores
-from lpparse.formulations.grandparent import arc_program
-from lpparse.formulations.grandparent_chains import (
+from lpparse.exact.search import ExactOptions, exact_search
+from lpparse.families.base import Binding, exact_parts, tree_scores
+from lpparse.families.grandparent.chains import (
     CHAIN,
     CHAINS,
     SIBLING_CHAIN,
@@ -23,13 +23,13 @@ from lpparse.formulations.grandparent_chains import (
     chain_known,
     violated_chains,
 )
+from lpparse.families.grandparent.family import GrandparentFamily, GrandparentParts, tree_triples
+from lpparse.families.grandparent.rows import arc_program
+from lpparse.family_kit import cuts_close_a_root, random_arc_scores
 from lpparse.oracles import all_trees
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.ppc import GrandparentParts, check_proof, exact_search, solve_lp
-from lpparse.ppc.exact import ExactOptions
-from lpparse.ppc.families import GrandparentFamily
-from lpparse.ppc.parts import Binding, exact_parts, tree_scores, tree_triples
-from lpparse.ppc.proof import ProofProgram
+from lpparse.ppc import solve_lp
+from lpparse.proofs.check import ProofProgram, check_proof
 from lpparse.triples import DenseTripleScorer
 
 
@@ -261,11 +261,11 @@ def test_the_checker_builds_only_the_rows_that_labels_name(rows, good: list, bad
 def test_exact_decoding_leaves_chains_out_next_to_third_order_parts() -> None:
     """``for_exact(parts)`` sees the search's families: GPChain with grandparents alone or with siblings, none
     next to a family of 4-index parts (whose links tie the triples to the windows)."""
-    from lpparse.formulations.consecutive import DenseConsecutiveScorer
-    from lpparse.formulations.grandsibling import DenseGrandSiblingScorer
-    from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-    from lpparse.ppc.parts import SiblingParts
-    from lpparse.ppc.third_order import GrandSiblingParts
+    from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+    from lpparse.families.consecutive.rows import DenseConsecutiveScorer
+    from lpparse.families.sibling.family import SiblingParts
+    from lpparse.families.third_order.family import GrandSiblingParts
+    from lpparse.families.third_order.grandsibling import DenseGrandSiblingScorer
     from lpparse.triples import DenseSiblingScorer
 
     n = 4

@@ -13,26 +13,28 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lpparse.colgen import ColgenOptions
-from lpparse.colgen.testing import cuts_close_a_root, random_arc_scores
-from lpparse.formulations.consecutive import DenseConsecutiveScorer
-from lpparse.formulations.grandparent import arc_program
-from lpparse.formulations.grandsibling import DenseGrandSiblingScorer, tree_gsibs
-from lpparse.formulations.grandsibling_links import (
+from lpparse.exact.kbest import k_best_search
+from lpparse.exact.search import ExactOptions, exact_search
+from lpparse.families.base import Binding, exact_parts, tree_score, tree_scores
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.consecutive.rows import DenseConsecutiveScorer
+from lpparse.families.grandparent.family import GrandparentParts, tree_triples
+from lpparse.families.grandparent.rows import arc_program
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.third_order.family import GrandSiblingFamily, GrandSiblingParts
+from lpparse.families.third_order.grandsibling import DenseGrandSiblingScorer, tree_gsibs
+from lpparse.families.third_order.grandsibling_links import (
     LINK_BLOCK,
     add_grandparent_links,
     every_grandparent_link,
     grandparent_link_known,
     violated_grandparent_links,
 )
+from lpparse.family_kit import cuts_close_a_root, random_arc_scores
 from lpparse.oracles import all_trees
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.ppc import GrandparentParts, check_proof, exact_search, solve_lp
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.exact import ExactOptions
-from lpparse.ppc.kbest import k_best_search
-from lpparse.ppc.parts import Binding, SiblingParts, exact_parts, tree_score, tree_scores, tree_triples
-from lpparse.ppc.proof import ProofProgram
-from lpparse.ppc.third_order import GrandSiblingFamily, GrandSiblingParts
+from lpparse.ppc import solve_lp
+from lpparse.proofs.check import ProofProgram, check_proof
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
 

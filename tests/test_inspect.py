@@ -17,17 +17,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lpparse.colgen.testing import random_arc_scores
 from lpparse.corpus import sample_treebank_path
-from lpparse.formulations.consecutive import DenseConsecutiveScorer
-from lpparse.formulations.grandsibling import DenseGrandSiblingScorer
-from lpparse.formulations.trisibling import DenseTriSiblingScorer
-from lpparse.inspect import Inspection, MipOptions, inspect_sentence, order_claims, parse_relaxation
+from lpparse.families.base import Parts, tree_scores
+from lpparse.families.consecutive.rows import DenseConsecutiveScorer
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.third_order.family import window_parts
+from lpparse.families.third_order.grandsibling import DenseGrandSiblingScorer
+from lpparse.families.third_order.trisibling import DenseTriSiblingScorer
+from lpparse.family_kit import random_arc_scores
 from lpparse.inspect.cuts import pool_cut, row_text
+from lpparse.inspect.mip import MipOptions
+from lpparse.inspect.relaxations import order_claims, parse_relaxation
+from lpparse.inspect.report import Inspection
+from lpparse.inspect.sentence import inspect_sentence
 from lpparse.oracles.brute_force import all_trees
-from lpparse.ppc import GrandparentParts, SiblingParts, solve_lp
-from lpparse.ppc.parts import Parts, tree_scores
-from lpparse.ppc.third_order import window_parts
+from lpparse.ppc import solve_lp
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
 SAMPLE = sample_treebank_path()

@@ -484,8 +484,9 @@ def test_accepts_objects_missing_optional_keys_and_extra_keys(tmp_path: Path) ->
 
 def test_pages_of_a_real_inspection(tmp_path: Path) -> None:
     """write_pages takes the API's Inspection objects; the drawing holds their arcs and best tree."""
-    from lpparse.inspect import MipOptions, inspect_sentence
-    from lpparse.ppc.parts import GrandparentParts
+    from lpparse.families.grandparent.family import GrandparentParts
+    from lpparse.inspect.mip import MipOptions
+    from lpparse.inspect.sentence import inspect_sentence
     from lpparse.scores import random_scores
     from lpparse.triples import synthetic_triple_scorer
 

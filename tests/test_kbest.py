@@ -1,6 +1,6 @@
 """The k best trees with proof (Murty's partition over exact decoding's arc sets), against brute-force
 enumeration of every tree, with grandparent, arbitrary-sibling and consecutive-sibling parts, pruned parts
-(scored -inf) among them; their proof records (:mod:`lpparse.ppc.kbest_proof`) through JSON, and forged."""
+(scored -inf) among them; their proof records (:mod:`lpparse.proofs.kbest`) through JSON, and forged."""
 
 from __future__ import annotations
 
@@ -13,18 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lpparse.formulations.consecutive import synthetic_csib_scorer
+from lpparse.exact.kbest import check_kbest, k_best_search
+from lpparse.exact.second_order import parse_exact
+from lpparse.families.base import tree_scores
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.consecutive.rows import synthetic_csib_scorer
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
 from lpparse.oracles.brute_force import enumerate_trees
-from lpparse.ppc import (
-    GrandparentParts,
-    SiblingParts,
-    check_kbest,
-    k_best_search,
-    parse_exact,
-)
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.kbest_proof import check_kbest_record, closing_bounds, is_kbest_record, kbest_record
-from lpparse.ppc.parts import tree_scores
+from lpparse.proofs.kbest import check_kbest_record, closing_bounds, is_kbest_record, kbest_record
 from lpparse.trees import NoTreeError
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 

@@ -30,7 +30,7 @@ FORBIDDEN = {
     "lpparse.scoring": ALGORITHMS | {"lpparse.bp"} | ABOVE_BP | TOP,
     "lpparse.decoder": ALGORITHMS | {"lpparse.bp", "lpparse.scoring"} | ABOVE_BP | TOP,
     **{name: {"lpparse.bp"} | ABOVE_BP | TOP for name in sorted(ALGORITHMS)},
-    "lpparse.ppc.decoder": {"lpparse.bp"} | ABOVE_BP | TOP,
+    "lpparse.exact.decoder": {"lpparse.bp"} | ABOVE_BP | TOP,
     "lpparse.bp": ABOVE_BP | TOP,
     "lpparse.bp.decoder": ABOVE_BP | TOP,
     "lpparse.decoding": {"lpparse.scoring", "lpparse.parsing", "lpparse.training"} | TOP,

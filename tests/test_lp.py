@@ -22,7 +22,6 @@ from lpparse.formulations.arborescence import (
 from lpparse.lp import (
     INF,
     FractionalSolutionError,
-    HighsModel,
     LinearProgram,
     Solution,
     Status,
@@ -30,6 +29,7 @@ from lpparse.lp import (
     certify_lp,
     dual_bound,
 )
+from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.pyomo_view import PyomoModel, to_pyomo
 from lpparse.trees import allowed_arcs
 

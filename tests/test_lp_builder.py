@@ -10,6 +10,8 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
+from lpparse.families.grandparent.rows import FAMILIES, PRESETS, full_grandparent_program
+from lpparse.families.sibling.rows import SIBLING_FAMILIES, sibling_program
 from lpparse.formulations.arborescence import (
     FORMULATIONS,
     ArborescenceLP,
@@ -20,9 +22,8 @@ from lpparse.formulations.arborescence import (
     multi_commodity_flow,
     single_commodity_flow,
 )
-from lpparse.formulations.grandparent import FAMILIES, PRESETS, full_grandparent_program
-from lpparse.formulations.sibling import SIBLING_FAMILIES, sibling_program
-from lpparse.lp import HighsModel, LinearProgram, Terms
+from lpparse.lp import LinearProgram, Terms
+from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import IndexMap
 from lpparse.lp.pyomo_view import PyomoModel
 from lpparse.lp.views import VIEWS, LPModel, make_model

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lpparse.corpus import Sentence, read_treebank, sample_treebank_path
-from lpparse.formulations.grandparent import full_grandparent_program
+from lpparse.families.grandparent.rows import full_grandparent_program
 from lpparse.ppc import certify_full, parse_price_cut, solve_bf
 from lpparse.scoring import BOUNDS, GRANDPARENT_TEMPLATES, Model, ModelFormatError, Vocabulary
 from lpparse.scoring.features import DISTANCE_EDGES, encode, hash_columns, relation

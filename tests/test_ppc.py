@@ -16,17 +16,17 @@ from hypothesis import strategies as st
 from lpparse.colgen.engine import Round
 from lpparse.colgen.options import HIGHS_OPTIONS, MasterSettings
 from lpparse.decoding import decode
+from lpparse.families.base import Parts
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.grandparent.rows import PRESETS, full_grandparent_program
+from lpparse.families.sibling.family import SiblingParts
 from lpparse.formulations.arborescence import arc_matrix, separate_subtours
-from lpparse.formulations.grandparent import PRESETS, full_grandparent_program
 from lpparse.lp import Status, certify_lp
 from lpparse.oracles.brute_force import brute_force
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.ppc import (
     BF_BELOW_PARTS,
-    GrandparentParts,
-    Parts,
     PPCResult,
-    SiblingParts,
     candidate_parts,
     certify_full,
     choose_method,

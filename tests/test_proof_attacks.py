@@ -4,7 +4,7 @@ A proof is only as good as the checker's arithmetic: every bound it computes fro
 upper bound on every tree of the node, whatever the duals are, and every row it builds from a recorded label
 must hold for every tree. Three kinds of test, each against brute force over every tree of n <= 5 tokens:
 
-1. :class:`~lpparse.ppc.proof.ProofProgram` bounds, for every family combination and random node masks,
+1. :class:`~lpparse.proofs.check.ProofProgram` bounds, for every family combination and random node masks,
    from adversarial duals: random, sparse, huge, overflowing, non-finite, garbage labels, the node LP's own
    duals (which must give a bound) and their negation, the duals of another score vector
    (positive part scores clipped to 0: how hole 1 was found), of the program without its parts, of one
@@ -41,15 +41,17 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 from scipy.optimize import linprog
 
-from lpparse.formulations.consecutive import DenseConsecutiveScorer
-from lpparse.formulations.grandsibling import DenseGrandSiblingScorer
-from lpparse.formulations.trisibling import DenseTriSiblingScorer
+from lpparse.families.base import exact_parts, tree_scores
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.consecutive.rows import DenseConsecutiveScorer
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.third_order.family import GrandSiblingParts, TriSiblingParts
+from lpparse.families.third_order.grandsibling import DenseGrandSiblingScorer
+from lpparse.families.third_order.trisibling import DenseTriSiblingScorer
 from lpparse.lp.program import LinearProgram
 from lpparse.oracles.brute_force import all_trees
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.parts import GrandparentParts, SiblingParts, exact_parts, tree_scores
-from lpparse.ppc.proof import LabelledDuals, ProofProgram, label_duals
-from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts
+from lpparse.proofs.check import LabelledDuals, ProofProgram, label_duals
 from lpparse.trees import allowed_arcs, tree_problem
 from lpparse.triples import DensePartScorer, DenseSiblingScorer, DenseTripleScorer
 
@@ -671,7 +673,7 @@ def _forged_scores() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
 
 
 def _score(s: NDArray[np.float64], gp: NDArray[np.float64], heads: list[int]) -> float:
-    from lpparse.ppc.parts import tree_score
+    from lpparse.families.base import tree_score
 
     return tree_score(s, [GrandparentParts(DenseTripleScorer(gp))], np.asarray(heads))
 
@@ -928,8 +930,8 @@ def _search_record(
     s: NDArray[np.float64], gp: NDArray[np.float64], single_root: bool, kept=None
 ) -> dict[str, Any]:
     """A genuine proof record of an exact search over the arcs ``kept`` (all: None) of sentence s1."""
-    from lpparse.ppc.exact import exact_search
-    from lpparse.ppc.proof_file import proof_record
+    from lpparse.exact.search import exact_search
+    from lpparse.proofs.record import proof_record
 
     parts = [GrandparentParts(DenseTripleScorer(gp))]
     arcs = s if kept is None else np.where(kept, s, -np.inf)

@@ -12,8 +12,11 @@ import numpy as np
 from test_cli_errors import conll, fails, lpparse
 from test_exact import _fractional_instance
 
-from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, parse_exact
-from lpparse.ppc.proof_file import proof_record, read_proof_record
+from lpparse.exact.second_order import parse_exact
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.proofs.check import check_proof
+from lpparse.proofs.record import proof_record, read_proof_record
 from lpparse.scores import SentenceScores, save_scores
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
@@ -48,7 +51,7 @@ NOT_TRUSTED = (
     "lpparse.lp.pyomo_view",
     "lpparse.colgen.engine",
     "lpparse.ppc.loop",
-    "lpparse.ppc.exact",
+    "lpparse.exact.search",
     "lpparse.commands",
 )
 

@@ -13,15 +13,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lpparse.decoding import decode
-from lpparse.formulations.grandparent import full_grandparent_program
+from lpparse.exact.search import ExactOptions, check_records
+from lpparse.exact.second_order import check_exact, parse_exact
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.grandparent.rows import full_grandparent_program
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.pyomo_view import PyomoModel
 from lpparse.lp.solution import Status, farkas_margin
 from lpparse.oracles.brute_force import brute_force
 from lpparse.ppc import parse_price_cut, solve_bf
 from lpparse.ppc.certificate import certify_full
-from lpparse.ppc.exact import ExactOptions, check_exact, check_records, parse_exact
-from lpparse.ppc.parts import GrandparentParts
 from lpparse.trees import NoTreeError, allowed_arcs, tree_problem
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, candidate_siblings, candidate_triples
 

@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from lpparse.colgen.purge import Purge, _redundant
-from lpparse.colgen.testing import PURGE_EVERY_ROUND
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.family_kit import PURGE_EVERY_ROUND
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import Solution
 from lpparse.ppc.loop import solve_lp
-from lpparse.ppc.parts import GrandparentParts, SiblingParts
 from lpparse.scores import random_scores
 from lpparse.trees import NoTreeError, check_tree_exists
 from lpparse.triples import synthetic_sibling_scorer, synthetic_triple_scorer

@@ -16,10 +16,10 @@ import pytest
 
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.experiments.first_order import first_order_task
-from lpparse.experiments.runner import Task, read_header, read_results, run_tasks, worker_count
+from lpparse.experiments.runner import Task, read_header, read_results, run_tasks
 from lpparse.io import UsageError, UserError
 from lpparse.trees import NoTreeError
-from lpparse.workers import chunk_size
+from lpparse.workers import chunk_size, worker_count
 
 
 def tasks(limit: int = 20) -> list[Task]:

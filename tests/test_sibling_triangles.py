@@ -13,22 +13,24 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lpparse.colgen import ColgenOptions
-from lpparse.formulations.arborescence import FORMULATIONS
-from lpparse.formulations.grandparent import grandparent_program
-from lpparse.formulations.sibling import sibling_program
-from lpparse.formulations.triangles import (
+from lpparse.exact.search import ExactOptions
+from lpparse.exact.second_order import check_exact, parse_exact
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.grandparent.rows import grandparent_program
+from lpparse.families.sibling.family import SiblingFamily, SiblingParts
+from lpparse.families.sibling.rows import sibling_program
+from lpparse.families.sibling.triangles import (
     TRIANGLE_COEFFICIENTS,
     add_cross_triangles,
     add_sibling_triangles,
     violated_cross_triangles,
     violated_sibling_triangles,
 )
+from lpparse.formulations.arborescence import FORMULATIONS
 from lpparse.oracles import all_trees
 from lpparse.oracles.brute_force import brute_force
-from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, parse_exact, solve_lp
-from lpparse.ppc.exact import ExactOptions, check_exact
-from lpparse.ppc.families import SiblingFamily
-from lpparse.ppc.proof import ProofProgram
+from lpparse.ppc import solve_lp
+from lpparse.proofs.check import ProofProgram, check_proof
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, candidate_triples
 
 TOL = 1e-9

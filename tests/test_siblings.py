@@ -17,8 +17,8 @@ from lpparse.bp import bp_marginals, brute_force_second_order, tree_marginals
 from lpparse.cli import main
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.decoding import decode
+from lpparse.families.sibling.rows import SIBLING_FAMILIES, SIBLING_PRESETS, sibling_program
 from lpparse.formulations.arborescence import FORMULATIONS
-from lpparse.formulations.sibling import SIBLING_FAMILIES, SIBLING_PRESETS, sibling_program
 from lpparse.lp.pyomo_view import to_pyomo
 from lpparse.lp.views import make_model
 from lpparse.oracles import all_trees, brute_force

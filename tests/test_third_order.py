@@ -1,5 +1,5 @@
-"""Third-order parts: tri-siblings ⟨h, x, a, b⟩ and grand-siblings ⟨g, h, a, b⟩ (lpparse.formulations.trisibling,
-lpparse.formulations.grandsibling, lpparse.ppc.third_order): the parts of a tree by hand and against their
+"""Third-order parts: tri-siblings ⟨h, x, a, b⟩ and grand-siblings ⟨g, h, a, b⟩ (lpparse.families.third_order.trisibling,
+lpparse.families.third_order.grandsibling, lpparse.families.third_order.family): the parts of a tree by hand and against their
 definition, the family kit (valid rows, ILP = best tree, pricing, certificates) with consecutive siblings
 alone and with every other family, BF / PPC / exact / proofs against brute force."""
 
@@ -15,38 +15,39 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from lpparse.colgen.testing import PURGE_EVERY_ROUND, check_parts, random_arc_scores
-from lpparse.formulations.consecutive import DenseConsecutiveScorer, csib_mask, tree_csibs
-from lpparse.formulations.grandsibling import (
+from lpparse.exact.live import LiveMaster
+from lpparse.exact.search import ExactOptions, exact_search
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.consecutive.rows import DenseConsecutiveScorer, csib_mask, tree_csibs
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.third_order.family import THIRD_ORDER_BF_BELOW, GrandSiblingParts, TriSiblingParts
+from lpparse.families.third_order.grandsibling import (
     DenseGrandSiblingScorer,
     candidate_gsibs,
-    check_gsib_batch,
     count_gsibs,
     gsibs_over,
     max_gsibs_per_tree,
     solve_grandsibling,
     tree_gsibs,
 )
-from lpparse.formulations.trisibling import (
+from lpparse.families.third_order.trisibling import (
     DenseTriSiblingScorer,
     candidate_tsibs,
-    check_tsib_batch,
     count_tsibs,
     max_tsibs_per_tree,
     solve_trisibling,
     tree_tsibs,
     tsibs_over,
 )
+from lpparse.family_kit import PURGE_EVERY_ROUND, check_parts, random_arc_scores
 from lpparse.oracles.brute_force import enumerate_trees
-from lpparse.ppc import GrandparentParts, SiblingParts, check_proof, exact_search, solve_lp
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.exact import ExactOptions
-from lpparse.ppc.live import LiveMaster
+from lpparse.ppc import solve_lp
 from lpparse.ppc.loop import BF_BELOW_PARTS, bf_below, candidate_parts, choose_method
-from lpparse.ppc.third_order import THIRD_ORDER_BF_BELOW, GrandSiblingParts, TriSiblingParts
+from lpparse.proofs.check import check_proof
 from lpparse.scores import SparseParts
 from lpparse.trees import allowed_mask_shape
-from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
+from lpparse.triples import DenseSiblingScorer, DenseTripleScorer, check_gsib_batch, check_tsib_batch
 
 
 def _pruned(rng: np.random.Generator, scores: np.ndarray, share: float = 0.05) -> np.ndarray:
@@ -236,7 +237,7 @@ def test_ppc_that_purges_every_round_reaches_brute_force(
 @given(st.integers(4, 5), st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from(COMBOS))
 def test_window_families_on_live_masters(branching: str, n: int, seed: int, single_root: bool, combo: str) -> None:
     """Consecutive siblings with tri- and grand-siblings (and grandparents and siblings) as branch-and-bound
-    nodes on live masters (:mod:`lpparse.ppc.live`): every node below the root solves on its parent's master
+    nodes on live masters (:mod:`lpparse.exact.live`): every node below the root solves on its parent's master
     or a copy, with brute force's optimum and a proof that checks, and no node's bound is below the best tree
     over its arcs; a program per node gives the same optimum."""
     s, parts, best = _instance(n, seed, single_root, combo)
@@ -403,10 +404,10 @@ def _brute_force_scored(s: np.ndarray, parts: list, single_root: bool) -> float:
 
 @pytest.mark.parametrize("family", ["trisibling", "grandsibling"])
 def test_programs_refuse_bad_parts_and_keep_pruned_ones_out(family: str) -> None:
+    from lpparse.families.consecutive.rows import consecutive_program
+    from lpparse.families.third_order.grandsibling import grandsibling_program
+    from lpparse.families.third_order.trisibling import trisibling_program
     from lpparse.formulations.arborescence import FORMULATIONS
-    from lpparse.formulations.consecutive import consecutive_program
-    from lpparse.formulations.grandsibling import grandsibling_program
-    from lpparse.formulations.trisibling import trisibling_program
 
     s = random_arc_scores(4, np.random.default_rng(1), prune=0.0)
     prog = (trisibling_program if family == "trisibling" else grandsibling_program)(

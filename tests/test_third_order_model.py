@@ -17,12 +17,13 @@ from lpparse import training
 from lpparse.cli import main
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.decoder import dense_triple_scores
-from lpparse.formulations.consecutive import DenseConsecutiveScorer, candidate_csibs
-from lpparse.formulations.grandsibling import DenseGrandSiblingScorer, candidate_gsibs
-from lpparse.formulations.trisibling import DenseTriSiblingScorer, candidate_tsibs
+from lpparse.families.consecutive.rows import DenseConsecutiveScorer, candidate_csibs
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.third_order.family import window_parts
+from lpparse.families.third_order.grandsibling import DenseGrandSiblingScorer, candidate_gsibs
+from lpparse.families.third_order.trisibling import DenseTriSiblingScorer, candidate_tsibs
 from lpparse.oracles.brute_force import enumerate_trees
-from lpparse.ppc import GrandparentParts, solve_lp
-from lpparse.ppc.third_order import window_parts
+from lpparse.ppc import solve_lp
 from lpparse.scoring import Model, Vocabulary
 from lpparse.training import gold_triples
 from lpparse.trees import allowed_mask_shape

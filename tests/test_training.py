@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lpparse.corpus import read_treebank, sample_treebank_path
-from lpparse.decoding import dense_triple_scores
+from lpparse.decoder import dense_triple_scores
 from lpparse.oracles import matrix_tree
 from lpparse.parsing import evaluate
 from lpparse.scoring import Model, Vocabulary

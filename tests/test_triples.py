@@ -10,12 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lpparse.formulations.consecutive import DenseConsecutiveScorer
-from lpparse.formulations.grandsibling import DenseGrandSiblingScorer
-from lpparse.formulations.trisibling import DenseTriSiblingScorer
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.parts import GrandparentParts, SiblingParts, count_candidates
-from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts
+from lpparse.families.base import count_candidates
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.consecutive.rows import DenseConsecutiveScorer
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.third_order.family import GrandSiblingParts, TriSiblingParts
+from lpparse.families.third_order.grandsibling import DenseGrandSiblingScorer
+from lpparse.families.third_order.trisibling import DenseTriSiblingScorer
 from lpparse.scores import random_scores
 from lpparse.trees import allowed_arcs
 from lpparse.triples import (

@@ -19,9 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.colgen import DualState, Priced, ScoreCache, Separated, Warm
+from lpparse.families.base import Binding, Counted
 from lpparse.lp.program import Terms
-from lpparse.ppc.families import Counted
-from lpparse.ppc.parts import Binding
 
 Index = tuple[NDArray[np.int64], ...]
 

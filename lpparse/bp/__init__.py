@@ -1,7 +1,7 @@
 """Belief propagation with structured factors for dependency parsing (Gormley, Dredze & Eisner 2015): the factor
 graph, loopy BP with the TREE/PTREE factor, back-propagation through it, MBR decoding and training objectives."""
 
-from lpparse.bp.exact import brute_force_second_order, second_order_tree_scores
+from lpparse.bp.exact import brute_force_second_order
 from lpparse.bp.loopy import BPResult, FactorGraph, PairwiseFamily, ScoreGradients, bp_marginals, factor_graph
 from lpparse.bp.objectives import (
     OBJECTIVES,
@@ -12,6 +12,7 @@ from lpparse.bp.objectives import (
     temperature,
 )
 from lpparse.bp.tree_factor import tree_marginals, tree_marginals_jvp
+from lpparse.oracles.brute_force import second_order_tree_scores
 
 __all__ = [
     "OBJECTIVES",

@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.part_values import DENSE_CELLS, PartValues
-from lpparse.triples import check_part_scores
+from lpparse.part_values import DENSE_CELLS, PartValues, check_part_scores
 
 __all__ = ["DENSE_LIMIT", "DENSE_LIMIT_QUADS", "ScoreCache"]
 

@@ -50,7 +50,7 @@ weight enters, half of all of them in 14 rounds, each a re-solve of a master gro
 there (:func:`lpparse.ppc.solve_bf`).
 
 The engine knows nothing of arcs, triples or siblings: those live in the families
-(:mod:`lpparse.ppc.families`). Parse-price-cut (:func:`lpparse.ppc.parse_price_cut`) is this engine with the
+(:mod:`lpparse.families`). Parse-price-cut (:func:`lpparse.ppc.parse_price_cut`) is this engine with the
 grandparent and sibling families on an arborescence program; Riedel & Clarke's cycle cuts
 (:func:`lpparse.formulations.arborescence.solve_cycle_cuts`) are this engine with one family that only
 separates, on a master of either view (any :class:`~lpparse.lp.views.LPModel`: a HighsModel or a PyomoModel). A master
@@ -169,7 +169,7 @@ class Engine:
     same labels) that the first solve of an engine-built master starts from; ``keep_master``: return the live
     master (:attr:`EngineResult.master`) and keep it: a later :meth:`run` goes on from it as it stands (its
     columns, rows, bounds and basis; the first solve by the dual simplex), e.g. after bound changes that make
-    a branch-and-bound node (:mod:`lpparse.ppc.live`)."""
+    a branch-and-bound node (:mod:`lpparse.exact.live`)."""
 
     def __init__(
         self,

@@ -24,7 +24,11 @@ from lpparse.lp.solution import Solution
 if TYPE_CHECKING:
     from lpparse.lp.views import LPModel
 
-__all__ = ["DualState", "NodeFamily", "PartFamily", "Priced", "Separated", "Warm"]
+__all__ = ["OutsideDuals", "DualState", "NodeFamily", "PartFamily", "Priced", "Separated", "Warm"]
+
+
+#: Duals of rows absent from the restricted program: block name -> (index tuples (k, arity), values (k,))
+OutsideDuals = dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]
 
 
 @dataclass
@@ -161,7 +165,7 @@ class PartFamily(Protocol):
         """Add what :meth:`price` and :meth:`separate` found to the program (a column with its own rows),
         and bring into ``model`` (the live master) what it kept out and may now be used."""
 
-    def outside_duals(self) -> dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]:
+    def outside_duals(self) -> OutsideDuals:
         """Nonzero duals of rows absent from the program: block name -> (index tuples, duals), for
         :func:`lpparse.ppc.certificate.certify_full`."""
 
@@ -172,7 +176,7 @@ class PartFamily(Protocol):
 @runtime_checkable
 class NodeFamily(PartFamily, Protocol):
     """A part family whose run can go on as the LP of a branch-and-bound node by bound changes on the same
-    master (:mod:`lpparse.ppc.live`; Gamrath & Lübbecke 2010, "Experiments with a Generic Dantzig-Wolfe
+    master (:mod:`lpparse.exact.live`; Gamrath & Lübbecke 2010, "Experiments with a Generic Dantzig-Wolfe
     Decomposition for Integer Programs", SEA 2010). A node is a subset of the program's arcs; its full LP
     has the candidate parts over those arcs only (the parts that ``Parts.candidates`` gives for them). Its
     ``Parts`` says so with ``live = True``."""

@@ -1,5 +1,5 @@
 """Options of the column-and-row generation engine, as one dataclass, and the defaults of the pricing devices
-of the grandparent family (:class:`lpparse.ppc.parts.GrandparentParts`)."""
+of the grandparent family (:class:`lpparse.families.grandparent.family.GrandparentParts`)."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ INITS = ("root", "tree")
 @dataclass(frozen=True)
 class ColgenOptions:
     """The options of a column-and-row generation run (:class:`lpparse.colgen.engine.Engine`); a part family's
-    own options live with the family (e.g. :class:`lpparse.ppc.parts.GrandparentParts`).
+    own options live with the family (e.g. :class:`lpparse.families.grandparent.family.GrandparentParts`).
 
     ``tol``: reduced costs and violations above it are priced/cut; ``certificate_tol``: the certificate's
     tolerance (and HiGHS's); ``time_limit``: seconds for the whole run (status TIME_LIMIT; a limit already
@@ -133,14 +133,14 @@ class ColgenOptions:
     simplex also stops there within a solve, once its basis's bound falls below it
     (:meth:`lpparse.lp.highs_view.HighsModel.set_cutoff`; if the families then price columns, the master is
     solved on to its optimum). A branch-and-bound node whose bound falls to the incumbent needs nothing more
-    (:mod:`lpparse.ppc.exact`). ``purge``: False keeps
+    (:mod:`lpparse.exact.search`). ``purge``: False keeps
     every column in the master whatever its settings say (:mod:`lpparse.colgen.purge`). ``implied_rows``:
     brute force that ``auto`` (or exact decoding) chooses keeps the rows that a family's other rows imply, as
     the ``bf`` decoder always does (the paper's full program); by default it leaves them out, the same LP with
-    fewer rows (:class:`lpparse.ppc.parts.Binding`). ``cuts``: families separate their cuts (rows valid for
+    fewer rows (:class:`lpparse.families.base.Binding`). ``cuts``: families separate their cuts (rows valid for
     every tree but outside the LP the certificate is about, :attr:`lpparse.colgen.family.DualState.cuts`);
     False: only the rows of the LP itself (lazy rows, NoCycle rows), as exact decoding's nodes below the root
-    do (:class:`lpparse.ppc.exact.ExactOptions` ``node_cuts``)."""
+    do (:class:`lpparse.exact.search.ExactOptions` ``node_cuts``)."""
 
     tol: float = 1e-7
     certificate_tol: float = TOL

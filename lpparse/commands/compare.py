@@ -7,10 +7,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lpparse.commands._common import add_selection_options, positive_int, ranged, selected_sentences
+from lpparse.commands._common import add_selection_options, selected_sentences
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.evaluation import paired_bootstrap
 from lpparse.io import DataError, readable_file
+from lpparse.options import positive_int, ranged
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -7,18 +7,12 @@ import argparse
 
 import numpy as np
 
-from lpparse.commands._common import (
-    add_scored_run_options,
-    positive_float,
-    positive_int,
-    ranged,
-    report_failures,
-    scored_run,
-)
+from lpparse.commands._common import add_scored_run_options, report_failures, scored_run
 from lpparse.dd.core import STEP_RULES
 from lpparse.experiments.dd_table import bucket_table, dd_task, from_dict
 from lpparse.experiments.grandparent_tables import pooled_uas
 from lpparse.experiments.runner import Task, run_tasks
+from lpparse.options import positive_float, positive_int, ranged
 from lpparse.table import markdown_table
 
 

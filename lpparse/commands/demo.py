@@ -12,11 +12,12 @@ import numpy as np
 from numpy.typing import NDArray
 from tqdm import tqdm
 
-from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank, positive_int
+from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank
 from lpparse.corpus import UAS, Sentence, sentence_uas
 from lpparse.experiments.grandparent_tables import EXPERIMENTS, ScoreSource, summarize
 from lpparse.experiments.runner import Task, run_tasks
 from lpparse.io import UsageError, output_path
+from lpparse.options import positive_int
 from lpparse.oracles import (
     arc_marginals,
     brute_force,

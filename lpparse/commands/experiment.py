@@ -6,10 +6,11 @@ from __future__ import annotations
 import argparse
 import csv
 
-from lpparse.commands._common import add_scored_run_options, positive_float, report_failures, scored_run
+from lpparse.commands._common import add_scored_run_options, report_failures, scored_run
 from lpparse.experiments.grandparent_tables import EXPERIMENTS, summarize
 from lpparse.experiments.runner import Task, run_tasks
 from lpparse.io import atomic_write
+from lpparse.options import positive_float
 from lpparse.table import markdown_table
 
 DESCRIPTIONS = {

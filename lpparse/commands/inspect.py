@@ -11,17 +11,16 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from lpparse.commands._common import (
-    SCORES_HELP,
+from lpparse.commands._common import SCORES_HELP, add_selection_options
+from lpparse.io import UsageError, atomic_write, output_dir, output_path, readable_file
+from lpparse.options import (
     add_pruning_options,
     add_root_options,
-    add_selection_options,
     positive_float,
     positive_int,
     pruning_options,
     resolve_single_root,
 )
-from lpparse.io import UsageError, atomic_write, output_dir, output_path, readable_file
 from lpparse.pruning import decoding_pruning
 
 #: exit status when an inspection found a disagreement or a broken order of bounds (a bug somewhere)

@@ -17,22 +17,22 @@ import numpy as np
 from numpy.typing import NDArray
 from tqdm import tqdm
 
-from lpparse.commands._common import (
-    SCORES_HELP,
+from lpparse.commands._common import SCORES_HELP, add_selection_options, scored_selection, selected_sentences
+from lpparse.corpus import Sentence, corpus_uas, read_text, write_treebank
+from lpparse.decoder import DecodeResult
+from lpparse.decoding import decode, decoder_names, get_decoder
+from lpparse.exact.decoder import lp_summary
+from lpparse.exact.search import BRANCHING
+from lpparse.families.grandparent.rows import BASES, SEPARATED_BASES
+from lpparse.io import DataError, UsageError, atomic_write, output_path, readable_file
+from lpparse.options import (
     add_pruning_options,
     add_root_options,
-    add_selection_options,
     positive_float,
     positive_int,
     pruning_options,
     resolve_single_root,
-    scored_selection,
-    selected_sentences,
 )
-from lpparse.corpus import Sentence, corpus_uas, read_text, write_treebank
-from lpparse.decoding import DecodeResult, decode, decoder_names, get_decoder
-from lpparse.formulations.grandparent import BASES, SEPARATED_BASES
-from lpparse.io import DataError, UsageError, atomic_write, output_path, readable_file
 from lpparse.parsing import (
     PARSE_BOUNDS,
     TimeLimitExceeded,
@@ -42,8 +42,6 @@ from lpparse.parsing import (
     default_decoder_options,
     time_limit,
 )
-from lpparse.ppc.decoder import lp_summary
-from lpparse.ppc.exact import BRANCHING
 from lpparse.pruning import decoding_pruning, gold_recall
 from lpparse.scores import ScoreFile, load_scores
 from lpparse.scoring import Model
@@ -136,7 +134,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="ppc, bf and auto decoders: return a fractional LP's rounded tree as it is (default: it climbs "
         "along the head changes the LP point weighs while its score rises, "
-        "lpparse.ppc.heuristics.improve_along_lp)",
+        "lpparse.exact.heuristics.improve_along_lp)",
     )
     parser.add_argument(
         "--eager-rows",

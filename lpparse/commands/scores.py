@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from lpparse.commands._common import positive_int
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.decoder import dense_sibling_scores, dense_triple_scores
-from lpparse.formulations.consecutive import candidate_csibs
+from lpparse.families.consecutive.rows import candidate_csibs
 from lpparse.io import UsageError, file_digest, output_path, readable_file
+from lpparse.options import positive_int
 from lpparse.scores import SentenceScores, save_scores
 from lpparse.scoring import Model
 from lpparse.trees import allowed_arcs

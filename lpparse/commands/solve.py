@@ -9,12 +9,12 @@ from lpparse.commands._common import (
     SCORES_HELP,
     add_noisy_treebank_options,
     noisy_treebank,
-    positive_float,
     score_file_treebank,
 )
 from lpparse.formulations.arborescence import FORMULATIONS, solve_arborescence
 from lpparse.io import atomic_path, output_path
 from lpparse.lp.views import VIEWS, make_model
+from lpparse.options import positive_float
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.table import markdown_table
 from lpparse.trees import tree_score

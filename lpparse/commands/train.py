@@ -14,10 +14,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.commands._common import (
+from lpparse.commands._common import add_selection_options, selected_sentences
+from lpparse.corpus import Sentence, read_treebank
+from lpparse.io import DataError, UsageError, output_path, readable_file
+from lpparse.options import (
     add_pruning_options,
     add_root_options,
-    add_selection_options,
     non_negative_float,
     non_negative_int,
     positive_float,
@@ -25,10 +27,7 @@ from lpparse.commands._common import (
     pruning_options,
     ranged,
     resolve_single_root,
-    selected_sentences,
 )
-from lpparse.corpus import Sentence, read_treebank
-from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.parsing import default_decoder, default_decoder_options, evaluate
 from lpparse.pruning import decoding_pruning
 from lpparse.scoring import CONSECUTIVE_TEMPLATES, SIBLING_TEMPLATES, Model, Vocabulary

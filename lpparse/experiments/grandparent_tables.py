@@ -3,13 +3,13 @@
 
 * **Table 1** (``ppc``): per sentence, the full LP of every family solved by brute force (BF: every part
   scored and instantiated) against parse-price-cut (PPC), grandparents with all four constraint families,
-  and exact decoding (:func:`lpparse.ppc.exact.exact_search`), which closes the fractional ones; parts
+  and exact decoding (:func:`lpparse.exact.search.exact_search`), which closes the fractional ones; parts
   scored and added relative to BF, per family;
 * **Table 2** (``bounds``): per sentence, the full LP under each outer bound (:func:`relaxations`): the
   grandparent presets ``martins`` (ArcGP+GPArc), ``onegp`` (OneGP+NoGP) and ``all``, the arbitrary-sibling
   presets, and the arborescence polytope under every family (``single-flow`` against ``multi-flow``: for
   consecutive siblings, whose head-automaton polytope is exact per automaton, the base is where the bound
-  can tighten; :mod:`lpparse.formulations.consecutive`), without PPC.
+  can tighten; :mod:`lpparse.families.consecutive.rows`), without PPC.
 
 A task scores one sentence with a trained model file, a score file (:func:`lpparse.scores.load_scores`, the
 sentence at the task's ``position``) or a synthetic stand-in (noisy-gold arc and triple scores, seeded by
@@ -32,14 +32,17 @@ from numpy.typing import NDArray
 
 from lpparse.colgen.options import ColgenOptions
 from lpparse.corpus import Sentence, sentence_uas
+from lpparse.exact.search import ExactOptions, exact_search
+from lpparse.families.base import Parts
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.third_order.family import GrandSiblingParts, TriSiblingParts
 from lpparse.io import UsageError
 from lpparse.lp.solution import Status
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.exact import ExactOptions, ExactResult, exact_search
 from lpparse.ppc.loop import PPCResult, project_to_tree, solve_lp
-from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
-from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts
 from lpparse.proofcheck import sentence_scorers
+from lpparse.proofs.search_tree import ExactResult
 from lpparse.scores import ScoreFile, load_scores, noisy_gold_scores
 from lpparse.scoring.model import Model
 from lpparse.triples import TripleScorer, noisy_gold_triple_scorer
@@ -64,7 +67,7 @@ __all__ = [
 ]
 
 PRESETS = ("martins", "onegp", "all")
-#: Table 2's arbitrary-sibling presets (:data:`lpparse.formulations.sibling.SIBLING_PRESETS`) and bases
+#: Table 2's arbitrary-sibling presets (:data:`lpparse.families.sibling.rows.SIBLING_PRESETS`) and bases
 SIBLING_RELAXATIONS = ("martins", "all")
 BASES = ("single-flow", "multi-flow")
 BUCKETS = ((1, 10), (11, 20), (21, 30), (31, 40), (41, 10_000))
@@ -290,7 +293,7 @@ def _run(payload: dict[str, Any], methods: Sequence[tuple[str, str, Relaxation |
 
 def ppc_task(payload: dict[str, Any]) -> dict[str, Any]:
     """Table 1 for one sentence: BF and PPC on the full LP of every family of the scores (:data:`FULL`), and
-    exact decoding (:func:`lpparse.ppc.exact.exact_search`: PPC, then branch and bound where the LP optimum
+    exact decoding (:func:`lpparse.exact.search.exact_search`: PPC, then branch and bound where the LP optimum
     is fractional).
 
     ``payload``: sentence, source (:class:`ScoreSource`), seed, single_root, optional time_limit and

@@ -3,23 +3,39 @@ a cut, against the best tree with a proof and a generic MIP solver on the same p
 issue 55). :func:`inspect_sentence` takes scores and part families; :func:`inspect_file_sentence` a model or
 score file and a treebank sentence."""
 
-from lpparse._lazy import lazy_exports
-
-#: submodule -> the names it gives this package (imported on first use: :mod:`lpparse._lazy`)
-__all__, __getattr__, __dir__ = lazy_exports(
-    __name__,
-    {
-        "cuts": ("Cut", "ReferenceProgram", "find_cut"),
-        "mip": ("MipOptions", "MipRun"),
-        "relaxations": ("Relaxation", "default_relaxations", "order_claims", "parse_relaxation"),
-        "report": ("BestTree", "Inspection", "OrderCheck", "RelaxationReport"),
-        "sentence": ("InspectOptions", "inspect_sentence", "write_program"),
-        "sources": (
-            "SentenceProblem",
-            "TreebankInspector",
-            "find_sentences",
-            "inspect_file_sentence",
-            "sentence_problem",
-        ),
-    },
+from lpparse.inspect.cuts import Cut, ReferenceProgram, find_cut
+from lpparse.inspect.mip import MipOptions, MipRun
+from lpparse.inspect.relaxations import Relaxation, default_relaxations, order_claims, parse_relaxation
+from lpparse.inspect.report import BestTree, Inspection, OrderCheck, RelaxationReport
+from lpparse.inspect.sentence import InspectOptions, inspect_sentence, write_program
+from lpparse.inspect.sources import (
+    SentenceProblem,
+    TreebankInspector,
+    find_sentences,
+    inspect_file_sentence,
+    sentence_problem,
 )
+
+__all__ = [
+    "BestTree",
+    "Cut",
+    "InspectOptions",
+    "Inspection",
+    "MipOptions",
+    "MipRun",
+    "OrderCheck",
+    "ReferenceProgram",
+    "Relaxation",
+    "RelaxationReport",
+    "SentenceProblem",
+    "TreebankInspector",
+    "default_relaxations",
+    "find_cut",
+    "find_sentences",
+    "inspect_file_sentence",
+    "inspect_sentence",
+    "order_claims",
+    "parse_relaxation",
+    "sentence_problem",
+    "write_program",
+]

@@ -29,23 +29,25 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.colgen.options import ColgenOptions
+from lpparse.exact.search import exact_search
+from lpparse.families.base import Binding, Parts
+from lpparse.families.consecutive.family import ConsecutiveSiblingParts
+from lpparse.families.consecutive.rows import DenseConsecutiveScorer
+from lpparse.families.grandparent.chains import CHAINS, violated_chains
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.grandparent.rows import FAMILIES, GrandparentProgram, arc_program
+from lpparse.families.sibling.arc_heads import ARC_HEADS_BLOCK, violated_arc_heads
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.sibling.triangles import violated_cross_triangles, violated_sibling_triangles
+from lpparse.families.third_order.family import GrandSiblingParts, TriSiblingParts
+from lpparse.families.third_order.grandsibling import DenseGrandSiblingScorer
+from lpparse.families.third_order.grandsibling_links import LINK_BLOCK, violated_grandparent_links
+from lpparse.families.third_order.trisibling import DenseTriSiblingScorer
 from lpparse.formulations.arborescence import add_subtour_cuts, separate_subtours
-from lpparse.formulations.arc_heads import ARC_HEADS_BLOCK, violated_arc_heads
-from lpparse.formulations.consecutive import DenseConsecutiveScorer
-from lpparse.formulations.grandparent import FAMILIES, GrandparentProgram, arc_program
-from lpparse.formulations.grandparent_chains import CHAINS, violated_chains
-from lpparse.formulations.grandsibling import DenseGrandSiblingScorer
-from lpparse.formulations.grandsibling_links import LINK_BLOCK, violated_grandparent_links
-from lpparse.formulations.triangles import violated_cross_triangles, violated_sibling_triangles
-from lpparse.formulations.trisibling import DenseTriSiblingScorer
 from lpparse.lp.cut_pool import cut_terms, mip_pool
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.program import LinearProgram
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.ppc.consecutive import ConsecutiveSiblingParts
-from lpparse.ppc.exact import exact_search
-from lpparse.ppc.parts import Binding, GrandparentParts, Parts, SiblingParts
-from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
 __all__ = [

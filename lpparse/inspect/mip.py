@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.formulations.grandparent import GrandparentProgram
+from lpparse.families.grandparent.rows import GrandparentProgram
 from lpparse.lp.solution import Solution, Status
 
 __all__ = ["TIME_LIMIT_OPTIONS", "MipOptions", "MipRun", "heads_of", "highs_mip", "pyomo_mip"]

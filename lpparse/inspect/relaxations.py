@@ -2,13 +2,13 @@
 
 A relaxation is the sentence's part families with each family's row families (its preset), an arborescence
 program under them (its base) and, optionally, the cuts that exact decoding separates on top
-(:func:`lpparse.ppc.parts.exact_parts`: GPChain over grandparent triples, SibTriangle and GPSibArc over
+(:func:`lpparse.families.base.exact_parts`: GPChain over grandparent triples, SibTriangle and GPSibArc over
 siblings, GSibGP over grand-siblings). Its name lists what differs from the families' defaults, ``+``-joined:
 
 * ``FAMILY:PRESET``: ``grandparent:all|martins|onegp`` (Riedel, Smith & McCallum 2012, "Parse, Price and
   Cut", EMNLP-CoNLL 2012, §3.2; ``martins``: Martins, Smith & Xing 2009, "Concise Integer Linear Programming
   Formulations for Dependency Parsing", ACL-IJCNLP 2009), ``sibling:martins|all|triangles``
-  (:mod:`lpparse.formulations.sibling`);
+  (:mod:`lpparse.families.sibling.rows`);
 * ``base:single-flow|multi-flow|cycle-cuts`` (:mod:`lpparse.formulations.arborescence`; default single-flow);
 * ``cuts``: the families as exact decoding uses them, with their cuts separated.
 
@@ -23,9 +23,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from lpparse.formulations.grandparent import BASES, PRESETS, SEPARATED_BASES
-from lpparse.formulations.sibling import SIBLING_PRESETS
-from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts, exact_parts
+from lpparse.families.base import Parts, exact_parts
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.grandparent.rows import BASES, PRESETS, SEPARATED_BASES
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.sibling.rows import SIBLING_PRESETS
 
 __all__ = [
     "BASE_ORDER",
@@ -43,7 +45,7 @@ FAMILY_PRESETS: dict[str, dict[str, tuple[str, ...]]] = {
     SiblingParts.name: SIBLING_PRESETS,
 }
 #: Row families that others imply, by family: (the implying ones, the implied one). Grandparents: GPArc summed
-#: over c gives NoGP; OneGP and GPArc with OneHead give ArcGP (:mod:`lpparse.formulations.grandparent`)
+#: over c gives NoGP; OneGP and GPArc with OneHead give ArcGP (:mod:`lpparse.families.grandparent.rows`)
 IMPLIED: dict[str, tuple[tuple[frozenset[str], str], ...]] = {
     GrandparentParts.name: ((frozenset({"GPArc"}), "NoGP"), (frozenset({"GPArc", "OneGP"}), "ArcGP")),
 }

@@ -30,7 +30,7 @@ BINDING_ROWS = 50
 
 @dataclass
 class BestTree:
-    """The best tree by exact decoding (:func:`lpparse.ppc.exact_search`): ``certified`` when proved."""
+    """The best tree by exact decoding (:func:`lpparse.exact.exact_search`): ``certified`` when proved."""
 
     heads: list[int]
     score: float

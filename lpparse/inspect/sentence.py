@@ -1,12 +1,12 @@
 """Inspect one sentence: every relaxation's LP against the best tree and a generic MIP solver.
 
-:func:`inspect_sentence` takes arc scores and part families (:class:`lpparse.ppc.parts.Parts`) and, for each
+:func:`inspect_sentence` takes arc scores and part families (:class:`lpparse.families.base.Parts`) and, for each
 relaxation (:mod:`lpparse.inspect.relaxations`), solves the full LP of every candidate part (brute force,
 Riedel, Smith & McCallum 2012 §6, certified by lpparse), reads its fractional arcs and parts and the rows
 binding at its optimum with their duals, writes its program (MPS and LP) if asked, solves the same program as
 a MIP (:mod:`lpparse.inspect.mip`; Rush & Collins 2012's advice: debug against a generic solver) and, when the
 LP point is fractional, finds a valid row it violates (:mod:`lpparse.inspect.cuts`). The best tree comes from
-exact decoding with a proof (:func:`lpparse.ppc.exact_search`). Everything that must agree is compared:
+exact decoding with a proof (:func:`lpparse.exact.exact_search`). Everything that must agree is compared:
 each MIP's optimum with the proved tree, each MIP tree's score as the parts score it with the MIP's objective,
 each bound with the tree, and the bounds with each other in the order their rows imply; whatever fails is a
 *disagreement* (:attr:`Inspection.disagreements`), never averaged away.
@@ -24,15 +24,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen.options import ColgenOptions, MasterSettings
-from lpparse.formulations.grandparent import BASES, GrandparentProgram
+from lpparse.exact.search import exact_search
+from lpparse.families.base import Parts, tree_score
+from lpparse.families.grandparent.rows import BASES, GrandparentProgram
 from lpparse.inspect.cuts import ReferenceProgram, find_cut
 from lpparse.inspect.mip import MipOptions, MipRun, highs_mip, pyomo_mip
 from lpparse.inspect.relaxations import Relaxation, default_relaxations, order_claims, parse_relaxation
 from lpparse.inspect.report import BINDING_ROWS, BestTree, Inspection, OrderCheck, RelaxationReport
 from lpparse.lp.highs_view import HighsModel
-from lpparse.ppc.exact import exact_search
 from lpparse.ppc.loop import PPCResult, solve_lp
-from lpparse.ppc.parts import Parts, tree_score
 from lpparse.trees import tree_error, validate_scores
 
 __all__ = ["AGREE_TOL", "FRACTIONAL_TOL", "LP_SOLVERS", "InspectOptions", "inspect_sentence", "write_program"]
@@ -65,7 +65,7 @@ class InspectOptions:
         ``simplex``, or ``ipm``: interior point and crossover) rather than brute force's, which stall on the
         degenerate LPs of looser presets (sample-26, 24 tokens, small grandparent model, ``martins``: 50 s
         against 12 s, 3.3 s by ``ipm``; ``all`` 1.6 s against 0.6 s, 3.9 s by ``ipm``); third-order families
-        keep their own master (:data:`lpparse.ppc.third_order.THIRD_ORDER_BF_BELOW`'s measurements)."""
+        keep their own master (:data:`lpparse.families.third_order.family.THIRD_ORDER_BF_BELOW`'s measurements)."""
         if self.lp_solver not in LP_SOLVERS:
             raise ValueError(f"unknown LP solver {self.lp_solver!r}; choose from {LP_SOLVERS}")
         own = {"presolve": "off", **({"solver": "ipm"} if self.lp_solver == "ipm" else {})}

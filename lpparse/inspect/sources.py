@@ -14,18 +14,20 @@ from numpy.typing import NDArray
 from tqdm import tqdm
 
 from lpparse.corpus import Sentence, read_treebank
+from lpparse.exact.search import exact_search
+from lpparse.families.base import Parts
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.third_order.family import GrandSiblingParts, TriSiblingParts, window_parts
 from lpparse.inspect.mip import MipOptions
 from lpparse.inspect.relaxations import Relaxation, default_relaxations
 from lpparse.inspect.report import Inspection
 from lpparse.inspect.sentence import FRACTIONAL_TOL, InspectOptions, inspect_sentence
 from lpparse.io import DataError, UsageError, UserError, readable_file
 from lpparse.options import resolve_single_root
-from lpparse.ppc.exact import exact_search
 from lpparse.ppc.loop import solve_lp
-from lpparse.ppc.parts import GrandparentParts, Parts, SiblingParts
-from lpparse.ppc.search_tree import gap_abs
-from lpparse.ppc.third_order import GrandSiblingParts, TriSiblingParts, window_parts
 from lpparse.proofcheck import Problem, problem_scorers
+from lpparse.proofs.search_tree import gap_abs
 from lpparse.pruning import ArcPruning
 from lpparse.scores import ScoreFile, load_scores
 from lpparse.scoring import Model

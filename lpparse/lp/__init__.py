@@ -1,26 +1,39 @@
 """LP layer: named blocks (:class:`LinearProgram`) built row by row (:class:`Terms`), Pyomo and HiGHS views
-(:class:`LPModel`), solutions with certificates."""
+(:class:`LPModel`), solutions with certificates. The HiGHS view itself is :mod:`lpparse.lp.highs_view`
+(not imported here, so that a program can be built and checked without highspy)."""
 
-from lpparse._lazy import lazy_exports
-
-#: submodule -> the names it gives this package (imported on first use: :mod:`lpparse._lazy`)
-__all__, __getattr__, __dir__ = lazy_exports(
-    __name__,
-    {
-        "highs_view": ("HighsModel", "duals_from_highs", "solve_highs"),
-        "program": ("INF", "Block", "IndexMap", "LinearProgram", "Terms"),
-        "solution": (
-            "TOL",
-            "Certificate",
-            "FractionalSolutionError",
-            "Solution",
-            "SolutionError",
-            "Status",
-            "UncertifiedSolutionError",
-            "certify_lp",
-            "certify_mip",
-            "dual_bound",
-        ),
-        "views": ("VIEWS", "LPModel", "make_model"),
-    },
+from lpparse.lp.program import INF, Block, IndexMap, LinearProgram, Terms
+from lpparse.lp.solution import (
+    TOL,
+    Certificate,
+    FractionalSolutionError,
+    Solution,
+    SolutionError,
+    Status,
+    UncertifiedSolutionError,
+    certify_lp,
+    certify_mip,
+    dual_bound,
 )
+from lpparse.lp.views import VIEWS, LPModel, make_model
+
+__all__ = [
+    "INF",
+    "TOL",
+    "VIEWS",
+    "Block",
+    "Certificate",
+    "FractionalSolutionError",
+    "IndexMap",
+    "LPModel",
+    "LinearProgram",
+    "Solution",
+    "SolutionError",
+    "Status",
+    "Terms",
+    "UncertifiedSolutionError",
+    "certify_lp",
+    "certify_mip",
+    "dual_bound",
+    "make_model",
+]

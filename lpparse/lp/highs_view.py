@@ -646,7 +646,7 @@ class HighsModel:
         """A model of ``lp``, a copy of this model's program as it stands, holding a copy of this model made
         inside HiGHS (its program, options and basis, the same columns and rows in the same order): its next
         solve starts from this model's basis, with no basis placed by label and no program passed from Python
-        (a branch-and-bound node's master for a second child, :mod:`lpparse.ppc.live`)."""
+        (a branch-and-bound node's master for a second child, :mod:`lpparse.exact.live`)."""
         self.sync()
         if (lp.num_cols, lp.num_rows, lp.num_nz) != self._synced:
             raise ValueError("copy a model onto a copy of its program as it stands")

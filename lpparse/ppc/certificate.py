@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.colgen.certificate import ppc_certificate
+from lpparse.colgen.family import OutsideDuals
 from lpparse.lp.program import Block, LinearProgram
 from lpparse.lp.solution import TOL, Certificate, certify_lp
 
@@ -49,10 +50,6 @@ def _positions(full: Block, part: Block, what: str, missing_ok: bool = False) ->
         missing = tuple(pi[np.flatnonzero(~found)[0]].tolist())
         raise KeyError(f"{what} {part.name}{missing} of the restricted program is not in the full program")
     return full.positions[order[at]]
-
-
-#: Duals of rows absent from the restricted program: block name -> (index tuples (k, arity), values (k,))
-OutsideDuals = dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]
 
 
 def extend_solution(

@@ -3,7 +3,7 @@ brute-force baseline (BF, §6: the full LP with every part scored and instantiat
 families.
 
 :func:`solve_lp` is the one front end: it builds the arborescence program, binds every family of the list
-(:class:`lpparse.ppc.parts.Parts`: grandparent triples, arbitrary siblings, consecutive siblings, or a family
+(:class:`lpparse.families.base.Parts`: grandparent triples, arbitrary siblings, consecutive siblings, or a family
 written elsewhere) to it, and runs the column-and-row generation engine (:class:`lpparse.colgen.Engine`,
 which owns the loop: solve, price, cut, add in one batch, certify). Parse-price-cut starts the families from
 the parts of a tree without pruned parts; brute force starts them from every candidate part, so that the
@@ -11,26 +11,26 @@ engine's first solve is the full LP and nothing is left to price: one implementa
 drift apart. ``auto`` runs BF on sentences with fewer than :data:`BF_BELOW_PARTS` candidate parts (or a
 family's own ``bf_below``: :func:`bf_below`), where the
 full LP solves faster than PPC's rounds (measured there), and says which ran (:attr:`PPCResult.method`);
-its brute force leaves out the rows that a family's other rows imply (:class:`lpparse.ppc.parts.Binding`:
+its brute force leaves out the rows that a family's other rows imply (:class:`lpparse.families.base.Binding`:
 the grandparent family's ArcGP rows under OneGP and GPArc), the same LP with fewer rows, which ``bf``, the
 paper's baseline, keeps.
 :func:`parse_price_cut`, :func:`solve_bf` and :func:`solve_second_order` are thin wrappers for grandparent
 and sibling scorers (:func:`second_order_parts`).
 
 The grandparent family starts from every candidate arc and the triples of the first-order best tree T
-(Chu-Liu-Edmonds; with parts scored -inf, a tree without them: :func:`lpparse.ppc.families.clean_tree`), so
+(Chu-Liu-Edmonds; with parts scored -inf, a tree without them: :func:`lpparse.families.base.clean_tree`), so
 the restricted LP is feasible, optionally plus one triple per arc h→m with h > 0 among
 the ``seed_heads`` best-scoring heads of m (⟨0,h,m⟩ as in §4.2, or ⟨head_T(h),h,m⟩ with ``init="tree"``;
 ``seed_heads=None`` seeds every arc, as the paper). An arc without a triple is held at 0 by its OneGP row
-until pricing brings one in, and stays out of the HiGHS master until then (:mod:`lpparse.ppc.dead_arcs`).
+until pricing brings one in, and stays out of the HiGHS master until then (:mod:`lpparse.families.grandparent.dead_arcs`).
 Each round it tightens the OneGP duals (§4.3.3), prices absent triples with reduced cost (eq. 8) > tol,
 scoring only those whose bound (eq. 11) is > tol, keeps the ``per_pair`` best of each ⟨p,c⟩
-(:mod:`lpparse.ppc.pricing`), and cuts absent triples whose ArcGP row is violated (§4.4,
-:mod:`lpparse.ppc.separation`). The restricted LP is always the full LP restricted to its columns (less the
+(:mod:`lpparse.families.grandparent.pricing`), and cuts absent triples whose ArcGP row is violated (§4.4,
+:mod:`lpparse.families.grandparent.separation`). The restricted LP is always the full LP restricted to its columns (less the
 rows of absent parts), so at convergence its solution, extended by zeros, is optimal for the full LP:
 :attr:`PPCResult.certificate`.
 
-By default (``lazy_arcgp``, :class:`lpparse.ppc.parts.GrandparentParts`) a column enters without its ArcGP
+By default (``lazy_arcgp``, :class:`lpparse.families.grandparent.family.GrandparentParts`) a column enters without its ArcGP
 row, and **cut** also adds the held-back rows that the solution violates (row generation on top of column
 generation). The restricted LP is then the full LP restricted to its columns and to some of their ArcGP
 rows; at convergence every held-back row is satisfied, so with dual 0 it leaves the same certificate valid.
@@ -40,7 +40,7 @@ and -26%; ``all`` on 15 dev sentences of 21-40 tokens per dev set (benchmarks/re
 "eager ArcGP rows" take 1.01x, 1.19x, 1.14x and 1.08x the CPU time on Danish, English, Hungarian and
 Italian); and in exact search, where every node re-solves its LP after bound changes, Hungarian dev #152 (49
 tokens, 246 nodes) 14.3 s against 20.3 s. In ``all`` no ArcGP row is ever needed, as OneGP, GPArc and
-OneHead imply them (:mod:`lpparse.formulations.grandparent`), so there it amounts to dropping them from the
+OneHead imply them (:mod:`lpparse.families.grandparent.rows`), so there it amounts to dropping them from the
 restricted LP (a third fewer rows) but not from BF's.
 
 The reduced-cost formula holds for every preset: a family that is off has no rows and μ = 0 (``martins``
@@ -58,17 +58,17 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen.engine import Engine, EngineResult, Round
-from lpparse.colgen.family import PartFamily, Warm
+from lpparse.colgen.family import OutsideDuals, PartFamily, Warm
 from lpparse.colgen.options import BF_MASTER, ENGINE_FIELDS, ColgenOptions
+from lpparse.families.base import Binding, Parts, clean_tree, count_candidates
+from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.grandparent.rows import GrandparentProgram, arc_program
+from lpparse.families.sibling.family import SiblingParts
 from lpparse.formulations.arborescence import CycleCutFamily
-from lpparse.formulations.grandparent import GrandparentProgram, arc_program
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.solution import Certificate, Solution, Status
 from lpparse.lp.views import LPModel
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.ppc.certificate import OutsideDuals
-from lpparse.ppc.families import clean_tree
-from lpparse.ppc.parts import Binding, GrandparentParts, Parts, SiblingParts, count_candidates
 from lpparse.trees import allowed_arcs, validate_scores
 from lpparse.triples import SiblingScorer, TripleScorer
 
@@ -249,7 +249,7 @@ _PART_TYPES: set[type] = set()
 
 
 def _is_parts(part: object) -> bool:
-    """Whether ``part`` is a :class:`lpparse.ppc.parts.Parts` (checked once per class)."""
+    """Whether ``part`` is a :class:`lpparse.families.base.Parts` (checked once per class)."""
     if type(part) in _PART_TYPES:
         return True
     if isinstance(part, Parts):
@@ -266,7 +266,7 @@ def _validated(arc_scores: ArrayLike, parts: Sequence[Parts]) -> NDArray[np.floa
         raise ValueError("give at least one part family (e.g. GrandparentParts(scorer))")
     for part in parts:
         if not _is_parts(part):
-            raise TypeError(f"{type(part).__name__} is not a part family (lpparse.ppc.parts.Parts)")
+            raise TypeError(f"{type(part).__name__} is not a part family (lpparse.families.base.Parts)")
     names = [p.name for p in parts]
     if len(set(names)) < len(names):
         raise ValueError(f"part family names must differ, got {names}")
@@ -313,13 +313,13 @@ def solve_lp(
     basis: LabelledBasis | None = None,
     keep_master: bool = False,
 ) -> PPCResult:
-    """The LP of the arcs and every part family of ``parts`` (:class:`lpparse.ppc.parts.Parts`), by
+    """The LP of the arcs and every part family of ``parts`` (:class:`lpparse.families.base.Parts`), by
     ``method``: ``ppc`` (parse-price-cut: the column-and-row generation engine from the parts of a tree
     without pruned parts), ``bf`` (brute force, §6: every candidate part of every family scored and added,
     the full LP solved once, by the same engine with nothing left to price) or ``auto``
     (:func:`choose_method`). Either way the answer is certified on the full LP; ``result.counts`` counts
     each family's parts by name. ``base``: the arborescence program the families sit on (a key of
-    :data:`lpparse.formulations.grandparent.BASES` or ``SEPARATED_BASES``, whose rows the run separates:
+    :data:`lpparse.families.grandparent.rows.BASES` or ``SEPARATED_BASES``, whose rows the run separates:
     :func:`base_families`). ``options``: the engine's (:class:`lpparse.colgen.ColgenOptions`);
     ``warm``: per family name, the score cache and parts of an earlier run on the same sentence; ``basis``:
     an earlier run's basis by label (:class:`lpparse.lp.basis.LabelledBasis`) for the first solve to start
@@ -511,7 +511,7 @@ def solve_bf(
 
 def candidate_parts(arc_scores: ArrayLike, parts: Sequence[Parts], single_root: bool = False) -> int:
     """How many parts of the families ``parts`` the candidate arcs of ``arc_scores`` (finite entries) allow
-    (what ``auto`` compares with :data:`BF_BELOW_PARTS`), by :func:`lpparse.ppc.parts.count_candidates`."""
+    (what ``auto`` compares with :data:`BF_BELOW_PARTS`), by :func:`lpparse.families.base.count_candidates`."""
     arc = allowed_arcs(validate_scores(arc_scores))
     return sum(count_candidates(p, arc, single_root) for p in parts)
 
@@ -529,7 +529,7 @@ def choose_method(parts: int, method: str = "auto", below: int = BF_BELOW_PARTS)
 def bf_below(parts: Sequence[Parts]) -> int:
     """The candidate part count below which ``auto`` runs BF on these families: :data:`BF_BELOW_PARTS`, or
     a family's own ``bf_below`` when larger (third-order families: their pricing is not selective enough for
-    PPC to pay, :class:`lpparse.ppc.third_order.TriSiblingParts`)."""
+    PPC to pay, :class:`lpparse.families.third_order.family.TriSiblingParts`)."""
     return max([BF_BELOW_PARTS, *(getattr(p, "bf_below", 0) for p in parts)])
 
 

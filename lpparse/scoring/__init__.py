@@ -1,7 +1,7 @@
 """Trained scoring models: feature templates, hashed weights, model files, and the counted lazy scorers
 with factorized bounds that implement :class:`lpparse.triples.TripleScorer`,
 :class:`lpparse.triples.SiblingScorer` and
-:class:`lpparse.formulations.consecutive.ConsecutiveSiblingScorer`.
+:class:`lpparse.families.consecutive.rows.ConsecutiveSiblingScorer`.
 
 This package sits below the algorithms (formulations, parse-price-cut, column generation, BP), which score
 through those protocols: it imports none of them. Fitting the weights is :mod:`lpparse.training`, parsing

@@ -9,7 +9,7 @@ grandparent model with sibling templates (``siblings``) also gives a :class:`Sib
 :class:`lpparse.triples.SiblingScorer` of its arbitrary-sibling parts, with per-template bounds from the
 sentence's own values (:class:`lpparse.scoring.bounds.SiblingBounds`). A grandparent model with
 ``consecutive`` also scores consecutive-sibling windows ⟨h, a, b⟩ (:class:`ConsecutiveModelScorer`, the
-``ConsecutiveSiblingScorer`` of :mod:`lpparse.formulations.consecutive`, with the per-template bounds of
+``ConsecutiveSiblingScorer`` of :mod:`lpparse.families.consecutive.rows`, with the per-template bounds of
 :class:`lpparse.scoring.bounds.ConsecutiveBounds`).
 
 Model file format (``MODEL_FORMAT_VERSION``), one ``.npz`` archive (as ``numpy.savez_compressed`` writes, but
@@ -468,7 +468,7 @@ class SentenceScorer:
 
     def window_scorers(self) -> tuple[Any, Any, Any]:
         """The scorers of the parts on consecutive-sibling windows (None for those the model lacks): windows,
-        tri-siblings, grand-siblings (:func:`lpparse.ppc.third_order.window_parts`'s order)."""
+        tri-siblings, grand-siblings (:func:`lpparse.families.third_order.family.window_parts`'s order)."""
         model = self.model
         return (
             self.consecutive() if model.consecutive else None,
@@ -607,7 +607,7 @@ class SiblingModelScorer(_PartScorer):
 @dataclass
 class ConsecutiveModelScorer(_PartScorer):
     """The consecutive-sibling scorer
-    (:class:`lpparse.formulations.consecutive.ConsecutiveSiblingScorer`) of a model's consecutive-sibling templates on one sentence: counted scores by feature look-up, and the
+    (:class:`lpparse.families.consecutive.rows.ConsecutiveSiblingScorer`) of a model's consecutive-sibling templates on one sentence: counted scores by feature look-up, and the
     per-template bounds of :class:`lpparse.scoring.bounds.ConsecutiveBounds` (built on first use, from the
     templates' weights on the sentence's attribute values: no window is scored, nothing is counted)."""
 

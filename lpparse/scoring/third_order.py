@@ -279,7 +279,7 @@ class _QuadScorer:
 
 
 class GrandSiblingModelScorer(GrandSiblingBounds, _QuadScorer):
-    """The grand-sibling scorer of a model's templates (:class:`lpparse.ppc.third_order.GrandSiblingParts`)."""
+    """The grand-sibling scorer of a model's templates (:class:`lpparse.families.third_order.family.GrandSiblingParts`)."""
 
     shape = GRANDSIBLING
 
@@ -295,7 +295,7 @@ class GrandSiblingModelScorer(GrandSiblingBounds, _QuadScorer):
 
 
 class TriSiblingModelScorer(TriSiblingBounds, _QuadScorer):
-    """The tri-sibling scorer of a model's templates (:class:`lpparse.ppc.third_order.TriSiblingParts`)."""
+    """The tri-sibling scorer of a model's templates (:class:`lpparse.families.third_order.family.TriSiblingParts`)."""
 
     shape = TRISIBLING
 

@@ -1,0 +1,224 @@
+"""The k best trees under arcs and part families, each proved.
+
+Murty's partition (Murty 1968, "An Algorithm for Ranking all the Assignments in Order of Increasing Cost",
+Operations Research 16(3); for arborescences Camerini, Fratta & Maffioli 1980, "The k Best Spanning
+Arborescences of a Network", Networks 10(2)) over the arc sets that exact decoding already searches
+(:func:`lpparse.exact.search.exact_search`). A *subproblem* is an arc mask; its best tree comes with a proof.
+When the best tree T of a subproblem M is listed, M is replaced by its children: for the modifiers m1 < m2 <
+... whose column in M holds more than one head (the others are forced), child i keeps T's head of m1..m(i-1)
+as their only head and drops T's head of mi (:func:`lpparse.proofs.kbest.murty_child`). A tree of M other
+than T first differs from T at one such modifier, so the children partition the trees of M but T.
+
+**Lazily** (Lawler 1972, "A Procedure for Computing the K Best Solutions to Discrete Optimization Problems
+and its Application to the Shortest Path Problem", Management Science 18(7): a subproblem is solved only
+when it can still hold one of the K best): a child waits unsolved in the queue under a bound its parent
+proved. Every tree of child i uses one of its heads h of mi, and the parent's root LP bounds the trees that
+use h→mi by reduced costs, UB + d + ε (:func:`lpparse.exact.search._arc_bounds`, reduced-cost fixing's bound):
+the largest over the child's heads of mi bounds the child. The queue pops the subproblem of largest key
+(bound, or a solved one's tree score, the solved first on a tie): a waiting one is solved and goes back
+under its tree's score; a solved one's tree is the next best tree, as every tree not yet listed is in some
+waiting subproblem, whose key is no lower. The K-th tree is proved once listed: every subproblem left
+waiting has a key at most its score, and those never solved are *closed by their parent's bound*. On
+held-out sentences most children never need a search (``benchmarks/results/kbest_cost.md``).
+
+**What is kept.** All subproblems' searches share one score cache per family (each part scored once for the
+sentence, :meth:`lpparse.exact.search._Parts.over`); a child's root LP starts from its parent's root LP
+columns. Of a search, a subproblem keeps its proof alone (tree, nodes with their duals or rays, statistics):
+no LP, master or cache; of a solved subproblem waiting to be listed, also its root's arc bounds (an (n+1,
+n+1) array, until its children are made); of a listed one, its root LP's columns (its children's start).
+
+A subproblem whose arcs carry trees that all hold a pruned part (scored -inf) has none of finite score: its
+search's nodes (every leaf infeasible: no tree over its arcs, or a dual ray) are its proof
+(:func:`lpparse.proofs.kbest.no_tree_problem`).
+
+:func:`check_kbest` re-checks a result as :func:`lpparse.proofs.kbest.check_kbest_record` checks its
+record, both through :func:`lpparse.proofs.kbest.partition_problem`: each tree's score recomputed, the
+trees distinct and best first, each subproblem's mask rebuilt from its parent's mask and tree and its proof
+checked over it, every subproblem left unsplit bounded by the K-th score, and every subproblem closed by its
+parent's bound bounded so by its parent's root duals, recomputed.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lpparse.colgen import Warm
+from lpparse.exact.search import ExactOptions, RootStart, _Parts, search_over
+from lpparse.families.base import Parts, exact_parts, tree_score
+from lpparse.lp.solution import TOL, Status
+from lpparse.ppc.loop import _validated
+from lpparse.proofs.kbest import Piece, murty_child, murty_modifiers, partition_problem
+from lpparse.proofs.search_tree import ExactResult
+from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_problem, validate_scores
+
+__all__ = ["KBest", "Subproblem", "check_kbest", "k_best_search"]
+
+
+@dataclass
+class Subproblem:
+    """An arc ``mask`` of the partition: Murty's child of ``parent`` (-1: the root) at ``modifier`` (None:
+    the root); ``bound``: its key while unsolved, a bound on its trees from its parent's root LP (the root:
+    inf); ``result``: its exact search's proof, without LPs or caches (heads None: the nodes that prove no
+    tree of finite score exists; None: no tree over its arcs, closed by its parent's bound, or never solved);
+    ``rank``: its tree's position in the list (None: not listed); ``children``: its children's ids once its
+    tree is listed; ``closed``: never solved, closed by its parent's bound (at most the K-th tree's score).
+    The check reads ``parent``, ``modifier``, ``rank``, ``closed`` and ``result`` only: masks, bounds and
+    children are rebuilt."""
+
+    id: int
+    parent: int
+    modifier: int | None
+    mask: NDArray[np.bool_]
+    bound: float = math.inf
+    result: ExactResult | None = None
+    children: tuple[int, ...] = ()
+    rank: int | None = None
+    empty: bool = False  #: no tree over its arcs, or none of finite score (asked once it is at the head)
+    closed: bool = False
+    #: a solved subproblem's root LP: each arc's bound on the trees that use it (until its children are made)
+    #: and its columns (its children's start)
+    arc_bounds: NDArray[np.float64] | None = field(default=None, repr=False)
+    columns: dict[str, Warm] | None = field(default=None, repr=False)
+
+    @property
+    def listed(self) -> bool:
+        return self.rank is not None
+
+
+@dataclass
+class KBest:
+    """The best trees, best first, as (heads, score) pairs, and the partition that proves them; ``status``
+    OPTIMAL when ``k`` trees (or every tree) were listed and proved, else the limit that stopped the
+    search."""
+
+    k: int
+    trees: list[tuple[NDArray[np.int64], float]] = field(default_factory=list)
+    subproblems: list[Subproblem] = field(default_factory=list)
+    status: Status = Status.OPTIMAL
+    seconds: float = 0.0
+
+    @property
+    def solved(self) -> int:
+        """Subproblems whose exact search ran."""
+        return sum(sub.result is not None for sub in self.subproblems)
+
+    @property
+    def closed(self) -> int:
+        """Subproblems never solved, closed by their parent's bound."""
+        return sum(sub.closed for sub in self.subproblems)
+
+
+def _lean(result: ExactResult) -> ExactResult:
+    """A search's result with what its proof needs only: no root LP, node LPs or infeasible programs (each
+    node keeps its duals or dual ray)."""
+    for node in result.nodes:
+        node.farkas = None
+    return replace(result, root=None, node_results={})
+
+
+def k_best_search(
+    arc_scores: ArrayLike,
+    parts: Sequence[Parts],
+    k: int,
+    single_root: bool = False,
+    time_limit: float | None = None,
+    options: ExactOptions | None = None,
+) -> KBest:
+    """The ``k`` best distinct trees under the arcs and the families ``parts``, best first, with a proof,
+    solving subproblems lazily (module docstring). ``time_limit``: seconds for the whole search (each
+    subproblem's exact search gets what is left); at the limit the trees listed so far are proved and
+    ``status`` says which limit. Raises NoTreeError when no tree of finite score exists."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    start = time.perf_counter()
+    families = exact_parts(parts)
+    s = _validated(validate_scores(arc_scores), families)
+    check_tree_exists(s, single_root)
+    shared = _Parts(s, families, single_root)
+    out = KBest(k)
+    #: (-key, 1 for a waiting subproblem (a solved one pops first on a tie), id)
+    queue: list[tuple[float, int, int]] = []
+
+    def add(mask: NDArray[np.bool_], parent: int, modifier: int | None, bound: float) -> int:
+        sub = Subproblem(len(out.subproblems), parent, modifier, mask, bound)
+        out.subproblems.append(sub)
+        heapq.heappush(queue, (-bound, 1, sub.id))
+        return sub.id
+
+    def solve(sub: Subproblem) -> Status:
+        left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+        if left is not None and left <= 0:
+            return Status.TIME_LIMIT
+        root = RootStart(out.subproblems[sub.parent].columns if sub.parent >= 0 else None)
+        result = search_over(shared.over(sub.mask), single_root, left, options, start=root)
+        sub.result = _lean(result)
+        if result.status is not Status.OPTIMAL:
+            return result.status
+        if result.heads is None:
+            if sub.parent < 0:
+                raise NoTreeError("every tree over the candidate arcs holds a pruned part (scored -inf)")
+            sub.empty = True
+            return result.status
+        sub.arc_bounds, sub.columns = root.arc_bounds, root.columns
+        heapq.heappush(queue, (-result.objective, 0, sub.id))
+        return result.status
+
+    add(allowed_arcs(s), -1, None, math.inf)
+    while queue and len(out.trees) < k:
+        _, waiting, i = heapq.heappop(queue)
+        sub = out.subproblems[i]
+        if waiting:
+            if tree_problem(sub.mask, single_root) is not None:  # asked only once it can matter
+                sub.empty = True
+                continue
+            out.status = solve(sub)
+            if out.status is not Status.OPTIMAL:  # a limit: the trees so far stay proved
+                break
+            continue
+        assert sub.result is not None and sub.result.heads is not None and sub.arc_bounds is not None
+        heads = sub.result.heads
+        sub.rank = len(out.trees)
+        out.trees.append((heads.copy(), float(sub.result.objective)))
+        bounds, sub.arc_bounds = sub.arc_bounds, None
+        if len(out.trees) == k:
+            break
+        children = []
+        for m in murty_modifiers(sub.mask):
+            mask = murty_child(sub.mask, heads, m)
+            children.append(add(mask, sub.id, m, float(bounds[mask[:, m], m].max())))
+        sub.children = tuple(children)
+    if len(out.trees) == k:  # every subproblem still waiting has a key at most the K-th score
+        for _, waiting, i in queue:
+            out.subproblems[i].closed = bool(waiting)
+    for sub in out.subproblems:
+        sub.arc_bounds = sub.columns = None
+    out.seconds = time.perf_counter() - start
+    return out
+
+
+def check_kbest(
+    arc_scores: ArrayLike, parts: Sequence[Parts], result: KBest, single_root: bool, gap_tol: float = TOL
+) -> str | None:
+    """Why ``result`` does not prove its trees the best, in order (None when it does), under the root rule
+    and the gap tolerance given (not its proofs'): :func:`lpparse.proofs.kbest.partition_problem` on its
+    trees, its partition's shape and its subproblems' searches, and each tree's score as recomputed."""
+    s = validate_scores(arc_scores)
+    pieces = [Piece(sub.parent, sub.modifier, sub.rank, sub.closed) for sub in result.subproblems]
+    trees = [heads for heads, _ in result.trees]
+    problem = partition_problem(
+        s, parts, result.k, trees, pieces, lambda i, _: result.subproblems[i].result, single_root, gap_tol
+    )
+    if problem is not None:
+        return problem
+    for rank, (heads, score) in enumerate(result.trees):
+        value = tree_score(s, parts, heads)
+        if not abs(value - score) <= 1e-9 * (1.0 + abs(value)):
+            return f"tree {rank + 1}: score {score!r} is not its recomputed {value!r}"
+    return None

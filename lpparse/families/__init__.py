@@ -1,0 +1,1 @@
+"""Part families: one folder a family."""

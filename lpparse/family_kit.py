@@ -1,0 +1,536 @@
+"""A kit that checks a part family against brute force and against its own full program.
+
+A family's author calls :func:`check_parts` from a test with a function that makes the families for a random
+sentence (the family under test, alone or with others). On random small sentences (n tokens, some arcs pruned,
+single and multiple roots) it checks what the engine and the front end take on trust:
+
+1. **valid rows**: every tree (brute-force enumeration, :func:`lpparse.oracles.brute_force.enumerate_trees`)
+   without a pruned part satisfies every row the families add, with its arcs and its parts at 1 and every
+   other part at 0 (a row over other columns of the base, such as flows, cannot be checked this way and is
+   reported);
+2. **relaxation**: the full LP (every candidate part: brute force) is >= the best tree's score, and the ILP of
+   the same program equals it (the rows say "tree", nothing more, nothing less);
+3. **pricing**: in every round of a parse-price-cut run, with the round's duals extended to the full program
+   (absent rows 0, except the duals a family gives absent rows), every part that enters is either priced
+   (its reduced cost d = c - Aᵀy in the full program is > tol) or cut (the round's point, extended by zeros,
+   violates one of its rows), and every absent part that stays out has d <= the family's reported
+   ``max_reduced_cost`` (+ tol): a family that over-estimates reduced costs adds parts the duals do not ask
+   for, one that under-estimates them leaves a wrong bound;
+4. **separation and certificate**: the run ends OPTIMAL, its solution extended by zeros is certified on the
+   full program (primal feasible: separation found every violated row; dual feasible; no gap), and its value
+   equals brute force's.
+
+:func:`check_exact` takes the same function and checks exact decoding with the family's pricing inside it:
+on random sentences of n = 4..6, :func:`lpparse.exact.search.exact_search` with parse-price-cut at every node
+(``ExactOptions(method="ppc")``: under ``auto`` nodes this small are solved by brute force, and a family's
+pricing runs in exact search only from :func:`lpparse.ppc.loop.bf_below` candidate parts, n of 16-18 for
+cubic families) must end certified by its own records, with brute force's best tree score, and its proof must
+pass the standalone check (:func:`lpparse.proofs.check.check_proof`, which trusts no family's pricing).
+
+The conventions (maximization, d = c - Aᵀy, duals of <= rows >= 0 and of >= rows <= 0, absent rows and
+``outside_duals``) are those of :mod:`lpparse.colgen.family` and ``docs/families.md``. References: Riedel,
+Smith & McCallum 2012, "Parse, Price and Cut—Delayed Column and Row Generation for Graph Based Parsers",
+EMNLP-CoNLL 2012, §4 (the certificate of an extension by zeros).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lpparse.colgen.engine import Engine
+from lpparse.colgen.family import DualState, PartFamily, Priced, Separated
+from lpparse.colgen.options import ColgenOptions, MasterSettings
+from lpparse.colgen.purge import Purge
+from lpparse.lp.highs_view import HighsModel
+from lpparse.lp.program import LinearProgram
+from lpparse.lp.solution import Solution, Status
+
+__all__ = [
+    "PURGE_EVERY_ROUND",
+    "FamilyCheckError",
+    "KitReport",
+    "check_exact",
+    "check_parts",
+    "random_arc_scores",
+]
+
+#: Engine options that purge the master after every round, every family column at 0 with a negative reduced
+#: cost (:mod:`lpparse.colgen.purge`): a test's run of a family through purges and returns on small sentences
+PURGE_EVERY_ROUND = ColgenOptions(master=MasterSettings(None, {}, Purge(min_rows=0, every=1, margin=0.0)))
+
+#: (arc scores, single_root, rng) -> the families of one sentence
+MakeParts = Callable[[NDArray[np.float64], bool, np.random.Generator], Sequence[Any]]
+
+
+class FamilyCheckError(AssertionError):
+    """A family broke one of the kit's checks (module docstring); the message says which, on what."""
+
+
+@dataclass
+class KitReport:
+    """What :func:`check_parts` checked: sentences, trees, rounds and entering parts looked at, and how many
+    full LPs were fractional (a kit whose instances are all integral checks little: see ``fractional``); for
+    :func:`check_exact`, the nodes solved and how many searches branched (``fractional``: root LPs)."""
+
+    sentences: int = 0
+    trees: int = 0
+    rounds: int = 0
+    entered: int = 0
+    fractional: int = 0
+    nodes: int = 0
+    branched: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def random_arc_scores(
+    n: int, rng: np.random.Generator, prune: float = 0.2, single_root: bool = False
+) -> NDArray[np.float64]:
+    """N(0,1) arc scores of n tokens with about ``prune`` of the arcs removed (-inf), over which a tree
+    still exists."""
+    from lpparse.trees import tree_problem
+
+    while True:
+        s = rng.normal(size=(n + 1, n + 1))
+        s[:, 0] = -np.inf
+        np.fill_diagonal(s, -np.inf)
+        s[rng.random(s.shape) < prune] = -np.inf
+        if tree_problem(np.isfinite(s), single_root) is None:
+            return s
+
+
+def cuts_close_a_root(
+    instance: Callable[[int], tuple[NDArray[np.float64], list[Any]]], seeds: Iterable[int], single_root: bool = False
+) -> Iterator[tuple[int, NDArray[np.float64], list[Any], Any, Any]]:
+    """The seeded instances ``instance(seed) -> (arc scores, part families)`` whose LP is fractional under
+    the families as the LP decoders use them and integral, strictly lower, under the families as exact decoding
+    uses them (the cuts of :func:`lpparse.families.base.exact_parts` close the root): (seed, arc scores, families,
+    plain LP result, LP result with the cuts)."""
+    from lpparse.families.base import exact_parts
+    from lpparse.ppc.loop import solve_lp
+
+    for seed in seeds:
+        s, parts = instance(seed)
+        plain = solve_lp(s, parts, "ppc", single_root)
+        if plain.integral:
+            continue
+        cut = solve_lp(s, exact_parts(parts), "ppc", single_root)
+        if cut.integral and cut.objective < plain.objective - 1e-3:
+            yield seed, s, parts, plain, cut
+
+
+def _sentences(
+    sizes: Sequence[int], per_size: int, seed: int
+) -> Iterator[tuple[NDArray[np.float64], bool, str, np.random.Generator]]:
+    """The kit's random sentences: (arc scores, single_root, where, rng), ``per_size`` of each length,
+    multiple and single root alternating."""
+    rng = np.random.default_rng(seed)
+    for n in sizes:
+        for k in range(per_size):
+            single_root = bool(k % 2)
+            s = random_arc_scores(n, rng, single_root=single_root)
+            yield s, single_root, f"n={n}, single_root={single_root}, sentence {k} of seed {seed}", rng
+
+
+def _trees(s: NDArray[np.float64], single_root: bool) -> Iterator[NDArray[np.int64]]:
+    from lpparse.oracles.brute_force import enumerate_trees
+
+    n = s.shape[0] - 1
+    m = np.arange(1, n + 1)
+    for heads in enumerate_trees(n, single_root):
+        if np.isfinite(s[heads[1:], m]).all():
+            yield heads
+
+
+def _full_program(
+    s: NDArray[np.float64], parts: Sequence[Any], single_root: bool, base: str
+) -> tuple[Any, set[str]]:
+    """The full program (every candidate part of every family) and the names of the base's row blocks."""
+    from lpparse.families.base import Binding
+    from lpparse.families.grandparent.rows import arc_program
+    from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
+
+    prog = arc_program(s, single_root, base)
+    base_rows = set(prog.lp.con_blocks)
+    tree = chu_liu_edmonds(s, single_root=single_root)
+    for part in parts:
+        family = part.bind(Binding(prog, s, tree, ColgenOptions()))
+        family.tree = None
+        family.seed()
+    return prog, base_rows
+
+
+def _check_rows(
+    prog: Any,
+    base_rows: set[str],
+    parts: Sequence[Any],
+    trees: list[NDArray[np.int64]],
+    tol: float,
+    where: str,
+) -> int:
+    """Check every tree's indicator against the families' rows; return how many trees were checked."""
+    lp: LinearProgram = prog.lp
+    rows = np.concatenate(
+        [np.empty(0, np.int64)] + [b.positions for name, b in lp.con_blocks.items() if name not in base_rows]
+    )
+    if rows.size == 0:
+        return 0
+    known = np.zeros(lp.num_cols, bool)
+    known[lp.cols("z")] = True
+    blocks = {part.column_block: part for part in parts}
+    for name in blocks:
+        known[lp.cols(name)] = True
+    A = lp.A[rows]
+    other = np.flatnonzero(~known)
+    if other.size and A[:, other].nnz:
+        raise FamilyCheckError(f"{where}: the families' rows use base columns other than arcs (cannot check)")
+    arcs = lp.var_blocks["z"]
+    checked = 0
+    for heads in trees:
+        x = np.zeros(lp.num_cols)
+        m = np.arange(1, heads.size)
+        x[arcs.find(np.column_stack([heads[1:], m]))] = 1.0
+        pruned = False
+        for name, part in blocks.items():
+            idx = part.tree_parts(heads)
+            if not idx[0].size:
+                continue
+            cols = lp.var_blocks[name].find(np.column_stack(idx))
+            if (cols < 0).any():  # a part of the tree without a column: it is pruned (scored -inf)
+                if not np.isneginf(part.scorer.score(*(a[cols < 0] for a in idx))).all():
+                    raise FamilyCheckError(
+                        f"{where}: tree {heads.tolist()} has {name} parts without a column"
+                    )
+                pruned = True
+            x[cols[cols >= 0]] = 1.0
+        if pruned:
+            continue
+        act = A @ x
+        lo, up = lp.row_lower[rows], lp.row_upper[rows]
+        bad = np.flatnonzero((act < lo - tol) | (act > up + tol))
+        if bad.size:
+            label = lp.row_label(int(rows[bad[0]]))
+            raise FamilyCheckError(
+                f"{where}: tree {heads.tolist()} violates row {label}: {act[bad[0]]:.6g} not in "
+                f"[{lo[bad[0]]:.6g}, {up[bad[0]]:.6g}] (a row that cuts off a tree is not valid)"
+            )
+        checked += 1
+    return checked
+
+
+class _Watch:
+    """A family that delegates to ``inner`` and records, per round, what entered (new columns of the
+    program) and the family's claims, for :class:`_Auditor` to check against the full program."""
+
+    def __init__(self, inner: PartFamily, auditor: _Auditor) -> None:
+        self.inner, self.auditor = inner, auditor
+        self.priced: Priced | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def price(self, state: DualState) -> Priced:
+        self.priced = self.inner.price(state)
+        return self.priced
+
+    def separate(self, state: DualState) -> Separated:
+        found = self.inner.separate(state)
+        if self is self.auditor.watches[-1]:  # every family has priced: the round's duals are final
+            self.auditor.observe(state)
+        return found
+
+    def commit(self, model: Any) -> None:
+        cols = self.auditor.lp.num_cols
+        self.inner.commit(model)
+        self.auditor.entered_by(self, cols)
+
+
+class _Auditor:
+    """Checks each round's entering parts and reduced-cost bounds on the full program (module docstring,
+    check 3)."""
+
+    def __init__(
+        self, lp: LinearProgram, full: LinearProgram, parts: Sequence[Any], tol: float, where: str
+    ) -> None:
+        self.lp, self.full, self.tol, self.where = lp, full, tol, where
+        self.blocks = {part.name: part.column_block for part in parts}
+        self.state: DualState | None = None
+        self.watches: list[_Watch] = []
+        self.rounds = self.entered = 0
+
+    def _full_point(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        from lpparse.ppc.certificate import extend_solution
+
+        assert self.state is not None
+        outside: dict[str, Any] = {}
+        for watch in self.watches:
+            outside.update(watch.inner.outside_duals())
+        x, y = extend_solution(self.full, self.lp, self.state.x, self.state.y, outside)
+        d = self.full.cost - self.full.A.T @ y
+        return x, y, d
+
+    def observe(self, state: DualState) -> None:
+        """A round's point and duals (after every family priced): its reduced costs and violated rows on the
+        full program, and each family's absent parts. The round before is audited first."""
+        self.finish()
+        self.state = state
+        self._x, _, self._d = self._full_point()
+        self._violated = self._violated_columns()
+        self._absent: dict[str, NDArray[np.int64]] = {}
+        self._entered: dict[str, NDArray[np.int64]] = {}
+        for w in self.watches:
+            name = self.blocks[w.inner.name]
+            full = self.full.var_blocks[name]
+            present = np.zeros(self.full.num_cols, bool)
+            if len(self.lp.var_blocks[name]):
+                at = full.find(self.lp.var_blocks[name].index)
+                present[at[at >= 0]] = True
+            self._absent[w.inner.name] = full.positions[~present[full.positions]]
+        self._pending = True
+
+    def entered_by(self, watch: _Watch, cols: int) -> None:
+        """What ``watch``'s family added in its commit (columns from ``cols`` on): each part is priced or cut."""
+        name = self.blocks[watch.inner.name]
+        block = self.lp.var_blocks[name]
+        mine = block.positions >= cols
+        at = self.full.var_blocks[name].find(block.index[mine]) if mine.any() else np.empty(0, np.int64)
+        if (at < 0).any():
+            raise FamilyCheckError(f"{self.where}: {watch.inner.name!r} added a part that is not a candidate")
+        self.entered += at.size
+        self._entered[watch.inner.name] = at
+        for col in at:
+            if self._d[col] > self.tol or self._violated[col]:
+                continue
+            raise FamilyCheckError(
+                f"{self.where}: family {watch.inner.name!r} added {self.full.col_label(int(col))}, whose reduced "
+                f"cost in the full program is {self._d[col]:.6g} <= tol and whose rows the point satisfies: "
+                "its pricing over-estimates reduced costs (check the signs of the duals)"
+            )
+
+    def finish(self) -> None:
+        """Audit the last observed round: every absent part that stayed out is within its family's bound."""
+        if not getattr(self, "_pending", False):
+            return
+        self._pending = False
+        self.rounds += 1
+        for watch in self.watches:
+            assert watch.priced is not None
+            name = watch.inner.name
+            stay = np.setdiff1d(self._absent[name], self._entered.get(name, np.empty(0, np.int64)))
+            claim = max(watch.priced.max_reduced_cost, self.tol)
+            worst = float(self._d[stay].max(initial=-np.inf))
+            if worst > claim + self.tol:
+                col = int(stay[np.argmax(self._d[stay])])
+                raise FamilyCheckError(
+                    f"{self.where}: family {name!r} bounds the reduced costs of the parts it leaves out by "
+                    f"{watch.priced.max_reduced_cost:.6g}, but {self.full.col_label(col)} has {worst:.6g} in "
+                    "the full program: its pricing under-estimates reduced costs"
+                )
+
+    def _violated_columns(self) -> NDArray[np.bool_]:
+        """Columns of the full program with a row that the round's point (extended by zeros) violates."""
+        act = self.full.A @ self._x
+        bad = (act < self.full.row_lower - self.tol) | (act > self.full.row_upper + self.tol)
+        return np.asarray((self.full.A[np.flatnonzero(bad)] != 0).sum(axis=0)).ravel() > 0
+
+
+def check_parts(
+    make_parts: MakeParts,
+    sizes: Sequence[int] = (2, 3, 4, 5),
+    per_size: int = 4,
+    seed: int = 0,
+    base: str = "single-flow",
+    tol: float = 1e-6,
+) -> KitReport:
+    """Run the kit's checks (module docstring) on ``per_size`` random sentences of each length in
+    ``sizes`` (multiple and single root alternating; about a fifth of the arcs pruned), with the families
+    ``make_parts(arc_scores, single_root, rng)`` returns. Raises :class:`FamilyCheckError` at the first
+    failure, naming the sentence, the tree, row or part; returns a :class:`KitReport` of what it checked."""
+    from lpparse.families.base import tree_scores
+
+    report = KitReport()
+    for s, single_root, where, rng in _sentences(sizes, per_size, seed):
+        parts = list(make_parts(s, single_root, rng))
+        full, base_rows = _full_program(s, parts, single_root, base)
+        trees = [h for h in _trees(s, single_root)]
+        values = tree_scores(s, parts, trees)
+        report.trees += _check_rows(full, base_rows, parts, trees, tol, where)
+        best = float(values.max())
+        lp = HighsModel(full.lp).solve()
+        if lp.status is Status.INFEASIBLE and np.isneginf(best):
+            report.notes.append(f"{where}: every tree holds a pruned part; the LP is infeasible")
+            continue
+        if not lp.certified:
+            raise FamilyCheckError(f"{where}: the full LP was not solved ({lp.status.value})")
+        if lp.objective < best - tol * (1 + abs(best)):
+            raise FamilyCheckError(
+                f"{where}: full LP value {lp.objective:.9g} < best tree {best:.9g}: not a relaxation"
+            )
+        report.fractional += not lp.integral
+        mip = HighsModel(full.lp, mip=True).solve()
+        if mip.status is not Status.OPTIMAL or abs(mip.objective - best) > tol * (1 + abs(best)):
+            raise FamilyCheckError(
+                f"{where}: ILP value {mip.objective:.9g} ({mip.status.value}) != best tree {best:.9g}: the "
+                "rows do not describe the trees exactly"
+            )
+        _check_run(s, parts, single_root, base, full.lp, lp.objective, tol, where, report)
+        report.sentences += 1
+    return report
+
+
+def _check_run(
+    s: NDArray[np.float64],
+    parts: Sequence[Any],
+    single_root: bool,
+    base: str,
+    full: LinearProgram,
+    value: float,
+    tol: float,
+    where: str,
+    report: KitReport,
+) -> None:
+    """A parse-price-cut run of ``parts``, watched round by round (:class:`_Auditor`), then its certificate
+    checked on the ``full`` program and its value against the full LP's ``value``."""
+    from lpparse.families.base import Binding, clean_tree
+    from lpparse.families.grandparent.rows import arc_program
+    from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
+    from lpparse.ppc.certificate import certify_full
+
+    prog = arc_program(s, single_root, base)
+    tree = chu_liu_edmonds(s, single_root=single_root)
+    families = [p.bind(Binding(prog, s, tree, ColgenOptions())) for p in parts]
+    start = clean_tree(s, single_root, tree, families)
+    for family in families:
+        family.tree = start
+    auditor = _Auditor(prog.lp, full, parts, tol, where)
+    auditor.watches = [_Watch(f, auditor) for f in families]
+    run = Engine(prog.lp, auditor.watches, ColgenOptions()).run()  # type: ignore[arg-type]
+    auditor.finish()
+    report.rounds += auditor.rounds
+    report.entered += auditor.entered
+    if run.status is not Status.OPTIMAL or run.certificate is None or not run.certificate.ok:
+        raise FamilyCheckError(f"{where}: parse-price-cut ended {run.status.value}, not certified")
+    outside: dict[str, Any] = {}
+    for family in families:
+        outside.update(family.outside_duals())
+    sol: Solution = run.solution
+    assert sol.x is not None and run.row_dual is not None
+    cert = certify_full(full, prog.lp, sol.x, run.row_dual, tol, outside)
+    if not cert.ok:
+        raise FamilyCheckError(f"{where}: the run's certificate fails on the full program: {cert}")
+    if abs(sol.objective - value) > tol * (1 + abs(value)):
+        raise FamilyCheckError(f"{where}: parse-price-cut {sol.objective:.9g} != full LP {value:.9g}")
+
+
+def check_exact(
+    make_parts: MakeParts,
+    sizes: Sequence[int] = (4, 5, 6),
+    per_size: int = 4,
+    seed: int = 0,
+    tol: float = 1e-6,
+) -> KitReport:
+    """Exact decoding of ``per_size`` random sentences of each length in ``sizes`` (as :func:`check_parts`'s)
+    with the families ``make_parts(arc_scores, single_root, rng)`` returns, parse-price-cut at every node
+    (module docstring): the search must end OPTIMAL and certified by its own records (``verify=False``: what
+    its nodes' certificates claim), its tree must score brute force's best, and its proof must pass
+    :func:`lpparse.proofs.check.check_proof`. Raises :class:`FamilyCheckError` naming the sentence; returns the
+    nodes solved and the searches that branched (those whose root LP is fractional)."""
+    from lpparse.exact.search import ExactOptions, exact_search
+    from lpparse.families.base import exact_parts, tree_scores
+    from lpparse.proofs.check import check_proof
+
+    report = KitReport()
+    options = ExactOptions(method="ppc", verify=False)
+    for s, single_root, where, rng in _sentences(sizes, per_size, seed):
+        parts = list(make_parts(s, single_root, rng))
+        trees = list(_trees(s, single_root))
+        best = float(tree_scores(s, parts, trees).max())
+        if np.isneginf(best):
+            report.notes.append(f"{where}: every tree holds a pruned part")
+            continue
+        result = exact_search(s, parts, single_root, options=options)
+        report.nodes += result.stats.nodes
+        report.branched += len(result.nodes) > 1
+        report.fractional += not result.stats.root_integral
+        if not result.certified:
+            raise FamilyCheckError(f"{where}: exact search ended {result.status.value}, not certified")
+        if abs(result.objective - best) > tol * (1 + abs(best)):
+            raise FamilyCheckError(
+                f"{where}: exact search certified tree {result.heads.tolist()} scoring "
+                f"{result.objective:.9g}, but the best tree scores {best:.9g}: its nodes' certificates trust "
+                "pricing that misses parts"
+            )
+        problem = check_proof(s, exact_parts(parts), result, single_root)
+        if problem is not None:
+            raise FamilyCheckError(
+                f"{where}: exact search's proof fails the standalone check ({problem}): a node's bound holds "
+                "only for the parts its pricing looked at"
+            )
+        report.sentences += 1
+    return report
+
+
+def check_rows(
+    make: Callable[[NDArray[np.float64], bool], tuple[LinearProgram, PartFamily]],
+    make_full: Callable[[NDArray[np.float64], bool], LinearProgram],
+    sizes: Sequence[int] = (2, 3, 4, 5),
+    per_size: int = 4,
+    seed: int = 0,
+    tol: float = 1e-6,
+) -> KitReport:
+    """The kit for a family that only separates rows over the arcs (such as cycle cuts): ``make`` gives a
+    sentence's restricted program and its family, ``make_full`` the program with every row of the family
+    (the same columns). On random small sentences: every tree satisfies every row of the full program; the
+    engine's run ends certified; its point satisfies every row of the full program (separation missed none;
+    absent rows keep dual 0, so the certificate extends); its value is the full LP's; the full ILP's value is
+    the best tree's. Raises :class:`FamilyCheckError`; returns what it checked."""
+    from lpparse.formulations.arborescence import arc_matrix
+
+    report = KitReport()
+    for s, single_root, where, _ in _sentences(sizes, per_size, seed):
+        lp, family = make(s, single_root)
+        full = make_full(s, single_root)
+        arcs = full.var_blocks["z"]
+        if len(arcs) != full.num_cols:
+            raise FamilyCheckError(f"{where}: check_rows needs a program of arc columns only")
+        trees = list(_trees(s, single_root))
+        best = -np.inf
+        for heads in trees:
+            x = np.zeros(full.num_cols)
+            x[arcs.find(np.column_stack([heads[1:], np.arange(1, heads.size)]))] = 1.0
+            act = full.A @ x
+            bad = np.flatnonzero((act < full.row_lower - tol) | (act > full.row_upper + tol))
+            if bad.size:
+                raise FamilyCheckError(
+                    f"{where}: tree {heads.tolist()} violates row {full.row_label(int(bad[0]))}"
+                )
+            best = max(best, float(full.cost @ x))
+        report.trees += len(trees)
+        run = Engine(lp, [family], ColgenOptions()).run()
+        report.rounds += run.iterations
+        if run.status is not Status.OPTIMAL or run.certificate is None or not run.certificate.ok:
+            raise FamilyCheckError(f"{where}: the run ended {run.status.value}, not certified")
+        assert run.solution.x is not None
+        zm = arc_matrix(lp, run.solution.x)  # type: ignore[arg-type]
+        x = zm[arcs.index[:, 0], arcs.index[:, 1]]
+        act = full.A @ x
+        bad = np.flatnonzero((act < full.row_lower - tol) | (act > full.row_upper + tol))
+        if bad.size:
+            raise FamilyCheckError(
+                f"{where}: the run's point violates {full.row_label(int(bad[0]))}: separation missed it"
+            )
+        value = HighsModel(full).solve()
+        if abs(value.objective - run.solution.objective) > tol * (1 + abs(value.objective)):
+            raise FamilyCheckError(
+                f"{where}: run {run.solution.objective:.9g} != full LP {value.objective:.9g}"
+            )
+        report.fractional += not value.integral
+        mip = HighsModel(full, mip=True).solve()
+        if abs(mip.objective - best) > tol * (1 + abs(best)):
+            raise FamilyCheckError(f"{where}: full ILP {mip.objective:.9g} != best tree {best:.9g}")
+        report.sentences += 1
+    return report

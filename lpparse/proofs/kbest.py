@@ -1,0 +1,404 @@
+"""Proofs of k-best lists: Murty's partition (Murty 1968, "An Algorithm for Ranking all the Assignments in
+Order of Increasing Cost", Operations Research 16(3); for arborescences Camerini, Fratta & Maffioli 1980,
+"The k Best Spanning Arborescences of a Network", Networks 10(2)) with each subproblem's exact-search proof,
+checked from the problem, and written as one JSON record per sentence (``lpparse parse --decoder exact
+--k-best K --proof FILE``).
+
+**The claim.** The listed trees T1..Tr (r = K, or r < K: every tree) are the best, in order, within the gap
+tolerance. **The proof** (:func:`partition_problem`) is a partition of the trees into subproblems (arc
+sets). The root holds every candidate arc; any other subproblem is a Murty child of a listed subproblem L with
+tree T, named by its *modifier* m (:func:`murty_child`): T's heads of the modifiers before m kept as their
+only heads, T's head of m dropped. Each listed subproblem but the K-th is split into exactly its Murty
+children, one per modifier whose column in L holds more than one head (:func:`murty_modifiers`), which
+partition L's trees but T. So every tree is a listed tree or lies in a subproblem left unsplit: one never
+listed, or the K-th's. The check recomputes every mask from its parent's mask and tree (none is read), every
+tree's score from the scores, and proves each subproblem's claim by its own proof:
+
+* a subproblem whose arcs carry no tree (:func:`lpparse.trees.tree_problem`) needs none;
+* a solved one's best tree, by its exact search's proof (:func:`lpparse.proofs.check.check_proof` over its
+  masked arcs, under the checker's root rule and gap tolerance): every tree of it scores at most that tree's
+  score plus the tolerance;
+* one with trees over its arcs but none of finite score (each holds a pruned part, scored -inf), by a proof
+  that none exists (:func:`no_tree_problem`): the nodes of its exact search, every leaf infeasible (no tree
+  over its arcs, or a dual ray over the full program that proves it,
+  :meth:`lpparse.proofs.check.ProofProgram.proves_infeasible`), every branched node split by its children;
+* one never solved, *closed by its parent's bound* (a lazy search's, :mod:`lpparse.exact.kbest`), by its
+  parent's proof: every tree of the child at modifier m is a tree of the parent that uses one of the child's
+  heads h of m, and the duals of the root node of the parent's proof bound the parent's trees that use h→m
+  (:meth:`lpparse.proofs.check.ProofProgram.bound` over the parent's arcs, its ``with_arc``: valid for any
+  duals), so the largest of these over the child's heads of m bounds the child (:func:`closing_bounds`). It
+  must be at most the K-th tree's score (within the tolerance), K trees must be listed, and the child must
+  carry no proof of its own.
+
+The trees must be distinct trees over the candidate arcs, of finite score, best first; the tree of each listed
+subproblem's proof is its listed tree; every unsplit subproblem's best tree scores at most the K-th (within
+the tolerance); and when fewer than K trees are listed, no subproblem left unsplit holds a tree. Every
+comparison fails closed (NaN fails it). Nothing is read from a record but the trees, K, the partition's shape
+(each subproblem's parent, modifier, rank and whether it is closed by its parent's bound) and the proofs: no
+score, bound or mask.
+
+**The record** (:func:`kbest_record`; ``parse`` adds the ``sent_id`` and the arcs pruning kept)::
+
+    {"families": {...}, "kbest": {"kbest_version": 1, "k": K, "trees": [heads, ...], "subproblems": [
+        {"parent": p, "modifier": m, "rank": r, "proof": {...} | null[, "closed": "parent"]}, ...]}}
+
+``families`` as in :func:`lpparse.proofs.record.proof_record`; the root first, its parent -1 and its
+modifier null, every subproblem after its parent; ``rank``: the position of the subproblem's tree in
+``trees`` (null: not listed); ``proof``: its exact search's proof record
+(:func:`lpparse.proofs.record.proof_record`, node arc sets rebuilt from the branching decisions), with
+``heads``, ``objective`` and ``bound`` null for a search that proves no tree of finite score; null for a
+subproblem whose arcs carry no tree, and for one closed by its parent's bound, which alone has the entry
+``"closed": "parent"`` (no bound is written: the check recomputes it from the parent's proof). A checker
+that does not know the entry finds a subproblem with trees and no proof, and fails (closed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lpparse.families.base import Parts, tree_score
+from lpparse.lp.solution import Status
+from lpparse.proofs.check import ProofProgram, check_proof, children_problem, infeasible_problem, tree_claim
+from lpparse.proofs.record import proof_record, read_proof_record
+from lpparse.proofs.search_tree import ExactResult, gap_abs
+from lpparse.trees import allowed_arcs, tree_problem, validate_scores
+
+if TYPE_CHECKING:
+    from lpparse.exact.kbest import KBest
+
+__all__ = [
+    "Piece",
+    "check_kbest_record",
+    "closing_bounds",
+    "is_kbest_record",
+    "kbest_record",
+    "murty_child",
+    "murty_modifiers",
+    "no_tree_problem",
+    "partition_problem",
+]
+
+#: version of the k-best record layout
+VERSION = 1
+
+
+def murty_modifiers(mask: NDArray[np.bool_]) -> list[int]:
+    """The modifiers whose column in ``mask`` holds more than one head: one Murty child each (the others are
+    forced to their only head)."""
+    return (np.flatnonzero(mask[:, 1:].sum(axis=0) > 1) + 1).tolist()
+
+
+def murty_child(mask: NDArray[np.bool_], heads: NDArray[np.int64], modifier: int) -> NDArray[np.bool_]:
+    """The Murty child of the subproblem ``mask`` with tree ``heads`` at ``modifier``: the heads of the
+    modifiers before it cut down to the tree's (within ``mask``), the tree's head of it dropped."""
+    child = mask.copy()
+    before = np.arange(1, modifier)
+    child[:, before] = False
+    child[heads[before], before] = mask[heads[before], before]
+    child[heads[modifier], modifier] = False
+    return child
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A subproblem as the check reads it: its ``parent`` (-1: the root), the ``modifier`` of the Murty child
+    it is (None: the root), the ``rank`` of its listed tree (None: not listed), and whether it was never
+    solved, ``closed`` by its parent's bound."""
+
+    parent: int
+    modifier: int | None
+    rank: int | None
+    closed: bool = False
+
+
+def closing_bounds(
+    arc_scores: NDArray[np.float64],
+    parts: Sequence[Parts],
+    result: ExactResult,
+    single_root: bool,
+) -> NDArray[np.float64] | str:
+    """Per arc, a bound on the score of every tree over the arcs of ``arc_scores`` that uses it, from the
+    duals of the root node of ``result`` (a listed subproblem's proof over those arcs; a tree of the proof
+    for the families to bind to): :meth:`lpparse.proofs.check.ProofProgram.bound`'s ``with_arc``, valid for any
+    duals (-inf for arcs outside); or why there is none. What closes the subproblem's children unsolved."""
+    root = result.nodes[0] if result.nodes else None
+    if root is None or root.duals is None:
+        return "its root node has no duals"
+    full = ProofProgram(arc_scores, parts, single_root, result.base, [root.duals], tree=result.heads)
+    got = full.bound(root.duals, allowed_arcs(arc_scores))
+    return got if isinstance(got, str) else got[1]
+
+
+def no_tree_problem(
+    arc_scores: NDArray[np.float64], parts: Sequence[Parts], result: ExactResult, single_root: bool
+) -> str | None:
+    """Why ``result.nodes`` do not prove that no tree of finite score exists over the arcs of ``arc_scores``
+    (None when they do): the root holds every candidate arc, every branched node (without fixed arcs) is split
+    by its children (:func:`lpparse.proofs.check.children_problem`), every other node is infeasible: no tree over
+    its arcs, or its dual ray proves it over the full program of every candidate part (the pruned parts' rows
+    included)."""
+    nodes = result.nodes
+    if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(arc_scores)):
+        return "the root node does not hold every candidate arc"
+    rays = [node.ray for node in nodes if node.ray is not None]
+    full = ProofProgram(arc_scores, parts, single_root, result.base, rays)
+    for node in nodes:
+        if node.closed == "branched":
+            problem = "it drops arcs by reduced costs" if node.fixed else children_problem(node, nodes)
+        elif node.closed == "infeasible":
+            problem = infeasible_problem(node, full)
+        else:
+            problem = f"closed as {node.closed!r}, not as infeasible or split"
+        if problem is not None:
+            return f"node {node.id}: {problem}"
+    return None
+
+
+def partition_problem(
+    arc_scores: NDArray[np.float64],
+    parts: Sequence[Parts],
+    k: int,
+    trees: Sequence[NDArray[np.int64]],
+    pieces: Sequence[Piece],
+    proof: Callable[[int, NDArray[np.float64]], ExactResult | None],
+    single_root: bool,
+    gap_tol: float,
+) -> str | None:
+    """Why the ``trees`` are not proved the ``k`` best (or, fewer, every tree) by the partition ``pieces``
+    (None when they are): module docstring. ``proof(i, masked)``: subproblem i's proof, read over its arc
+    scores ``masked`` (its arcs' scores, -inf elsewhere): an exact search's result, with its tree or (heads
+    None) with nodes that prove none of finite score, or None (no proof)."""
+    s, size = arc_scores, arc_scores.shape[0]
+    if len(trees) > k:
+        return f"{len(trees)} trees listed for k = {k}"
+    values: list[float] = []
+    for r, heads in enumerate(trees):
+        value = tree_claim(s, parts, heads, single_root)
+        if isinstance(value, str):
+            return f"tree {r + 1}: {value}"
+        if any(np.array_equal(heads, other) for other in trees[:r]):
+            return f"tree {r + 1} is listed twice"
+        if r and not value <= values[-1] + gap_abs(values[-1], gap_tol):
+            return f"tree {r + 1} scores {value!r}, above tree {r} ({values[-1]!r})"
+        values.append(value)
+    ranks = sorted(p.rank for p in pieces if p.rank is not None)
+    if ranks != list(range(len(trees))):
+        return f"{len(trees)} trees, but the ranks of the listed subproblems are {ranks}"
+    if not pieces or pieces[0].parent != -1 or pieces[0].modifier is not None:
+        return "the first subproblem is not the root"
+    full = len(trees) == k  # else every tree must be listed
+    kth = values[-1] if values else -np.inf
+    masks: list[NDArray[np.bool_]] = []
+    kids: dict[int, list[int]] = {}
+    closers = {p.parent for p in pieces if p.closed}
+    #: the proofs of the subproblems whose children are closed by their bound, then those bounds
+    closing: dict[int, tuple[NDArray[np.float64], ExactResult] | NDArray[np.float64] | str] = {}
+    for i, piece in enumerate(pieces):
+        if i == 0:
+            if piece.closed:
+                return "subproblem 0: the root is closed by no parent's bound"
+            mask = allowed_arcs(s)
+        else:
+            parent = pieces[piece.parent] if 0 <= piece.parent < i else None
+            if parent is None or parent.rank is None:
+                return f"subproblem {i} is not a child of a listed subproblem recorded before it"
+            if full and parent.rank == k - 1:
+                return f"subproblem {i}: the K-th tree's subproblem is split"
+            if piece.modifier is None or not 1 <= piece.modifier < size:
+                return f"subproblem {i}: modifier {piece.modifier!r} is not a token"
+            mask = murty_child(masks[piece.parent], trees[parent.rank], piece.modifier)
+            kids.setdefault(piece.parent, []).append(piece.modifier)
+        masks.append(mask)
+        masked = np.where(mask, s, -np.inf)
+        result = proof(i, masked)
+        if piece.closed:
+            problem = _closed_problem(piece, mask, result, full, kth, gap_tol, closing, parts, single_root)
+        elif result is None:
+            problem = None if tree_problem(mask, single_root) is not None else "it holds trees but no proof"
+        elif result.heads is None:
+            problem = no_tree_problem(masked, parts, result, single_root)
+        else:
+            problem = check_proof(masked, parts, result, single_root=single_root, gap_tol=gap_tol)
+        if problem is None and piece.rank is not None:
+            if result is None or result.heads is None or not np.array_equal(result.heads, trees[piece.rank]):
+                problem = f"its proof's tree is not tree {piece.rank + 1}"
+        elif problem is None and result is not None and result.heads is not None:  # left unsplit
+            value = tree_score(s, parts, result.heads)
+            if not full:
+                problem = f"it holds a tree scoring {value!r}, but fewer than {k} trees are listed"
+            elif not value <= kth + gap_abs(kth, gap_tol):
+                problem = f"it holds a tree scoring {value!r}, above tree {k} ({kth!r})"
+        if problem is not None:
+            return f"subproblem {i}: {problem}"
+        if i in closers and piece.rank is not None and result is not None:
+            closing[i] = (masked, result)
+    for i, piece in enumerate(pieces):
+        split = piece.rank is not None and not (full and piece.rank == k - 1)
+        if split and kids.get(i, []) != murty_modifiers(masks[i]):
+            return (
+                f"subproblem {i}: its children's modifiers {kids.get(i, [])} are not Murty's partition "
+                f"{murty_modifiers(masks[i])}"
+            )
+    return None
+
+
+def _closed_problem(
+    piece: Piece,
+    mask: NDArray[np.bool_],
+    result: ExactResult | None,
+    full: bool,
+    kth: float,
+    gap_tol: float,
+    closing: dict[int, Any],
+    parts: Sequence[Parts],
+    single_root: bool,
+) -> str | None:
+    """Why a subproblem closed by its parent's bound (its arcs ``mask``) is not proved to hold no tree above
+    the K-th score ``kth`` (None when it is): module docstring. ``closing``: by parent, its arc scores and
+    proof (listed subproblems whose children are closed so), replaced by :func:`closing_bounds` once
+    computed."""
+    if piece.rank is not None or result is not None:
+        return "closed by its parent's bound, yet listed or with a proof of its own"
+    if not full:
+        return "closed by its parent's bound, but fewer than K trees are listed"
+    if piece.parent not in closing:
+        return "closed by the bound of a parent without a proved tree"
+    got = closing[piece.parent]
+    if isinstance(got, tuple):
+        got = closing[piece.parent] = closing_bounds(got[0], parts, got[1], single_root)
+    if isinstance(got, str):
+        return f"closed by its parent's bound, but its parent's proof gives none: {got}"
+    assert piece.modifier is not None
+    heads = mask[:, piece.modifier]
+    value = float(got[heads, piece.modifier].max()) if heads.any() else -np.inf
+    if not value <= kth + gap_abs(kth, gap_tol):
+        return f"closed by its parent's bound {value!r} on its trees, above the K-th tree's score {kth!r}"
+    return None
+
+
+def is_kbest_record(record: dict[str, Any]) -> bool:
+    """Whether a proof file's record is a k-best list's (for ``lpparse check-proof``: check it by
+    :func:`check_kbest_record`)."""
+    return "kbest" in record
+
+
+def kbest_record(kbest: KBest, parts: Sequence[Parts]) -> dict[str, Any]:
+    """The JSON-able proof of a k-best search over ``parts`` (module docstring); ValueError when a limit
+    stopped it."""
+    if kbest.status is not Status.OPTIMAL:
+        raise ValueError(f"no proof of a k-best search stopped by a limit ({kbest.status.value})")
+    subproblems = [
+        {
+            "parent": sub.parent,
+            "modifier": sub.modifier,
+            "rank": sub.rank,
+            "proof": None if sub.result is None else _proof_record(sub.result, parts),
+            **({"closed": "parent"} if sub.closed else {}),
+        }
+        for sub in kbest.subproblems
+    ]
+    root = subproblems[0]["proof"]
+    if root is None or root["heads"] is None:
+        raise ValueError("no tree to prove")
+    trees = [heads.tolist() for heads, _ in kbest.trees]
+    return {
+        "families": root["families"],
+        "kbest": {"kbest_version": VERSION, "k": kbest.k, "trees": trees, "subproblems": subproblems},
+    }
+
+
+def _proof_record(result: ExactResult, parts: Sequence[Parts]) -> dict[str, Any]:
+    """A subproblem's proof record: its search's :func:`lpparse.proofs.record.proof_record`, or for a search
+    that found no tree of finite score the same with ``heads``, ``objective`` and ``bound`` null."""
+    if result.heads is not None:
+        return proof_record(result, parts)
+    shaped = replace(result, heads=np.full(result.nodes[0].mask.shape[0], -1), objective=0.0, bound=0.0)
+    return {**proof_record(shaped, parts), "heads": None, "objective": None, "bound": None}
+
+
+def _read_proof(
+    record: Any, arc_scores: NDArray[np.float64], single_root: bool, gap_tol: float
+) -> ExactResult:
+    """The search a subproblem's proof record describes over its arc scores, under the checker's root rule and
+    tolerance (:func:`lpparse.proofs.record.read_proof_record`: only the tree and the search tree are read;
+    heads None for a no-tree proof)."""
+    if not isinstance(record, dict):
+        raise TypeError(f"a proof is {type(record).__name__}, not an object")
+    tree = record["heads"] is not None
+    shaped = record if tree else {**record, "heads": [-1] * arc_scores.shape[0]}
+    result = read_proof_record(shaped, arc_scores, single_root=single_root, gap_tol=gap_tol)
+    return result if tree else replace(result, heads=None)
+
+
+def _int(value: Any, what: str, low: int, high: int) -> int:
+    """``value`` as an int in [low, high), or ValueError/TypeError naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} is {value!r}, not an integer")
+    if not low <= value < high:
+        raise ValueError(f"{what} is {value}, outside {low}..{high - 1}")
+    return value
+
+
+def _optional_int(value: Any, what: str, low: int, high: int) -> int | None:
+    return None if value is None else _int(value, what, low, high)
+
+
+def _closed(value: Any, i: int) -> bool:
+    """Whether a record's subproblem ``i`` is closed by its parent's bound (its ``closed`` entry: absent, or
+    ``"parent"``), or ValueError."""
+    if value not in (None, "parent"):
+        raise ValueError(f'subproblem {i}\'s closed is {value!r}, not "parent"')
+    return value == "parent"
+
+
+def check_kbest_record(
+    record: dict[str, Any],
+    arc_scores: NDArray[np.float64],
+    parts: Sequence[Parts],
+    single_root: bool,
+    gap_tol: float,
+) -> str | None:
+    """Why a k-best record (a proof file's line, :func:`kbest_record`) does not prove its trees the K best
+    (None when it does), over the problem's ``arc_scores`` (pruned as the parse pruned them) and families
+    ``parts``, under the checker's root rule and gap tolerance (:func:`partition_problem`). Reads only the
+    trees, K, the partition's shape and the proofs; raises ValueError, KeyError or TypeError on a record that
+    is not one."""
+    data = record["kbest"]
+    if not isinstance(data, dict):
+        raise TypeError(f"kbest is {type(data).__name__}, not an object")
+    if data.get("kbest_version") != VERSION:
+        raise ValueError(f"kbest_version {data.get('kbest_version')!r}: this lpparse reads version {VERSION}")
+    s = validate_scores(arc_scores)
+    size = s.shape[0]
+    k = _int(data["k"], "k", 1, 2**62)
+    trees = []
+    for r, heads in enumerate(data["trees"]):
+        if not isinstance(heads, list) or len(heads) != size:
+            raise ValueError(f"tree {r + 1} is not a list of {size} heads")
+        trees.append(np.array([_int(h, f"tree {r + 1}'s head", -1, size) for h in heads], np.int64))
+    entries = data["subproblems"]
+    if not isinstance(entries, list):
+        raise TypeError("subproblems is not a list")
+    pieces = [
+        Piece(
+            _int(entry["parent"], f"subproblem {i}'s parent", -1 if i == 0 else 0, i),
+            _optional_int(entry["modifier"], f"subproblem {i}'s modifier", 1, size),
+            _optional_int(entry["rank"], f"subproblem {i}'s rank", 0, len(trees)),
+            _closed(entry.get("closed"), i),
+        )
+        for i, entry in enumerate(entries)
+    ]
+
+    def proof(i: int, masked: NDArray[np.float64]) -> ExactResult | None:
+        found = entries[i]["proof"]
+        try:
+            return None if found is None else _read_proof(found, masked, single_root, gap_tol)
+        except (IndexError, AttributeError) as err:
+            raise ValueError(f"subproblem {i}: not a readable proof ({err!r})") from None
+
+    return partition_problem(s, parts, k, trees, pieces, proof, single_root, gap_tol)
