@@ -21,8 +21,7 @@ from types import ModuleType
 from typing import NoReturn
 
 from lpparse import __version__
-from lpparse.entry import interrupted
-from lpparse.io import UserError
+from lpparse.io import UserError, interrupted
 
 #: Sub-commands by name, in the order ``lpparse --help`` lists them: the module of each (its name, with "_"
 #: for "-"). Each module has ``register(subparsers)``, which adds the parser of that name and sets ``func``
@@ -126,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"lpparse {args.command}: interrupted", file=sys.stderr)
         return 130
     except Exception as err:
-        if interrupted(err):  # a C extension's import that Ctrl-C cut short (lpparse.entry.interrupted)
+        if interrupted(err):  # a C extension's import that Ctrl-C cut short (lpparse.io.interrupted)
             print(f"lpparse {args.command}: interrupted", file=sys.stderr)
             return 130
         traceback.print_exc()

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from types import FrameType
 
 from lpparse import __version__
+from lpparse.io import interrupted
 
 
 class Terminated(SystemExit):
@@ -24,18 +25,6 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise Terminated(128 + signum)
 
 
-def interrupted(err: BaseException) -> bool:
-    """Whether ``err`` is Ctrl-C's KeyboardInterrupt or an exception raised because of one: a C extension
-    whose initialisation a SIGINT interrupts (highspy's, during ``import highspy``) raises ``ImportError:
-    initialization failed`` caused by the KeyboardInterrupt."""
-    seen: set[int] = set()
-    cause: BaseException | None = err
-    while cause is not None and id(cause) not in seen:
-        if isinstance(cause, KeyboardInterrupt):
-            return True
-        seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
-    return False
 
 
 def _done(argv: Sequence[str] | None) -> None:

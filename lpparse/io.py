@@ -204,3 +204,16 @@ def writing_zip(handle: IO[bytes], compression: int = zipfile.ZIP_STORED) -> Ite
             archive.close()
         raise
     archive.close()
+
+def interrupted(err: BaseException) -> bool:
+    """Whether ``err`` is Ctrl-C's KeyboardInterrupt or an exception raised because of one: a C extension
+    whose initialisation a SIGINT interrupts (highspy's, during ``import highspy``) raises ``ImportError:
+    initialization failed`` caused by the KeyboardInterrupt."""
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False

@@ -3,9 +3,10 @@ its nodes as bound changes on one live master, branching rules and primal heuris
 Murty's partition (:func:`k_best_search`), and second-order models from their scorers
 (:func:`parse_exact`). What a proof is and how it is checked, without a solver: :mod:`lpparse.proofs`."""
 
-from lpparse.exact.kbest import KBest, check_kbest, k_best_search
+from lpparse.exact.kbest import check_kbest, k_best_search
 from lpparse.exact.search import ExactOptions, exact_search
 from lpparse.exact.second_order import check_exact, parse_exact
+from lpparse.proofs.kbest import KBest
 from lpparse.proofs.search_tree import ExactResult
 
 __all__ = [

@@ -44,75 +44,20 @@ import heapq
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.colgen import Warm
 from lpparse.exact.search import ExactOptions, RootStart, _Parts, search_over
 from lpparse.families.base import Parts, exact_parts, tree_score
 from lpparse.lp.solution import TOL, Status
 from lpparse.ppc.loop import _validated
-from lpparse.proofs.kbest import Piece, murty_child, murty_modifiers, partition_problem
+from lpparse.proofs.kbest import KBest, Piece, Subproblem, murty_child, murty_modifiers, partition_problem
 from lpparse.proofs.search_tree import ExactResult
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_problem, validate_scores
 
-__all__ = ["KBest", "Subproblem", "check_kbest", "k_best_search"]
-
-
-@dataclass
-class Subproblem:
-    """An arc ``mask`` of the partition: Murty's child of ``parent`` (-1: the root) at ``modifier`` (None:
-    the root); ``bound``: its key while unsolved, a bound on its trees from its parent's root LP (the root:
-    inf); ``result``: its exact search's proof, without LPs or caches (heads None: the nodes that prove no
-    tree of finite score exists; None: no tree over its arcs, closed by its parent's bound, or never solved);
-    ``rank``: its tree's position in the list (None: not listed); ``children``: its children's ids once its
-    tree is listed; ``closed``: never solved, closed by its parent's bound (at most the K-th tree's score).
-    The check reads ``parent``, ``modifier``, ``rank``, ``closed`` and ``result`` only: masks, bounds and
-    children are rebuilt."""
-
-    id: int
-    parent: int
-    modifier: int | None
-    mask: NDArray[np.bool_]
-    bound: float = math.inf
-    result: ExactResult | None = None
-    children: tuple[int, ...] = ()
-    rank: int | None = None
-    empty: bool = False  #: no tree over its arcs, or none of finite score (asked once it is at the head)
-    closed: bool = False
-    #: a solved subproblem's root LP: each arc's bound on the trees that use it (until its children are made)
-    #: and its columns (its children's start)
-    arc_bounds: NDArray[np.float64] | None = field(default=None, repr=False)
-    columns: dict[str, Warm] | None = field(default=None, repr=False)
-
-    @property
-    def listed(self) -> bool:
-        return self.rank is not None
-
-
-@dataclass
-class KBest:
-    """The best trees, best first, as (heads, score) pairs, and the partition that proves them; ``status``
-    OPTIMAL when ``k`` trees (or every tree) were listed and proved, else the limit that stopped the
-    search."""
-
-    k: int
-    trees: list[tuple[NDArray[np.int64], float]] = field(default_factory=list)
-    subproblems: list[Subproblem] = field(default_factory=list)
-    status: Status = Status.OPTIMAL
-    seconds: float = 0.0
-
-    @property
-    def solved(self) -> int:
-        """Subproblems whose exact search ran."""
-        return sum(sub.result is not None for sub in self.subproblems)
-
-    @property
-    def closed(self) -> int:
-        """Subproblems never solved, closed by their parent's bound."""
-        return sum(sub.closed for sub in self.subproblems)
+__all__ = ["check_kbest", "k_best_search"]
 
 
 def _lean(result: ExactResult) -> ExactResult:

@@ -82,7 +82,7 @@ from lpparse.families.grandparent.rows import arc_program
 from lpparse.formulations.arborescence import add_subtour_cuts
 from lpparse.lp.program import LinearProgram
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.proofs.search_tree import BranchNode, ExactResult, child_mask, gap_abs
+from lpparse.proofs.search_tree import BranchNode, ExactResult, LabelledDuals, child_mask, gap_abs
 from lpparse.trees import allowed_arcs, tree_error, tree_problem
 
 __all__ = [
@@ -100,8 +100,6 @@ __all__ = [
 #: Unit round-off of float64, doubled (the round-off bounds of :meth:`ProofProgram._sums` are outward)
 EPS = float(np.finfo(np.float64).eps)
 
-#: Duals by row label: block name -> (index tuples (k, arity), values (k,)), nonzero values only
-LabelledDuals = dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]
 
 
 def label_duals(

@@ -54,22 +54,21 @@ that does not know the entry finds a subproblem with trees and no proof, and fai
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from lpparse.colgen.family import Warm
 from lpparse.families.base import Parts, tree_score
 from lpparse.lp.solution import Status
 from lpparse.proofs.check import ProofProgram, check_proof, children_problem, infeasible_problem, tree_claim
 from lpparse.proofs.record import proof_record, read_proof_record
 from lpparse.proofs.search_tree import ExactResult, gap_abs
 from lpparse.trees import allowed_arcs, tree_problem, validate_scores
-
-if TYPE_CHECKING:
-    from lpparse.exact.kbest import KBest
 
 __all__ = [
     "Piece",
@@ -85,6 +84,60 @@ __all__ = [
 
 #: version of the k-best record layout
 VERSION = 1
+
+
+@dataclass
+class Subproblem:
+    """An arc ``mask`` of the partition: Murty's child of ``parent`` (-1: the root) at ``modifier`` (None:
+    the root); ``bound``: its key while unsolved, a bound on its trees from its parent's root LP (the root:
+    inf); ``result``: its exact search's proof, without LPs or caches (heads None: the nodes that prove no
+    tree of finite score exists; None: no tree over its arcs, closed by its parent's bound, or never solved);
+    ``rank``: its tree's position in the list (None: not listed); ``children``: its children's ids once its
+    tree is listed; ``closed``: never solved, closed by its parent's bound (at most the K-th tree's score).
+    The check reads ``parent``, ``modifier``, ``rank``, ``closed`` and ``result`` only: masks, bounds and
+    children are rebuilt."""
+
+    id: int
+    parent: int
+    modifier: int | None
+    mask: NDArray[np.bool_]
+    bound: float = math.inf
+    result: ExactResult | None = None
+    children: tuple[int, ...] = ()
+    rank: int | None = None
+    empty: bool = False  #: no tree over its arcs, or none of finite score (asked once it is at the head)
+    closed: bool = False
+    #: a solved subproblem's root LP: each arc's bound on the trees that use it (until its children are made)
+    #: and its columns (its children's start)
+    arc_bounds: NDArray[np.float64] | None = field(default=None, repr=False)
+    columns: dict[str, Warm] | None = field(default=None, repr=False)
+
+    @property
+    def listed(self) -> bool:
+        return self.rank is not None
+
+
+@dataclass
+class KBest:
+    """The best trees, best first, as (heads, score) pairs, and the partition that proves them; ``status``
+    OPTIMAL when ``k`` trees (or every tree) were listed and proved, else the limit that stopped the
+    search."""
+
+    k: int
+    trees: list[tuple[NDArray[np.int64], float]] = field(default_factory=list)
+    subproblems: list[Subproblem] = field(default_factory=list)
+    status: Status = Status.OPTIMAL
+    seconds: float = 0.0
+
+    @property
+    def solved(self) -> int:
+        """Subproblems whose exact search ran."""
+        return sum(sub.result is not None for sub in self.subproblems)
+
+    @property
+    def closed(self) -> int:
+        """Subproblems never solved, closed by their parent's bound."""
+        return sum(sub.closed for sub in self.subproblems)
 
 
 def murty_modifiers(mask: NDArray[np.bool_]) -> list[int]:

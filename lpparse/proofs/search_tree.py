@@ -16,12 +16,14 @@ from lpparse.lp.solution import Certificate, Status
 
 if TYPE_CHECKING:
     from lpparse.ppc.loop import PPCResult
-    from lpparse.proofs.check import LabelledDuals
 
 __all__ = ["CLOSED", "BranchNode", "ExactResult", "ExactStats", "child_mask", "gap_abs"]
 
 #: How a node was closed: ``integral`` (its LP optimum is a tree), ``bound`` (UB <= LB + gap tolerance),
 #: ``infeasible`` (no tree over its arcs), ``branched`` (two children), ``open`` (not closed: a limit hit).
+#: Duals by row label: block name -> (index tuples (k, arity), values (k,)), nonzero values only
+LabelledDuals = dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]
+
 CLOSED = ("integral", "bound", "infeasible", "branched", "open")
 
 

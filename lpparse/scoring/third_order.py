@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -37,8 +37,15 @@ from lpparse.scoring.features import (
 )
 from lpparse.triples import GrandSiblingBounds, TriSiblingBounds, check_gsib_batch, check_tsib_batch
 
-if TYPE_CHECKING:
-    from lpparse.scoring.model import Model
+
+class QuadWeights(Protocol):
+    """What a third-order scorer reads of its model (:class:`lpparse.scoring.model.Model`): hashed weights of
+    ``bits`` bits and the third-order templates."""
+
+    bits: int
+    weights: NDArray[np.float64]
+    grandsibling_templates: tuple[QuadTemplate, ...]
+    trisibling_templates: tuple[QuadTemplate, ...]
 
 __all__ = [
     "GRANDSIBLING_TEMPLATES",
@@ -237,7 +244,7 @@ class _QuadScorer:
     """Counted scoring of 4-index parts by a model's third-order templates on one sentence, with
     :class:`QuadBounds` built on first use."""
 
-    model: Model
+    model: QuadWeights
     ids: TokenIds
     _scored: int = field(default=0, init=False)
     _bounds: QuadBounds | None = field(default=None, init=False, repr=False)
