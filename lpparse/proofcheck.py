@@ -40,11 +40,11 @@ from numpy.typing import NDArray
 from tqdm import tqdm
 
 from lpparse.corpus import Sentence, read_treebank
+from lpparse.families import family_parts, registered
 from lpparse.families.base import Parts
-from lpparse.families.consecutive.family import ConsecutiveSiblingParts
 from lpparse.families.grandparent.family import GrandparentParts
 from lpparse.families.sibling.family import SiblingParts
-from lpparse.families.third_order.family import GrandSiblingParts, TriSiblingParts, window_parts
+from lpparse.families.third_order.family import window_parts
 from lpparse.io import DataError, UsageError, UserError, readable_file
 from lpparse.lp.solution import TOL
 from lpparse.options import add_pruning_options, add_root_options, pruning_options, resolve_single_root
@@ -59,16 +59,6 @@ __all__ = ["Problem", "check_file", "main", "proof_records", "record_problems", 
 
 #: Exceptions that a malformed record raises while it is read or checked: each becomes exit 1 naming its line
 MALFORMED = (ValueError, KeyError, TypeError, IndexError, AttributeError, OverflowError)
-
-#: How each family of a proof record is rebuilt from its scorer and the record's row families
-_FAMILIES = {
-    GrandparentParts.name: lambda scorer, rows: GrandparentParts(scorer, tuple(rows)),
-    SiblingParts.name: lambda scorer, rows: SiblingParts(scorer, tuple(rows)),
-    ConsecutiveSiblingParts.name: lambda scorer, rows: ConsecutiveSiblingParts(scorer),
-    TriSiblingParts.name: lambda scorer, rows: TriSiblingParts(scorer),
-    GrandSiblingParts.name: lambda scorer, rows: GrandSiblingParts(scorer),
-}
-
 
 def proof_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """The proof records of a proof file with their line numbers (:class:`DataError` naming the line of one
@@ -154,6 +144,7 @@ def sentence_scorers(
             {GrandparentParts.name: entry.triples(), SiblingParts.name: entry.siblings()},
         )
         windows = entry.window_parts()
+        found.update(entry.more_scorers())
     found.update((p.name, p.scorer) for p in windows)
     if keep is not None:
         arcs = apply_pruning(arcs, keep)
@@ -182,7 +173,7 @@ def problem_scorers(
     return sentence_scorers(source, sentence, position, keep)
 
 
-def _parts(scorers: dict[str, Any], families: Any) -> list[Parts]:
+def _parts(scorers: dict[str, Any], families: Any, n: int) -> list[Parts]:
     """The part families of the scores, each with the row families whose labels the record's duals use (its
     ``families``: valid rows all, so they choose labels, not the problem); ValueError when the record is over
     other families than the scores."""
@@ -192,10 +183,13 @@ def _parts(scorers: dict[str, Any], families: Any) -> list[Parts]:
         raise ValueError(
             f"the proof is over the families {sorted(families)}, the scores have {sorted(scorers)}"
         )
-    unknown = set(families) - set(_FAMILIES)
+    unknown = set(families) - set(registered())
     if unknown:
-        raise ValueError(f"unknown part families {sorted(unknown)}")
-    return [_FAMILIES[name](scorers[name], rows) for name, rows in families.items()]
+        raise ValueError(f"unknown part families {sorted(unknown)}; registered: {', '.join(registered())}")
+    parts = family_parts(scorers, n, families)
+    if len(parts) != len(families):  # a family the record leaves out binds under one it names
+        raise ValueError(f"the proof is over the families {sorted(families)}, which need {[p.name for p in parts]}")
+    return parts
 
 
 def _sources(
@@ -254,7 +248,7 @@ def record_problems(
         sentence, position = by_id[sent_id]
         arcs, scorers = problem_scorers(source, sentence, position, problem, pruner, single_root)
         try:
-            families = _parts(scorers, record.get("families"))
+            families = _parts(scorers, record.get("families"), sentence.n)
             if is_kbest_record(record):
                 yield line_no, check_kbest_record(record, arcs, families, single_root, problem.gap_tol)
                 continue

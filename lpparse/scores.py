@@ -23,14 +23,15 @@ from __future__ import annotations
 import json
 import struct
 import zipfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse.families import family_parts, get_family
 from lpparse.families.consecutive.rows import DenseConsecutiveScorer
 from lpparse.families.third_order.grandsibling import DenseGrandSiblingScorer, SparseGrandSiblingScorer
 from lpparse.families.third_order.trisibling import DenseTriSiblingScorer, SparseTriSiblingScorer
@@ -39,10 +40,10 @@ from lpparse.trees import allowed_mask_shape, check_tree, validate_scores
 from lpparse.triples import (
     DenseSiblingScorer,
     DenseTripleScorer,
-    _check_batch,
     check_csib_batch,
     check_gsib_batch,
     check_sibling_batch,
+    check_triple_batch,
     check_tsib_batch,
 )
 
@@ -102,11 +103,14 @@ def noisy_gold_scores(
 # ------------------------------------------------------------------------------------------- score files
 
 SCORES_FORMAT = "lpparse-scores"
+#: version 4 adds the scores of part families registered outside lpparse (meta ``families``: their names;
+#: members ``<member>/i`` by each family's member prefix: :class:`lpparse.families.Family`), written only by
+#: files that hold them (an older reader would decode without them);
 #: version 3 adds third-order scores (``gsib``, ``tsib``: 4-index parts), written only by files that hold them;
 #: version 2 adds consecutive-sibling scores (``csib``); version 1 files (arcs, grandparents, siblings) load
-SCORES_FORMAT_VERSION = 3
+SCORES_FORMAT_VERSION = 4
 #: the versions this lpparse reads
-SCORES_FORMAT_READS = (1, 2, 3)
+SCORES_FORMAT_READS = (1, 2, 3, 4)
 #: Member prefixes of the parts a score file may hold besides arcs: grandparent triples, arbitrary and
 #: consecutive siblings (3 indices), grand-siblings and tri-siblings (4 indices)
 PART_KINDS = ("gp", "sib", "csib", "gsib", "tsib")
@@ -154,6 +158,9 @@ class SentenceScores:
     tsib: Parts | None = None
     #: (n+1, n+1, L) label scores (module docstring); None without labels
     labels: NDArray[np.float64] | None = None
+    #: scores of other registered part families by family name (:func:`lpparse.families.registered`): a dense
+    #: (n+1,)*arity array or :class:`SparseParts` each
+    more: Mapping[str, Parts] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -184,11 +191,30 @@ class SentenceScores:
         return _quads(self.tsib, self.n, DenseTriSiblingScorer, SparseTriSiblingScorer, "tri-sibling")
 
     def window_parts(self) -> list[Any]:
-        """The part families on consecutive-sibling windows this sentence has scores for
-        (:func:`lpparse.families.third_order.family.window_parts`: windows, tri-siblings, grand-siblings)."""
-        from lpparse.families.third_order.family import window_parts
+        """The part families on consecutive-sibling windows this sentence has scores for, in binding order
+        (windows, of zero scores when only third-order parts are scored; tri-siblings; grand-siblings)."""
+        found = (
+            ("consecutive", self.consecutive()),
+            ("trisibling", self.tri_siblings()),
+            ("grandsibling", self.grand_siblings()),
+        )
+        scorers = {name: scorer for name, scorer in found if scorer is not None}
+        return family_parts(scorers, self.n) if scorers else []
 
-        return window_parts(self.n, self.consecutive(), self.tri_siblings(), self.grand_siblings())
+    def more_scorers(self) -> dict[str, Any]:
+        """A fresh counted scorer of each family of :attr:`more`, by family name."""
+        out = {}
+        for name, parts in self.more.items():
+            family = get_family(name)
+            sparse = family.sparse if isinstance(parts, SparseParts) else None
+            out[name] = _quads(parts, self.n, family.dense, sparse, name, family.arity)
+        return out
+
+    def more_parts(self) -> list[Any]:
+        """The part families of :attr:`more` (with the families they need that this sentence has no scores
+        of: :func:`lpparse.families.family_parts`)."""
+        scorers = self.more_scorers()
+        return family_parts(scorers, self.n) if scorers else []
 
     def _cube(self, parts: Parts, kind: str) -> NDArray[np.float64]:
         size = self.n + 1
@@ -198,15 +224,18 @@ class SentenceScores:
         return cube
 
 
-def _quads(parts: Parts | None, n: int, dense: Any, sparse: Any, kind: str) -> Any:
-    """A counted scorer of 4-index parts: ``dense`` over an (n+1,)*4 array, ``sparse`` over listed parts."""
+def _quads(parts: Parts | None, n: int, dense: Any, sparse: Any, kind: str, arity: int = 4) -> Any:
+    """A counted scorer of ``arity``-index parts: ``dense`` over an (n+1,)*arity array, ``sparse`` over listed
+    parts (None: listed parts are made dense)."""
     if parts is None:
         return None
     if isinstance(parts, SparseParts):
-        return sparse(n, np.asarray(parts.index), np.asarray(parts.values), float(parts.default))
+        if sparse is not None:
+            return sparse(n, np.asarray(parts.index), np.asarray(parts.values), float(parts.default))
+        parts = parts.dense(n + 1)
     array = np.asarray(parts, dtype=np.float64)
-    if array.shape != (n + 1,) * 4:
-        raise ValueError(f"{kind} scores have shape {array.shape}, expected {(n + 1,) * 4}")
+    if array.shape != (n + 1,) * arity:
+        raise ValueError(f"{kind} scores have shape {array.shape}, expected {(n + 1,) * arity}")
     return dense(array)
 
 
@@ -236,7 +265,7 @@ def check_sentence_scores(entry: SentenceScores) -> None:
         if np.isnan(labels).any() or np.isposinf(labels).any():
             raise ValueError("label scores hold NaN or +inf")
     for parts, scorer, check_batch, kind, arity in (
-        (entry.gp, entry.triples, _check_batch, "grandparent", 3),
+        (entry.gp, entry.triples, check_triple_batch, "grandparent", 3),
         (entry.sib, entry.siblings, check_sibling_batch, "sibling", 3),
         (entry.csib, entry.consecutive, check_csib_batch, "consecutive sibling", 3),
         (entry.gsib, entry.grand_siblings, check_gsib_batch, "grand-sibling", 4),
@@ -247,6 +276,13 @@ def check_sentence_scores(entry: SentenceScores) -> None:
         if isinstance(parts, SparseParts):
             _check_sparse(parts, entry.n, kind, check_batch, arity)
         scorer()  # checks the array: shape, no NaN or +inf
+    for name, parts in entry.more.items():
+        family = get_family(name)
+        if name in _FLAGS.values() or family.member in PART_KINDS:
+            raise ValueError(f"the {name} scores have a field of their own, not a place in ``more``")
+        if isinstance(parts, SparseParts):
+            _check_sparse(parts, entry.n, name, family.check_index or (lambda n, *index: None), family.arity)
+    entry.more_scorers()  # checks every array: shape, no NaN or +inf
 
 
 def save_scores(
@@ -272,7 +308,7 @@ def save_scores(
                 check_sentence_scores(entry)
             except ValueError as err:
                 raise ValueError(f"{where}: {err}") from None
-            has = tuple(getattr(entry, key) is not None for key in PART_KINDS)
+            has = (*(getattr(entry, key) is not None for key in PART_KINDS), *sorted(entry.more))
             if kinds is not None and has != kinds:
                 raise ValueError(f"{where}: every sentence needs the same kinds of parts as the first")
             kinds = has
@@ -285,7 +321,8 @@ def save_scores(
             if entry.labels is not None:
                 _write(archive, f"labels/{i}", np.asarray(entry.labels, dtype=np.float64))
             record: dict[str, Any] = {"sent_id": str(entry.sent_id)}
-            for key, parts in ((key, getattr(entry, key)) for key in PART_KINDS):
+            named = [(key, getattr(entry, key)) for key in PART_KINDS]
+            for key, parts in named + [(get_family(name).member, parts) for name, parts in entry.more.items()]:
                 if isinstance(parts, SparseParts):
                     _write(archive, f"{key}_index/{i}", np.asarray(parts.index, dtype=np.int64))
                     _write(archive, f"{key}_value/{i}", np.asarray(parts.values, dtype=np.float64))
@@ -296,12 +333,15 @@ def save_scores(
             entries.append(record)
         if kinds is None:
             raise ValueError("no sentences to write")
-        flags = dict(zip(_FLAGS.values(), kinds))
+        flags = dict(zip(_FLAGS.values(), kinds[: len(PART_KINDS)]))
+        more = list(kinds[len(PART_KINDS) :])
         third_order = any(flags[_FLAGS[key]] for key in THIRD_ORDER)
+        version = SCORES_FORMAT_VERSION if more else 3 if third_order else 2  # older readers take what they can
         meta = {
             "format": SCORES_FORMAT,
-            "version": SCORES_FORMAT_VERSION if third_order else 2,  # older readers take what they can read
+            "version": version,
             **flags,
+            **({"families": {name: get_family(name).member for name in more}} if more else {}),
             "source": source or {},
             "sentences": entries,
         }
@@ -362,6 +402,8 @@ class ScoreFile:
         self.consecutive: bool = bool(meta.get("consecutive", False))  # version 1: none
         self.grandsiblings: bool = bool(meta.get("grandsiblings", False))  # versions 1, 2: none
         self.trisiblings: bool = bool(meta.get("trisiblings", False))
+        #: the other registered families it has scores of, by name, and their member prefixes (version 4)
+        self.families: dict[str, str] = dict(meta.get("families") or {})
         self._entries: list[dict[str, Any]] = meta["sentences"]
         self.sent_ids = [str(e["sent_id"]) for e in self._entries]
         self.lengths = [members[f"arcs/{i}"].shape[0] - 1 for i in range(len(self._entries))]
@@ -407,7 +449,17 @@ class ScoreFile:
                 index, values = self._array(f"{key}_index/{i}"), self._array(f"{key}_value/{i}")
                 parts[key] = SparseParts(index, values, entry[f"{key}_default"])
         labels = self._array(f"labels/{i}") if self.label_names is not None else None
-        return SentenceScores(self.sent_ids[i], self._array(f"arcs/{i}"), **parts, labels=labels)
+        more = {name: self._parts(entry, member, i) for name, member in self.families.items()}
+        return SentenceScores(self.sent_ids[i], self._array(f"arcs/{i}"), **parts, labels=labels, more=more)
+
+    def _parts(self, entry: dict[str, Any], key: str, i: int) -> Parts:
+        """Sentence i's scores under member prefix ``key``, dense or sparse as its index entry says."""
+        if entry.get(key) == "sparse":
+            index, values = self._array(f"{key}_index/{i}"), self._array(f"{key}_value/{i}")
+            return SparseParts(index, values, entry[f"{key}_default"])
+        if entry.get(key) != "dense":
+            raise ValueError(f"the index does not say how the {key} scores are stored")
+        return self._array(f"{key}/{i}")
 
     def _array(self, name: str) -> NDArray[Any]:
         member = self._members.get(name)
@@ -446,13 +498,10 @@ class ScoreFile:
         for i, sentence in enumerate(sentences):
             if not sentence.same_id(self.sent_ids[i]):
                 raise DataError(
-                    f"{self.where(i)}: {treebank} has sentence {sentence.sent_id!r} there "
-                    f"(line {sentence.line})"
+                    f"{self.where(i)}: {treebank} has sentence {sentence.sent_id!r} there (line {sentence.line})"
                 )
             if sentence.n != self.lengths[i]:
-                raise DataError(
-                    f"{self.where(i)}: {self.lengths[i]} tokens, {treebank} gives it {sentence.n}"
-                )
+                raise DataError(f"{self.where(i)}: {self.lengths[i]} tokens, {treebank} gives it {sentence.n}")
 
 
 def load_scores(path: str | Path, validate: bool = True) -> ScoreFile:

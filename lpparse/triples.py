@@ -44,6 +44,7 @@ __all__ = [
     "check_csib_batch",
     "check_part_scores",
     "check_sibling_batch",
+    "check_triple_batch",
     "count_siblings",
     "count_triples",
     "noisy_gold_triple_scorer",
@@ -171,7 +172,7 @@ def _check_indices(n: int, kind: str, *arrays: ArrayLike) -> tuple[NDArray[np.in
     return out
 
 
-def _check_batch(n: int, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> Triples:
+def check_triple_batch(n: int, g: ArrayLike, p: ArrayLike, c: ArrayLike) -> Triples:
     g, p, c = _check_indices(n, "triple", g, p, c)
     bad = (p == 0) | (c == 0) | (g == p) | (p == c) | (g == c)
     if bad.any():
@@ -454,7 +455,7 @@ class DenseTripleScorer(DensePartScorer):
 
     slack_gp: NDArray[np.float64] | None = None
     slack_pc: NDArray[np.float64] | None = None
-    _check = staticmethod(_check_batch)
+    _check = staticmethod(check_triple_batch)
 
     def __post_init__(self) -> None:
         self.scores = _dense_cube(self.scores, _all_triples, "triple")

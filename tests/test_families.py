@@ -28,7 +28,7 @@ from lpparse.ppc import solve_lp
 from lpparse.proofs.check import check_proof
 from lpparse.triples import DensePartScorer, DenseSiblingScorer, DenseTripleScorer, SparsePartScorer
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "head_bigrams.py"
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "head_bigrams" / "head_bigrams.py"
 
 
 def _cube(rng: np.random.Generator, n: int, scale: float = 1.0) -> np.ndarray:
@@ -106,7 +106,7 @@ def test_the_kit_passes_every_family(make) -> None:
 def test_the_minimal_family_is_short_and_the_doc_shows_it() -> None:
     assert len(EXAMPLE.read_text().splitlines()) < 150
     doc = (EXAMPLE.parents[1] / "families.md").read_text()
-    assert "examples/head_bigrams.py" in doc and "check_parts" in doc
+    assert "examples/head_bigrams/head_bigrams.py" in doc and "check_parts" in doc
 
 
 def test_the_kit_catches_over_estimated_reduced_costs() -> None:

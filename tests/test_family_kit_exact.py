@@ -1,7 +1,7 @@
 """The family kit inside exact search (lpparse.family_kit.check_exact: parse-price-cut at every node, the
 tree against brute force, the proof by the standalone check), and exact decoding's default certificate for
 families written elsewhere (ExactOptions.verify None): planted pricing bugs in the head-bigram example family
-(docs/examples/head_bigrams.py) fail the kit and never give a certified wrong tree."""
+(docs/examples/head_bigrams/head_bigrams.py) fail the kit and never give a certified wrong tree."""
 
 from __future__ import annotations
 

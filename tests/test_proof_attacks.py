@@ -55,7 +55,7 @@ from lpparse.proofs.check import LabelledDuals, ProofProgram, label_duals
 from lpparse.trees import allowed_arcs, tree_problem
 from lpparse.triples import DensePartScorer, DenseSiblingScorer, DenseTripleScorer
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "head_bigrams.py"
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "head_bigrams" / "head_bigrams.py"
 BASES = ("cycle-cuts", "single-flow", "multi-flow")
 #: family combinations, by the score cubes each holds ("full": the third-order model)
 COMBOS = {
@@ -80,7 +80,7 @@ TOL = 1e-9
 
 
 def _head_bigrams() -> Any:
-    """docs/examples/head_bigrams.py, a family written outside the package, imported by its path."""
+    """docs/examples/head_bigrams/head_bigrams.py, a family written outside the package, imported by its path."""
     name = "head_bigrams_attacks"
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, EXAMPLE)

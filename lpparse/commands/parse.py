@@ -318,7 +318,8 @@ def _decode(
     sibling_scorer = entry.siblings() if siblings else None
     if pruner is not None:
         options["pruner_scores"] = pruner.scorer(sentence).arc_scores()
-    windows = entry.window_parts()  # consecutive siblings, tri-siblings, grand-siblings
+    # consecutive siblings, tri-siblings, grand-siblings, and any other registered family the file has scores of
+    windows = entry.window_parts() + entry.more_parts()
     if windows and get_decoder(decoder).families:
         options["parts"] = windows
     return decode(decoder, entry.arc_scores(), entry.triples(), single_root, sibling_scorer, **options)

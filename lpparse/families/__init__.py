@@ -1,1 +1,111 @@
-"""Part families: one folder a family."""
+"""Part families, one folder a family, and the registry every entry point reads them from.
+
+A family is registered under its name in the entry-point group ``lpparse.families``: its distribution's
+``pyproject.toml`` names a :class:`Family` object::
+
+    [project.entry-points."lpparse.families"]
+    bigram = "head_bigrams:FAMILY"
+
+lpparse's own families register the same way (lpparse's ``pyproject.toml``), so no module outside a
+family's own folder names it: score files, the proof checker, ``lpparse inspect`` and the decoders of score
+files find every family here (:func:`registered`, :func:`family_parts`). How to write one:
+``docs/families.md``; where things go: ``docs/architecture.md``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+__all__ = ["GROUP", "Family", "RegistryError", "family_parts", "get_family", "registered"]
+
+#: the entry-point group families register in
+GROUP = "lpparse.families"
+
+
+class RegistryError(RuntimeError):
+    """A registered family that cannot be loaded, or two families under one name."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """What every entry point needs of a part family besides its :class:`lpparse.families.base.Parts`.
+
+    ``name``: the Parts' ``name`` (results, proofs, score files by name); ``arity``: indices a part;
+    ``member``: the prefix of its members in score files (``member/i`` holds sentence i's scores, a dense
+    (n+1,)*arity array or sparse parts); ``make(scorer, rows)``: its Parts over a scorer, with the row
+    families a proof names (``rows``; None: the family's defaults); ``dense(array)``: a counted scorer of one
+    sentence's dense (n+1,)*arity scores, ValueError on NaN or +inf; ``sparse(n, index, values, default)``:
+    one of listed parts (None: they are made dense); ``check_index(n, *index)``: ValueError on sparse part
+    indices that name no part; ``needs``: families whose columns its rows are built on (bound before it; a needed
+    family absent from the scores gets ``neutral(n)``, a scorer of zeros); ``rank``: the binding order
+    (lower first; ties by name)."""
+
+    name: str
+    arity: int
+    member: str
+    make: Callable[[Any, Sequence[str] | None], Any]
+    dense: Callable[[Any], Any]
+    sparse: Callable[[int, Any, Any, float], Any] | None = None
+    check_index: Callable[..., object] | None = None
+    needs: tuple[str, ...] = ()
+    neutral: Callable[[int], Any] | None = None
+    rank: int = 100
+
+
+def _load(entry: EntryPoint) -> Family:
+    try:
+        family = entry.load()
+    except Exception as err:  # a plug-in's own import error, named with its distribution
+        dist = entry.dist.name if entry.dist is not None else "an unknown distribution"
+        raise RegistryError(f"part family {entry.name!r} of {dist} ({entry.value}) cannot be loaded: {err}") from err
+    if not isinstance(family, Family) or family.name != entry.name:
+        raise RegistryError(
+            f"entry point {entry.name!r} ({entry.value}) must name a lpparse.families.Family called {entry.name!r}"
+        )
+    return family
+
+
+@functools.cache
+def registered() -> dict[str, Family]:
+    """Every registered family by name, in binding order (RegistryError on a broken or doubled entry)."""
+    found: dict[str, Family] = {}
+    for entry in entry_points(group=GROUP):
+        if entry.name in found:
+            raise RegistryError(f"two distributions register a part family called {entry.name!r}")
+        found[entry.name] = _load(entry)
+    if not found:
+        raise RegistryError(f"no part family is registered in {GROUP!r}: is lpparse installed (pip install -e .)?")
+    return dict(sorted(found.items(), key=lambda item: (item[1].rank, item[0])))
+
+
+def get_family(name: str) -> Family:
+    """The family registered as ``name`` (ValueError naming the registered ones otherwise)."""
+    families = registered()
+    if name not in families:
+        raise ValueError(f"unknown part family {name!r}; registered: {', '.join(families)}")
+    return families[name]
+
+
+def family_parts(
+    scorers: Mapping[str, Any], n: int, rows: Mapping[str, Sequence[str]] | None = None
+) -> list[Any]:
+    """The Parts of every family of ``scorers`` (family name -> scorer), in binding order, with the families
+    they need (zero scores when absent); ``rows``: row families by family name (a proof's), else defaults."""
+    wanted = {name for name in scorers if get_family(name)}
+    for name in list(wanted):
+        wanted |= set(get_family(name).needs)
+    out = []
+    for name, family in registered().items():
+        if name not in wanted:
+            continue
+        scorer = scorers.get(name)
+        if scorer is None:
+            if family.neutral is None:
+                raise ValueError(f"part family {name!r} is needed but has no scores and no neutral scorer")
+            scorer = family.neutral(n)
+        out.append(family.make(scorer, None if rows is None else rows.get(name)))
+    return out

@@ -15,10 +15,8 @@ from tqdm import tqdm
 
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.exact.search import exact_search
+from lpparse.families import family_parts
 from lpparse.families.base import Parts
-from lpparse.families.grandparent.family import GrandparentParts
-from lpparse.families.sibling.family import SiblingParts
-from lpparse.families.third_order.family import GrandSiblingParts, TriSiblingParts, window_parts
 from lpparse.inspect.mip import MipOptions
 from lpparse.inspect.relaxations import Relaxation, default_relaxations
 from lpparse.inspect.report import Inspection
@@ -57,15 +55,9 @@ class SentenceProblem:
 
 
 def scorer_parts(scorers: Mapping[str, Any], n: int) -> list[Parts]:
-    """A part family for each scorer, by family name, at its default preset: grandparents, siblings, then the
-    families on consecutive-sibling windows in the order they bind."""
-    out: list[Parts] = []
-    if GrandparentParts.name in scorers:
-        out.append(GrandparentParts(scorers[GrandparentParts.name]))
-    if SiblingParts.name in scorers:
-        out.append(SiblingParts(scorers[SiblingParts.name]))
-    windows = (scorers.get(name) for name in ("consecutive", TriSiblingParts.name, GrandSiblingParts.name))
-    return out + window_parts(n, *windows)
+    """A part family for each scorer, by family name, at its default rows, in binding order
+    (:func:`lpparse.families.family_parts`: the families on consecutive-sibling windows after the windows)."""
+    return family_parts({name: scorer for name, scorer in scorers.items() if scorer is not None}, n)
 
 
 def load_source(

@@ -85,7 +85,7 @@ from lpparse.scoring.third_order import (
     QuadTemplate,
     TriSiblingModelScorer,
 )
-from lpparse.triples import _check_batch, check_csib_batch, check_sibling_batch
+from lpparse.triples import check_csib_batch, check_sibling_batch, check_triple_batch
 
 __all__ = [
     "BOUNDS",
@@ -536,7 +536,7 @@ class GrandparentScorer(_PartScorer):
     def _checked(
         self, g: ArrayLike, p: ArrayLike, c: ArrayLike
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        return _check_batch(self.n, g, p, c)
+        return check_triple_batch(self.n, g, p, c)
 
     def _slots(self, g: NDArray[np.int64], p: NDArray[np.int64], c: NDArray[np.int64]) -> NDArray[np.int64]:
         return triple_slots(self.ids, g, p, c, self.model.bits, self.model.templates)

@@ -1,0 +1,139 @@
+"""A part family in a package of its own (docs/examples/head_bigrams), installed into the environment the
+commands run in, reaches every command that reads score files through the entry-point registry: exact
+decoding with a proof, the K best trees, and the standalone proof checker, against brute-force enumeration
+of the trees. Without the package, the same files are refused, naming the family."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from itertools import islice
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lpparse.corpus import read_treebank, sample_treebank_path
+from lpparse.families import GROUP, registered
+from lpparse.oracles.brute_force import enumerate_trees
+from lpparse.scores import SentenceScores, load_scores, save_scores
+
+PACKAGE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "head_bigrams"
+SENTENCES = 4  # short sample sentences: brute force enumerates their trees
+
+
+@pytest.fixture(scope="module")
+def plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The example package installed (pip) into a directory on the path of this process and its commands."""
+    target = tmp_path_factory.mktemp("site")
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(PACKAGE)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    sys.path.insert(0, str(target))
+    registered.cache_clear()
+    yield target
+    sys.path.remove(str(target))
+    registered.cache_clear()
+    sys.modules.pop("head_bigrams", None)
+
+
+def run(args: list[str], site: Path | None) -> subprocess.CompletedProcess[str]:
+    """``lpparse ARGS`` with (or without) the installed package on the path."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(site) if site else "", os.environ.get("PYTHONPATH", "")]))}
+    return subprocess.run(
+        [sys.executable, "-m", "lpparse", *args], capture_output=True, text=True, env=env, timeout=600
+    )
+
+
+def best_scores(entry: SentenceScores, bigram: np.ndarray, k: int) -> list[float]:
+    """The k best tree scores over arcs, grandparents and head bigrams, by enumeration."""
+    values = []
+    for heads in enumerate_trees(entry.n):
+        m = np.arange(1, entry.n + 1)
+        p = heads[m]
+        score = entry.arcs[p, m].sum() + entry.gp[heads[p[p > 0]], p[p > 0], m[p > 0]].sum()
+        b = np.arange(1, entry.n)
+        values.append(score + bigram[heads[b], heads[b + 1], b].sum())
+    return sorted(values, reverse=True)[:k]
+
+
+@pytest.fixture(scope="module")
+def files(plugin: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[SentenceScores]]:
+    """A treebank of short sample sentences and a score file with arc, grandparent and head-bigram scores."""
+    out = tmp_path_factory.mktemp("data")
+    sentences = list(islice((s for s in read_treebank(sample_treebank_path()) if 3 <= s.n <= 6), SENTENCES))
+    treebank = out / "short.conllu"
+    blocks = sample_treebank_path().read_text(encoding="utf-8").strip().split("\n\n")
+    wanted = {s.sent_id for s in sentences}
+    treebank.write_text("\n\n".join(b for b in blocks if any(f"sent_id = {w}" in b for w in wanted)) + "\n\n")
+    rng = np.random.default_rng(7)
+    entries = []
+    for s in sentences:
+        size = s.n + 1
+        entries.append(
+            SentenceScores(
+                s.sent_id,
+                rng.normal(size=(size, size)),
+                gp=rng.normal(size=(size,) * 3),
+                more={"bigram": rng.normal(size=(size,) * 3) * 2.0},
+            )
+        )
+    scores = out / "scores.npz"
+    save_scores(scores, entries)
+    return treebank, scores, entries
+
+
+def test_the_package_registers_its_family(plugin: Path) -> None:
+    assert list(registered())[-1] == "bigram"
+    assert {"grandparent", "sibling", "consecutive", "trisibling", "grandsibling"} <= set(registered())
+
+
+def test_score_files_keep_the_family(files: tuple[Path, Path, list[SentenceScores]]) -> None:
+    _, scores, entries = files
+    loaded = load_scores(scores)
+    assert loaded.families == {"bigram": "bigram"} and loaded.meta["version"] == 4
+    for entry, back in zip(entries, loaded):
+        np.testing.assert_array_equal(np.asarray(back.more["bigram"]), entry.more["bigram"])
+        assert [p.name for p in back.more_parts()] == ["bigram"]
+
+
+def test_exact_and_k_best_prove_the_brute_force_trees(files: tuple[Path, Path, list[SentenceScores]], plugin: Path, tmp_path: Path) -> None:
+    treebank, scores, entries = files
+    common = ["--scores", str(scores), "--treebank", str(treebank), "--no-progress"]
+    out, proof = tmp_path / "out.conllu", tmp_path / "proof.jsonl"
+    done = run(["parse", *common, "--decoder", "exact", "--out", str(out), "--proof", str(proof)], plugin)
+    assert done.returncode == 0, done.stderr
+    for entry, tree in zip(entries, read_treebank(out)):
+        bigram = np.asarray(entry.more["bigram"])
+        heads = np.asarray(tree.heads)
+        assert best_scores(entry, bigram, 1)[0] == pytest.approx(best_scores_of(entry, bigram, heads))
+    checked = run(["check-proof", *common, "--proof", str(proof), "--trees", str(out)], plugin)
+    assert checked.returncode == 0, checked.stderr + checked.stdout
+    kproof = tmp_path / "kbest.jsonl"
+    done = run(["parse", *common, "--decoder", "exact", "--k-best", "3", "--out", str(tmp_path / "k.conllu"), "--proof", str(kproof)], plugin)
+    assert done.returncode == 0, done.stderr
+    checked = run(["check-proof", *common, "--proof", str(kproof)], plugin)
+    assert checked.returncode == 0, checked.stderr + checked.stdout
+
+
+def best_scores_of(entry: SentenceScores, bigram: np.ndarray, heads: np.ndarray) -> float:
+    """One tree's score over arcs, grandparents and head bigrams."""
+    m = np.arange(1, entry.n + 1)
+    p = heads[m]
+    word = p > 0
+    b = np.arange(1, entry.n)
+    return float(entry.arcs[p, m].sum() + entry.gp[heads[p[word]], p[word], m[word]].sum() + bigram[heads[b], heads[b + 1], b].sum())
+
+
+def test_without_the_package_the_family_is_refused(files: tuple[Path, Path, list[SentenceScores]], tmp_path: Path) -> None:
+    treebank, scores, _ = files
+    done = run(["parse", "--scores", str(scores), "--treebank", str(treebank), "--decoder", "exact", "--out", str(tmp_path / "o.conllu")], None)
+    assert done.returncode != 0
+    assert "bigram" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert GROUP == "lpparse.families"
