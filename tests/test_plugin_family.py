@@ -45,16 +45,20 @@ def plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def run(args: list[str], site: Path | None) -> subprocess.CompletedProcess[str]:
     """``lpparse ARGS`` with (or without) the installed package on the path."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(site) if site else "", os.environ.get("PYTHONPATH", "")]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(site) if site else "", os.environ.get("PYTHONPATH", "")])),
+    }
     return subprocess.run(
         [sys.executable, "-m", "lpparse", *args], capture_output=True, text=True, env=env, timeout=600
     )
 
 
 def best_scores(entry: SentenceScores, bigram: np.ndarray, k: int) -> list[float]:
-    """The k best tree scores over arcs, grandparents and head bigrams, by enumeration."""
+    """The k best single-root tree scores (the sample treebank's rule) over arcs, grandparents and head
+    bigrams, by enumeration."""
     values = []
-    for heads in enumerate_trees(entry.n):
+    for heads in enumerate_trees(entry.n, single_root=True):
         m = np.arange(1, entry.n + 1)
         p = heads[m]
         score = entry.arcs[p, m].sum() + entry.gp[heads[p[p > 0]], p[p > 0], m[p > 0]].sum()
@@ -103,7 +107,9 @@ def test_score_files_keep_the_family(files: tuple[Path, Path, list[SentenceScore
         assert [p.name for p in back.more_parts()] == ["bigram"]
 
 
-def test_exact_and_k_best_prove_the_brute_force_trees(files: tuple[Path, Path, list[SentenceScores]], plugin: Path, tmp_path: Path) -> None:
+def test_exact_and_k_best_prove_the_brute_force_trees(
+    files: tuple[Path, Path, list[SentenceScores]], plugin: Path, tmp_path: Path
+) -> None:
     treebank, scores, entries = files
     common = ["--scores", str(scores), "--treebank", str(treebank), "--no-progress"]
     out, proof = tmp_path / "out.conllu", tmp_path / "proof.jsonl"
@@ -113,12 +119,32 @@ def test_exact_and_k_best_prove_the_brute_force_trees(files: tuple[Path, Path, l
         bigram = np.asarray(entry.more["bigram"])
         heads = np.asarray(tree.heads)
         assert best_scores(entry, bigram, 1)[0] == pytest.approx(best_scores_of(entry, bigram, heads))
-    checked = run(["check-proof", *common, "--proof", str(proof), "--trees", str(out)], plugin)
+    checked = run(["check-proof", str(proof), *common, "--trees", str(out)], plugin)
     assert checked.returncode == 0, checked.stderr + checked.stdout
     kproof = tmp_path / "kbest.jsonl"
-    done = run(["parse", *common, "--decoder", "exact", "--k-best", "3", "--out", str(tmp_path / "k.conllu"), "--proof", str(kproof)], plugin)
+    done = run(
+        [
+            "parse",
+            *common,
+            "--decoder",
+            "exact",
+            "--k-best",
+            "3",
+            "--out",
+            str(tmp_path / "k.conllu"),
+            "--proof",
+            str(kproof),
+        ],
+        plugin,
+    )
     assert done.returncode == 0, done.stderr
-    checked = run(["check-proof", *common, "--proof", str(kproof)], plugin)
+    trees = list(read_treebank(tmp_path / "k.conllu"))
+    assert len(trees) == 3 * len(entries)  # the K trees of a sentence, best first
+    for i, entry in enumerate(entries):
+        bigram = np.asarray(entry.more["bigram"])
+        found = [best_scores_of(entry, bigram, np.asarray(t.heads)) for t in trees[3 * i : 3 * i + 3]]
+        assert found == pytest.approx(best_scores(entry, bigram, 3))
+    checked = run(["check-proof", str(kproof), *common], plugin)
     assert checked.returncode == 0, checked.stderr + checked.stdout
 
 
@@ -128,12 +154,32 @@ def best_scores_of(entry: SentenceScores, bigram: np.ndarray, heads: np.ndarray)
     p = heads[m]
     word = p > 0
     b = np.arange(1, entry.n)
-    return float(entry.arcs[p, m].sum() + entry.gp[heads[p[word]], p[word], m[word]].sum() + bigram[heads[b], heads[b + 1], b].sum())
+    return float(
+        entry.arcs[p, m].sum()
+        + entry.gp[heads[p[word]], p[word], m[word]].sum()
+        + bigram[heads[b], heads[b + 1], b].sum()
+    )
 
 
-def test_without_the_package_the_family_is_refused(files: tuple[Path, Path, list[SentenceScores]], tmp_path: Path) -> None:
+def test_without_the_package_the_family_is_refused(
+    files: tuple[Path, Path, list[SentenceScores]], tmp_path: Path
+) -> None:
     treebank, scores, _ = files
-    done = run(["parse", "--scores", str(scores), "--treebank", str(treebank), "--decoder", "exact", "--out", str(tmp_path / "o.conllu")], None)
+    done = run(
+        [
+            "parse",
+            "--scores",
+            str(scores),
+            "--treebank",
+            str(treebank),
+            "--decoder",
+            "exact",
+            "--out",
+            str(tmp_path / "o.conllu"),
+        ],
+        None,
+    )
     assert done.returncode != 0
     assert "bigram" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1  # one line
     assert GROUP == "lpparse.families"
