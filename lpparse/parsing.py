@@ -16,6 +16,7 @@ from tqdm import tqdm
 from lpparse.corpus import UAS, Sentence, corpus_uas
 from lpparse.decoder import DecodeResult
 from lpparse.decoding import decode, decoder_names, get_decoder, pruning_keep
+from lpparse.families import family_parts
 from lpparse.families.third_order.family import window_parts
 from lpparse.scores import ScoreFile
 from lpparse.scoring.labels import UNLABELLED, choose_labels, unlabelled
@@ -206,6 +207,9 @@ def decode_sentence(
     if model.consecutive and consecutive and get_decoder(decoder).families:
         windows = window_parts(sentence.n, *scorer.window_scorers())  # and third-order parts on them
         options["parts"] = [*options.get("parts", ()), *windows]
+    if model.families and get_decoder(decoder).families:  # families registered outside lpparse, after those
+        bound = [p.name for p in options.get("parts", ())]
+        options["parts"] = [*options.get("parts", ()), *family_parts(scorer.family_scorers(), sentence.n, present=bound)]
     return decode(decoder, scorer.arc_scores(), triples, model.single_root, sibling_scorer, **options)
 
 

@@ -137,6 +137,7 @@ def sentence_scorers(
         if source.siblings:
             found[SiblingParts.name] = scorer.siblings()
         windows = window_parts(sentence.n, *scorer.window_scorers())
+        found.update(scorer.family_scorers())
     else:
         entry = source[position]
         arcs, found = (

@@ -63,6 +63,7 @@ from lpparse.bp import bp_marginals
 from lpparse.corpus import Sentence
 from lpparse.decoder import dense_triple_scores
 from lpparse.exact.search import exact_search
+from lpparse.families import family_parts
 from lpparse.families.sibling.family import SiblingParts
 from lpparse.families.third_order.family import window_parts
 from lpparse.oracles import chu_liu_edmonds, eisner, matrix_tree, projective_inside_outside
@@ -239,6 +240,12 @@ def checked_config(model: Model, config: TrainConfig, pruner: Model | None = Non
     ``pruner`` with the model's root rule."""
     if config.trainer not in TRAINERS:
         raise ValueError(f"trainer must be one of {', '.join(TRAINERS)}, got {config.trainer!r}")
+    if model.families and (config.trainer == "cll" or config.decoder not in (None, "exact")):
+        names = ", ".join(t.name for t in model.families)
+        raise ValueError(
+            f"the part families {names} train with the perceptron or hinge trainer and the exact decoder (their "
+            "updates are the parts of the best tree; an LP point of a family registered elsewhere is not known)"
+        )
     if config.trainer == "cll" and model.consecutive:
         raise ValueError(
             "cll cannot train consecutive-sibling parts (BP has no head-automaton factor, so there are no "
@@ -260,7 +267,7 @@ def checked_config(model: Model, config: TrainConfig, pruner: Model | None = Non
         else:
             lp_only = bool(model.siblings) or model.consecutive
             allowed = RELAXATION_DECODERS if lp_only else ("gp-eisner", *RELAXATION_DECODERS)
-            decoder = config.decoder or ("auto" if lp_only else "gp-eisner")
+            decoder = config.decoder or ("exact" if model.families else "auto" if lp_only else "gp-eisner")
         if decoder not in allowed:
             raise ValueError(
                 f"the {config.trainer} decodes this model with one of {', '.join(allowed)}, not {decoder!r}"
@@ -554,6 +561,8 @@ def _second_order_step(
     siblings = scorer.siblings() if model.siblings else None
     parts = second_order_parts(triples, "all", siblings)
     windows = window_parts(scorer.n, *scorer.window_scorers()) if model.consecutive else []
+    # and the families registered outside lpparse, whose points are their trees' parts (exact decoding)
+    windows += family_parts(scorer.family_scorers(), scorer.n, present=[p.name for p in windows])
     parts += windows
     decoded = arcs + cost * (1.0 - target) if cost else arcs  # -inf (no arc, pruned) stays -inf
     sibling_point: _Point | None = None

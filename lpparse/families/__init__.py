@@ -15,10 +15,12 @@ files find every family here (:func:`registered`, :func:`family_parts`). How to 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
+
+from lpparse.scoring.part_templates import PartTemplates
 
 __all__ = ["GROUP", "Family", "RegistryError", "family_parts", "get_family", "registered"]
 
@@ -51,6 +53,7 @@ class Family:
     dense: Callable[[Any], Any]
     sparse: Callable[[int, Any, Any, float], Any] | None = None
     check_index: Callable[..., object] | None = None
+    features: PartTemplates | None = None
     needs: tuple[str, ...] = ()
     neutral: Callable[[int], Any] | None = None
     rank: int = 100
@@ -91,13 +94,17 @@ def get_family(name: str) -> Family:
 
 
 def family_parts(
-    scorers: Mapping[str, Any], n: int, rows: Mapping[str, Sequence[str]] | None = None
+    scorers: Mapping[str, Any],
+    n: int,
+    rows: Mapping[str, Sequence[str]] | None = None,
+    present: Collection[str] = (),
 ) -> list[Any]:
     """The Parts of every family of ``scorers`` (family name -> scorer), in binding order, with the families
-    they need (zero scores when absent); ``rows``: row families by family name (a proof's), else defaults."""
+    they need (zero scores when absent) unless ``present`` (families the caller binds before these) has
+    them; ``rows``: row families by family name (a proof's), else defaults."""
     wanted = {name for name in scorers if get_family(name)}
     for name in list(wanted):
-        wanted |= set(get_family(name).needs)
+        wanted |= set(get_family(name).needs) - set(present)
     out = []
     for name, family in registered().items():
         if name not in wanted:

@@ -24,11 +24,15 @@ with ``weight_value`` stored uncompressed: deflate saves about 4% on weights and
 * ``weight_index`` (int64) and ``weight_value`` (float64): the non-zero weights;
 * ``bound_pc_<t>`` and ``bound_gp_<t>`` (float64): the bound tables of grandparent template t.
 
+* ``families`` (version 6, models of part families registered outside lpparse): each family's feature
+  templates (:meth:`lpparse.scoring.part_templates.PartTemplates.to_json`: name, arity, templates), scored
+  with the same weights;
 * ``labels`` (version 5, labelled models): the second-stage label model's record
   (:meth:`lpparse.scoring.labels.Labeller.meta`: label names, root label index, templates, bits, training),
   with ``label_index`` (int64) and ``label_value`` (float64), its non-zero weights.
 
-A labelled model is written as version 5 (whatever else it has: an lpparse that would ignore its labels
+A model with registered families' templates is written as version 6 (an lpparse that would ignore them
+refuses it), a labelled one as version 5 (whatever else it has: an lpparse that would ignore its labels
 refuses it); an unlabelled one without sibling templates is written as version 1, one with them as version
 2, one with consecutive-sibling templates as version 3, so grandparent models stay readable by earlier
 lpparse, and an lpparse that would ignore consecutive siblings refuses the model instead (its version); all
@@ -78,6 +82,7 @@ from lpparse.scoring.features import (
     triple_slots,
 )
 from lpparse.scoring.labels import Labeller
+from lpparse.scoring.part_templates import HashedPartScorer, PartTemplates
 from lpparse.scoring.third_order import (
     GRANDSIBLING_TEMPLATES,
     TRISIBLING_TEMPLATES,
@@ -100,10 +105,10 @@ __all__ = [
     "SiblingModelScorer",
 ]
 
-MODEL_FORMAT_VERSION = 5
+MODEL_FORMAT_VERSION = 6
 #: Versions this lpparse reads: 1 (no sibling templates), 2 (sibling templates), 3 (consecutive siblings),
 #: 4 (third-order parts: grand-siblings, tri-siblings), 5 (arc labels, :mod:`lpparse.scoring.labels`).
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 #: Largest ``bits`` a model may have (2^30 weights take 8 GB)
 MAX_BITS = 30
 MODEL_FORMAT = "lpparse-model"
@@ -196,6 +201,9 @@ class Model:
     grandsibling_templates: tuple[QuadTemplate, ...] = GRANDSIBLING_TEMPLATES
     trisiblings: bool = False
     trisibling_templates: tuple[QuadTemplate, ...] = TRISIBLING_TEMPLATES
+    #: feature templates of part families registered outside lpparse (:class:`lpparse.families.Family`'s
+    #: ``features``), scored with the same weights (:mod:`lpparse.scoring.part_templates`)
+    families: tuple[PartTemplates, ...] = ()
     weights: NDArray[np.float64] = field(default=None)  # type: ignore[assignment]
     training: dict[str, Any] = field(default_factory=dict)
     #: the first-order model whose posteriors pruned the arcs in training (it travels inside the model file,
@@ -214,6 +222,11 @@ class Model:
             raise ValueError("consecutive-sibling parts need a grandparent (order 2) model")
         if self.consecutive and not self.consecutive_templates:
             raise ValueError("a model with consecutive-sibling parts needs consecutive-sibling templates")
+        if self.families and self.order != 2:
+            raise ValueError("part families of their own need a grandparent (order 2) model")
+        names = [t.name for t in self.families]
+        if len(set(names)) != len(names):
+            raise ValueError(f"part families {names}: one listed twice")
         if (self.grandsiblings or self.trisiblings) and not self.consecutive:
             raise ValueError("third-order parts live on consecutive-sibling windows: they need consecutive")
         if self.weights is None:
@@ -239,7 +252,8 @@ class Model:
             rows += [astuple(t) for t in self.consecutive_templates]
         rows += [t.fields for t in self.grandsibling_templates if self.grandsiblings]
         rows += [t.fields for t in self.trisibling_templates if self.trisiblings]
-        return {value.split(".")[-1] for row in rows for value in row if isinstance(value, str)}
+        found = {value.split(".")[-1] for row in rows for value in row if isinstance(value, str)}
+        return found.union(*(t.attributes() for t in self.families))
 
     @property
     def third_order(self) -> bool:
@@ -293,7 +307,8 @@ class Model:
         meta = {
             "format": MODEL_FORMAT,
             "version": (
-                5 if self.labels is not None
+                6 if self.families
+                else 5 if self.labels is not None
                 else 4 if self.third_order
                 else 3 if self.consecutive
                 else 2 if self.siblings
@@ -326,6 +341,8 @@ class Model:
         for t, table in enumerate(self.bounds()):
             arrays[f"bound_pc_{t}"] = table.pc
             arrays[f"bound_gp_{t}"] = table.gp
+        if self.families:
+            meta["families"] = [t.to_json() for t in self.families]
         if self.labels is not None:
             meta["labels"] = self.labels.meta()
             arrays.update(self.labels.arrays())
@@ -388,6 +405,7 @@ class Model:
                 tuple(CSibTemplate(*t) for t in csib_templates) if consecutive else CONSECUTIVE_TEMPLATES
             ),
             **_third_order_meta(meta),
+            families=tuple(PartTemplates.from_json(t) for t in meta.get("families", ())),
             weights=weights,
             training=meta["training"],
             pruner=pruner,
@@ -465,6 +483,11 @@ class SentenceScorer:
         if not self.model.trisiblings:
             raise ValueError("the model has no tri-sibling parts")
         return TriSiblingModelScorer(self.model, self.ids)
+
+    def family_scorers(self) -> dict[str, HashedPartScorer]:
+        """A fresh counted scorer of each registered family the model has templates of, by family name."""
+        model = self.model
+        return {t.name: HashedPartScorer(t, model.weights, self.ids, model.bits) for t in model.families}
 
     def window_scorers(self) -> tuple[Any, Any, Any]:
         """The scorers of the parts on consecutive-sibling windows (None for those the model lacks): windows,

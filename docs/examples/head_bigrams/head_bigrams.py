@@ -24,6 +24,7 @@ from lpparse.colgen import DualState, Priced, ScoreCache, Separated, Warm
 from lpparse.families import Family
 from lpparse.families.base import Binding, Counted
 from lpparse.lp.program import Terms
+from lpparse.scoring.part_templates import PartTemplates
 from lpparse.triples import DensePartScorer
 
 Index = tuple[NDArray[np.int64], ...]
@@ -161,6 +162,21 @@ def check_bigram_batch(n: int, h: NDArray[np.int64], h2: NDArray[np.int64], m: N
         raise ValueError(f"⟨{h[i]}, {h2[i]}, {m[i]}⟩ is not a head bigram of a {n}-token sentence")
 
 
+#: feature templates of ⟨h, h', m⟩ for training a model with the family (``lpparse train --families bigram``)
+TEMPLATES = PartTemplates(
+    "bigram",
+    3,
+    (
+        ("0.pos", "1.pos"),
+        ("0.pos", "1.pos", "2.pos"),
+        ("0.cpos", "1.cpos", "dir01", "dist01"),
+        ("0.pos", "2.pos", "dir02"),
+        ("1.pos", "2.pos", "dir12"),
+        ("0.gword", "1.pos"),
+        ("0.pos", "1.gword"),
+    ),
+)
+
 #: the family as lpparse's registry finds it (entry point ``bigram`` in this package's pyproject.toml):
 #: score files hold its scores under ``bigram/i``, dense (n+1)^3 cubes over ⟨h, h', m⟩
 FAMILY = Family(
@@ -170,5 +186,6 @@ FAMILY = Family(
     lambda scorer, rows: HeadBigramParts(scorer),
     DensePartScorer,
     check_index=check_bigram_batch,
+    features=TEMPLATES,
     rank=30,
 )
