@@ -23,7 +23,7 @@ import functools
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from lpparse.colgen.options import ColgenOptions
 from lpparse.corpus import Sentence, sentence_uas
 from lpparse.exact.search import ExactOptions, exact_search
+from lpparse.families import family_parts
 from lpparse.families.base import Parts
 from lpparse.families.consecutive.family import ConsecutiveSiblingParts
 from lpparse.families.grandparent.family import GrandparentParts
@@ -125,12 +126,15 @@ def open_scores(path: str) -> ScoreFile:
 
 def source_families(source: ScoreSource) -> list[str]:
     """The part families a source scores, by name, in :func:`sentence_parts`'s order."""
+    more: list[str] = []  # families registered elsewhere, after lpparse's own
     if source.scores is not None:
         held: Any = open_scores(source.scores)
         flags = (held.grandparent, held.siblings, held.windows, held.trisiblings, held.grandsiblings)
+        more = list(held.families)
     elif source.model is not None:
         held = load_model(source.model)
         flags = (True, held.siblings, held.consecutive, held.trisiblings, held.grandsiblings)
+        more = [t.name for t in held.families]
     else:
         flags = (True, False, False, False, False)
     names = (
@@ -140,7 +144,7 @@ def source_families(source: ScoreSource) -> list[str]:
         TriSiblingParts.name,
         GrandSiblingParts.name,
     )
-    return [name for name, flag in zip(names, flags) if flag]
+    return [name for name, flag in zip(names, flags) if flag] + more
 
 
 def sentence_parts(
@@ -186,15 +190,14 @@ class Relaxation:
     base: str = "single-flow"
 
     def parts(self, scorers: dict[str, Any]) -> list[Parts]:
-        """The families of ``scorers`` under this relaxation."""
-        make = {
-            GrandparentParts.name: lambda s: GrandparentParts(s, self.grandparent),
-            SiblingParts.name: lambda s: SiblingParts(s, self.sibling),
-            ConsecutiveSiblingParts.name: ConsecutiveSiblingParts,
-            TriSiblingParts.name: TriSiblingParts,
-            GrandSiblingParts.name: GrandSiblingParts,
-        }
-        return [make[name](scorer) for name, scorer in scorers.items()]
+        """The families of ``scorers`` (any registered family: :func:`lpparse.families.family_parts`), the
+        grandparent and sibling families under this relaxation's presets."""
+        n = next(iter(scorers.values())).n
+        presets = {GrandparentParts: self.grandparent, SiblingParts: self.sibling}
+        return [
+            replace(part, preset=presets[type(part)]) if type(part) in presets else part
+            for part in family_parts(scorers, n)
+        ]
 
 
 #: Table 1's LP: grandparents with all four constraint families, the decoders' sibling preset
