@@ -3,7 +3,9 @@
 A neural parser holds scores as padded tensors: arcs (B, N+1, N+1) with ``lengths`` (B,) and, for second-order
 models, grandparent, sibling or consecutive-sibling scores (B, N+1, N+1, N+1), in lpparse's conventions
 (``arcs[b, h, m]`` for h→m, ``grandparent[b, g, h, m]``, ``siblings[b, h, m, m']``, ``consecutive[b, h, a,
-b']``; index 0 is the root; entries beyond a sentence's length are ignored). :func:`decode_batch` slices each
+b']``; index 0 is the root; entries beyond a sentence's length are ignored), and the scores of any registered
+part family by name (``families``: :func:`lpparse.families.registered`, arrays of (B, N+1, ...) with the
+family's arity), or part families made by the caller for each sentence (``parts``: one list a sentence). :func:`decode_batch` slices each
 sentence, decodes it with any registered decoder (:mod:`lpparse.decoding`) and returns one
 :class:`BatchResult` per sentence in the batch's order, in this process, on local worker processes or on a
 Dask client. Arrays are read through ``numpy.asarray``: numpy arrays, and torch tensors on the CPU (or
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -25,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen.options import ENGINE_FIELDS
 from lpparse.decoding import decode, decoder_names, get_decoder
+from lpparse.families import family_parts, get_family
 from lpparse.families.consecutive.family import ConsecutiveSiblingParts
 from lpparse.families.consecutive.rows import DenseConsecutiveScorer
 from lpparse.families.grandparent.family import GrandparentParts
@@ -123,14 +126,38 @@ def _sentences(
     return out
 
 
-def _one(payload: tuple[str, bool, dict[str, Any], dict[str, NDArray[np.float64] | None]]) -> BatchResult:
+@dataclass(frozen=True)
+class _Sentence:
+    """What decoding one sentence of the batch needs: the decoder, root rule and options, the arrays by
+    argument name, the registered families' arrays by family name, and the caller's part families."""
+
+    decoder: str
+    single_root: bool
+    options: dict[str, Any]
+    arrays: dict[str, NDArray[np.float64] | None]
+    families: dict[str, NDArray[np.float64]]
+    parts: tuple[Any, ...]
+
+    def part_families(self) -> list[Any]:
+        """Consecutive siblings, the registered families (after the families they need), the caller's."""
+        out = []
+        if self.arrays["consecutive"] is not None:
+            out.append(ConsecutiveSiblingParts(DenseConsecutiveScorer(self.arrays["consecutive"])))
+        scorers = {name: get_family(name).dense(x) for name, x in self.families.items()}
+        n = self.arrays["arcs"].shape[0] - 1  # type: ignore[union-attr]
+        out += family_parts(scorers, n, present=[p.name for p in out]) if scorers else []
+        return out + list(self.parts)
+
+
+def _one(job: _Sentence) -> BatchResult:
     """One sentence's :class:`BatchResult` (marked ``failed`` when its scores admit no tree)."""
-    decoder, single_root, options, arrays = payload
+    decoder, single_root, options, arrays = job.decoder, job.single_root, job.options, job.arrays
     triples = None if arrays["grandparent"] is None else DenseTripleScorer(arrays["grandparent"])
     siblings = None if arrays["siblings"] is None else DenseSiblingScorer(arrays["siblings"])
     extra = dict(options)
-    if arrays["consecutive"] is not None:
-        extra["parts"] = [ConsecutiveSiblingParts(DenseConsecutiveScorer(arrays["consecutive"]))]
+    families = job.part_families()
+    if families:
+        extra["parts"] = families
     try:
         result = decode(decoder, arrays["arcs"], triples, single_root, siblings, **extra)
     except NoTreeError as err:
@@ -142,7 +169,7 @@ def _one(payload: tuple[str, bool, dict[str, Any], dict[str, NDArray[np.float64]
     elif decoder in _LP:
         optimal, bound = bool(stats.get("integral")), stats.get("lp_objective")
     else:
-        order_one = triples is None and siblings is None and arrays["consecutive"] is None
+        order_one = triples is None and siblings is None and not families
         optimal, bound = decoder in _EXACT_DP and order_one, None
     return BatchResult(
         result.heads, float(result.objective), None if bound is None else float(bound), optimal, stats
@@ -156,6 +183,8 @@ def decode_batch(
     grandparent: ArrayLike | Sequence[ArrayLike] | None = None,
     siblings: ArrayLike | Sequence[ArrayLike] | None = None,
     consecutive: ArrayLike | Sequence[ArrayLike] | None = None,
+    families: Mapping[str, ArrayLike | Sequence[ArrayLike]] | None = None,
+    parts: Sequence[Sequence[Any]] | None = None,
     decoder: str = "auto",
     single_root: bool = False,
     workers: int = 1,
@@ -166,10 +195,13 @@ def decode_batch(
     (:func:`decoder_options`); results in the batch's order, an empty batch giving an empty list. A sentence
     whose scores admit no tree gets a result marked ``failed`` (:class:`BatchResult`) and the others are
     decoded. ``lengths``: whole tokens per sentence of padded arrays, each >= 1 (None: the score arguments
-    are sequences of per-sentence arrays). ``workers``: local processes, at least 1
+    are sequences of per-sentence arrays). ``families``: scores of registered part families by name, batched as
+    the others; ``parts``: the caller's part families (:class:`lpparse.families.base.Parts`), one list per
+    sentence, decoded after the others (the decoder must take part families: ``ppc``, ``bf``, ``auto``,
+    ``exact``). ``workers``: local processes, at least 1
     (:func:`lpparse.workers.ordered_map`); ``client``: a ``distributed.Client`` to run on instead. Raises
     ValueError for shapes or lengths that do not fit, an unknown decoder or option, a worker count below 1,
-    or NaN scores (naming the sentence)."""
+    or NaN scores (naming the sentence), an unregistered family, or parts for a decoder that takes none."""
     if decoder not in decoder_names():
         raise ValueError(f"unknown decoder {decoder!r}; choose from {', '.join(decoder_names())}")
     takes = decoder_options(decoder)
@@ -186,8 +218,13 @@ def decode_batch(
         "siblings": _sentences(siblings, sizes, "siblings", 3),
         "consecutive": _sentences(consecutive, sizes, "consecutive", 3),
     }
+    more = {name: _family_arrays(name, x, sizes) for name, x in (families or {}).items()}
+    if (more or parts) and not get_decoder(decoder).families:
+        raise ValueError(f"decoder {decoder!r} takes no part families; use one of ppc, bf, auto, exact")
     count = len(per["arcs"])  # type: ignore[arg-type]
-    for name, arrays in per.items():
+    if parts is not None and len(parts) != count:
+        raise ValueError(f"parts: {len(parts)} lists of part families, arcs have {count} sentences")
+    for name, arrays in [*per.items(), *more.items()]:
         if arrays is None:
             continue
         if len(arrays) != count:
@@ -197,13 +234,22 @@ def decode_batch(
                 raise ValueError(f"{name}[{b}]: {x.shape[0] - 1} tokens, arcs[{b}] {a.shape[0] - 1}")
             if np.isnan(x).any():
                 raise ValueError(f"{name}[{b}]: NaN scores")
-    payloads = [
-        (
+    jobs = [
+        _Sentence(
             decoder,
             single_root,
             options,
             {name: None if arrays is None else arrays[b] for name, arrays in per.items()},
+            {name: arrays[b] for name, arrays in more.items()},
+            tuple(parts[b]) if parts is not None else (),
         )
         for b in range(count)
     ]
-    return list(ordered_map(_one, payloads, workers, scheduler=client))
+    return list(ordered_map(_one, jobs, workers, scheduler=client))
+
+
+def _family_arrays(name: str, scores: Any, sizes: Sequence[int] | None) -> list[NDArray[np.float64]]:
+    """A registered family's per-sentence arrays (ValueError for a family that is not registered)."""
+    arrays = _sentences(scores, sizes, name, get_family(name).arity)
+    assert arrays is not None
+    return arrays

@@ -7,6 +7,13 @@ import numpy as np
 import pytest
 
 from lpparse.batch import decode_batch, decoder_options
+from lpparse.families import family_parts
+from lpparse.families.base import Parts, tree_scores
+from lpparse.families.grandparent import GrandparentParts
+from lpparse.families.sibling import SiblingParts
+from lpparse.families.third_order.trisibling import DenseTriSiblingScorer
+from lpparse.oracles.brute_force import enumerate_trees
+from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
 
 def _padded(lengths: list[int], seed: int = 0) -> np.ndarray:
@@ -68,3 +75,43 @@ def test_a_sentence_without_a_tree_is_reported_and_others_decoded(decoder: str, 
         assert "tokens [2] cannot be reached" in (failed.failed or "")
         assert failed.heads.tolist() == [-1] * 6 and failed.objective == -np.inf and not failed.optimal
         assert [len(r.heads) for r in results] == [5, 6, 4] and np.isfinite(results[0].objective)
+
+
+def _brute_force_best(arcs: np.ndarray, parts: list[Parts], single_root: bool = False) -> float:
+    """The best tree's score over the arcs and part families, by enumerating every tree."""
+    trees = list(enumerate_trees(arcs.shape[0] - 1, single_root))
+    return float(tree_scores(arcs, parts, trees).max())
+
+
+def test_registered_families_by_name_and_parts_per_sentence_decode_to_brute_force() -> None:
+    """``families`` (a registered family's padded scores) and ``parts`` (the caller's families, one list a
+    sentence, each sentence a different family) both reach exact decoding, which proves brute force's best."""
+    rng = np.random.default_rng(3)
+    lengths = [4, 3, 5]
+    arcs = _padded(lengths, seed=3)
+    tsib = rng.normal(size=(3, 6, 6, 6, 6))
+    results = decode_batch(arcs, lengths, families={"trisibling": tsib}, decoder="exact")
+    own = [
+        [GrandparentParts(DenseTripleScorer(rng.normal(size=(n + 1,) * 3)))]
+        if b % 2
+        else [SiblingParts(DenseSiblingScorer(rng.normal(size=(n + 1,) * 3)))]
+        for b, n in enumerate(lengths)
+    ]
+    mixed = decode_batch(arcs, lengths, parts=own, decoder="exact")
+    for b, n in enumerate(lengths):
+        a = arcs[b, : n + 1, : n + 1]
+        windows = family_parts({"trisibling": DenseTriSiblingScorer(tsib[b][(slice(0, n + 1),) * 4])}, n)
+        assert results[b].optimal and results[b].objective == pytest.approx(_brute_force_best(a, windows))
+        assert mixed[b].optimal and mixed[b].objective == pytest.approx(_brute_force_best(a, own[b]))
+
+
+def test_families_and_parts_are_checked() -> None:
+    arcs = _padded([3, 3])
+    with pytest.raises(ValueError, match="unknown part family 'nope'; registered: grandparent"):
+        decode_batch(arcs, [3, 3], families={"nope": np.zeros((2, 4, 4, 4))}, decoder="exact")
+    with pytest.raises(ValueError, match="takes no part families"):
+        decode_batch(arcs, [3, 3], families={"consecutive": np.zeros((2, 4, 4, 4))}, decoder="cle")
+    with pytest.raises(ValueError, match="1 lists of part families, arcs have 2"):
+        decode_batch(arcs, [3, 3], parts=[[]], decoder="exact")
+    with pytest.raises(ValueError, match=r"trisibling: expected shape \(B, N\+1, N\+1, N\+1, N\+1\)"):
+        decode_batch(arcs, [3, 3], families={"trisibling": np.zeros((2, 4, 4, 4))}, decoder="exact")
