@@ -25,15 +25,17 @@ from lpparse.exact.heuristics import improve_along_lp, improve_tree, lp_moves, m
 from lpparse.exact.live import LiveMaster
 from lpparse.exact.search import ExactOptions, check_records
 from lpparse.exact.second_order import check_exact, parse_exact
+from lpparse.families import family_parts
 from lpparse.families.base import exact_parts, tree_score, tree_scores
 from lpparse.families.consecutive.family import ConsecutiveSiblingParts
 from lpparse.families.consecutive.rows import DenseConsecutiveScorer
 from lpparse.families.grandparent.family import GrandparentParts
 from lpparse.families.sibling.family import SiblingParts
+from lpparse.families.third_order.trisibling import DenseTriSiblingScorer
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.pyomo_view import PyomoModel
 from lpparse.lp.solution import Status
-from lpparse.oracles.brute_force import all_trees, brute_force
+from lpparse.oracles.brute_force import all_trees, brute_force, enumerate_trees
 from lpparse.oracles.grandparent_eisner import grandparent_eisner
 from lpparse.ppc import parse_price_cut
 from lpparse.ppc.loop import second_order_parts, solve_lp
@@ -746,3 +748,19 @@ def test_node_lps_stopped_at_the_cutoff_by_the_dual_simplex_still_prove_the_opti
         if stopped == 3:
             break
     assert stopped == 3
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_parse_exact_takes_more_part_families(seed: int) -> None:
+    """parse_exact and check_exact with a registered family beside the grandparents: the proved tree scores
+    brute force's best, and the proof checks only with the families the search had."""
+    rng = np.random.default_rng(seed)
+    n = 5
+    arcs = rng.normal(size=(n + 1, n + 1))
+    triples = DenseTripleScorer(rng.normal(size=(n + 1,) * 3))
+    more = family_parts({"trisibling": DenseTriSiblingScorer(rng.normal(size=(n + 1,) * 4) * 2)}, n)
+    result = parse_exact(arcs, triples, parts=more)
+    best = tree_scores(arcs, [GrandparentParts(triples), *more], list(enumerate_trees(n))).max()
+    assert result.certified and result.objective == pytest.approx(best)
+    assert check_exact(arcs, triples, result, parts=more) is None
+    assert check_exact(arcs, triples, result) is not None  # the same proof without the family it bounds
