@@ -17,8 +17,10 @@ import pytest
 
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.families import GROUP, registered
+from lpparse.inspect.sources import sentence_problem
 from lpparse.oracles.brute_force import enumerate_trees
 from lpparse.scores import SentenceScores, load_scores, save_scores
+from lpparse.scoring import Model
 
 PACKAGE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "head_bigrams"
 SENTENCES = 4  # short sample sentences: brute force enumerates their trees
@@ -183,3 +185,72 @@ def test_without_the_package_the_family_is_refused(
     assert "bigram" in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1  # one line
     assert GROUP == "lpparse.families"
+
+
+def test_train_export_parse_prove_and_k_best_through_the_cli(plugin: Path, tmp_path: Path) -> None:
+    """A model trained with arcs, grandparents and head bigrams on the sample treebank (the family's own
+    feature templates), exported to a score file and read back: parse --decoder exact --proof over the model
+    and over its scores give the same trees, whose proofs check; the K best too; inspect sees the family."""
+    sample = str(sample_treebank_path())
+    model = tmp_path / "bigram.npz"
+    trained = run(
+        [
+            "train",
+            "--treebank",
+            sample,
+            "--order",
+            "2",
+            "--families",
+            "bigram",
+            "--trainer",
+            "perceptron",
+            "--epochs",
+            "1",
+            "--limit",
+            "25",
+            "--out",
+            str(model),
+            "--no-progress",
+        ],
+        plugin,
+    )
+    assert trained.returncode == 0, trained.stderr
+    assert [t.name for t in Model.load(model).families] == ["bigram"]
+    scores = tmp_path / "scores.npz"
+    exported = run(
+        ["scores", "export", "--model", str(model), "--treebank", sample, "--out", str(scores), "--no-progress"], plugin
+    )
+    assert exported.returncode == 0 and "bigram" in exported.stdout, exported.stderr
+    outputs = {}
+    for source in (["--model", str(model)], ["--scores", str(scores)]):
+        out, proof = tmp_path / f"{source[0][2:]}.conllu", tmp_path / f"{source[0][2:]}.jsonl"
+        common = [*source, "--treebank", sample, "--no-progress"]
+        done = run(["parse", *common, "--decoder", "exact", "--out", str(out), "--proof", str(proof)], plugin)
+        assert done.returncode == 0, done.stderr
+        checked = run(["check-proof", str(proof), *common, "--trees", str(out)], plugin)
+        assert checked.returncode == 0, checked.stderr + checked.stdout
+        outputs[source[0]] = [s.heads for s in read_treebank(out)]
+    assert all(np.array_equal(a, b) for a, b in zip(outputs["--model"], outputs["--scores"]))
+    kproof = tmp_path / "k.jsonl"
+    common = ["--model", str(model), "--treebank", sample, "--no-progress"]
+    done = run(
+        [
+            "parse",
+            *common,
+            "--decoder",
+            "exact",
+            "--k-best",
+            "2",
+            "--limit",
+            "10",
+            "--out",
+            str(tmp_path / "k.conllu"),
+            "--proof",
+            str(kproof),
+        ],
+        plugin,
+    )
+    assert done.returncode == 0, done.stderr
+    assert run(["check-proof", str(kproof), *common], plugin).returncode == 0
+    problem = sentence_problem(Model.load(model), read_treebank(sample_treebank_path())[3], 3, True)
+    assert "bigram" in [p.name for p in problem.parts]
