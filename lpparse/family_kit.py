@@ -35,15 +35,16 @@ EMNLP-CoNLL 2012, §4 (the certificate of an extension by zeros).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from lpparse.colgen.engine import Engine
-from lpparse.colgen.family import DualState, PartFamily, Priced, Separated
+from lpparse.colgen.family import DualState, PartFamily, Priced, Separated, Warm
 from lpparse.colgen.options import ColgenOptions, MasterSettings
 from lpparse.colgen.purge import Purge
 from lpparse.lp.highs_view import HighsModel
@@ -73,16 +74,22 @@ class FamilyCheckError(AssertionError):
 
 @dataclass
 class KitReport:
-    """What :func:`check_parts` checked: sentences, trees, rounds and entering parts looked at, and how many
-    full LPs were fractional (a kit whose instances are all integral checks little: see ``fractional``); for
-    :func:`check_exact`, the nodes solved and how many searches branched (``fractional``: root LPs)."""
+    """What :func:`check_parts` checked: sentences, trees, rounds and entering parts looked at, how many full
+    LPs were fractional (a kit whose instances are all integral checks little: see ``fractional``), the
+    sentences whose brute force without implied rows left rows out (``lean``), the exact-only cut rows
+    checked against every tree (``cuts``), and the branch-and-bound children solved from a warm start
+    (``nodes``) and on a live master (``live``); for :func:`check_exact`, the nodes solved and how many
+    searches branched (``fractional``: root LPs)."""
 
     sentences: int = 0
     trees: int = 0
     rounds: int = 0
     entered: int = 0
     fractional: int = 0
+    lean: int = 0
+    cuts: int = 0
     nodes: int = 0
+    live: int = 0
     branched: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -104,7 +111,9 @@ def random_arc_scores(
 
 
 def cuts_close_a_root(
-    instance: Callable[[int], tuple[NDArray[np.float64], list[Any]]], seeds: Iterable[int], single_root: bool = False
+    instance: Callable[[int], tuple[NDArray[np.float64], list[Any]]],
+    seeds: Iterable[int],
+    single_root: bool = False,
 ) -> Iterator[tuple[int, NDArray[np.float64], list[Any], Any, Any]]:
     """The seeded instances ``instance(seed) -> (arc scores, part families)`` whose LP is fractional under
     the families as the LP decoders use them and integral, strictly lower, under the families as exact decoding
@@ -146,80 +155,199 @@ def _trees(s: NDArray[np.float64], single_root: bool) -> Iterator[NDArray[np.int
             yield heads
 
 
+@dataclass(frozen=True)
+class _Case:
+    """One LP the kit checks: a sentence's arc scores (a node's: -inf outside its arcs), whether it is single
+    rooted, its families, the base they sit on, the tolerance, and where it is (for messages)."""
+
+    s: NDArray[np.float64]
+    single_root: bool
+    parts: list[Any]
+    base: str
+    tol: float
+    where: str
+
+    def node(self, mask: NDArray[np.bool_], what: str) -> _Case:
+        """The same sentence over the arcs ``mask`` alone (a branch-and-bound node)."""
+        return replace(self, s=np.where(mask, self.s, -np.inf), where=f"{self.where}, {what}")
+
+    def close(self, value: float, reference: float) -> bool:
+        return abs(value - reference) <= self.tol * (1 + abs(reference))
+
+
+class _Program(NamedTuple):
+    """Brute force's program (every candidate part of every family), the names of its base's row blocks and
+    its bound families."""
+
+    prog: Any
+    base_rows: set[str]
+    families: list[PartFamily]
+
+
 def _full_program(
-    s: NDArray[np.float64], parts: Sequence[Any], single_root: bool, base: str
-) -> tuple[Any, set[str]]:
-    """The full program (every candidate part of every family) and the names of the base's row blocks."""
+    case: _Case, implied_rows: bool = True, parts: Sequence[Any] | None = None, seed: bool = True
+) -> _Program:
+    """Brute force's program of ``parts`` (the case's by default), bound with ``implied_rows``
+    (:class:`lpparse.families.base.Binding`: True as the ``bf`` decoder and a proof's full program bind it);
+    ``seed`` False leaves the seeding to an engine's run."""
     from lpparse.families.base import Binding
     from lpparse.families.grandparent.rows import arc_program
     from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 
-    prog = arc_program(s, single_root, base)
+    prog = arc_program(case.s, case.single_root, case.base)
     base_rows = set(prog.lp.con_blocks)
-    tree = chu_liu_edmonds(s, single_root=single_root)
-    for part in parts:
-        family = part.bind(Binding(prog, s, tree, ColgenOptions()))
+    tree = chu_liu_edmonds(case.s, single_root=case.single_root)
+    binding = Binding(prog, case.s, tree, ColgenOptions(), implied_rows=implied_rows)
+    families = [part.bind(binding) for part in (case.parts if parts is None else parts)]
+    for family in families:
         family.tree = None
-        family.seed()
-    return prog, base_rows
+        if seed:
+            family.seed()
+    return _Program(prog, base_rows, families)
 
 
-def _check_rows(
-    prog: Any,
-    base_rows: set[str],
-    parts: Sequence[Any],
-    trees: list[NDArray[np.int64]],
-    tol: float,
-    where: str,
-) -> int:
-    """Check every tree's indicator against the families' rows; return how many trees were checked."""
-    lp: LinearProgram = prog.lp
-    rows = np.concatenate(
-        [np.empty(0, np.int64)] + [b.positions for name, b in lp.con_blocks.items() if name not in base_rows]
+def _same_program(a: LinearProgram, b: LinearProgram) -> bool:
+    """Whether two programs have the same columns, rows and coefficients, in the same order."""
+    if (a.num_rows, a.num_cols) != (b.num_rows, b.num_cols):
+        return False
+    sides = (
+        (a.cost, b.cost),
+        (a.col_upper, b.col_upper),
+        (a.row_lower, b.row_lower),
+        (a.row_upper, b.row_upper),
     )
+    return all(np.array_equal(u, v) for u, v in sides) and (a.A != b.A).nnz == 0
+
+
+def _check_candidates(case: _Case, full: _Program) -> None:
+    """Each family's ``candidates`` are the parts brute force seeds: those with a column, and the ones scored
+    -inf (which get none). ``auto`` counts them, and the proof checker bounds a node by them
+    (:meth:`lpparse.proofs.check.ProofProgram.node_upper`)."""
+    lp, mask = full.prog.lp, full.prog.arc_mask
+    for part in case.parts:
+        shape = (mask.shape[0],) * part.arity
+        named = np.ravel_multi_index(part.candidates(mask, case.single_root), shape)
+        block = lp.var_blocks.get(part.column_block)
+        columns = block.index if block is not None and len(block) else np.empty((0, part.arity), np.int64)
+        seeded = np.ravel_multi_index(tuple(columns.T), shape)
+        extra = np.setdiff1d(seeded, named)
+        missing = np.setdiff1d(named, seeded)
+        live = missing[~np.isneginf(part.scorer.score(*np.unravel_index(missing, shape)))]
+        for found, why in (
+            (extra, "is not among its candidates()"),
+            (live, "has no column and is not pruned"),
+        ):
+            if found.size:
+                label = tuple(int(i) for i in np.unravel_index(found[0], shape))
+                raise FamilyCheckError(
+                    f"{case.where}: {part.name!r} part {label} of brute force's program {why}: candidates() "
+                    "and the parts the family seeds differ"
+                )
+
+
+class _TreeParts(NamedTuple):
+    """The trees of a sentence and the parts of each, per family's column block: the parts of all the trees
+    (one row each) and the tree each belongs to."""
+
+    trees: list[NDArray[np.int64]]
+    parts: dict[str, tuple[NDArray[np.int64], NDArray[np.int64]]]
+
+
+def _tree_parts(case: _Case) -> _TreeParts:
+    """The trees over the case's arcs (brute-force enumeration) and their parts, by family."""
+    trees = list(_trees(case.s, case.single_root))
+    parts = {}
+    for part in case.parts:
+        found = [part.tree_parts(heads) for heads in trees]
+        owner = np.repeat(np.arange(len(trees)), [f[0].size for f in found])
+        index = np.column_stack([np.concatenate([f[k] for f in found]) for k in range(part.arity)])
+        parts[part.column_block] = index.astype(np.int64), owner
+    return _TreeParts(trees, parts)
+
+
+def _check_counts(case: _Case, trees: _TreeParts) -> None:
+    """Every tree holds at most ``max_per_tree(n)`` parts of each family: reduced-cost fixing's slack
+    (:mod:`lpparse.exact.search`) and the proof checker's node bounds (:mod:`lpparse.proofs.check`) count on
+    it."""
+    n = case.s.shape[0] - 1
+    for part in case.parts:
+        most = part.max_per_tree(n)
+        held = np.bincount(trees.parts[part.column_block][1], minlength=len(trees.trees))
+        if held.max(initial=0) > most:
+            t = int(np.argmax(held))
+            raise FamilyCheckError(
+                f"{case.where}: tree {trees.trees[t].tolist()} holds {held[t]} {part.name!r} parts, but "
+                f"max_per_tree({n}) is {most}: reduced-cost fixing and the proof checker's node bounds count "
+                "too few"
+            )
+
+
+def _indicators(case: _Case, lp: LinearProgram, trees: _TreeParts) -> tuple[sp.csc_matrix, NDArray[np.bool_]]:
+    """Each tree's indicator in ``lp`` (a column per tree: its arcs and parts at 1) and whether the tree holds
+    a pruned part (one without a column, scored -inf; a tree's part without a column otherwise is an
+    error)."""
+    heads = np.asarray(trees.trees, dtype=np.int64)
+    k, m = heads.shape[0], np.arange(1, heads.shape[1])
+    cols = [lp.var_blocks["z"].find(np.column_stack([heads[:, 1:].ravel(), np.tile(m, k)]))]
+    owners = [np.repeat(np.arange(k), m.size)]
+    pruned = np.zeros(k, bool)
+    for part in case.parts:
+        index, owner = trees.parts[part.column_block]
+        found = lp.var_blocks[part.column_block].find(index) if len(index) else owner
+        lost = found < 0
+        live = ~np.isneginf(part.scorer.score(*index[lost].T)) if lost.any() else lost[lost]
+        if live.any():
+            t = int(owner[lost][live][0])
+            raise FamilyCheckError(
+                f"{case.where}: tree {trees.trees[t].tolist()} has {part.column_block} parts without a column"
+            )
+        pruned[owner[lost]] = True
+        cols.append(found[~lost])
+        owners.append(owner[~lost])
+    c, t = np.concatenate(cols), np.concatenate(owners)
+    x = sp.csc_matrix((np.ones(c.size), (c, t)), shape=(lp.num_cols, k))
+    x.sum_duplicates()
+    x.data[:] = 1.0
+    return x, pruned
+
+
+def _check_rows(case: _Case, full: _Program, trees: _TreeParts, first: int = 0) -> int:
+    """Check every tree's indicator against the families' rows (from row ``first`` on); return how many trees
+    were checked (those without a pruned part)."""
+    lp: LinearProgram = full.prog.lp
+    rows = np.concatenate(
+        [np.empty(0, np.int64)]
+        + [b.positions for name, b in lp.con_blocks.items() if name not in full.base_rows]
+    )
+    rows = rows[rows >= first]
     if rows.size == 0:
         return 0
     known = np.zeros(lp.num_cols, bool)
     known[lp.cols("z")] = True
-    blocks = {part.column_block: part for part in parts}
-    for name in blocks:
-        known[lp.cols(name)] = True
+    for part in case.parts:
+        known[lp.cols(part.column_block)] = True
     A = lp.A[rows]
     other = np.flatnonzero(~known)
     if other.size and A[:, other].nnz:
-        raise FamilyCheckError(f"{where}: the families' rows use base columns other than arcs (cannot check)")
-    arcs = lp.var_blocks["z"]
-    checked = 0
-    for heads in trees:
-        x = np.zeros(lp.num_cols)
-        m = np.arange(1, heads.size)
-        x[arcs.find(np.column_stack([heads[1:], m]))] = 1.0
-        pruned = False
-        for name, part in blocks.items():
-            idx = part.tree_parts(heads)
-            if not idx[0].size:
-                continue
-            cols = lp.var_blocks[name].find(np.column_stack(idx))
-            if (cols < 0).any():  # a part of the tree without a column: it is pruned (scored -inf)
-                if not np.isneginf(part.scorer.score(*(a[cols < 0] for a in idx))).all():
-                    raise FamilyCheckError(
-                        f"{where}: tree {heads.tolist()} has {name} parts without a column"
-                    )
-                pruned = True
-            x[cols[cols >= 0]] = 1.0
-        if pruned:
-            continue
-        act = A @ x
-        lo, up = lp.row_lower[rows], lp.row_upper[rows]
-        bad = np.flatnonzero((act < lo - tol) | (act > up + tol))
-        if bad.size:
-            label = lp.row_label(int(rows[bad[0]]))
+        raise FamilyCheckError(
+            f"{case.where}: the families' rows use base columns other than arcs (cannot check)"
+        )
+    x, pruned = _indicators(case, lp, trees)
+    keep = np.flatnonzero(~pruned)
+    lo, up = lp.row_lower[rows], lp.row_upper[rows]
+    for start in range(0, keep.size, 256):  # the activities of 256 trees at a time
+        at = keep[start : start + 256]
+        act = (A @ x[:, at]).toarray()
+        bad = (act < lo[:, None] - case.tol) | (act > up[:, None] + case.tol)
+        if bad.any():
+            j = int(np.flatnonzero(bad.any(axis=0))[0])
+            i = int(np.flatnonzero(bad[:, j])[0])
             raise FamilyCheckError(
-                f"{where}: tree {heads.tolist()} violates row {label}: {act[bad[0]]:.6g} not in "
-                f"[{lo[bad[0]]:.6g}, {up[bad[0]]:.6g}] (a row that cuts off a tree is not valid)"
+                f"{case.where}: tree {trees.trees[at[j]].tolist()} violates row "
+                f"{lp.row_label(int(rows[i]))}: "
+                f"{act[i, j]:.6g} not in [{lo[i]:.6g}, {up[i]:.6g}] (a row that cuts off a tree is not valid)"
             )
-        checked += 1
-    return checked
+    return int(keep.size)
 
 
 class _Watch:
@@ -349,66 +477,129 @@ def check_parts(
     """Run the kit's checks (module docstring) on ``per_size`` random sentences of each length in
     ``sizes`` (multiple and single root alternating; about a fifth of the arcs pruned), with the families
     ``make_parts(arc_scores, single_root, rng)`` returns. Raises :class:`FamilyCheckError` at the first
-    failure, naming the sentence, the tree, row or part; returns a :class:`KitReport` of what it checked."""
-    from lpparse.families.base import tree_scores
-
+    failure, naming the sentence, the path, the tree, row or part; returns a :class:`KitReport` of what it
+    checked."""
     report = KitReport()
     for s, single_root, where, rng in _sentences(sizes, per_size, seed):
-        parts = list(make_parts(s, single_root, rng))
-        full, base_rows = _full_program(s, parts, single_root, base)
-        trees = [h for h in _trees(s, single_root)]
-        values = tree_scores(s, parts, trees)
-        report.trees += _check_rows(full, base_rows, parts, trees, tol, where)
-        best = float(values.max())
-        lp = HighsModel(full.lp).solve()
-        if lp.status is Status.INFEASIBLE and np.isneginf(best):
-            report.notes.append(f"{where}: every tree holds a pruned part; the LP is infeasible")
-            continue
-        if not lp.certified:
-            raise FamilyCheckError(f"{where}: the full LP was not solved ({lp.status.value})")
-        if lp.objective < best - tol * (1 + abs(best)):
-            raise FamilyCheckError(
-                f"{where}: full LP value {lp.objective:.9g} < best tree {best:.9g}: not a relaxation"
-            )
-        report.fractional += not lp.integral
-        mip = HighsModel(full.lp, mip=True).solve()
-        if mip.status is not Status.OPTIMAL or abs(mip.objective - best) > tol * (1 + abs(best)):
-            raise FamilyCheckError(
-                f"{where}: ILP value {mip.objective:.9g} ({mip.status.value}) != best tree {best:.9g}: the "
-                "rows do not describe the trees exactly"
-            )
-        _check_run(s, parts, single_root, base, full.lp, lp.objective, tol, where, report)
-        report.sentences += 1
+        _check_sentence(
+            _Case(s, single_root, list(make_parts(s, single_root, rng)), base, tol, where), report
+        )
     return report
 
 
+def _check_sentence(case: _Case, report: KitReport) -> None:
+    """Every check of :func:`check_parts` on one sentence, counted in ``report``."""
+    from lpparse.families.base import tree_scores
+
+    trees = _tree_parts(case)
+    _check_counts(case, trees)
+    full = _full_program(case)
+    _check_candidates(case, full)
+    report.trees += _check_rows(case, full, trees)
+    best = float(tree_scores(case.s, case.parts, trees.trees).max())
+    lp = HighsModel(full.prog.lp).solve()
+    if lp.status is Status.INFEASIBLE and np.isneginf(best):
+        report.notes.append(f"{case.where}: every tree holds a pruned part; the LP is infeasible")
+        return
+    _check_bounds(case, full.prog.lp, lp, best, "brute force")
+    report.fractional += not lp.integral
+    report.lean += _check_lean(case, full, trees, lp.objective, best)
+    report.cuts += _check_cuts(case, full, trees, lp.objective, best)
+    _check_run(case, full.prog.lp, lp.objective, report)
+    _check_nodes(case, full.prog, lp, report)
+    report.sentences += 1
+
+
+def _check_bounds(case: _Case, program: LinearProgram, lp: Solution, best: float, what: str) -> None:
+    """``lp``, the LP of ``program`` (``what`` it is), was solved and is >= the best tree, and the ILP of
+    ``program`` equals the best tree: the rows say "tree", nothing more, nothing less."""
+    if not lp.certified:
+        raise FamilyCheckError(f"{case.where}: {what}: the LP was not solved ({lp.status.value})")
+    if lp.objective < best - case.tol * (1 + abs(best)):
+        raise FamilyCheckError(
+            f"{case.where}: {what}: LP value {lp.objective:.9g} < best tree {best:.9g}: not a relaxation"
+        )
+    mip = HighsModel(program, mip=True).solve()
+    if mip.status is not Status.OPTIMAL or not case.close(mip.objective, best):
+        raise FamilyCheckError(
+            f"{case.where}: {what}: ILP value {mip.objective:.9g} ({mip.status.value}) != best tree "
+            f"{best:.9g}: the rows do not describe the trees exactly"
+        )
+
+
+def _check_lean(case: _Case, full: _Program, trees: _TreeParts, value: float, best: float) -> int:
+    """Brute force as ``auto`` and exact decoding bind it (``Binding.implied_rows`` False: a family may leave
+    out rows that its other rows imply): its rows hold on every tree, its LP is the full program's ``value``
+    (what it leaves out is implied) and its ILP the ``best`` tree. Returns 1 when its program differs from
+    the full one (0: nothing to check)."""
+    lean = _full_program(case, implied_rows=False)
+    if _same_program(lean.prog.lp, full.prog.lp):
+        return 0
+    what = "brute force without implied rows (Binding.implied_rows False, as auto and exact decoding bind it)"
+    _check_rows(case, lean, trees)
+    lp = HighsModel(lean.prog.lp).solve()
+    if lp.certified and not case.close(lp.objective, value):
+        raise FamilyCheckError(
+            f"{case.where}: {what}: LP value {lp.objective:.9g}, but {value:.9g} with every row: a row it "
+            "leaves out is not implied by the others"
+        )
+    _check_bounds(case, lean.prog.lp, lp, best, what)
+    return 1
+
+
+def _check_cuts(case: _Case, full: _Program, trees: _TreeParts, value: float, best: float) -> int:
+    """Exact decoding's cuts (``Parts.for_exact``: :func:`lpparse.families.base.exact_parts`), separated on
+    brute force's program until none is violated: every tree satisfies every cut, and the LP with them lies
+    between the ``best`` tree and the full LP's ``value``. Returns the cut rows checked (0: no family has
+    cuts, or none was violated)."""
+    from lpparse.families.base import exact_parts
+
+    parts = exact_parts(case.parts)
+    if all(mine is theirs for mine, theirs in zip(parts, case.parts)):
+        return 0
+    cut = _full_program(case, parts=parts, seed=False)
+    first = full.prog.lp.num_rows  # what the cut families seed: the full program's rows
+    run = Engine(cut.prog.lp, cut.families, ColgenOptions()).run()
+    what = "brute force with exact decoding's cuts (Parts.for_exact)"
+    if run.status is not Status.OPTIMAL:
+        raise FamilyCheckError(f"{case.where}: {what} ended {run.status.value}")
+    _check_rows(case, cut, trees, first)
+    got = run.solution.objective
+    if got > value + case.tol * (1 + abs(value)) or got < best - case.tol * (1 + abs(best)):
+        raise FamilyCheckError(
+            f"{case.where}: {what}: LP value {got:.9g} outside [best tree {best:.9g}, full LP {value:.9g}]"
+        )
+    return cut.prog.lp.num_rows - first
+
+
 def _check_run(
-    s: NDArray[np.float64],
-    parts: Sequence[Any],
-    single_root: bool,
-    base: str,
+    case: _Case,
     full: LinearProgram,
     value: float,
-    tol: float,
-    where: str,
     report: KitReport,
+    warm: Mapping[str, Warm] | None = None,
+    implied_rows: bool = True,
 ) -> None:
-    """A parse-price-cut run of ``parts``, watched round by round (:class:`_Auditor`), then its certificate
-    checked on the ``full`` program and its value against the full LP's ``value``."""
+    """A parse-price-cut run of the case's families (from the ``warm`` starts when given, bound with
+    ``implied_rows``), watched round by round (:class:`_Auditor`), then its certificate checked on the
+    ``full`` program and its value against the full LP's ``value``."""
     from lpparse.families.base import Binding, clean_tree
     from lpparse.families.grandparent.rows import arc_program
     from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
     from lpparse.ppc.certificate import certify_full
 
-    prog = arc_program(s, single_root, base)
+    s, single_root, where = case.s, case.single_root, case.where
+    prog = arc_program(s, single_root, case.base)
     tree = chu_liu_edmonds(s, single_root=single_root)
-    families = [p.bind(Binding(prog, s, tree, ColgenOptions())) for p in parts]
+    warm = warm or {}
+    options = ColgenOptions()
+    families = [p.bind(Binding(prog, s, tree, options, warm.get(p.name), implied_rows)) for p in case.parts]
     start = clean_tree(s, single_root, tree, families)
     for family in families:
         family.tree = start
-    auditor = _Auditor(prog.lp, full, parts, tol, where)
+    auditor = _Auditor(prog.lp, full, case.parts, case.tol, where)
     auditor.watches = [_Watch(f, auditor) for f in families]
-    run = Engine(prog.lp, auditor.watches, ColgenOptions()).run()  # type: ignore[arg-type]
+    run = Engine(prog.lp, auditor.watches, options).run()  # type: ignore[arg-type]
     auditor.finish()
     report.rounds += auditor.rounds
     report.entered += auditor.entered
@@ -419,11 +610,81 @@ def _check_run(
         outside.update(family.outside_duals())
     sol: Solution = run.solution
     assert sol.x is not None and run.row_dual is not None
-    cert = certify_full(full, prog.lp, sol.x, run.row_dual, tol, outside)
+    cert = certify_full(full, prog.lp, sol.x, run.row_dual, case.tol, outside)
     if not cert.ok:
         raise FamilyCheckError(f"{where}: the run's certificate fails on the full program: {cert}")
-    if abs(sol.objective - value) > tol * (1 + abs(value)):
+    if not case.close(sol.objective, value):
         raise FamilyCheckError(f"{where}: parse-price-cut {sol.objective:.9g} != full LP {value:.9g}")
+
+
+def _children(prog: Any, x: NDArray[np.float64]) -> list[tuple[NDArray[np.bool_], str]]:
+    """The root's two children as exact search branches on an arc (:mod:`lpparse.exact.search`): the most
+    fractional arc h→m of the LP point ``x`` (among modifiers with another candidate head) kept as m's only
+    head, and left out."""
+    mask = prog.arc_mask
+    shared = mask & (mask.sum(axis=0) > 1)[None, :]
+    if not shared.any():
+        return []
+    z = prog.arc_values(x)
+    h, m = np.unravel_index(np.argmax(np.where(shared, np.abs(z - np.round(z)), -1.0)), mask.shape)
+    keep, drop = mask.copy(), mask.copy()
+    keep[:, m] = False
+    keep[h, m] = True
+    drop[h, m] = False
+    return [(keep, f"node {h}→{m} kept"), (drop, f"node {h}→{m} left out")]
+
+
+def _check_nodes(case: _Case, prog: Any, lp: Solution, report: KitReport) -> None:
+    """Exact decoding's paths below the root, on the root's two children (:func:`_children`): parse-price-cut
+    from the root's parts and score caches (``Warm``, bound as ``auto`` binds it), audited as the root's run;
+    and, when every family is ``live``, the node's LP as bound changes on the root's restricted master
+    (:class:`lpparse.exact.live.LiveMaster`: the first child on a fork, the last on the master itself). Each
+    must end certified with the node's full LP value (brute force over its arcs)."""
+    from lpparse.exact.live import LiveMaster
+    from lpparse.ppc.loop import solve_lp
+    from lpparse.trees import tree_problem
+
+    live = LiveMaster.supports(case.parts)
+    root = solve_lp(case.s, case.parts, "ppc", case.single_root, case.base, keep_master=live)
+    warm = {name: family.warm() for name, family in root.families.items()}
+    master = None
+    if live:
+        assert isinstance(root.master, HighsModel)
+        master = LiveMaster.adopt(root, root.master, case.s, case.single_root, ColgenOptions(cuts=False))
+    assert lp.x is not None
+    children = _children(prog, lp.x)
+    for i, (mask, what) in enumerate(children):
+        if tree_problem(mask, case.single_root) is not None:
+            continue
+        node = case.node(mask, what)
+        full = _full_program(node).prog.lp
+        value = HighsModel(full).solve()
+        if not value.certified:  # every tree of the node holds a pruned part
+            continue
+        _check_run(node, full, value.objective, report, warm, implied_rows=False)
+        report.nodes += 1
+        if master is not None:
+            on = master if i == len(children) - 1 else master.fork()
+            report.live += _check_live(node, on.solve(mask, None), value.objective)
+
+
+def _check_live(node: _Case, result: Any, value: float) -> int:
+    """A node's LP solved on a live master (``result``; None: no tree without pruned parts to start from, so
+    exact search solves it on a program of its own) is certified with its full LP's ``value``. Returns 1 when
+    checked."""
+    if result is None:
+        return 0
+    what = "on a live master (bound changes on its parent's master, lpparse.exact.live)"
+    if result.status is not Status.OPTIMAL or result.certificate is None or not result.certificate.ok:
+        raise FamilyCheckError(
+            f"{node.where}: {what}: the node's LP ended {result.status.value}, not certified"
+        )
+    if not node.close(result.solution.objective, value):
+        raise FamilyCheckError(
+            f"{node.where}: {what}: the node's LP is {result.solution.objective:.9g}, its full LP (brute "
+            f"force over its arcs) {value:.9g}"
+        )
+    return 1
 
 
 def check_exact(
