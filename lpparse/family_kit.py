@@ -7,18 +7,32 @@ single and multiple roots) it checks what the engine and the front end take on t
 1. **valid rows**: every tree (brute-force enumeration, :func:`lpparse.oracles.brute_force.enumerate_trees`)
    without a pruned part satisfies every row the families add, with its arcs and its parts at 1 and every
    other part at 0 (a row over other columns of the base, such as flows, cannot be checked this way and is
-   reported);
-2. **relaxation**: the full LP (every candidate part: brute force) is >= the best tree's score, and the ILP of
-   the same program equals it (the rows say "tree", nothing more, nothing less);
-3. **pricing**: in every round of a parse-price-cut run, with the round's duals extended to the full program
+   reported); every tree holds at most ``max_per_tree(n)`` parts of each family (reduced-cost fixing and the
+   proof checker's node bounds count on it); ``candidates()`` names exactly the parts brute force seeds
+   (a column each, or none for a part scored -inf: ``auto`` counts them, the proof checker bounds nodes by
+   them);
+2. **relaxation**: the full LP (every candidate part: brute force, bound as the ``bf`` decoder binds it, with
+   every row) is >= the best tree's score, and the ILP of the same program equals it (the rows say "tree",
+   nothing more, nothing less); brute force as ``auto`` and exact decoding bind it
+   (``Binding.implied_rows`` False), when it leaves rows out: its rows hold on every tree, its LP value is
+   the full program's (what it leaves out is implied) and its ILP the best tree;
+3. **exact-only cuts** (``Parts.for_exact``), separated on brute force's program until none is violated:
+   every tree satisfies every cut, and the LP with them lies between the best tree and the full LP;
+4. **pricing**: in every round of a parse-price-cut run, with the round's duals extended to the full program
    (absent rows 0, except the duals a family gives absent rows), every part that enters is either priced
    (its reduced cost d = c - Aᵀy in the full program is > tol) or cut (the round's point, extended by zeros,
    violates one of its rows), and every absent part that stays out has d <= the family's reported
    ``max_reduced_cost`` (+ tol): a family that over-estimates reduced costs adds parts the duals do not ask
    for, one that under-estimates them leaves a wrong bound;
-4. **separation and certificate**: the run ends OPTIMAL, its solution extended by zeros is certified on the
+5. **separation and certificate**: the run ends OPTIMAL, its solution extended by zeros is certified on the
    full program (primal feasible: separation found every violated row; dual feasible; no gap), and its value
-   equals brute force's.
+   equals brute force's;
+6. **below the root**: the two children of a branch on the full LP's most fractional arc (kept as its
+   modifier's only head, and left out), each solved by parse-price-cut from the root's parts and score caches
+   (``Warm``, bound as ``auto`` binds it) and audited as in 4-5 against the child's own full program; and,
+   when every family is ``live``, on the root's restricted master by bound changes
+   (:class:`lpparse.exact.live.LiveMaster`: the first child on a fork, the second on the master itself),
+   certified with the child's full LP value.
 
 :func:`check_exact` takes the same function and checks exact decoding with the family's pricing inside it:
 on random sentences of n = 4..6, :func:`lpparse.exact.search.exact_search` with parse-price-cut at every node

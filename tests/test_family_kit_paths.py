@@ -13,8 +13,9 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from test_families import _example, bigrams
+from test_families import _example, bigrams, grandparents
 
+from lpparse.families.grandparent import family as grandparent_family
 from lpparse.family_kit import FamilyCheckError, check_exact, check_parts, random_arc_scores
 from lpparse.ppc import solve_lp
 
@@ -147,3 +148,20 @@ def test_a_row_dropped_without_implied_rows_is_seen_by_auto_alone() -> None:
             assert auto.stats.method == "bf" and ppc.objective == pytest.approx(bf.objective, abs=1e-6)
             wrong += auto.objective > bf.objective + 1e-6
     assert wrong >= 4
+
+
+def test_a_cut_that_cuts_off_trees_fails_the_kit() -> None:
+    """Exact decoding's GPChain cuts (grandparent family, ``for_exact``) with their right-hand side lowered by
+    1/2: the LP decoders never separate them, so only the kit's path with exact-only cuts sees them."""
+    real = grandparent_family.add_chain_rows
+
+    def tight(rows: Any, gp: Any, index: Any) -> np.ndarray:
+        added = real(rows, gp, index)
+        gp.lp.row_upper[added] -= 0.5
+        return added
+
+    with (
+        mock.patch.object(grandparent_family, "add_chain_rows", tight),
+        pytest.raises(FamilyCheckError, match=r"violates row \('GPChain'"),
+    ):
+        check_parts(grandparents("onegp"), per_size=3, seed=1)
