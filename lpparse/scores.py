@@ -300,54 +300,68 @@ def save_scores(
     if labels is not None and (labels[1] not in labels[0] or len(set(labels[0])) != len(labels[0])):
         raise ValueError(f"labels {names} with root label {labels[1]!r}: not a label set")
     entries: list[dict[str, Any]] = []
-    kinds: tuple[bool, ...] | None = None
+    kinds: tuple[Any, ...] | None = None
     with atomic_write(path, "wb") as handle, writing_zip(handle) as archive:
         for i, entry in enumerate(sentences):
             where = f"sentence {i + 1} ({entry.sent_id})"
-            try:
-                check_sentence_scores(entry)
-            except ValueError as err:
-                raise ValueError(f"{where}: {err}") from None
-            has = (*(getattr(entry, key) is not None for key in PART_KINDS), *sorted(entry.more))
+            has = _checked_kinds(entry, names, where)
             if kinds is not None and has != kinds:
                 raise ValueError(f"{where}: every sentence needs the same kinds of parts as the first")
             kinds = has
-            if (entry.labels is None) != (names is None):
-                raise ValueError(f"{where}: label scores go with the label names, in every sentence")
-            if names is not None and np.shape(entry.labels)[2] != len(names):
-                found = np.shape(entry.labels)[2]
-                raise ValueError(f"{where}: {found} label scores an arc for {len(names)} labels")
-            _write(archive, f"arcs/{i}", np.asarray(entry.arcs, dtype=np.float64))
-            if entry.labels is not None:
-                _write(archive, f"labels/{i}", np.asarray(entry.labels, dtype=np.float64))
-            record: dict[str, Any] = {"sent_id": str(entry.sent_id)}
-            named = [(key, getattr(entry, key)) for key in PART_KINDS]
-            for key, parts in named + [(get_family(name).member, parts) for name, parts in entry.more.items()]:
-                if isinstance(parts, SparseParts):
-                    _write(archive, f"{key}_index/{i}", np.asarray(parts.index, dtype=np.int64))
-                    _write(archive, f"{key}_value/{i}", np.asarray(parts.values, dtype=np.float64))
-                    record.update({key: "sparse", f"{key}_default": float(parts.default)})
-                elif parts is not None:
-                    _write(archive, f"{key}/{i}", np.asarray(parts, dtype=np.float64))
-                    record[key] = "dense"
-            entries.append(record)
+            entries.append(_write_sentence(archive, i, entry))
         if kinds is None:
             raise ValueError("no sentences to write")
-        flags = dict(zip(_FLAGS.values(), kinds[: len(PART_KINDS)]))
-        more = list(kinds[len(PART_KINDS) :])
-        third_order = any(flags[_FLAGS[key]] for key in THIRD_ORDER)
-        version = SCORES_FORMAT_VERSION if more else 3 if third_order else 2  # older readers take what they can
-        meta = {
-            "format": SCORES_FORMAT,
-            "version": version,
-            **flags,
-            **({"families": {name: get_family(name).member for name in more}} if more else {}),
-            "source": source or {},
-            "sentences": entries,
-        }
+        meta = {"format": SCORES_FORMAT, **_kinds_meta(kinds), "source": source or {}, "sentences": entries}
         if labels is not None:
             meta.update(labels=names, root_label=labels[1])
         _write(archive, "meta", np.array(json.dumps(meta)))
+
+
+def _checked_kinds(entry: SentenceScores, names: list[str] | None, where: str) -> tuple[Any, ...]:
+    """The kinds of parts a sentence has (a flag per built-in kind, then its other families' names), once
+    the sentence and its label scores are checked (ValueError naming ``where``)."""
+    try:
+        check_sentence_scores(entry)
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
+    if (entry.labels is None) != (names is None):
+        raise ValueError(f"{where}: label scores go with the label names, in every sentence")
+    if names is not None and np.shape(entry.labels)[2] != len(names):
+        found = np.shape(entry.labels)[2]
+        raise ValueError(f"{where}: {found} label scores an arc for {len(names)} labels")
+    return (*(getattr(entry, key) is not None for key in PART_KINDS), *sorted(entry.more))
+
+
+def _write_sentence(archive: zipfile.ZipFile, i: int, entry: SentenceScores) -> dict[str, Any]:
+    """Write sentence i's arrays; its index record (sent_id, and how each kind of parts is stored)."""
+    _write(archive, f"arcs/{i}", np.asarray(entry.arcs, dtype=np.float64))
+    if entry.labels is not None:
+        _write(archive, f"labels/{i}", np.asarray(entry.labels, dtype=np.float64))
+    record: dict[str, Any] = {"sent_id": str(entry.sent_id)}
+    named = [(key, getattr(entry, key)) for key in PART_KINDS]
+    for key, parts in named + [(get_family(name).member, parts) for name, parts in entry.more.items()]:
+        if isinstance(parts, SparseParts):
+            _write(archive, f"{key}_index/{i}", np.asarray(parts.index, dtype=np.int64))
+            _write(archive, f"{key}_value/{i}", np.asarray(parts.values, dtype=np.float64))
+            record.update({key: "sparse", f"{key}_default": float(parts.default)})
+        elif parts is not None:
+            _write(archive, f"{key}/{i}", np.asarray(parts, dtype=np.float64))
+            record[key] = "dense"
+    return record
+
+
+def _kinds_meta(kinds: tuple[Any, ...]) -> dict[str, Any]:
+    """The meta record's version, built-in flags and other families: the lowest version that holds them,
+    so that older readers take what they can read."""
+    flags = dict(zip(_FLAGS.values(), kinds[: len(PART_KINDS)]))
+    more = list(kinds[len(PART_KINDS) :])
+    third_order = any(flags[_FLAGS[key]] for key in THIRD_ORDER)
+    version = SCORES_FORMAT_VERSION if more else 3 if third_order else 2
+    return {
+        "version": version,
+        **flags,
+        **({"families": {name: get_family(name).member for name in more}} if more else {}),
+    }
 
 
 def _write(archive: zipfile.ZipFile, name: str, array: NDArray[Any]) -> None:
