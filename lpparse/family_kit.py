@@ -186,6 +186,7 @@ class _Case:
         return replace(self, s=np.where(mask, self.s, -np.inf), where=f"{self.where}, {what}")
 
     def close(self, value: float, reference: float) -> bool:
+        """Whether ``value`` equals ``reference`` within the tolerance, relative to ``reference``."""
         return abs(value - reference) <= self.tol * (1 + abs(reference))
 
 
@@ -237,26 +238,30 @@ def _check_candidates(case: _Case, full: _Program) -> None:
     """Each family's ``candidates`` are the parts brute force seeds: those with a column, and the ones scored
     -inf (which get none). ``auto`` counts them, and the proof checker bounds a node by them
     (:meth:`lpparse.proofs.check.ProofProgram.node_upper`)."""
-    lp, mask = full.prog.lp, full.prog.arc_mask
     for part in case.parts:
-        shape = (mask.shape[0],) * part.arity
-        named = np.ravel_multi_index(part.candidates(mask, case.single_root), shape)
-        block = lp.var_blocks.get(part.column_block)
-        columns = block.index if block is not None and len(block) else np.empty((0, part.arity), np.int64)
-        seeded = np.ravel_multi_index(tuple(columns.T), shape)
-        extra = np.setdiff1d(seeded, named)
-        missing = np.setdiff1d(named, seeded)
-        live = missing[~np.isneginf(part.scorer.score(*np.unravel_index(missing, shape)))]
-        for found, why in (
-            (extra, "is not among its candidates()"),
-            (live, "has no column and is not pruned"),
-        ):
-            if found.size:
-                label = tuple(int(i) for i in np.unravel_index(found[0], shape))
-                raise FamilyCheckError(
-                    f"{case.where}: {part.name!r} part {label} of brute force's program {why}: candidates() "
-                    "and the parts the family seeds differ"
-                )
+        _check_family_candidates(case, part, full.prog)
+
+
+def _check_family_candidates(case: _Case, part: Any, prog: Any) -> None:
+    """:func:`_check_candidates` for one family ``part`` on brute force's program ``prog``."""
+    shape = (prog.arc_mask.shape[0],) * part.arity
+    named = np.ravel_multi_index(part.candidates(prog.arc_mask, case.single_root), shape)
+    block = prog.lp.var_blocks.get(part.column_block)
+    columns = block.index if block is not None and len(block) else np.empty((0, part.arity), np.int64)
+    seeded = np.ravel_multi_index(tuple(columns.T), shape)
+
+    def differ(found: NDArray[np.int64], why: str) -> None:
+        if found.size:
+            label = tuple(int(i) for i in np.unravel_index(found[0], shape))
+            raise FamilyCheckError(
+                f"{case.where}: {part.name!r} part {label} of brute force's program {why}: candidates() and "
+                "the parts the family seeds differ"
+            )
+
+    differ(np.setdiff1d(seeded, named), "is not among its candidates()")
+    missing = np.setdiff1d(named, seeded)  # pruned parts only: scored -inf
+    scores = part.scorer.score(*np.unravel_index(missing, shape))
+    differ(missing[~np.isneginf(scores)], "has no column and is not pruned")
 
 
 class _TreeParts(NamedTuple):
@@ -307,17 +312,18 @@ def _indicators(case: _Case, lp: LinearProgram, trees: _TreeParts) -> tuple[sp.c
     pruned = np.zeros(k, bool)
     for part in case.parts:
         index, owner = trees.parts[part.column_block]
-        found = lp.var_blocks[part.column_block].find(index) if len(index) else owner
-        lost = found < 0
-        live = ~np.isneginf(part.scorer.score(*index[lost].T)) if lost.any() else lost[lost]
-        if live.any():
-            t = int(owner[lost][live][0])
-            raise FamilyCheckError(
-                f"{case.where}: tree {trees.trees[t].tolist()} has {part.column_block} parts without a column"
-            )
-        pruned[owner[lost]] = True
-        cols.append(found[~lost])
-        owners.append(owner[~lost])
+        found = lp.var_blocks[part.column_block].find(index) if len(index) else np.empty(0, np.int64)
+        lost = np.flatnonzero(found < 0)
+        if lost.size:
+            live = lost[~np.isneginf(part.scorer.score(*index[lost].T))]
+            if live.size:
+                tree = trees.trees[owner[live[0]]].tolist()
+                raise FamilyCheckError(
+                    f"{case.where}: tree {tree} has {part.column_block} parts without a column"
+                )
+            pruned[owner[lost]] = True
+        cols.append(found[found >= 0])
+        owners.append(owner[found >= 0])
     c, t = np.concatenate(cols), np.concatenate(owners)
     x = sp.csc_matrix((np.ones(c.size), (c, t)), shape=(lp.num_cols, k))
     x.sum_duplicates()
