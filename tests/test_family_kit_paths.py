@@ -165,3 +165,19 @@ def test_a_cut_that_cuts_off_trees_fails_the_kit() -> None:
         pytest.raises(FamilyCheckError, match=r"violates row \('GPChain'"),
     ):
         check_parts(grandparents("onegp"), per_size=3, seed=1)
+
+
+def test_a_live_master_that_fixes_a_nodes_parts_fails_the_kit() -> None:
+    """A grandparent family whose ``node_columns`` fixes at 0 the triples of the last modifier, arcs kept or
+    not: the root and every program of its own are right, the nodes on live masters are not."""
+    real = grandparent_family.GrandparentFamily.node_columns
+
+    def node_columns(self: Any, arc_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        cols, allowed = real(self, arc_mask)
+        return cols, allowed & (self.prog.triples()[2] != arc_mask.shape[0] - 1)
+
+    with (
+        mock.patch.object(grandparent_family.GrandparentFamily, "node_columns", node_columns),
+        pytest.raises(FamilyCheckError, match="on a live master"),
+    ):
+        check_parts(grandparents("all"), per_size=3, seed=1)
