@@ -78,7 +78,7 @@ from lpparse.colgen.cache import ScoreCache
 from lpparse.colgen.family import OutsideDuals
 from lpparse.colgen.options import ColgenOptions
 from lpparse.families.base import Binding, Parts, tree_score
-from lpparse.families.grandparent.rows import arc_program
+from lpparse.families.grandparent.rows import GrandparentProgram, arc_program
 from lpparse.formulations.arborescence import add_subtour_cuts
 from lpparse.lp.program import LinearProgram
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
@@ -154,14 +154,27 @@ class ProofProgram:
         tree: NDArray[np.int64] | None = None,
     ) -> None:
         self.s, self.parts, self.single_root, self.base = arc_scores, list(parts), single_root, base
-        separated = list(separated)
-        prog = arc_program(arc_scores, single_root, base)
+        prog, base_blocks = self._full_program(list(separated), tree)
+        self.lp = prog.lp
+        self._matrices()
+        self.n = arc_scores.shape[0] - 1
+        #: the part family of each part column block
+        self.part_blocks = {p.column_block: p for p in self.parts}
+        self._check_blocks(base_blocks)
+        self._column_bounds(float(prog.lp.flow_capacity) if "phi" in self.lp.var_blocks else 0.0)
+
+    def _full_program(
+        self, separated: list[LabelledDuals], tree: NDArray[np.int64] | None
+    ) -> tuple[GrandparentProgram, set[str]]:
+        """The arborescence program with every candidate part of every family and the cut rows the labels
+        name, and the arborescence program's own column blocks."""
+        prog = arc_program(self.s, self.single_root, self.base)
         base_blocks = set(prog.lp.var_blocks)
         if prog.lp.formulation == "cycle-cuts":
-            add_subtour_cuts(prog.lp, _token_sets(separated, arc_scores.shape[0]))
+            add_subtour_cuts(prog.lp, _token_sets(separated, self.s.shape[0]))
         if tree is None:  # the families bind to a tree over candidate arcs (then hold every candidate part)
-            tree = chu_liu_edmonds(arc_scores, single_root=single_root)
-        families = [p.bind(Binding(prog, arc_scores, tree, ColgenOptions(), None)) for p in parts]
+            tree = chu_liu_edmonds(self.s, single_root=self.single_root)
+        families = [p.bind(Binding(prog, self.s, tree, ColgenOptions(), None)) for p in self.parts]
         for family in families:
             family.tree = None  # every candidate part
             family.seed()
@@ -169,7 +182,10 @@ class ProofProgram:
             named = getattr(family, "add_named_rows", None)
             if named is not None:
                 named(separated)
-        self.lp = prog.lp
+        return prog, base_blocks
+
+    def _matrices(self) -> None:
+        """A, Aᵀ and the parts of A of either sign and of its absolute value, once."""
         A = self.lp.A.tocsr()
         csc = A.tocsc()  # its arrays are those of Aᵀ in CSR
         self.A_T = sp.csr_matrix((csc.data, csc.indices, csc.indptr), shape=A.shape[::-1])
@@ -177,9 +193,13 @@ class ProofProgram:
         self._A_pos = sp.csr_matrix((np.maximum(A.data, 0.0), A.indices, A.indptr), shape=A.shape)
         self._A_neg = sp.csr_matrix((np.minimum(A.data, 0.0), A.indices, A.indptr), shape=A.shape)
         self._abs_A = abs(A)
-        self.n = arc_scores.shape[0] - 1
-        #: the part family of each part column block
-        self.part_blocks = {p.column_block: p for p in self.parts}
+        #: nonzeros of each column and each row, for the round-off bounds of :meth:`_sums`
+        self.col_nnz = np.diff(csc.indptr).astype(np.float64)
+        self.row_nnz = np.diff(A.indptr).astype(np.float64)
+
+    def _check_blocks(self, base_blocks: set[str]) -> None:
+        """ValueError for columns of neither the arborescence program nor a family, or base columns other
+        than arcs and flows (:meth:`node_upper` knows those only)."""
         unknown = set(self.lp.var_blocks) - set(self.part_blocks) - base_blocks
         if unknown:
             raise ValueError(
@@ -190,16 +210,19 @@ class ProofProgram:
             for name in base_blocks - set(self.part_blocks) - {"z", "phi"}
             if len(self.lp.var_blocks[name])
         ]
-        if odd:  # node_upper knows the arcs of arc and flow columns only
+        if odd:
             raise ValueError(
-                f"the arborescence program {base!r} has columns {odd} that are neither arcs nor flows"
+                f"the arborescence program {self.base!r} has columns {odd} that are neither arcs nor flows"
             )
-        #: column upper bounds with those the rows imply made explicit (module docstring)
+
+    def _column_bounds(self, flow_capacity: float) -> None:
+        """Column bounds with those the rows imply made explicit (module docstring): arcs and parts at most
+        1, flows at most the capacity; ValueError for a column without finite bounds."""
         self.upper = self.lp.col_upper.copy()
         self.upper[self.lp.cols("z")] = np.minimum(self.upper[self.lp.cols("z")], 1.0)
         if "phi" in self.lp.var_blocks:
             flows = self.lp.cols("phi")
-            self.upper[flows] = np.minimum(self.upper[flows], float(prog.lp.flow_capacity))
+            self.upper[flows] = np.minimum(self.upper[flows], flow_capacity)
         for name in self.part_blocks:
             if name in self.lp.var_blocks:
                 cols = self.lp.cols(name)
@@ -207,9 +230,6 @@ class ProofProgram:
         self.lower = self.lp.col_lower.copy()
         if not (np.isfinite(self.lower).all() and np.isfinite(self.upper).all()):
             raise ValueError("the full program has a column without finite bounds")
-        #: nonzeros of each column and each row, for the round-off bounds of :meth:`_sums`
-        self.col_nnz = np.diff(csc.indptr).astype(np.float64)
-        self.row_nnz = np.diff(A.indptr).astype(np.float64)
 
     def place(self, duals: LabelledDuals) -> NDArray[np.float64]:
         """``duals`` as one value per row of the full program; a label that names no row of it (another
