@@ -678,14 +678,14 @@ def _check_nodes(case: _Case, prog: Any, lp: Solution, report: KitReport) -> Non
             continue
         node = case.node(mask, what)
         full = _full_program(node).prog.lp
-        value = HighsModel(full).solve()
-        if not value.certified:  # every tree of the node holds a pruned part
+        node_lp = HighsModel(full).solve()
+        if not node_lp.certified:  # every tree of the node holds a pruned part
             continue
-        _check_run(node, full, value.objective, report, warm, implied_rows=False)
+        _check_run(node, full, node_lp.objective, report, warm, implied_rows=False)
         report.nodes += 1
         if master is not None:
             on = master if i == len(children) - 1 else master.fork()
-            report.live += _check_live(node, on.solve(mask, None), value.objective)
+            report.live += _check_live(node, on.solve(mask, None), node_lp.objective)
 
 
 def _check_live(node: _Case, result: Any, value: float) -> int:
