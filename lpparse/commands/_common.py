@@ -16,8 +16,10 @@ from lpparse.corpus import Sentence, read_treebank, sample_treebank_path
 from lpparse.experiments.grandparent_tables import ScoreSource, load_model
 from lpparse.io import DataError, UsageError, file_digest, output_path, readable_file
 from lpparse.options import (
-    add_pruning_options,
-    add_root_options,
+    ROOT_OPTIONS,
+    OneOf,
+    Option,
+    Table,
     non_negative_float,
     non_negative_int,
     positive_float,
@@ -32,12 +34,10 @@ from lpparse.workers import SCHEDULER_NOTE, check_scheduler
 
 __all__ = [
     "SCORES_HELP",
+    "SELECTION_OPTIONS",
     "ScoredRun",
-    "add_noisy_treebank_options",
-    "add_pruning_options",
-    "add_root_options",
-    "add_scored_run_options",
     "noisy_treebank",
+    "noisy_treebank_options",
     "non_negative_float",
     "non_negative_int",
     "positive_float",
@@ -48,6 +48,7 @@ __all__ = [
     "resolve_single_root",
     "score_file_treebank",
     "scored_run",
+    "scored_run_options",
     "scored_selection",
     "selected_sentences",
 ]
@@ -58,36 +59,33 @@ SCORES_HELP = (
 )
 
 
-
-
-def add_noisy_treebank_options(parser: argparse.ArgumentParser, noise: float = 0.4) -> None:
-    """--treebank, --limit, --max-length, --noise, --seed and the root options."""
-    parser.add_argument(
-        "--treebank", type=Path, default=None, help="CoNLL-U/CoNLL-X file (default: the shipped sample)"
-    )
-    add_selection_options(parser)
-    parser.add_argument(
-        "--noise",
-        type=non_negative_float,
-        default=noise,
-        help=f"std. dev. of the Gaussian noise on arc scores; gold arcs get +1 (default {noise})",
-    )
-    parser.add_argument(
-        "--seed", type=non_negative_int, default=0, help="random seed for the noise (default 0)"
-    )
-    add_root_options(parser)
-
-
-def add_selection_options(parser: argparse.ArgumentParser) -> None:
-    """--limit and --max-length (see :func:`selected_sentences`)."""
-    parser.add_argument(
+#: --limit and --max-length (see :func:`selected_sentences`)
+SELECTION_OPTIONS: Table = (
+    Option(
         "--limit",
         type=positive_int,
         default=None,
         help="use only the first LIMIT sentences (after --max-length)",
-    )
-    parser.add_argument(
-        "--max-length", type=positive_int, default=None, help="skip sentences longer than this"
+    ),
+    Option("--max-length", type=positive_int, default=None, help="skip sentences longer than this"),
+)
+
+
+def noisy_treebank_options(noise: float = 0.4) -> Table:
+    """--treebank, --limit, --max-length, --noise, --seed and the root options (see :func:`noisy_treebank`)."""
+    return (
+        Option(
+            "--treebank", type=Path, default=None, help="CoNLL-U/CoNLL-X file (default: the shipped sample)"
+        ),
+        *SELECTION_OPTIONS,
+        Option(
+            "--noise",
+            type=non_negative_float,
+            default=noise,
+            help=f"std. dev. of the Gaussian noise on arc scores; gold arcs get +1 (default {noise})",
+        ),
+        Option("--seed", type=non_negative_int, default=0, help="random seed for the noise (default 0)"),
+        *ROOT_OPTIONS,
     )
 
 
@@ -125,7 +123,7 @@ def scored_selection(
 
 
 def noisy_treebank(args: argparse.Namespace) -> tuple[Path, list[tuple[Sentence, NDArray[np.float64]]]]:
-    """The sentences selected by the options of :func:`add_noisy_treebank_options`, each with its arc
+    """The sentences selected by the options of :func:`noisy_treebank_options`, each with its arc
     scores (gold arcs plus seeded Gaussian noise: the stand-in for a trained first-order model); resolves
     ``args.single_root`` from the data when it was not given."""
     path = args.treebank or sample_treebank_path()
@@ -151,42 +149,48 @@ def score_file_treebank(args: argparse.Namespace) -> tuple[Path, list[tuple[Sent
     return path, scored
 
 
-def add_scored_run_options(parser: argparse.ArgumentParser, out_help: str) -> None:
-    """Options of a resumable per-sentence run with grandparent scores: treebank, --model, --scores or
-    --synthetic, --out, selection, seed, root options, --workers/--scheduler and --no-progress."""
-    parser.add_argument(
-        "--treebank", type=Path, default=None, help="CoNLL file (default: the shipped sample)"
-    )
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--model", type=Path, help="grandparent model file from 'lpparse train --order 2'")
-    source.add_argument(
-        "--scores", type=Path, metavar="FILE", help=f"{SCORES_HELP}; needs grandparent scores"
-    )
-    source.add_argument(
-        "--synthetic",
-        action="store_true",
-        help="no model: noisy-gold arc and grandparent scores with loose bounds, seeded per sentence",
-    )
-    parser.add_argument("--out", type=Path, default=None, help=out_help)
-    add_selection_options(parser)
-    parser.add_argument(
-        "--seed", type=non_negative_int, default=0, help="base seed of the synthetic scores (default 0)"
-    )
-    add_root_options(parser)
-    parser.add_argument(
-        "--workers",
-        type=positive_int,
-        default=1,
-        help="local worker processes (default 1; never more than the sentences to do or the cores available)",
-    )
+def scored_run_options(out_help: str) -> Table:
+    """Options of a resumable per-sentence run with grandparent scores (see :func:`scored_run`): treebank,
+    --model, --scores or --synthetic, --out (``out_help``), selection, seed, root options, --workers/--scheduler
+    and --no-progress."""
     scheduler = f"address of a Dask scheduler, e.g. tcp://host:8786 ({SCHEDULER_NOTE})"
-    parser.add_argument("--scheduler", default=None, help=scheduler)
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return (
+        Option("--treebank", type=Path, default=None, help="CoNLL file (default: the shipped sample)"),
+        OneOf(
+            (
+                Option("--model", type=Path, help="grandparent model file from 'lpparse train --order 2'"),
+                Option(
+                    "--scores", type=Path, metavar="FILE", help=f"{SCORES_HELP}; needs grandparent scores"
+                ),
+                Option(
+                    "--synthetic",
+                    action="store_true",
+                    help="no model: noisy-gold arc and grandparent scores with loose bounds, seeded per sentence",
+                ),
+            ),
+            required=True,
+        ),
+        Option("--out", type=Path, default=None, help=out_help),
+        *SELECTION_OPTIONS,
+        Option(
+            "--seed", type=non_negative_int, default=0, help="base seed of the synthetic scores (default 0)"
+        ),
+        *ROOT_OPTIONS,
+        Option(
+            "--workers",
+            type=positive_int,
+            default=1,
+            help="local worker processes (default 1; never more than the sentences to do or the cores "
+            "available)",
+        ),
+        Option("--scheduler", default=None, help=scheduler),
+        Option("--no-progress", action="store_true", help="hide the progress bar"),
+    )
 
 
 @dataclass(frozen=True)
 class ScoredRun:
-    """What :func:`scored_run` resolves from the options of :func:`add_scored_run_options`."""
+    """What :func:`scored_run` resolves from the options of :func:`scored_run_options`."""
 
     path: Path
     sentences: list[Sentence]

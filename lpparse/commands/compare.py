@@ -7,41 +7,47 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lpparse.commands._common import add_selection_options, selected_sentences
+from lpparse.commands._common import SELECTION_OPTIONS, selected_sentences
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.evaluation import paired_bootstrap
 from lpparse.io import DataError, readable_file
-from lpparse.options import positive_int, ranged
+from lpparse.options import Command, Option, positive_int, ranged
+
+COMMAND = Command(
+    "compare",
+    help="UAS and LAS of two parser outputs against gold, with paired bootstrap intervals and p-values",
+    description=(
+        "Reads a gold treebank and two system outputs of the same sentences (e.g. two 'lpparse parse "
+        "--out' files), prints each system's UAS and the difference B - A with its percentile interval "
+        "over paired bootstrap resamples of the sentences and the one-sided p-value of 'B is no better "
+        "than A' (Koehn 2004; Berg-Kirkpatrick et al. 2012); then the same for LAS (head and DEPREL "
+        "right) when the gold treebank and both outputs have labels. Punctuation is left out unless "
+        "--punct."
+    ),
+    epilog=(
+        "Example: lpparse compare dev.conllu gp.conllu gp+sib.conllu --max-length 50 (the outputs of "
+        "'lpparse parse --max-length 50': --limit and --max-length select the gold sentences as there)"
+    ),
+    options=(
+        Option("gold", type=Path, help="gold treebank (CoNLL-U or CoNLL-X)"),
+        Option("a", type=Path, help="output of system A, the baseline"),
+        Option("b", type=Path, help="output of system B"),
+        Option("--samples", type=positive_int, default=10_000, help="bootstrap resamples (default 10000)"),
+        Option(
+            "--level",
+            type=ranged(float, 0.0, strict=True, high=0.999),
+            default=0.95,
+            help="interval level (default 0.95)",
+        ),
+        Option("--seed", type=int, default=0, help="random seed of the resamples (default 0)"),
+        Option("--punct", action="store_true", help="score punctuation tokens too"),
+        *SELECTION_OPTIONS,  # the gold sentences that 'lpparse parse' was given
+    ),
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "compare",
-        help="UAS and LAS of two parser outputs against gold, with paired bootstrap intervals and p-values",
-        description=(
-            "Reads a gold treebank and two system outputs of the same sentences (e.g. two 'lpparse parse "
-            "--out' files), prints each system's UAS and the difference B - A with its percentile interval "
-            "over paired bootstrap resamples of the sentences and the one-sided p-value of 'B is no better "
-            "than A' (Koehn 2004; Berg-Kirkpatrick et al. 2012); then the same for LAS (head and DEPREL "
-            "right) when the gold treebank and both outputs have labels. Punctuation is left out unless "
-            "--punct."
-        ),
-        epilog=(
-            "Example: lpparse compare dev.conllu gp.conllu gp+sib.conllu --max-length 50 (the outputs of "
-            "'lpparse parse --max-length 50': --limit and --max-length select the gold sentences as there)"
-        ),
-    )
-    parser.add_argument("gold", type=Path, help="gold treebank (CoNLL-U or CoNLL-X)")
-    parser.add_argument("a", type=Path, help="output of system A, the baseline")
-    parser.add_argument("b", type=Path, help="output of system B")
-    parser.add_argument("--samples", type=positive_int, default=10_000, help="bootstrap resamples (default 10000)")
-    parser.add_argument(
-        "--level", type=ranged(float, 0.0, strict=True, high=0.999), default=0.95, help="interval level (default 0.95)"
-    )
-    parser.add_argument("--seed", type=int, default=0, help="random seed of the resamples (default 0)")
-    parser.add_argument("--punct", action="store_true", help="score punctuation tokens too")
-    add_selection_options(parser)  # the gold sentences that 'lpparse parse' was given
-    parser.set_defaults(func=run)
+    COMMAND.add_to(subparsers, run)
 
 
 def _aligned(gold: list[Sentence], system: list[Sentence], path: Path) -> list[Sentence]:

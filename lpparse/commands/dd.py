@@ -7,42 +7,43 @@ import argparse
 
 import numpy as np
 
-from lpparse.commands._common import add_scored_run_options, report_failures, scored_run
+from lpparse.commands._common import report_failures, scored_run, scored_run_options
 from lpparse.dd.core import STEP_RULES
 from lpparse.experiments.dd_table import bucket_table, dd_task, from_dict
 from lpparse.experiments.grandparent_tables import pooled_uas
 from lpparse.experiments.runner import Task, run_tasks
-from lpparse.options import positive_float, positive_int, ranged
+from lpparse.options import Command, Option, positive_float, positive_int, ranged
 from lpparse.table import markdown_table
+
+COMMAND = Command(
+    "dd",
+    help="dependency dual decomposition: certificates per sentence by iteration (Rush et al. 2010)",
+    description=(
+        "Runs dual decomposition between Chu-Liu-Edmonds and one grandparent head automaton per head "
+        "(Koo et al. 2010) on every selected sentence, with a trained grandparent model, a score file or "
+        "synthetic scores. Each sentence's record (certificate iteration, dual and primal traces, best "
+        "tree, and with --compare-lp the compact LP's value and time from HiGHS) is appended to a JSONL "
+        "file as soon as it is in, so a killed run started again with the same --out resumes. Prints the "
+        "percentage of sentences certified per iteration bucket (Rush et al. 2010 Table 1)."
+    ),
+    options=(
+        *scored_run_options("results JSONL (default: results/dd-TREEBANK.jsonl)"),
+        Option("--max-iter", type=positive_int, default=200, help="iteration limit K (default 200)"),
+        Option("--step", choices=STEP_RULES, default="tut", help="step-size rule (default tut: c/(t+1))"),
+        Option("--scale", type=positive_float, default=1.0, help="step-size scale c (default 1.0)"),
+        Option(
+            "--arc-share",
+            type=ranged(float, 0, high=1),
+            default=0.5,
+            help="share of each arc score given to the head automata (default 0.5; same LP, earlier agreement)",
+        ),
+        Option("--compare-lp", action="store_true", help="also solve each compact LP with HiGHS"),
+    ),
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "dd",
-        help="dependency dual decomposition: certificates per sentence by iteration (Rush et al. 2010)",
-        description=(
-            "Runs dual decomposition between Chu-Liu-Edmonds and one grandparent head automaton per head "
-            "(Koo et al. 2010) on every selected sentence, with a trained grandparent model, a score file or "
-            "synthetic scores. Each sentence's record (certificate iteration, dual and primal traces, best "
-            "tree, and with --compare-lp the compact LP's value and time from HiGHS) is appended to a JSONL "
-            "file as soon as it is in, so a killed run started again with the same --out resumes. Prints the "
-            "percentage of sentences certified per iteration bucket (Rush et al. 2010 Table 1)."
-        ),
-    )
-    add_scored_run_options(parser, "results JSONL (default: results/dd-TREEBANK.jsonl)")
-    parser.add_argument("--max-iter", type=positive_int, default=200, help="iteration limit K (default 200)")
-    parser.add_argument(
-        "--step", choices=STEP_RULES, default="tut", help="step-size rule (default tut: c/(t+1))"
-    )
-    parser.add_argument("--scale", type=positive_float, default=1.0, help="step-size scale c (default 1.0)")
-    parser.add_argument(
-        "--arc-share",
-        type=ranged(float, 0, high=1),
-        default=0.5,
-        help="share of each arc score given to the head automata (default 0.5; same LP, earlier agreement)",
-    )
-    parser.add_argument("--compare-lp", action="store_true", help="also solve each compact LP with HiGHS")
-    parser.set_defaults(func=run)
+    COMMAND.add_to(subparsers, run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,12 +12,12 @@ import numpy as np
 from numpy.typing import NDArray
 from tqdm import tqdm
 
-from lpparse.commands._common import add_noisy_treebank_options, noisy_treebank
+from lpparse.commands._common import noisy_treebank, noisy_treebank_options
 from lpparse.corpus import UAS, Sentence, sentence_uas
 from lpparse.experiments.grandparent_tables import EXPERIMENTS, ScoreSource, summarize
 from lpparse.experiments.runner import Task, run_tasks
 from lpparse.io import UsageError, output_path
-from lpparse.options import positive_int
+from lpparse.options import Command, Option, positive_int
 from lpparse.oracles import (
     arc_marginals,
     brute_force,
@@ -75,37 +75,42 @@ class _Tally:
     matches_cle: int = 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "demo",
-        help="the showcase: exact oracles, a grandparent model trained in seconds, PPC against brute force",
-        description=(
-            "Part 1 builds noisy-gold arc scores for each sentence of a treebank (gold arcs plus seeded "
-            "Gaussian noise), decodes with every first-order oracle (Chu-Liu-Edmonds, Eisner, brute force on "
-            "short sentences, MBR decoding from matrix-tree and inside-outside marginals) and prints UAS, mean "
-            "objective and time per sentence. Part 2 trains a small grandparent model (CLL with belief "
-            "propagation marginals) on the first sentences, reports held-out UAS, solves the grandparent LP "
-            "of every sentence by brute force and by parse-price-cut (Riedel et al. 2012, Table 1) and compares "
-            "the outer bounds (Table 2) on the shorter ones, then writes a report with plots to --out."
+COMMAND = Command(
+    "demo",
+    help="the showcase: exact oracles, a grandparent model trained in seconds, PPC against brute force",
+    description=(
+        "Part 1 builds noisy-gold arc scores for each sentence of a treebank (gold arcs plus seeded "
+        "Gaussian noise), decodes with every first-order oracle (Chu-Liu-Edmonds, Eisner, brute force on "
+        "short sentences, MBR decoding from matrix-tree and inside-outside marginals) and prints UAS, mean "
+        "objective and time per sentence. Part 2 trains a small grandparent model (CLL with belief "
+        "propagation marginals) on the first sentences, reports held-out UAS, solves the grandparent LP "
+        "of every sentence by brute force and by parse-price-cut (Riedel et al. 2012, Table 1) and compares "
+        "the outer bounds (Table 2) on the shorter ones, then writes a report with plots to --out."
+    ),
+    options=(
+        *noisy_treebank_options(),
+        Option("--out", type=Path, default=Path("lpparse-demo"), help="report folder (default lpparse-demo)"),
+        Option(
+            "--train",
+            type=positive_int,
+            default=35,
+            help="sentences to train the grandparent model on (default 35)",
         ),
-    )
-    add_noisy_treebank_options(parser)
-    parser.add_argument(
-        "--out", type=Path, default=Path("lpparse-demo"), help="report folder (default lpparse-demo)"
-    )
-    parser.add_argument(
-        "--train",
-        type=positive_int,
-        default=35,
-        help="sentences to train the grandparent model on (default 35)",
-    )
-    parser.add_argument("--epochs", type=positive_int, default=3, help="training epochs (default 3)")
-    parser.add_argument(
-        "--bounds-max-length", type=positive_int, default=15, help="Table 2 on sentences up to this length"
-    )
-    parser.add_argument("--oracles-only", action="store_true", help="stop after part 1")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
-    parser.set_defaults(func=run)
+        Option("--epochs", type=positive_int, default=3, help="training epochs (default 3)"),
+        Option(
+            "--bounds-max-length",
+            type=positive_int,
+            default=15,
+            help="Table 2 on sentences up to this length",
+        ),
+        Option("--oracles-only", action="store_true", help="stop after part 1"),
+        Option("--no-progress", action="store_true", help="hide the progress bars"),
+    ),
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    COMMAND.add_to(subparsers, run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import csv
 
-from lpparse.commands._common import add_scored_run_options, report_failures, scored_run
+from lpparse.commands._common import report_failures, scored_run, scored_run_options
 from lpparse.experiments.grandparent_tables import EXPERIMENTS, summarize
 from lpparse.experiments.runner import Task, run_tasks
 from lpparse.io import atomic_write
-from lpparse.options import positive_float
+from lpparse.options import Command, Option, positive_float
 from lpparse.table import markdown_table
 
 DESCRIPTIONS = {
@@ -26,26 +26,28 @@ DESCRIPTIONS = {
 }
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "experiment",
-        help="run the paper's experiments (Table 1: ppc, Table 2: bounds) on a treebank, every part family",
-        description=(
-            "Runs one experiment sentence by sentence. Each result is appended to a JSONL file as soon as it "
-            "is in, so a killed run started again with the same --out resumes where it stopped (the file's "
-            "header holds the settings; a run with other settings is refused, and sentences that failed or "
-            "hit the time limit are computed again). Prints and writes (next to the JSONL, as .md and .csv) "
-            "the paper's table overall, for sentences of 20+ tokens and by length bucket."
+COMMAND = Command(
+    "experiment",
+    help="run the paper's experiments (Table 1: ppc, Table 2: bounds) on a treebank, every part family",
+    description=(
+        "Runs one experiment sentence by sentence. Each result is appended to a JSONL file as soon as it "
+        "is in, so a killed run started again with the same --out resumes where it stopped (the file's "
+        "header holds the settings; a run with other settings is refused, and sentences that failed or "
+        "hit the time limit are computed again). Prints and writes (next to the JSONL, as .md and .csv) "
+        "the paper's table overall, for sentences of 20+ tokens and by length bucket."
+    ),
+    options=(
+        Option(
+            "name", choices=sorted(EXPERIMENTS), help="; ".join(f"{k}: {v}" for k, v in DESCRIPTIONS.items())
         ),
-    )
-    parser.add_argument(
-        "name", choices=sorted(EXPERIMENTS), help="; ".join(f"{k}: {v}" for k, v in DESCRIPTIONS.items())
-    )
-    add_scored_run_options(parser, "results JSONL (default: results/NAME-TREEBANK.jsonl)")
-    parser.add_argument(
-        "--time-limit", type=positive_float, default=None, help="seconds per LP run (default: none)"
-    )
-    parser.set_defaults(func=run)
+        *scored_run_options("results JSONL (default: results/NAME-TREEBANK.jsonl)"),
+        Option("--time-limit", type=positive_float, default=None, help="seconds per LP run (default: none)"),
+    ),
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    COMMAND.add_to(subparsers, run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,13 +11,16 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from lpparse.commands._common import SCORES_HELP, add_selection_options
+from lpparse.commands._common import SCORES_HELP, SELECTION_OPTIONS
 from lpparse.io import UsageError, atomic_write, output_dir, output_path, readable_file
 from lpparse.options import (
-    add_pruning_options,
-    add_root_options,
+    ROOT_OPTIONS,
+    Command,
+    OneOf,
+    Option,
     positive_float,
     positive_int,
+    pruning_group,
     pruning_options,
     resolve_single_root,
 )
@@ -29,99 +32,110 @@ DISAGREEMENT = 3
 PAGE_MODULE = "lpparse.inspect.page"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "inspect",
-        help="see inside a sentence's LP relaxations: bounds, fractional parts, binding rows, a cut, a generic "
-        "MIP solver's verdict",
-        description=(
-            "For each sentence and relaxation: the certified LP optimum of every candidate part (brute force), "
-            "whether it is integral, its fractional arcs and parts, the rows binding at the optimum with their "
-            "duals, the gap to the best tree (exact decoding, with a proof), a valid row that cuts the "
-            "fractional point off (lpparse's own rows, else HiGHS's root cuts) and the bound after it, and the "
-            "same program solved as a MIP by HiGHS (highspy) and by a Pyomo solver. Relaxations are named "
-            "FAMILY:PRESET (grandparent:all|martins|onegp, sibling:martins|all|triangles), base:BASE "
-            "(single-flow, multi-flow, cycle-cuts) and cuts (exact decoding's cuts), joined by '+'. Exit "
-            f"status {DISAGREEMENT} when a MIP disagrees with the proved tree or the bounds break their order."
+COMMAND = Command(
+    "inspect",
+    help="see inside a sentence's LP relaxations: bounds, fractional parts, binding rows, a cut, a generic "
+    "MIP solver's verdict",
+    description=(
+        "For each sentence and relaxation: the certified LP optimum of every candidate part (brute force), "
+        "whether it is integral, its fractional arcs and parts, the rows binding at the optimum with their "
+        "duals, the gap to the best tree (exact decoding, with a proof), a valid row that cuts the "
+        "fractional point off (lpparse's own rows, else HiGHS's root cuts) and the bound after it, and the "
+        "same program solved as a MIP by HiGHS (highspy) and by a Pyomo solver. Relaxations are named "
+        "FAMILY:PRESET (grandparent:all|martins|onegp, sibling:martins|all|triangles), base:BASE "
+        "(single-flow, multi-flow, cycle-cuts) and cuts (exact decoding's cuts), joined by '+'. Exit "
+        f"status {DISAGREEMENT} when a MIP disagrees with the proved tree or the bounds break their order."
+    ),
+    epilog="Example: lpparse inspect --model gp.npz --treebank dev.conllu --sentence 12 --json out.jsonl",
+    options=(
+        OneOf(
+            (
+                Option("--model", type=Path, help="model file written by 'lpparse train' (second order)"),
+                Option("--scores", type=Path, metavar="FILE", help=SCORES_HELP),
+            ),
+            required=True,
         ),
-        epilog="Example: lpparse inspect --model gp.npz --treebank dev.conllu --sentence 12 --json out.jsonl",
-    )
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--model", type=Path, help="model file written by 'lpparse train' (second order)")
-    source.add_argument("--scores", type=Path, metavar="FILE", help=SCORES_HELP)
-    parser.add_argument("--treebank", type=Path, required=True, help="treebank (CoNLL-U or CoNLL-X)")
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument(
-        "--sentence",
-        action="append",
-        metavar="ID",
-        help="a sentence by sent_id or 1-based position (repeatable)",
-    )
-    which.add_argument(
-        "--fractional",
-        type=positive_int,
-        metavar="N",
-        help="the N sentences whose first relaxation has the largest gap to the best tree (among --limit and "
-        "--max-length)",
-    )
-    parser.add_argument(
-        "--relaxations",
-        nargs="+",
-        metavar="NAME",
-        default=None,
-        help="relaxations to compare (default: the families' own presets, each family's other presets, and "
-        "exact decoding's cuts), e.g. grandparent:all grandparent:martins base:multi-flow",
-    )
-    parser.add_argument(
-        "--mip-time-limit",
-        type=positive_float,
-        default=60.0,
-        metavar="S",
-        help="seconds per MIP solve (default 60)",
-    )
-    parser.add_argument(
-        "--pyomo-solver",
-        default="appsi_highs",
-        metavar="NAME",
-        help="the Pyomo solver of the MIP check (default appsi_highs; any name Pyomo knows; 'none': no Pyomo run)",
-    )
-    parser.add_argument(
-        "--pyomo-every",
-        action="store_true",
-        help="the Pyomo MIP on every relaxation (default: the first only)",
-    )
-    parser.add_argument("--no-mip", action="store_true", help="no MIP solves (and no HiGHS root cuts)")
-    parser.add_argument(
-        "--exact-time-limit",
-        type=positive_float,
-        default=None,
-        metavar="S",
-        help="seconds for exact decoding",
-    )
-    parser.add_argument(
-        "--lp-solver",
-        choices=("simplex", "ipm"),
-        default="simplex",
-        help="HiGHS's method for the relaxations' LPs (default simplex; ipm: interior point and crossover, "
-        "faster on the degenerate LPs of loose presets such as grandparent:martins)",
-    )
-    parser.add_argument(
-        "--write-lp", type=Path, metavar="DIR", help="write each relaxation's program as .mps and .lp"
-    )
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write one JSON line per sentence")
-    parser.add_argument("--html", type=Path, metavar="DIR", help="write a page per sentence and an index")
-    add_pruning_options(
-        parser,
-        "The LPs, MIPs and exact decoding then see the kept arcs only.",
-        "model whose arc scores give the posteriors (default: the pruner a model was trained with, inside its "
-        "file, else the model's or score file's own arc scores); a model trained over pruned arcs is inspected "
-        "over the arcs it was trained on unless told otherwise, as parse decodes it",
-        as_trained=True,
-    )
-    add_selection_options(parser)
-    add_root_options(parser)
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    parser.set_defaults(func=run)
+        Option("--treebank", type=Path, required=True, help="treebank (CoNLL-U or CoNLL-X)"),
+        OneOf(
+            (
+                Option(
+                    "--sentence",
+                    action="append",
+                    metavar="ID",
+                    help="a sentence by sent_id or 1-based position (repeatable)",
+                ),
+                Option(
+                    "--fractional",
+                    type=positive_int,
+                    metavar="N",
+                    help="the N sentences whose first relaxation has the largest gap to the best tree (among --limit and "
+                    "--max-length)",
+                ),
+            ),
+            required=True,
+        ),
+        Option(
+            "--relaxations",
+            nargs="+",
+            metavar="NAME",
+            default=None,
+            help="relaxations to compare (default: the families' own presets, each family's other presets, and "
+            "exact decoding's cuts), e.g. grandparent:all grandparent:martins base:multi-flow",
+        ),
+        Option(
+            "--mip-time-limit",
+            type=positive_float,
+            default=60.0,
+            metavar="S",
+            help="seconds per MIP solve (default 60)",
+        ),
+        Option(
+            "--pyomo-solver",
+            default="appsi_highs",
+            metavar="NAME",
+            help="the Pyomo solver of the MIP check (default appsi_highs; any name Pyomo knows; 'none': no Pyomo run)",
+        ),
+        Option(
+            "--pyomo-every",
+            action="store_true",
+            help="the Pyomo MIP on every relaxation (default: the first only)",
+        ),
+        Option("--no-mip", action="store_true", help="no MIP solves (and no HiGHS root cuts)"),
+        Option(
+            "--exact-time-limit",
+            type=positive_float,
+            default=None,
+            metavar="S",
+            help="seconds for exact decoding",
+        ),
+        Option(
+            "--lp-solver",
+            choices=("simplex", "ipm"),
+            default="simplex",
+            help="HiGHS's method for the relaxations' LPs (default simplex; ipm: interior point and crossover, "
+            "faster on the degenerate LPs of loose presets such as grandparent:martins)",
+        ),
+        Option(
+            "--write-lp", type=Path, metavar="DIR", help="write each relaxation's program as .mps and .lp"
+        ),
+        Option("--json", type=Path, metavar="FILE", help="write one JSON line per sentence"),
+        Option("--html", type=Path, metavar="DIR", help="write a page per sentence and an index"),
+        pruning_group(
+            "The LPs, MIPs and exact decoding then see the kept arcs only.",
+            "model whose arc scores give the posteriors (default: the pruner a model was trained with, inside its "
+            "file, else the model's or score file's own arc scores); a model trained over pruned arcs is inspected "
+            "over the arcs it was trained on unless told otherwise, as parse decodes it",
+            as_trained=True,
+        ),
+        *SELECTION_OPTIONS,
+        *ROOT_OPTIONS,
+        Option("--no-progress", action="store_true", help="hide the progress bar"),
+    ),
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    COMMAND.add_to(subparsers, run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -168,9 +182,7 @@ def run(args: argparse.Namespace) -> int:
     options = InspectOptions(
         exact_time_limit=args.exact_time_limit, write_lp=write_lp, lp_solver=args.lp_solver
     )
-    inspector = TreebankInspector(
-        source, sentences, single_root, pruning, pruner, relaxations, mip, options
-    )
+    inspector = TreebankInspector(source, sentences, single_root, pruning, pruner, relaxations, mip, options)
     if args.sentence:
         positions = find_sentences(sentences, args.sentence, args.treebank)
     else:

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 from tqdm import tqdm
 
-from lpparse.commands._common import SCORES_HELP, add_selection_options, scored_selection, selected_sentences
+from lpparse.commands._common import SCORES_HELP, SELECTION_OPTIONS, scored_selection, selected_sentences
 from lpparse.corpus import Sentence, corpus_uas, read_text, write_treebank
 from lpparse.decoder import DecodeResult
 from lpparse.decoding import decode, decoder_names, get_decoder
@@ -26,10 +26,13 @@ from lpparse.exact.search import BRANCHING
 from lpparse.families.grandparent.rows import BASES, SEPARATED_BASES
 from lpparse.io import DataError, UsageError, atomic_write, output_path, readable_file
 from lpparse.options import (
-    add_pruning_options,
-    add_root_options,
+    ROOT_OPTIONS,
+    Command,
+    OneOf,
+    Option,
     positive_float,
     positive_int,
+    pruning_group,
     pruning_options,
     resolve_single_root,
 )
@@ -54,163 +57,177 @@ from lpparse.workers import SCHEDULER_NOTE, check_scheduler, chunk_size, ordered
 ANYTIME = ("exact",)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "parse",
-        help="parse a treebank with a trained model (lpparse train) or a score file, and write CoNLL",
-        description=(
-            "Scores every sentence with the model (or reads its scores from --scores) and decodes it with a "
-            "registered decoder. Writes the treebank back with predicted heads and labels (DEPREL: each arc's "
-            "best label by the model's label model or the score file's label scores, 'root' exactly on the "
-            "tokens attached to 0; every other column kept) and prints UAS and LAS against the input's "
-            f"heads. Decoders: {', '.join(decoder_names())} (second-order decoders need a grandparent model "
-            "or grandparent scores; bf, auto, bp, ppc and exact also use sibling parts: of a model trained with "
-            "--siblings, or of the score file, unless --no-siblings)."
+COMMAND = Command(
+    "parse",
+    help="parse a treebank with a trained model (lpparse train) or a score file, and write CoNLL",
+    description=(
+        "Scores every sentence with the model (or reads its scores from --scores) and decodes it with a "
+        "registered decoder. Writes the treebank back with predicted heads and labels (DEPREL: each arc's "
+        "best label by the model's label model or the score file's label scores, 'root' exactly on the "
+        "tokens attached to 0; every other column kept) and prints UAS and LAS against the input's "
+        f"heads. Decoders: {', '.join(decoder_names())} (second-order decoders need a grandparent model "
+        "or grandparent scores; bf, auto, bp, ppc and exact also use sibling parts: of a model trained with "
+        "--siblings, or of the score file, unless --no-siblings)."
+    ),
+    epilog="Example: lpparse parse --model gp.npz --treebank dev.conllu --out pred.conllu --decoder gp-eisner",
+    options=(
+        OneOf(
+            (
+                Option("--model", type=Path, help="model file written by 'lpparse train'"),
+                Option("--scores", type=Path, metavar="FILE", help=SCORES_HELP),
+            ),
+            required=True,
         ),
-        epilog="Example: lpparse parse --model gp.npz --treebank dev.conllu --out pred.conllu --decoder gp-eisner",
-    )
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--model", type=Path, help="model file written by 'lpparse train'")
-    source.add_argument("--scores", type=Path, metavar="FILE", help=SCORES_HELP)
-    given = parser.add_mutually_exclusive_group(required=True)
-    given.add_argument("--treebank", type=Path, help="input treebank (CoNLL-U or CoNLL-X)")
-    given.add_argument(
-        "--text",
-        type=Path,
-        metavar="FILE",
-        help="pre-tokenized text instead ('-': standard input): one sentence a line, tokens separated by "
-        "spaces; written out as CoNLL-U with FORM, HEAD and DEPREL. A model whose features read tags (UPOS, "
-        "XPOS: every model trained on a treebank's tags) needs tagged CoNLL-U instead (--treebank), as "
-        "lpparse has no tagger: it is refused",
-    )
-    parser.add_argument(
-        "--out", type=Path, default=None, help="output file ('-': standard output, the summary then on standard "
-        "error; omit to only print UAS)"
-    )
-    parser.add_argument(
-        "--decoder",
-        default=None,
-        help="decoder name (default: bp for models with siblings, gp-eisner for grandparent, cle for "
-        "first-order models); exact proves its tree optimal, separating cuts the LP decoders leave out "
-        "(GPChain over grandparent triples, triangles and GPSibArc over siblings, GSibGP over grand-siblings)",
-    )
-    parser.add_argument(
-        "--bp-iters",
-        type=positive_int,
-        default=None,
-        metavar="K",
-        help="bp decoder: BP iterations (default: those the model was trained with, else 4)",
-    )
-    parser.add_argument(
-        "--preset",
-        choices=("martins", "onegp", "all"),
-        default=None,
-        help="ppc, bf, auto and exact decoders: grandparent constraint families (default all)",
-    )
-    parser.add_argument(
-        "--sibling-preset",
-        choices=("martins", "all", "triangles"),
-        default=None,
-        help="ppc, bf, auto and exact decoders on a model with siblings: sibling constraint families (default "
-        "martins: ArcSib, SibArc; all adds SibClique; triangles adds the SibTriangle cuts, separated, which exact "
-        "decoding adds to any preset)",
-    )
-    parser.add_argument(
-        "--no-siblings",
-        action="store_true",
-        help="decode without the sibling parts of a model or score file that has them (grandparent and arc "
-        "parts only)",
-    )
-    parser.add_argument(
-        "--bounds",
-        choices=PARSE_BOUNDS,
-        default=None,
-        help="ppc, auto and exact decoders: factorized triple bounds from the sentence's own values or the "
-        "model's offline tables (Riedel, Smith & McCallum 2012 eq. 13); default auto: the offline tables over "
-        "pruned arcs, the sentence's values otherwise",
-    )
-    parser.add_argument(
-        "--no-climb",
-        action="store_true",
-        help="ppc, bf and auto decoders: return a fractional LP's rounded tree as it is (default: it climbs "
-        "along the head changes the LP point weighs while its score rises, "
-        "lpparse.exact.heuristics.improve_along_lp)",
-    )
-    parser.add_argument(
-        "--eager-rows",
-        action="store_true",
-        help="ppc, auto and exact decoders: add a part's ArcGP or ArcSib row with its column, as Riedel, Smith "
-        "& McCallum (2012) §4 (default: only once the LP violates it, row generation; the same LP, faster)",
-    )
-    add_pruning_options(
-        parser,
-        "Second-order decoders then see far fewer parts; LP decoders stay exact and certified for the pruned "
-        "problem. The summary reports the share of gold arcs that survived.",
-        "model whose arc scores give the posteriors, typically a first-order one (default: the pruner a model "
-        "was trained with, inside its file, else the decoded model's or score file's own arc scores). A model "
-        "trained over pruned arcs decodes over the arcs its pruner keeps at its training threshold unless "
-        "told otherwise",
-        as_trained=True,
-    )
-    add_selection_options(parser)
-    add_root_options(parser)
-    parser.add_argument(
-        "--time-limit",
-        type=positive_float,
-        default=None,
-        help="seconds per sentence; a sentence over it (or out of memory) is reported and left out of --out",
-    )
-    parser.add_argument(
-        "--k-best",
-        type=positive_int,
-        default=None,
-        metavar="K",
-        help="exact decoder: the K best trees of each sentence, each proved (Murty's partition); --out then "
-        "holds K copies of each sentence, best first, each after the comments '# k_best_rank = r' and "
-        "'# k_best_score = s' (UAS and the summary use the best tree)",
-    )
-    parser.add_argument(
-        "--branching",
-        choices=BRANCHING,
-        default=None,
-        help="exact decoder: the branching rule (pseudocost: reliability branching, which probes candidate "
-        "arcs on each node's LP: fewer nodes on hard sentences and random scores, slower on sentences that "
-        "close in a few nodes; arc: the most fractional arc; default auto: pseudocost with grandparent and "
-        "sibling parts, arc with consecutive siblings or third-order parts; "
-        "benchmarks/results/exact_branching_rules.md)",
-    )
-    parser.add_argument(
-        "--base",
-        choices=(*BASES, *SEPARATED_BASES),
-        default=None,
-        help="ppc, bf, auto and exact decoders: the arborescence polytope the LPs sit on (default single-flow "
-        "for ppc, bf and auto, the paper's; cycle-cuts for exact: NoCycle rows separated by max-flow, the "
-        "arborescence polytope without flow columns, as multi-flow's; benchmarks/results/exact_base.md)",
-    )
-    parser.add_argument(
-        "--proof",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="exact decoder: write each sentence's proof of optimality as one JSON line (sent_id, heads, the "
-        "search's nodes with their duals; with --k-best, the K trees and Murty's partition with each "
-        "subproblem's proof); 'lpparse check-proof FILE' re-checks them from the scores",
-    )
-    parser.add_argument(
-        "--workers",
-        type=positive_int,
-        default=1,
-        help="local worker processes (default 1; never more than the sentences or the cores available); the "
-        "output is the same as with one, in the input's order",
-    )
-    parser.add_argument(
-        "--scheduler",
-        default=None,
-        help="address of a Dask scheduler (e.g. tcp://host:8786) whose workers parse instead; the workers must "
-        f"reach the model or score file at the same path; {SCHEDULER_NOTE}",
-    )
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    parser.set_defaults(func=run)
+        OneOf(
+            (
+                Option("--treebank", type=Path, help="input treebank (CoNLL-U or CoNLL-X)"),
+                Option(
+                    "--text",
+                    type=Path,
+                    metavar="FILE",
+                    help="pre-tokenized text instead ('-': standard input): one sentence a line, tokens separated by "
+                    "spaces; written out as CoNLL-U with FORM, HEAD and DEPREL. A model whose features read tags (UPOS, "
+                    "XPOS: every model trained on a treebank's tags) needs tagged CoNLL-U instead (--treebank), as "
+                    "lpparse has no tagger: it is refused",
+                ),
+            ),
+            required=True,
+        ),
+        Option(
+            "--out",
+            type=Path,
+            default=None,
+            help="output file ('-': standard output, the summary then on standard "
+            "error; omit to only print UAS)",
+        ),
+        Option(
+            "--decoder",
+            default=None,
+            help="decoder name (default: bp for models with siblings, gp-eisner for grandparent, cle for "
+            "first-order models); exact proves its tree optimal, separating cuts the LP decoders leave out "
+            "(GPChain over grandparent triples, triangles and GPSibArc over siblings, GSibGP over grand-siblings)",
+        ),
+        Option(
+            "--bp-iters",
+            type=positive_int,
+            default=None,
+            metavar="K",
+            help="bp decoder: BP iterations (default: those the model was trained with, else 4)",
+        ),
+        Option(
+            "--preset",
+            choices=("martins", "onegp", "all"),
+            default=None,
+            help="ppc, bf, auto and exact decoders: grandparent constraint families (default all)",
+        ),
+        Option(
+            "--sibling-preset",
+            choices=("martins", "all", "triangles"),
+            default=None,
+            help="ppc, bf, auto and exact decoders on a model with siblings: sibling constraint families (default "
+            "martins: ArcSib, SibArc; all adds SibClique; triangles adds the SibTriangle cuts, separated, which exact "
+            "decoding adds to any preset)",
+        ),
+        Option(
+            "--no-siblings",
+            action="store_true",
+            help="decode without the sibling parts of a model or score file that has them (grandparent and arc "
+            "parts only)",
+        ),
+        Option(
+            "--bounds",
+            choices=PARSE_BOUNDS,
+            default=None,
+            help="ppc, auto and exact decoders: factorized triple bounds from the sentence's own values or the "
+            "model's offline tables (Riedel, Smith & McCallum 2012 eq. 13); default auto: the offline tables over "
+            "pruned arcs, the sentence's values otherwise",
+        ),
+        Option(
+            "--no-climb",
+            action="store_true",
+            help="ppc, bf and auto decoders: return a fractional LP's rounded tree as it is (default: it climbs "
+            "along the head changes the LP point weighs while its score rises, "
+            "lpparse.exact.heuristics.improve_along_lp)",
+        ),
+        Option(
+            "--eager-rows",
+            action="store_true",
+            help="ppc, auto and exact decoders: add a part's ArcGP or ArcSib row with its column, as Riedel, Smith "
+            "& McCallum (2012) §4 (default: only once the LP violates it, row generation; the same LP, faster)",
+        ),
+        pruning_group(
+            "Second-order decoders then see far fewer parts; LP decoders stay exact and certified for the pruned "
+            "problem. The summary reports the share of gold arcs that survived.",
+            "model whose arc scores give the posteriors, typically a first-order one (default: the pruner a model "
+            "was trained with, inside its file, else the decoded model's or score file's own arc scores). A model "
+            "trained over pruned arcs decodes over the arcs its pruner keeps at its training threshold unless "
+            "told otherwise",
+            as_trained=True,
+        ),
+        *SELECTION_OPTIONS,
+        *ROOT_OPTIONS,
+        Option(
+            "--time-limit",
+            type=positive_float,
+            default=None,
+            help="seconds per sentence; a sentence over it (or out of memory) is reported and left out of --out",
+        ),
+        Option(
+            "--k-best",
+            type=positive_int,
+            default=None,
+            metavar="K",
+            help="exact decoder: the K best trees of each sentence, each proved (Murty's partition); --out then "
+            "holds K copies of each sentence, best first, each after the comments '# k_best_rank = r' and "
+            "'# k_best_score = s' (UAS and the summary use the best tree)",
+        ),
+        Option(
+            "--branching",
+            choices=BRANCHING,
+            default=None,
+            help="exact decoder: the branching rule (pseudocost: reliability branching, which probes candidate "
+            "arcs on each node's LP: fewer nodes on hard sentences and random scores, slower on sentences that "
+            "close in a few nodes; arc: the most fractional arc; default auto: pseudocost with grandparent and "
+            "sibling parts, arc with consecutive siblings or third-order parts; "
+            "benchmarks/results/exact_branching_rules.md)",
+        ),
+        Option(
+            "--base",
+            choices=(*BASES, *SEPARATED_BASES),
+            default=None,
+            help="ppc, bf, auto and exact decoders: the arborescence polytope the LPs sit on (default single-flow "
+            "for ppc, bf and auto, the paper's; cycle-cuts for exact: NoCycle rows separated by max-flow, the "
+            "arborescence polytope without flow columns, as multi-flow's; benchmarks/results/exact_base.md)",
+        ),
+        Option(
+            "--proof",
+            type=Path,
+            default=None,
+            metavar="FILE",
+            help="exact decoder: write each sentence's proof of optimality as one JSON line (sent_id, heads, the "
+            "search's nodes with their duals; with --k-best, the K trees and Murty's partition with each "
+            "subproblem's proof); 'lpparse check-proof FILE' re-checks them from the scores",
+        ),
+        Option(
+            "--workers",
+            type=positive_int,
+            default=1,
+            help="local worker processes (default 1; never more than the sentences or the cores available); the "
+            "output is the same as with one, in the input's order",
+        ),
+        Option(
+            "--scheduler",
+            default=None,
+            help="address of a Dask scheduler (e.g. tcp://host:8786) whose workers parse instead; the workers must "
+            f"reach the model or score file at the same path; {SCHEDULER_NOTE}",
+        ),
+        Option("--no-progress", action="store_true", help="hide the progress bar"),
+    ),
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    COMMAND.add_to(subparsers, run)
 
 
 def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tuple[str, dict[str, object]]:
@@ -365,7 +382,13 @@ def _parse_one(payload: tuple[_Job, int, Sentence]) -> tuple[DecodeResult | None
     try:
         with time_limit(limit):
             result = _decode(
-                source, position, sentence, job.decoder, job.single_root, job.siblings, pruner,  # type: ignore[arg-type]
+                source,
+                position,
+                sentence,
+                job.decoder,
+                job.single_root,
+                job.siblings,
+                pruner,  # type: ignore[arg-type]
                 **job.options,
             )
     except (TimeLimitExceeded, MemoryError, NoTreeError) as err:  # no tree: pruned parts leave none
@@ -399,7 +422,14 @@ def _decoded(
     payloads = [(job, position, sentence) for position, sentence in zip(positions, sentences)]
     chunk = chunk_size(len(payloads), args.workers)
     done = ordered_map(_parse_one, payloads, args.workers, scheduler=args.scheduler, chunk=chunk)
-    bar = tqdm(done, total=len(payloads), desc=f"parsing ({decoder})", unit="sent", disable=args.no_progress, leave=False)
+    bar = tqdm(
+        done,
+        total=len(payloads),
+        desc=f"parsing ({decoder})",
+        unit="sent",
+        disable=args.no_progress,
+        leave=False,
+    )
     for sentence, (result, failure) in zip(sentences, bar):
         if result is None:
             where = f"{sentence.source}:{sentence.line}: sentence {sentence.sent_id} ({sentence.n} tokens)"
@@ -495,7 +525,9 @@ def pruning_summary(sentences: list[Sentence], results: list[DecodeResult]) -> s
 def run(args: argparse.Namespace) -> int:
     if args.text is not None:
         if args.scores:
-            raise UsageError("--text: a score file holds the scores of a treebank's sentences; give --treebank")
+            raise UsageError(
+                "--text: a score file holds the scores of a treebank's sentences; give --treebank"
+            )
         treebank = args.text if str(args.text) == "-" else readable_file(args.text, "--text file")
     else:
         treebank = readable_file(args.treebank, "treebank")
@@ -536,7 +568,9 @@ def run(args: argparse.Namespace) -> int:
     if not gold:
         scored = "no gold trees to score"
     else:
-        scored = f"UAS {100 * uas.uas:.2f}%" + (f" (the {gold} with gold trees)" if gold < len(parsed) else "")
+        scored = f"UAS {100 * uas.uas:.2f}%" + (
+            f" (the {gold} with gold trees)" if gold < len(parsed) else ""
+        )
         if uas.total_no_punct:
             scored += f", UAS no punct {100 * uas.uas_no_punct:.2f}%"
         if uas.labelled and any(s.labelled for s in parsed):

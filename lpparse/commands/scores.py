@@ -13,43 +13,50 @@ from lpparse.corpus import Sentence, read_treebank
 from lpparse.decoder import dense_sibling_scores, dense_triple_scores
 from lpparse.families.consecutive.rows import candidate_csibs
 from lpparse.io import UsageError, file_digest, output_path, readable_file
-from lpparse.options import positive_int
+from lpparse.options import Command, Option, positive_int
 from lpparse.scores import SentenceScores, save_scores
 from lpparse.scoring import Model
 from lpparse.trees import allowed_arcs
 from lpparse.workers import SCHEDULER_NOTE, check_scheduler, ordered_map
 
+COMMAND = Command("scores", help="score files: write a trained model's scores (export)", options=())
+EXPORT = Command(
+    "export",
+    help="write a model's arc, grandparent, sibling and consecutive-sibling scores for a treebank as a "
+    "score file",
+    description=(
+        "Scores every sentence of the treebank with the model and writes a score file (one entry per "
+        "sentence, in order): arc scores, and the score of every grandparent triple, sibling part and "
+        "consecutive-sibling window when the model has them (dense cubes). 'parse', 'solve', 'experiment' "
+        "and 'dd' read it with --scores."
+    ),
+    epilog="Example: lpparse scores export --model gp.npz --treebank dev.conllu --out dev-scores.npz",
+    options=(
+        Option("--model", type=Path, required=True, help="model file written by 'lpparse train'"),
+        Option("--treebank", type=Path, required=True, help="CoNLL-U or CoNLL-X file"),
+        Option("--out", type=Path, required=True, help="score file to write (.npz)"),
+        Option(
+            "--workers",
+            type=positive_int,
+            default=1,
+            help="local worker processes that score sentences (default 1; never more than the cores); the file "
+            "is the same, and at most a few sentences per worker wait in memory",
+        ),
+        Option(
+            "--scheduler",
+            default=None,
+            help=f"address of a Dask scheduler whose workers score instead ({SCHEDULER_NOTE})",
+        ),
+        Option("--no-progress", action="store_true", help="hide the progress bar"),
+        Option("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS),
+    ),
+)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("scores", help="score files: write a trained model's scores (export)")
+    parser = subparsers.add_parser(COMMAND.name, help=COMMAND.help)
     actions = parser.add_subparsers(title="actions", dest="action", metavar="ACTION", required=True)
-    export = actions.add_parser(
-        "export",
-        help="write a model's arc, grandparent, sibling and consecutive-sibling scores for a treebank as a "
-        "score file",
-        description=(
-            "Scores every sentence of the treebank with the model and writes a score file (one entry per "
-            "sentence, in order): arc scores, and the score of every grandparent triple, sibling part and "
-            "consecutive-sibling window when the model has them (dense cubes). 'parse', 'solve', 'experiment' "
-            "and 'dd' read it with --scores."
-        ),
-        epilog="Example: lpparse scores export --model gp.npz --treebank dev.conllu --out dev-scores.npz",
-    )
-    export.add_argument("--model", type=Path, required=True, help="model file written by 'lpparse train'")
-    export.add_argument("--treebank", type=Path, required=True, help="CoNLL-U or CoNLL-X file")
-    export.add_argument("--out", type=Path, required=True, help="score file to write (.npz)")
-    export.add_argument(
-        "--workers",
-        type=positive_int,
-        default=1,
-        help="local worker processes that score sentences (default 1; never more than the cores); the file is "
-        "the same, and at most a few sentences per worker wait in memory",
-    )
-    scheduler = f"address of a Dask scheduler whose workers score instead ({SCHEDULER_NOTE})"
-    export.add_argument("--scheduler", default=None, help=scheduler)
-    export.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    export.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    export.set_defaults(func=run_export)
+    EXPORT.add_to(actions, run_export)
 
 
 def model_scores(model: Model, sentence: Sentence) -> SentenceScores:
@@ -96,10 +103,14 @@ def run_export(args: argparse.Namespace) -> int:
     payloads = [(str(model_path.resolve()), s) for s in sentences]
     window = max(4, 2 * args.workers)
     scored = ordered_map(_score_one, payloads, args.workers, window=window, scheduler=args.scheduler)
-    bar = tqdm(scored, total=len(sentences), desc="scoring", unit="sent", disable=args.no_progress, leave=False)
+    bar = tqdm(
+        scored, total=len(sentences), desc="scoring", unit="sent", disable=args.no_progress, leave=False
+    )
     source = {"model": model_path.name, "model_sha256": file_digest(model_path), "treebank": treebank.name}
     if model.training.get("decoder_options"):  # parse --scores decodes as parse --model does
-        source.update(decoder=model.training.get("decoder"), decoder_options=model.training["decoder_options"])
+        source.update(
+            decoder=model.training.get("decoder"), decoder_options=model.training["decoder_options"]
+        )
     labels = None if model.labels is None else (model.labels.names, model.labels.root_label)
     save_scores(out, bar, source, labels)
     parts = ["arcs"] + ["grandparent"] * (model.order == 2) + ["sibling"] * bool(model.siblings)

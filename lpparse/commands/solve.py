@@ -7,57 +7,17 @@ from pathlib import Path
 
 from lpparse.commands._common import (
     SCORES_HELP,
-    add_noisy_treebank_options,
     noisy_treebank,
+    noisy_treebank_options,
     score_file_treebank,
 )
 from lpparse.formulations.arborescence import FORMULATIONS, solve_arborescence
 from lpparse.io import atomic_path, output_path
 from lpparse.lp.views import VIEWS, make_model
-from lpparse.options import positive_float
+from lpparse.options import Command, Option, positive_float
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.table import markdown_table
 from lpparse.trees import tree_score
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "solve",
-        help="solve an arborescence LP/ILP per sentence and check it against Chu-Liu-Edmonds",
-        description=(
-            "Scores every sentence of a treebank (gold arcs plus seeded Gaussian noise, or the arc scores of "
-            "--scores), builds the chosen "
-            "arborescence formulation (single-commodity flow of Riedel, Smith & McCallum 2012 §3.1, exact "
-            "multi-commodity flow, or Riedel & Clarke 2006 cycle cuts by row generation), solves its LP "
-            "relaxation (or the ILP with --ilp) in the HiGHS or Pyomo view, and reports per sentence and in "
-            "total: value, integrality, lpparse's own optimality certificate, and agreement with the "
-            "Chu-Liu-Edmonds optimum."
-        ),
-    )
-    add_noisy_treebank_options(parser, noise=1.0)
-    parser.add_argument(
-        "--scores", type=Path, metavar="FILE", help=f"{SCORES_HELP}; replaces --noise and --seed"
-    )
-    parser.add_argument(
-        "--formulation", choices=sorted(FORMULATIONS), default="single-flow", help="default single-flow"
-    )
-    parser.add_argument(
-        "--ilp", action="store_true", help="solve the integer program instead of the LP relaxation"
-    )
-    parser.add_argument(
-        "--view", choices=VIEWS, default="highs", help="highs (highspy, fast) or pyomo (appsi_highs)"
-    )
-    parser.add_argument("--time-limit", type=positive_float, default=None, help="seconds per solve")
-    parser.add_argument(
-        "--write-lp",
-        type=model_file,
-        default=None,
-        metavar="FILE",
-        help="write the first sentence's model, by extension in LP (.lp) or MPS (.mps) format, with symbolic "
-        "names (cycle-cuts: without cuts)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="print only the totals")
-    parser.set_defaults(func=run)
 
 
 def model_file(text: str) -> Path:
@@ -66,6 +26,44 @@ def model_file(text: str) -> Path:
     if path.suffix.lower() not in (".lp", ".mps"):
         raise argparse.ArgumentTypeError(f"{text}: the file name must end in .lp or .mps")
     return path
+
+
+COMMAND = Command(
+    "solve",
+    help="solve an arborescence LP/ILP per sentence and check it against Chu-Liu-Edmonds",
+    description=(
+        "Scores every sentence of a treebank (gold arcs plus seeded Gaussian noise, or the arc scores of "
+        "--scores), builds the chosen "
+        "arborescence formulation (single-commodity flow of Riedel, Smith & McCallum 2012 §3.1, exact "
+        "multi-commodity flow, or Riedel & Clarke 2006 cycle cuts by row generation), solves its LP "
+        "relaxation (or the ILP with --ilp) in the HiGHS or Pyomo view, and reports per sentence and in "
+        "total: value, integrality, lpparse's own optimality certificate, and agreement with the "
+        "Chu-Liu-Edmonds optimum."
+    ),
+    options=(
+        *noisy_treebank_options(noise=1.0),
+        Option("--scores", type=Path, metavar="FILE", help=f"{SCORES_HELP}; replaces --noise and --seed"),
+        Option(
+            "--formulation", choices=sorted(FORMULATIONS), default="single-flow", help="default single-flow"
+        ),
+        Option("--ilp", action="store_true", help="solve the integer program instead of the LP relaxation"),
+        Option("--view", choices=VIEWS, default="highs", help="highs (highspy, fast) or pyomo (appsi_highs)"),
+        Option("--time-limit", type=positive_float, default=None, help="seconds per solve"),
+        Option(
+            "--write-lp",
+            type=model_file,
+            default=None,
+            metavar="FILE",
+            help="write the first sentence's model, by extension in LP (.lp) or MPS (.mps) format, with symbolic "
+            "names (cycle-cuts: without cuts)",
+        ),
+        Option("--quiet", action="store_true", help="print only the totals"),
+    ),
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    COMMAND.add_to(subparsers, run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,16 +14,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from lpparse.commands._common import add_selection_options, selected_sentences
+from lpparse.commands._common import SELECTION_OPTIONS, selected_sentences
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.io import DataError, UsageError, output_path, readable_file
 from lpparse.options import (
-    add_pruning_options,
-    add_root_options,
+    ROOT_OPTIONS,
+    Command,
+    Option,
     non_negative_float,
     non_negative_int,
     positive_float,
     positive_int,
+    pruning_group,
     pruning_options,
     ranged,
     resolve_single_root,
@@ -59,212 +61,210 @@ from lpparse.workers import check_scheduler
 SIBLING_BP = (10, 0.5)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "train",
-        help="train a first-order or grandparent scoring model on a treebank",
-        description=(
-            "Trains a hashed linear model (McDonald et al. 2005 first-order templates; grandparent templates "
-            "of Riedel et al. 2012 eqs. 4-6 for --order 2, plus arbitrary-sibling templates with --siblings and "
-            "consecutive-sibling templates with --consecutive) by conditional log-likelihood with AdaGrad (marginals "
-            "from the matrix-tree theorem, inside-outside, or belief propagation for grandparent models) or by the "
-            "averaged perceptron with exact decoding (first order, grandparent Eisner) or with the second-order "
-            "LP, its optimum fractional or not (relaxed training, Martins et al. 2009; the default for sibling "
-            "models; consecutive-sibling models train only with it, by the perceptron or the hinge loss), or by the structured hinge loss with the same decoders, optionally over pruned arcs. Keeps the epoch with the best dev UAS (no punctuation) and "
-            "writes a versioned model file (npz) with weights and grandparent bound tables; lpparse parse "
-            "decodes it with the dev decoder of training by default."
+COMMAND = Command(
+    "train",
+    help="train a first-order or grandparent scoring model on a treebank",
+    description=(
+        "Trains a hashed linear model (McDonald et al. 2005 first-order templates; grandparent templates "
+        "of Riedel et al. 2012 eqs. 4-6 for --order 2, plus arbitrary-sibling templates with --siblings and "
+        "consecutive-sibling templates with --consecutive) by conditional log-likelihood with AdaGrad (marginals "
+        "from the matrix-tree theorem, inside-outside, or belief propagation for grandparent models) or by the "
+        "averaged perceptron with exact decoding (first order, grandparent Eisner) or with the second-order "
+        "LP, its optimum fractional or not (relaxed training, Martins et al. 2009; the default for sibling "
+        "models; consecutive-sibling models train only with it, by the perceptron or the hinge loss), or by the structured hinge loss with the same decoders, optionally over pruned arcs. Keeps the epoch with the best dev UAS (no punctuation) and "
+        "writes a versioned model file (npz) with weights and grandparent bound tables; lpparse parse "
+        "decodes it with the dev decoder of training by default."
+    ),
+    epilog="Example: lpparse train --treebank train.conllu --dev dev.conllu --order 2 --out gp.npz --epochs 5",
+    options=(
+        Option("--treebank", type=Path, required=True, help="training treebank (CoNLL-U or CoNLL-X)"),
+        Option("--dev", type=Path, default=None, help="dev treebank for early stopping (optional)"),
+        Option("--order", type=int, choices=(1, 2), default=1, help="1: arcs only; 2: arcs + grandparents"),
+        Option(
+            "--siblings",
+            action="store_true",
+            help="with --order 2: add arbitrary-sibling parts (Martins et al. 2009 templates). CLL trains with BP "
+            "marginals and measures dev UAS by the bp decoder with the TREE factor, iterations and damping of "
+            "training; the perceptron and hinge trainers train and measure dev UAS with --decoder (default: the LP)",
         ),
-        epilog="Example: lpparse train --treebank train.conllu --dev dev.conllu --order 2 --out gp.npz --epochs 5",
-    )
-    parser.add_argument("--treebank", type=Path, required=True, help="training treebank (CoNLL-U or CoNLL-X)")
-    parser.add_argument("--dev", type=Path, default=None, help="dev treebank for early stopping (optional)")
-    parser.add_argument(
-        "--order", type=int, choices=(1, 2), default=1, help="1: arcs only; 2: arcs + grandparents"
-    )
-    parser.add_argument(
-        "--siblings",
-        action="store_true",
-        help="with --order 2: add arbitrary-sibling parts (Martins et al. 2009 templates). CLL trains with BP "
-        "marginals and measures dev UAS by the bp decoder with the TREE factor, iterations and damping of "
-        "training; the perceptron and hinge trainers train and measure dev UAS with --decoder (default: the LP)",
-    )
-    parser.add_argument(
-        "--consecutive",
-        action="store_true",
-        help="with --order 2 and --trainer perceptron or hinge: add consecutive-sibling parts <h, a, b> "
-        "(head automata: a = h for the first child, b = h after the last; Koo & Collins 2010 / Martins et "
-        "al. 2013 templates). They join the LP (or exact) decoder of training, dev and lpparse parse "
-        "(default --decoder auto); cll cannot train them (BP has no head-automaton factor here)",
-    )
-    parser.add_argument(
-        "--grand-siblings",
-        action="store_true",
-        help="with --order 2: add grand-sibling parts <g, h, a, b> (a consecutive-sibling window of h under "
-        "h's head g; implies --consecutive; Koo & Collins 2010 / Martins et al. 2013 third-order templates), "
-        "trained and decoded by the LP (or exact) decoder like consecutive siblings",
-    )
-    parser.add_argument(
-        "--tri-siblings",
-        action="store_true",
-        help="with --order 2: add tri-sibling parts <h, x, a, b> (three consecutive children of h, START and STOP "
-        "at the ends; implies --consecutive); TurboParser's full model is --siblings --grand-siblings "
-        "--tri-siblings",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        required=True,
-        help="model file to write (.npz); with --dev, rewritten after each epoch that improves dev UAS, so that "
-        "an interrupted run keeps its best epoch (training record: finished false)",
-    )
-    parser.add_argument(
-        "--init",
-        type=Path,
-        default=None,
-        metavar="MODEL",
-        help="start from this trained model's weights, vocabulary, bits and root rule (same --order); with "
-        "--siblings or --consecutive, e.g. a grandparent model (the new features start from their hashed "
-        "slots' weights: 0 unless they collide)",
-    )
-    parser.add_argument(
-        "--trainer",
-        choices=TRAINERS,
-        default=None,
-        help="objective: conditional log-likelihood, averaged perceptron, or structured hinge loss (the "
-        "perceptron's decoding and update, with --cost as margin, by AdaGrad with --l2; default cll, or "
-        "perceptron with --consecutive: cll refuses consecutive-sibling parts, having no marginals for them)",
-    )
-    parser.add_argument(
-        "--decoder",
-        choices=("gp-eisner", *RELAXATION_DECODERS),
-        default=None,
-        help="perceptron and hinge, --order 2: the decoder of training and dev; gp-eisner (projective, "
-        "grandparent models; their default), the LP by auto, bf or ppc, its optimum in the update fractional "
-        "or not (default with --siblings or --consecutive: auto), or exact (the best tree by branch and "
-        "bound over the LP, at most 10 s per sentence: start it from an LP-trained model with --init, as from "
-        "zero weights every LP is fractional)",
-    )
-    parser.add_argument(
-        "--cost",
-        type=non_negative_float,
-        default=None,
-        help="perceptron or hinge with an LP or exact --decoder: Hamming cost per wrong head added in decoding "
-        "(loss-augmented decoding; default 1 for hinge, 0 for the perceptron)",
-    )
-    parser.add_argument("--epochs", type=positive_int, default=10, help="maximum epochs (default 10)")
-    parser.add_argument(
-        "--patience", type=positive_int, default=2, help="stop after this many epochs without dev gain"
-    )
-    add_root_options(parser)
-    parser.add_argument(
-        "--projective", action="store_true", help="projective training: inside-outside / Eisner"
-    )
-    parser.add_argument(
-        "--gp-marginals",
-        choices=sorted(GP_MARGINALS),
-        default="bp",
-        help="grandparent CLL marginals (default bp)",
-    )
-    parser.add_argument(
-        "--bp-iters",
-        type=positive_int,
-        default=None,
-        help=f"BP iterations of the training marginals and of the bp dev decoder (default 4; with --siblings "
-        f"{SIBLING_BP[0]})",
-    )
-    parser.add_argument(
-        "--bp-damping",
-        type=ranged(float, 0.0, high=0.99),
-        default=None,
-        help=f"BP message damping in [0, 1) for training marginals and the bp dev decoder (default 0; with "
-        f"--siblings {SIBLING_BP[1]})",
-    )
-    parser.add_argument(
-        "--learning-rate",
-        type=positive_float,
-        default=0.1,
-        help="AdaGrad step size, cll and hinge (default 0.1)",
-    )
-    parser.add_argument(
-        "--l2",
-        type=non_negative_float,
-        default=1.0,
-        help="l2 regularization lambda of the whole objective (default 1)",
-    )
-    parser.add_argument(
-        "--bits",
-        type=ranged(int, 1, high=MAX_BITS),
-        default=22,
-        help="log2 of the number of hashed weights (default 22)",
-    )
-    parser.add_argument(
-        "--gwords",
-        type=non_negative_int,
-        default=500,
-        help="words with their own id in grandparent templates",
-    )
-    add_pruning_options(
-        parser,
-        "Perceptron and hinge trainers only: they decode the training sentences over the kept arcs and their gold arcs, and the dev "
-        "sentences over the kept arcs (parse them with the same options). Needs --pruner.",
-        "first-order model whose arc scores give the posteriors (needed for pruning)",
-    )
-    add_selection_options(parser)
-    parser.add_argument(
-        "--dev-limit", type=positive_int, default=None, help="use the first DEV_LIMIT dev sentences"
-    )
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="shuffling seed (default 0)")
-    parser.add_argument(
-        "--workers",
-        type=positive_int,
-        default=1,
-        help="learners trained in parallel by iterative parameter mixing (McDonald, Hall & Mann 2010): each "
-        "round, learner i trains on every WORKERS-th sentence of the next WORKERS x MIX_EVERY from the mixed "
-        "weights, then their weights (and optimizer states) are averaged; the dev sentences are decoded on "
-        "the same workers. Local processes (never more than the cores), or the workers of --scheduler. The "
-        "result does not depend on where they run; default 1: the sequential trainer",
-    )
-    parser.add_argument(
-        "--mix-every",
-        type=positive_int,
-        default=200,
-        help="with --workers > 1: sentences each learner trains on between two mixings (default 200)",
-    )
-    parser.add_argument(
-        "--scheduler",
-        default=None,
-        help="address of a Dask scheduler (e.g. tcp://host:8786) whose workers run the --workers learners and "
-        "decode the dev sentences",
-    )
-    parser.add_argument(
-        "--no-labels",
-        action="store_true",
-        help="train no label model (by default one is trained when the treebank has DEPREL: a second stage "
-        "over the gold arcs, McDonald, Lerman & Pereira 2006, so that parse writes predicted labels and "
-        "reports LAS)",
-    )
-    parser.add_argument(
-        "--labels-only",
-        action="store_true",
-        help="with --init: keep that model as it is (arcs, parts, pruner, decoder) and train its label model "
-        "alone, then report its dev UAS and LAS as parse decodes it",
-    )
-    parser.add_argument(
-        "--label-epochs", type=positive_int, default=10, help="label perceptron epochs at most (default 10)"
-    )
-    parser.add_argument(
-        "--label-bits",
-        type=ranged(int, 1, high=MAX_BITS),
-        default=20,
-        help="log2 of the number of hashed label weights (default 20)",
-    )
-    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
-    parser.set_defaults(func=run)
+        Option(
+            "--consecutive",
+            action="store_true",
+            help="with --order 2 and --trainer perceptron or hinge: add consecutive-sibling parts <h, a, b> "
+            "(head automata: a = h for the first child, b = h after the last; Koo & Collins 2010 / Martins et "
+            "al. 2013 templates). They join the LP (or exact) decoder of training, dev and lpparse parse "
+            "(default --decoder auto); cll cannot train them (BP has no head-automaton factor here)",
+        ),
+        Option(
+            "--grand-siblings",
+            action="store_true",
+            help="with --order 2: add grand-sibling parts <g, h, a, b> (a consecutive-sibling window of h under "
+            "h's head g; implies --consecutive; Koo & Collins 2010 / Martins et al. 2013 third-order templates), "
+            "trained and decoded by the LP (or exact) decoder like consecutive siblings",
+        ),
+        Option(
+            "--tri-siblings",
+            action="store_true",
+            help="with --order 2: add tri-sibling parts <h, x, a, b> (three consecutive children of h, START and STOP "
+            "at the ends; implies --consecutive); TurboParser's full model is --siblings --grand-siblings "
+            "--tri-siblings",
+        ),
+        Option(
+            "--out",
+            type=Path,
+            required=True,
+            help="model file to write (.npz); with --dev, rewritten after each epoch that improves dev UAS, so that "
+            "an interrupted run keeps its best epoch (training record: finished false)",
+        ),
+        Option(
+            "--init",
+            type=Path,
+            default=None,
+            metavar="MODEL",
+            help="start from this trained model's weights, vocabulary, bits and root rule (same --order); with "
+            "--siblings or --consecutive, e.g. a grandparent model (the new features start from their hashed "
+            "slots' weights: 0 unless they collide)",
+        ),
+        Option(
+            "--trainer",
+            choices=TRAINERS,
+            default=None,
+            help="objective: conditional log-likelihood, averaged perceptron, or structured hinge loss (the "
+            "perceptron's decoding and update, with --cost as margin, by AdaGrad with --l2; default cll, or "
+            "perceptron with --consecutive: cll refuses consecutive-sibling parts, having no marginals for them)",
+        ),
+        Option(
+            "--decoder",
+            choices=("gp-eisner", *RELAXATION_DECODERS),
+            default=None,
+            help="perceptron and hinge, --order 2: the decoder of training and dev; gp-eisner (projective, "
+            "grandparent models; their default), the LP by auto, bf or ppc, its optimum in the update fractional "
+            "or not (default with --siblings or --consecutive: auto), or exact (the best tree by branch and "
+            "bound over the LP, at most 10 s per sentence: start it from an LP-trained model with --init, as from "
+            "zero weights every LP is fractional)",
+        ),
+        Option(
+            "--cost",
+            type=non_negative_float,
+            default=None,
+            help="perceptron or hinge with an LP or exact --decoder: Hamming cost per wrong head added in decoding "
+            "(loss-augmented decoding; default 1 for hinge, 0 for the perceptron)",
+        ),
+        Option("--epochs", type=positive_int, default=10, help="maximum epochs (default 10)"),
+        Option(
+            "--patience", type=positive_int, default=2, help="stop after this many epochs without dev gain"
+        ),
+        *ROOT_OPTIONS,
+        Option("--projective", action="store_true", help="projective training: inside-outside / Eisner"),
+        Option(
+            "--gp-marginals",
+            choices=sorted(GP_MARGINALS),
+            default="bp",
+            help="grandparent CLL marginals (default bp)",
+        ),
+        Option(
+            "--bp-iters",
+            type=positive_int,
+            default=None,
+            help=f"BP iterations of the training marginals and of the bp dev decoder (default 4; with --siblings "
+            f"{SIBLING_BP[0]})",
+        ),
+        Option(
+            "--bp-damping",
+            type=ranged(float, 0.0, high=0.99),
+            default=None,
+            help=f"BP message damping in [0, 1) for training marginals and the bp dev decoder (default 0; with "
+            f"--siblings {SIBLING_BP[1]})",
+        ),
+        Option(
+            "--learning-rate",
+            type=positive_float,
+            default=0.1,
+            help="AdaGrad step size, cll and hinge (default 0.1)",
+        ),
+        Option(
+            "--l2",
+            type=non_negative_float,
+            default=1.0,
+            help="l2 regularization lambda of the whole objective (default 1)",
+        ),
+        Option(
+            "--bits",
+            type=ranged(int, 1, high=MAX_BITS),
+            default=22,
+            help="log2 of the number of hashed weights (default 22)",
+        ),
+        Option(
+            "--gwords",
+            type=non_negative_int,
+            default=500,
+            help="words with their own id in grandparent templates",
+        ),
+        pruning_group(
+            "Perceptron and hinge trainers only: they decode the training sentences over the kept arcs and their gold arcs, and the dev "
+            "sentences over the kept arcs (parse them with the same options). Needs --pruner.",
+            "first-order model whose arc scores give the posteriors (needed for pruning)",
+        ),
+        *SELECTION_OPTIONS,
+        Option("--dev-limit", type=positive_int, default=None, help="use the first DEV_LIMIT dev sentences"),
+        Option("--seed", type=non_negative_int, default=0, help="shuffling seed (default 0)"),
+        Option(
+            "--workers",
+            type=positive_int,
+            default=1,
+            help="learners trained in parallel by iterative parameter mixing (McDonald, Hall & Mann 2010): each "
+            "round, learner i trains on every WORKERS-th sentence of the next WORKERS x MIX_EVERY from the mixed "
+            "weights, then their weights (and optimizer states) are averaged; the dev sentences are decoded on "
+            "the same workers. Local processes (never more than the cores), or the workers of --scheduler. The "
+            "result does not depend on where they run; default 1: the sequential trainer",
+        ),
+        Option(
+            "--mix-every",
+            type=positive_int,
+            default=200,
+            help="with --workers > 1: sentences each learner trains on between two mixings (default 200)",
+        ),
+        Option(
+            "--scheduler",
+            default=None,
+            help="address of a Dask scheduler (e.g. tcp://host:8786) whose workers run the --workers learners and "
+            "decode the dev sentences",
+        ),
+        Option(
+            "--no-labels",
+            action="store_true",
+            help="train no label model (by default one is trained when the treebank has DEPREL: a second stage "
+            "over the gold arcs, McDonald, Lerman & Pereira 2006, so that parse writes predicted labels and "
+            "reports LAS)",
+        ),
+        Option(
+            "--labels-only",
+            action="store_true",
+            help="with --init: keep that model as it is (arcs, parts, pruner, decoder) and train its label model "
+            "alone, then report its dev UAS and LAS as parse decodes it",
+        ),
+        Option(
+            "--label-epochs",
+            type=positive_int,
+            default=10,
+            help="label perceptron epochs at most (default 10)",
+        ),
+        Option(
+            "--label-bits",
+            type=ranged(int, 1, high=MAX_BITS),
+            default=20,
+            help="log2 of the number of hashed label weights (default 20)",
+        ),
+        Option("--no-progress", action="store_true", help="hide progress bars"),
+    ),
+)
 
 
-def _labels(
-    model: Model, args: argparse.Namespace, sentences: list[Sentence], dev: list[Sentence]
-) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
+    COMMAND.add_to(subparsers, run)
+
+
+def _labels(model: Model, args: argparse.Namespace, sentences: list[Sentence], dev: list[Sentence]) -> None:
     """Train ``model``'s label model on the treebank (unless --no-labels, or it has no DEPREL)."""
     if args.no_labels or not any(s.labelled for s in sentences):
         if not args.no_labels:
@@ -306,7 +306,9 @@ def _labels_only(args: argparse.Namespace, sentences: list[Sentence], dev: list[
 def run(args: argparse.Namespace) -> int:
     if (args.grand_siblings or args.tri_siblings) and args.order != 2:
         raise UsageError("--grand-siblings and --tri-siblings need --order 2")
-    args.consecutive = args.consecutive or args.grand_siblings or args.tri_siblings  # third order lives on windows
+    args.consecutive = (
+        args.consecutive or args.grand_siblings or args.tri_siblings
+    )  # third order lives on windows
     if args.siblings and args.order != 2:
         raise UsageError("--siblings needs --order 2")
     if args.consecutive and args.order != 2:
@@ -355,13 +357,24 @@ def run(args: argparse.Namespace) -> int:
                 + (" of another set" if args.consecutive else "; pass --consecutive")
             )
         for kind, has, wanted, same in (
-            ("grand-sibling", start.grandsiblings, args.grand_siblings, start.grandsibling_templates == GRANDSIBLING_TEMPLATES),
-            ("tri-sibling", start.trisiblings, args.tri_siblings, start.trisibling_templates == TRISIBLING_TEMPLATES),
+            (
+                "grand-sibling",
+                start.grandsiblings,
+                args.grand_siblings,
+                start.grandsibling_templates == GRANDSIBLING_TEMPLATES,
+            ),
+            (
+                "tri-sibling",
+                start.trisiblings,
+                args.tri_siblings,
+                start.trisibling_templates == TRISIBLING_TEMPLATES,
+            ),
         ):
             if has and not (wanted and same):
                 flag = f"--{kind}s"
                 raise UsageError(
-                    f"--init: {args.init} has {kind} templates" + ("; pass " + flag if not wanted else " of another set")
+                    f"--init: {args.init} has {kind} templates"
+                    + ("; pass " + flag if not wanted else " of another set")
                 )
         model = Model(
             start.vocab,
