@@ -260,15 +260,8 @@ class Engine:
     def run(self) -> EngineResult:
         opts = self.options
         deadline = None if opts.time_limit is None else self.start + opts.time_limit
-        if self.live is None:
-            model = self._master()
-        else:  # bound changes keep the basis dual feasible: the dual simplex goes on from it
-            model, self.stalled = self.live, False
-            model.set_strategy(DUAL)
-            self._stall_limit(model, primal=False)
+        model = self._start_master()
         mip = model.mip
-        if isinstance(model, HighsModel) and not mip:  # its dual simplex may stop at the cutoff
-            model.set_cutoff(opts.cutoff)
         totals = {f.name: FamilyTotals() for f in self.families}
         unsolved = Solution(self.lp, Status.NOT_SOLVED, False)
         result = EngineResult(Status.ITERATION_LIMIT, unsolved, None, None, None, [], totals)
@@ -306,13 +299,7 @@ class Engine:
                 model.set_cutoff(None)
                 continue
             cutoff = self._cut_off(sol, state, stopped)
-            if cutoff:  # not separated: what the rows left out violate is unknown
-                cuts = [Separated(0, 0, np.inf, False) for _ in self.families]
-            else:
-                cuts = []
-                for family in self.families:
-                    cuts.append(family.separate(state))
-                    state.entering += cuts[-1].columns + cuts[-1].rows
+            cuts = self._separate(state, cutoff)
             result.row_dual = state.y if duals is not None else None
             result.time_pricing += time.perf_counter() - t0 - (self._scoring_seconds() - scoring0)
             trace = self._round(result.iterations, sol, iterations, seconds, priced, cuts, returned)
@@ -333,17 +320,49 @@ class Engine:
                 totals[family.name].priced += p.columns
                 totals[family.name].cut += c.columns
                 totals[family.name].rows_cut += c.rows
-            # primal after new columns only (measured on 15 Danish sentences of 20-40 tokens: half the simplex
-            # iterations of dual), dual after cuts (primal infeasible) or once the primal simplex stalled
-            primal = not self.stalled and not any(c.infeasible for c in cuts)
-            model.set_strategy(PRIMAL if primal else DUAL)
-            if self.purge is not None:  # before the commit: the basis is the one of this round's solve
-                self.purge.purge(sol, result.iterations)
-            for family in self.families:
-                family.commit(model)
-            if self.purge is not None:
-                self.purge.entered()
-            self._stall_limit(model, primal)
+            self._commit(model, sol, result.iterations, cuts)
+        return self._finish(result, model)
+
+    def _start_master(self) -> LPModel:
+        """The master of this run: built, or the live one of a branch-and-bound node (its bound changes keep
+        the basis dual feasible: the dual simplex goes on from it), with the cutoff set."""
+        if self.live is None:
+            model = self._master()
+        else:
+            model, self.stalled = self.live, False
+            model.set_strategy(DUAL)
+            self._stall_limit(model, primal=False)
+        if isinstance(model, HighsModel) and not model.mip:  # its dual simplex may stop at the cutoff
+            model.set_cutoff(self.options.cutoff)
+        return model
+
+    def _separate(self, state: DualState, cutoff: bool) -> list[Separated]:
+        """Every family's separation on the round's state (none when the master was cut off: what the rows
+        left out violate is then unknown)."""
+        if cutoff:
+            return [Separated(0, 0, np.inf, False) for _ in self.families]
+        cuts = []
+        for family in self.families:
+            cuts.append(family.separate(state))
+            state.entering += cuts[-1].columns + cuts[-1].rows
+        return cuts
+
+    def _commit(self, model: LPModel, sol: Solution, iteration: int, cuts: Sequence[Separated]) -> None:
+        """Add what the round found to the master: the simplex strategy for the next solve, purge, commit."""
+        # primal after new columns only (measured on 15 Danish sentences of 20-40 tokens: half the simplex
+        # iterations of dual), dual after cuts (primal infeasible) or once the primal simplex stalled
+        primal = not self.stalled and not any(c.infeasible for c in cuts)
+        model.set_strategy(PRIMAL if primal else DUAL)
+        if self.purge is not None:  # before the commit: the basis is the one of this round's solve
+            self.purge.purge(sol, iteration)
+        for family in self.families:
+            family.commit(model)
+        if self.purge is not None:
+            self.purge.entered()
+        self._stall_limit(model, primal)
+
+    def _finish(self, result: EngineResult, model: LPModel) -> EngineResult:
+        """The run's result with its counts and certificate; the master kept live when asked."""
         result.info["stalled"] = self.stalled
         if self.purge is not None:
             p = self.purge
