@@ -18,9 +18,10 @@ import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lpparse.scoring.part_templates import PartTemplates
+if TYPE_CHECKING:  # a family's feature templates (only models read them: the registry loads no scoring)
+    from lpparse.scoring.part_templates import PartTemplates
 
 __all__ = ["GROUP", "Family", "RegistryError", "family_parts", "get_family", "registered"]
 
