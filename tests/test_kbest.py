@@ -223,7 +223,7 @@ def test_forged_k_best_records_fail() -> None:
 
     assert check(forged(scores_raised)) is None
     malformed = [
-        lambda d: d.update(kbest_version=2),
+        lambda d: d.update(kbest_version=3),
         lambda d: d["subproblems"][1].update(parent=1.0),
         lambda d: d["subproblems"][1].update(parent=5),
         lambda d: d["subproblems"][1].update(proof=[]),
@@ -352,8 +352,7 @@ def test_lazy_subproblems_closed_soundly() -> None:
         sub = kbest.subproblems[i]
         parent = kbest.subproblems[sub.parent]
         masked = np.where(parent.mask, s, -np.inf)
-        arcs = closing_bounds(masked, parts, parent.result, False)
-        return float(arcs[sub.mask[:, sub.modifier], sub.modifier].max())
+        return closing_bounds(masked, parts, parent.result, False).child(sub.mask, sub.modifier)
 
     closed = [i for i, sub in enumerate(subs) if sub.get("closed") == "parent"]
     assert all(parent_bound(i) <= kth + 1e-6 for i in closed)
@@ -372,3 +371,89 @@ def test_lazy_subproblems_closed_soundly() -> None:
     assert check(record, raised) is not None
     with pytest.raises(ValueError, match="closed"):
         check(forged(closed[0], closed="bound"))
+
+
+def _lazy_instance(seed: int, n: int = 6, k: int = 3) -> tuple[np.ndarray, list, object]:
+    """Arcs N(0, 4), triples N(0, 0.01) (trained models' scale), the lazy search's K best."""
+    rng = np.random.default_rng(seed)
+    s = 2.0 * rng.normal(size=(n + 1, n + 1))
+    parts = [GrandparentParts(DenseTripleScorer(0.1 * rng.normal(size=(n + 1,) * 3)))]
+    return s, parts, k_best_search(s, parts, k)
+
+
+@pytest.mark.parametrize("kind", ["grandparent", "siblings"])
+def test_tree_bound_holds_for_any_duals(kind: str) -> None:
+    """:meth:`ClosingBound.tree` bounds every tree of each Murty child (brute force) from the parent's root
+    duals, and from forged ones: scaled, negated, random, of other labels; a NaN dual gives no bound (fails
+    closed). The families beside the grandparent one count as the check counts them."""
+    rng = np.random.default_rng(11)
+    n = 5
+    s = rng.normal(size=(n + 1, n + 1))
+    parts = _parts(kind, n, rng)
+    kbest = k_best_search(s, parts, 4)
+    ranked = _ranked(s, parts, False)
+    checked = 0
+    for parent in (sub for sub in kbest.subproblems if sub.children):
+        masked = np.where(parent.mask, s, -np.inf)
+        root = parent.result.nodes[0]
+        labels = list(root.duals.items())
+        forged = [
+            root.duals,
+            {name: (index, 10.0 * values) for name, (index, values) in labels},
+            {name: (index, -values) for name, (index, values) in labels},
+            {name: (index, rng.normal(size=values.shape)) for name, (index, values) in labels},
+            {"OneHead": (np.arange(1, n + 1)[:, None], rng.normal(size=n))},
+        ]
+        for duals in forged:
+            nodes = [dataclasses.replace(root, duals=duals), *parent.result.nodes[1:]]
+            bound = closing_bounds(masked, parts, dataclasses.replace(parent.result, nodes=nodes), False)
+            for child in (kbest.subproblems[i] for i in parent.children):
+                inside = [v for v, t in ranked if child.mask[t[1:], np.arange(1, n + 1)].all()]
+                best = max(inside, default=-np.inf)
+                assert bound.tree(child.mask) >= best - 1e-9
+                assert bound.child(child.mask, child.modifier) >= best - 1e-9
+                checked += 1
+        name, (index, values) = labels[0]
+        nan = {**root.duals, name: (index, np.where(np.arange(values.size) == 0, np.nan, values))}
+        result = dataclasses.replace(parent.result, nodes=[dataclasses.replace(root, duals=nan)])
+        assert isinstance(closing_bounds(masked, parts, result, False), str)
+    assert checked >= 20
+
+
+def test_subproblems_bounded_by_the_kth_tree() -> None:
+    """A lazy search closes the searches of some subproblems at the K-th best score of the trees found so far:
+    their proofs hold no tree, their leaves bounded by the K-th tree's score. The record checks; with K
+    raised (fewer trees than K listed, so every subproblem must be empty) or with the arcs of such a
+    subproblem raised in the scores checked against, it fails; such a proof given to a listed subproblem
+    fails."""
+    s, parts, kbest = _lazy_instance(7)
+    assert [t[1] for t in kbest.trees] == pytest.approx([v for v, _ in _ranked(s, parts, False)[:3]])
+    bounded = [
+        sub.id
+        for sub in kbest.subproblems
+        if sub.result is not None
+        and sub.result.heads is None
+        and any(node.closed != "infeasible" for node in sub.result.nodes)
+    ]
+    assert bounded
+    assert check_kbest(s, parts, kbest, False) is None
+    record = _round_trip(kbest, parts)
+    assert record["kbest"]["kbest_version"] == 2
+    assert check_kbest_record(record, s, parts, False, GAP_TOL) is None
+
+    def check(forged: dict, scores: np.ndarray = s) -> str | None:
+        return check_kbest_record(json.loads(json.dumps(forged)), scores, parts, False, GAP_TOL)
+
+    more = copy.deepcopy(record)
+    more["kbest"]["k"] = 4
+    assert check(more) is not None
+    raised = s.copy()  # the heads of its modifier that its parent's tree lacks: 5 more
+    sub = kbest.subproblems[bounded[0]]
+    raised[sub.mask[:, sub.modifier], sub.modifier] += 5.0
+    assert check(record, raised) is not None
+    listed = next(i for i, e in enumerate(record["kbest"]["subproblems"]) if e["rank"] == 1)
+    moved = copy.deepcopy(record)
+    moved["kbest"]["subproblems"][listed]["proof"] = copy.deepcopy(
+        record["kbest"]["subproblems"][bounded[0]]["proof"]
+    )
+    assert check(moved) is not None

@@ -18,14 +18,31 @@ the largest over the child's heads of mi bounds the child. The queue pops the su
 (bound, or a solved one's tree score, the solved first on a tie): a waiting one is solved and goes back
 under its tree's score; a solved one's tree is the next best tree, as every tree not yet listed is in some
 waiting subproblem, whose key is no lower. The K-th tree is proved once listed: every subproblem left
-waiting has a key at most its score, and those never solved are *closed by their parent's bound*. On
-held-out sentences most children never need a search (``benchmarks/results/kbest_cost.md``).
+waiting has a key at most its score, and those never solved are *closed by their parent's bound*.
+
+**Tree bounds.** The root LPs of trained models are dual degenerate: many arcs keep reduced cost 0, and the
+arc bound of most children is their parent's score (Italian dev: 57 of 73 subproblems searched on a
+25-token sentence). Before its search, a child popped from the queue is bounded by the same duals over its
+trees as a whole (:class:`lpparse.proofs.kbest.ClosingBound`): UB + the arborescence of largest reduced
+cost over its arcs, each arc p→c with its best triple ⟨g, p, c⟩ over the child's heads g of p (exact where
+the child fixes p's head), the absent triples' reduced costs from their scores (every candidate triple
+scored once a sentence); first, in O(n²), each token's best head alone (:class:`_Grids`). It goes back
+under the smaller key, and is searched only if popped again. (Grandparent family alone; the check
+recomputes the bound for any families.)
+
+**Searches stop at the K-th best found.** A child's search need not find its best tree when that scores
+below the K-th tree: it starts with the K-th best score of the trees found so far (those of the solved
+subproblems, disjoint, so distinct) as its incumbent's (:class:`lpparse.exact.search.RootStart` ``lower``),
+its node LPs stop at that cutoff, and a search that finds no tree above it returns none, its nodes proving
+every tree of the subproblem at most that score, hence at most the K-th tree's
+(:func:`lpparse.proofs.kbest.no_tree_problem` with the K-th score as the limit).
 
 **What is kept.** All subproblems' searches share one score cache per family (each part scored once for the
 sentence, :meth:`lpparse.exact.search._Parts.over`); a child's root LP starts from its parent's root LP
 columns. Of a search, a subproblem keeps its proof alone (tree, nodes with their duals or rays, statistics):
 no LP, master or cache; of a solved subproblem waiting to be listed, also its root's arc bounds (an (n+1,
-n+1) array, until its children are made); of a listed one, its root LP's columns (its children's start).
+n+1) array, until its children are made); of a listed one, its root LP's columns (its children's start);
+of every solved one, its tree bounds' grids (four (n+1, n+1) arrays).
 
 A subproblem whose arcs carry trees that all hold a pruned part (scored -inf) has none of finite score: its
 search's nodes (every leaf infeasible: no tree over its arcs, or a dual ray) are its proof
@@ -44,20 +61,70 @@ import heapq
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.exact.search import ExactOptions, RootStart, _Parts, search_over
+from lpparse.exact.search import ExactOptions, RootStart, TreeCosts, _Parts, search_over
 from lpparse.families.base import Parts, exact_parts, tree_score
 from lpparse.lp.solution import TOL, Status
+from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.loop import _validated
 from lpparse.proofs.kbest import KBest, Piece, Subproblem, murty_child, murty_modifiers, partition_problem
 from lpparse.proofs.search_tree import ExactResult
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_problem, validate_scores
 
 __all__ = ["check_kbest", "k_best_search"]
+
+
+@dataclass
+class _Grids:
+    """A solved subproblem's :class:`lpparse.exact.search.TreeCosts` cut down to what its Murty children's
+    tree bounds need, (n+1, n+1) each: its root LP's dual objective ``ub``, each arc's reduced cost ``arcs``,
+    and per arc p→c the largest reduced cost of a triple ⟨g, p, c⟩ over its heads g of p (``every``), at
+    its tree's head of p (``own``), and over the others (``others``); 0 for p = 0 (no triple)."""
+
+    ub: float
+    arcs: NDArray[np.float64]
+    every: NDArray[np.float64]
+    own: NDArray[np.float64]
+    others: NDArray[np.float64]
+
+    @classmethod
+    def of(cls, costs: TreeCosts, mask: NDArray[np.bool_], heads: NDArray[np.int64]) -> _Grids:
+        size = mask.shape[0]
+        cube = np.where(mask[:, :, None], costs.triples, -np.inf)
+        every = cube.max(axis=0)
+        p = np.arange(1, size)
+        own = np.full((size, size), -np.inf)
+        own[1:] = cube[heads[1:], p, :]
+        cube[heads[1:], p, :] = -np.inf
+        others = cube.max(axis=0)
+        for grid in (every, own, others):
+            grid[0] = 0.0
+        return cls(costs.ub, costs.arcs, every, own, others)
+
+    def weights(self, mask: NDArray[np.bool_], modifier: int) -> NDArray[np.float64]:
+        """Each arc's reduced cost with its best triple in the Murty child with arcs ``mask`` at ``modifier``
+        (its tokens before the modifier keep the tree's head, the modifier takes another)."""
+        triple = np.concatenate(
+            [self.own[:modifier], self.others[modifier : modifier + 1], self.every[modifier + 1 :]]
+        )
+        triple[0] = 0.0
+        return np.where(mask, self.arcs + triple, -np.inf)
+
+    def bound(self, w: NDArray[np.float64], single_root: bool, tree: bool) -> float:
+        """The search's estimate of :meth:`lpparse.proofs.kbest.ClosingBound.tree` for a child of arc weights
+        ``w`` (:meth:`weights`): UB + the arborescence of largest weight (``tree``), or, in O(n²), + the best
+        head of each token (a bound on it)."""
+        if not tree:
+            return self.ub + float(w[:, 1:].max(axis=0).sum())
+        try:
+            heads = chu_liu_edmonds(w, single_root=single_root)
+        except NoTreeError:
+            return -math.inf
+        return self.ub + float(w[heads[1:], np.arange(1, heads.size)].sum())
 
 
 def _lean(result: ExactResult) -> ExactResult:
@@ -90,6 +157,11 @@ def k_best_search(
     out = KBest(k)
     #: (-key, 1 for a waiting subproblem (a solved one pops first on a tie), id)
     queue: list[tuple[float, int, int]] = []
+    #: the solved subproblems' tree-bound grids (grandparent family alone), and how far each child waiting
+    #: under them is bounded (1: by each token's best head, 2: by the best tree)
+    grids: dict[int, _Grids] = {}
+    tightened: dict[int, int] = {}
+    found: list[float] = []  #: the scores of the solved subproblems' trees
 
     def add(mask: NDArray[np.bool_], parent: int, modifier: int | None, bound: float) -> int:
         sub = Subproblem(len(out.subproblems), parent, modifier, mask, bound)
@@ -97,11 +169,16 @@ def k_best_search(
         heapq.heappush(queue, (-bound, 1, sub.id))
         return sub.id
 
+    def lower() -> float:
+        """The K-th best score of the trees found (those of disjoint subproblems, so distinct): the K-th
+        tree scores at least it (-inf before K)."""
+        return sorted(found)[-k] if len(found) >= k else -math.inf
+
     def solve(sub: Subproblem) -> Status:
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
         if left is not None and left <= 0:
             return Status.TIME_LIMIT
-        root = RootStart(out.subproblems[sub.parent].columns if sub.parent >= 0 else None)
+        root = RootStart(out.subproblems[sub.parent].columns if sub.parent >= 0 else None, lower())
         result = search_over(shared.over(sub.mask), single_root, left, options, start=root)
         sub.result = _lean(result)
         if result.status is not Status.OPTIMAL:
@@ -111,7 +188,10 @@ def k_best_search(
                 raise NoTreeError("every tree over the candidate arcs holds a pruned part (scored -inf)")
             sub.empty = True
             return result.status
+        found.append(float(result.objective))
         sub.arc_bounds, sub.columns = root.arc_bounds, root.columns
+        if root.tree_costs is not None:
+            grids[sub.id] = _Grids.of(root.tree_costs, sub.mask, result.heads)
         heapq.heappush(queue, (-result.objective, 0, sub.id))
         return result.status
 
@@ -122,6 +202,13 @@ def k_best_search(
         if waiting:
             if tree_problem(sub.mask, single_root) is not None:  # asked only once it can matter
                 sub.empty = True
+                continue
+            if tightened.get(i, 0) < 2 and sub.parent in grids:  # the tree bounds, then a search
+                tightened[i] = stage = tightened.get(i, 0) + 1
+                assert sub.modifier is not None
+                w = grids[sub.parent].weights(sub.mask, sub.modifier)
+                sub.bound = min(sub.bound, grids[sub.parent].bound(w, single_root, stage == 2))
+                heapq.heappush(queue, (-sub.bound, 1, i))
                 continue
             out.status = solve(sub)
             if out.status is not Status.OPTIMAL:  # a limit: the trees so far stay proved

@@ -123,6 +123,7 @@ from lpparse.exact.heuristics import improve_along_lp, improve_tree
 from lpparse.exact.live import LiveMaster
 from lpparse.families.base import Parts, exact_parts, tree_score
 from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.grandparent.pricing import gp_duals
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import TOL, Status, farkas_margin
@@ -324,18 +325,63 @@ def _split(
 
 
 @dataclass
+class TreeCosts:
+    """A root LP's reduced costs for bounding trees of subsets of its arcs (k-best children,
+    :class:`lpparse.proofs.kbest.ClosingBound` as the search estimates it): ``ub`` its certified dual objective,
+    ``arcs`` d of each arc (n+1, n+1; -inf outside its arcs), ``triples`` d of every candidate triple (n+1)³
+    (-inf where none): the restricted program's, and for an absent triple s(g,p,c) - μ_OneGP(p,c) -
+    μ_NoGP(g,p) - λ (:mod:`lpparse.families.grandparent.pricing`, eq. 8, λ the dual tightening's on its
+    GPArc rows)."""
+
+    ub: float
+    arcs: NDArray[np.float64]
+    triples: NDArray[np.float64]
+
+
+def _tree_costs(result: PPCResult, mask: NDArray[np.bool_], parts: _Parts) -> TreeCosts | None:
+    """The :class:`TreeCosts` of a certified root LP over the arcs ``mask`` when the grandparent family is
+    the search's only one (every candidate triple scored once, through the shared cache), else None."""
+    family = parts.parts[0] if len(parts.parts) == 1 else None
+    prog = result.program
+    if type(family) is not GrandparentParts or result.row_dual is None or (mask & (prog.z_col < 0)).any():
+        return None
+    assert result.certificate is not None
+    d = result.reduced_costs()
+    size = mask.shape[0]
+    arcs = np.full((size, size), -np.inf)
+    arcs[mask] = d[prog.z_col[mask]]
+    g, p, c = family.candidates(mask, False)
+    one, no = gp_duals(prog, result.row_dual)
+    triples = np.full((size,) * 3, -np.inf)
+    triples[g, p, c] = parts.caches[family.name].get(g, p, c) - one[p, c] - no[g, p]
+    if "GPArc" in result.outside:  # rows z[g,p] - zgp >= 0 of absent triples, duals -λ (dual tightening)
+        index, values = result.outside["GPArc"]
+        np.add.at(triples, tuple(np.asarray(index)[:, :3].T), values)
+    g, p, c = prog.triples()
+    if g.size:
+        triples[g, p, c] = d[prog.lp.cols("zgp")]
+    return TreeCosts(float(result.certificate.dual_objective), arcs, triples)
+
+
+@dataclass
 class RootStart:
-    """Where a search's root LP starts and what it hands back, for searches over subsets of one sentence's
-    arcs that go on from each other (k-best subproblems, :mod:`lpparse.exact.kbest`). ``warm``: the columns the
-    root LP starts from (None: the score caches only); set by the search: ``arc_bounds``, its root LP's bound
-    on the trees that use each arc (:func:`_arc_bounds`), and ``columns``, its root LP's columns (a later
-    search's ``warm``). (A live master over the first search's arcs, :mod:`lpparse.exact.live`, shared by the
-    later roots, was no faster on Italian dev, and its duals on rows over parts that a subproblem's arcs
-    exclude are lost when the proof is checked over those arcs.)"""
+    """Where a search's root LP starts and what it hands back, for searches over subsets of one sentence's arcs
+    that go on from each other (k-best subproblems, :mod:`lpparse.exact.kbest`). ``warm``: the columns the
+    root LP starts from (None: the score caches only); ``lower``: a score no tree the search returns need beat
+    (the K-th best of the trees found so far): nodes bounded by it are closed as by an incumbent, and a search
+    that finds no tree above it returns none, its nodes proving every tree at most it (within the gap); set by
+    the search: ``arc_bounds``, its root LP's bound on the trees that use each arc (:func:`_arc_bounds`),
+    ``columns``, its root LP's columns (a later search's ``warm``), and ``tree_costs``, its reduced costs
+    (:class:`TreeCosts`, None unless the grandparent family is the only one). (A live master over the first
+    search's arcs, :mod:`lpparse.exact.live`, shared by the later roots, was no faster on Italian dev, and its
+    duals on rows over parts that a subproblem's arcs exclude are lost when the proof is checked over those
+    arcs.)"""
 
     warm: dict[str, Warm] | None = None
+    lower: float = -math.inf
     arc_bounds: NDArray[np.float64] | None = None
     columns: dict[str, Warm] | None = None
+    tree_costs: TreeCosts | None = None
 
 
 class _Parts:
@@ -414,7 +460,8 @@ class _Search:
         #: where the root starts, and what it hands back (None: a search of its own)
         self.start = start
         self.best: NDArray[np.int64] | None = None
-        self.lower = -np.inf
+        #: the incumbent's score, or before one a score the search need not beat (RootStart.lower)
+        self.lower = -np.inf if start is None else start.lower
         self.stats = ExactStats(s.shape[0] - 1)
         #: ExactOptions.live_master: the master of each branched node whose children are not all solved (they
         #: solve on it or on a copy)
@@ -506,8 +553,9 @@ class _Search:
     def cutoff(self) -> float | None:
         """The value below which a node LP may stop (status CUTOFF, its duals a bound: rows left unseparated
         would only lower it; :class:`lpparse.colgen.ColgenOptions`): half the search's gap above the
-        incumbent, so that its certified bound closes the node. None before the first tree."""
-        if self.best is None:
+        incumbent (or RootStart's ``lower``), so that its certified bound closes the node. None before
+        either."""
+        if not np.isfinite(self.lower):
             return None
         return self.lower + 0.5 * gap_abs(self.lower, self.options.gap_tol)
 
@@ -558,6 +606,7 @@ class _Search:
         if node.id == 0 and self.start is not None:  # for the searches that go on from it
             most = self.parts.max_parts(node.mask.shape[0] - 1)
             self.start.arc_bounds, self.start.columns = _arc_bounds(result, node.mask, most)[0], self.warm[0]
+            self.start.tree_costs = _tree_costs(result, node.mask, self.parts)
         if result.status is Status.CUTOFF:  # its certified bound closes it (_lp)
             node.closed = "bound"
             return
@@ -776,8 +825,9 @@ def search_over(
 ) -> ExactResult:
     """:func:`exact_search` over the scores and families ``shared`` (validated; one sentence's score caches,
     over a subset of its arcs: :meth:`_Parts.over`), its root LP started and handed back by ``start``
-    (:class:`RootStart`); ``clock``: when the clock started. When no tree of finite score exists (status
-    OPTIMAL), heads is None and the nodes prove it (:func:`lpparse.proofs.kbest.no_tree_problem`)."""
+    (:class:`RootStart`); ``clock``: when the clock started. When no tree of finite score exists, or none
+    above ``start.lower`` (status OPTIMAL), heads is None and the nodes prove it
+    (:func:`lpparse.proofs.kbest.no_tree_problem`)."""
     start_time = time.perf_counter() if clock is None else clock
     opts = options or ExactOptions()
     s, parts = shared.s, shared.parts
@@ -790,7 +840,7 @@ def search_over(
     if root is not None and root.certificate is not None:
         stats.root_integral = root.heads is not None
         stats.root_bound = root.certificate.dual_objective
-    no_tree = search.best is None and status is Status.OPTIMAL  # every tree holds a pruned part
+    no_tree = search.best is None and status is Status.OPTIMAL  # every tree holds a pruned part, or is low
     if search.best is None and not no_tree:  # stopped before the root LP: the first-order best tree
         search.offer(chu_liu_edmonds(s, single_root=single_root))
     stats.root_objective = search.lower

@@ -22,13 +22,16 @@ tree's score from the scores, and proves each subproblem's claim by its own proo
   that none exists (:func:`no_tree_problem`): the nodes of its exact search, every leaf infeasible (no tree
   over its arcs, or a dual ray over the full program that proves it,
   :meth:`lpparse.proofs.check.ProofProgram.proves_infeasible`), every branched node split by its children;
+  when K trees are listed and the subproblem is not, its leaves may also be bounded by the K-th tree's score
+  (a search that stopped at the K-th best score found so far): every tree of it scores at most the K-th;
 * one never solved, *closed by its parent's bound* (a lazy search's, :mod:`lpparse.exact.kbest`), by its
   parent's proof: every tree of the child at modifier m is a tree of the parent that uses one of the child's
   heads h of m, and the duals of the root node of the parent's proof bound the parent's trees that use h→m
   (:meth:`lpparse.proofs.check.ProofProgram.bound` over the parent's arcs, its ``with_arc``: valid for any
-  duals), so the largest of these over the child's heads of m bounds the child (:func:`closing_bounds`). It
-  must be at most the K-th tree's score (within the tolerance), K trees must be listed, and the child must
-  carry no proof of its own.
+  duals), so the largest of these over the child's heads of m bounds the child; so do the same duals over
+  the child's trees as a whole, by the arborescence of largest reduced cost (:class:`ClosingBound`); the
+  smaller of the two (:func:`closing_bounds`) must be at most the K-th tree's score (within the tolerance),
+  K trees must be listed, and the child must carry no proof of its own.
 
 The trees must be distinct trees over the candidate arcs, of finite score, best first; the tree of each listed
 subproblem's proof is its listed tree; every unsplit subproblem's best tree scores at most the K-th (within
@@ -39,17 +42,19 @@ score, bound or mask.
 
 **The record** (:func:`kbest_record`; ``parse`` adds the ``sent_id`` and the arcs pruning kept)::
 
-    {"families": {...}, "kbest": {"kbest_version": 1, "k": K, "trees": [heads, ...], "subproblems": [
+    {"families": {...}, "kbest": {"kbest_version": 2, "k": K, "trees": [heads, ...], "subproblems": [
         {"parent": p, "modifier": m, "rank": r, "proof": {...} | null[, "closed": "parent"]}, ...]}}
 
 ``families`` as in :func:`lpparse.proofs.record.proof_record`; the root first, its parent -1 and its
 modifier null, every subproblem after its parent; ``rank``: the position of the subproblem's tree in
 ``trees`` (null: not listed); ``proof``: its exact search's proof record
 (:func:`lpparse.proofs.record.proof_record`, node arc sets rebuilt from the branching decisions), with
-``heads``, ``objective`` and ``bound`` null for a search that proves no tree of finite score; null for a
-subproblem whose arcs carry no tree, and for one closed by its parent's bound, which alone has the entry
-``"closed": "parent"`` (no bound is written: the check recomputes it from the parent's proof). A checker
-that does not know the entry finds a subproblem with trees and no proof, and fails (closed).
+``heads``, ``objective`` and ``bound`` null for a search that proves no tree of finite score (or none above
+the K-th); null for a subproblem whose arcs carry no tree, and for one closed by its parent's bound, which
+alone has the entry ``"closed": "parent"`` (no bound is written: the check recomputes it from the parent's
+proof). A checker that does not know the entry finds a subproblem with trees and no proof, and fails
+(closed). Version 2 (tree bounds, searches stopped at the K-th best found) has version 1's layout; this
+checker reads both, and one of version 1 refuses version 2's records.
 """
 
 from __future__ import annotations
@@ -64,13 +69,16 @@ from numpy.typing import NDArray
 
 from lpparse.colgen.family import Warm
 from lpparse.families.base import Parts, tree_score
+from lpparse.families.grandparent.family import GrandparentParts
 from lpparse.lp.solution import Status
-from lpparse.proofs.check import ProofProgram, check_proof, children_problem, infeasible_problem, tree_claim
+from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
+from lpparse.proofs.check import EPS, ProofProgram, _proved, check_proof, tree_claim
 from lpparse.proofs.record import proof_record, read_proof_record
 from lpparse.proofs.search_tree import ExactResult, gap_abs
-from lpparse.trees import allowed_arcs, tree_problem, validate_scores
+from lpparse.trees import NoTreeError, allowed_arcs, tree_problem, validate_scores
 
 __all__ = [
+    "ClosingBound",
     "Piece",
     "check_kbest_record",
     "closing_bounds",
@@ -82,8 +90,10 @@ __all__ = [
     "partition_problem",
 ]
 
-#: version of the k-best record layout
-VERSION = 1
+#: version of the k-best record layout (2: a child closed by its parent's bound may be closed by its tree
+#: bound, a subproblem proved without a tree by nodes bounded by the K-th score), and the versions read
+VERSION = 2
+READS = (1, 2)
 
 
 @dataclass
@@ -169,44 +179,155 @@ class Piece:
     closed: bool = False
 
 
+@dataclass
+class ClosingBound:
+    """What the duals of a listed subproblem's root node bound, over the full program ``full`` of its arcs:
+    per arc, the trees that use it (``with_arc``, :meth:`lpparse.proofs.check.ProofProgram.bound`), and per
+    Murty child, its trees as a whole (:meth:`child`). Weak duality with any duals y (d = c - Aᵀy, each d_j
+    widened by its round-off bound): a tree x of the parent scores c·x <= R + d·x, R the rows' terms over the
+    parent's column bounds. Of d·x, the columns of other families and the flows are bounded as the check
+    bounds them (each family's top ``max_per_tree`` gains, each flow by its box; with R: ``terms``), while the
+    arcs and the grandparent triples are bounded over the child's trees: a tree holds one triple ⟨g, p, c⟩ per
+    arc p→c with p > 0, g the head of p, so d·x of them is at most the arborescence of largest weight under
+    w[p, c] = d[p→c] + max_g d⟨g, p, c⟩ over the child's arcs (Chu-Liu-Edmonds), which is exact for the
+    tokens whose head the child fixes. With the K-th tree's score, it closes children whose trees the
+    parent's root LP bounds above it arc by arc only (degenerate duals: many arcs of reduced cost 0)."""
+
+    with_arc: NDArray[np.float64]
+    terms: list[float]
+    arc_d: NDArray[np.float64]
+    triple_d: list[NDArray[np.float64]]
+    single_root: bool
+
+    def child(self, mask: NDArray[np.bool_], modifier: int) -> float:
+        """A bound on every tree of the Murty child with arcs ``mask`` at ``modifier``: the smaller of the
+        arc bound (the largest ``with_arc`` of its heads of the modifier) and :meth:`tree`."""
+        heads = mask[:, modifier]
+        arc = float(self.with_arc[heads, modifier].max()) if heads.any() else -math.inf
+        return min(arc, self.tree(mask)) if arc > -math.inf else arc  # NaN fails closed
+
+    def tree(self, mask: NDArray[np.bool_]) -> float:
+        """The class docstring's bound on the trees over ``mask`` (NaN when a number is not finite)."""
+        w = np.where(mask, self.arc_d, -np.inf)
+        for cube in self.triple_d:  # the best triple of each arc p→c over the heads g of p within mask
+            best = np.where(mask[:, :, None], cube, -np.inf).max(axis=0)
+            best[0] = 0.0  # the root's children have no triple
+            w = w + best
+        if np.isnan(w).any():
+            return math.nan
+        try:
+            heads = chu_liu_edmonds(w, single_root=self.single_root)
+        except NoTreeError:
+            return -math.inf  # no tree of finite score over mask
+        chosen = w[heads[1:], np.arange(1, heads.size)]
+        if not np.isfinite(chosen).all():
+            return -math.inf
+        terms = [*self.terms, *chosen.tolist()]
+        try:
+            total = math.fsum(terms)
+        except OverflowError:
+            return math.nan
+        spread = float(np.abs(w[np.isfinite(w)]).max(initial=0.0))
+        # each term's rounding and the sum's, and Chu-Liu-Edmonds's contractions (at most n, each n sums)
+        return total + 4.0 * EPS * (math.fsum(abs(t) for t in terms) + abs(total) + heads.size**2 * spread)
+
+
 def closing_bounds(
     arc_scores: NDArray[np.float64],
     parts: Sequence[Parts],
     result: ExactResult,
     single_root: bool,
-) -> NDArray[np.float64] | str:
-    """Per arc, a bound on the score of every tree over the arcs of ``arc_scores`` that uses it, from the
-    duals of the root node of ``result`` (a listed subproblem's proof over those arcs; a tree of the proof
-    for the families to bind to): :meth:`lpparse.proofs.check.ProofProgram.bound`'s ``with_arc``, valid for any
-    duals (-inf for arcs outside); or why there is none. What closes the subproblem's children unsolved."""
+) -> ClosingBound | str:
+    """The :class:`ClosingBound` of the duals of the root node of ``result`` (a listed subproblem's proof
+    over the arcs of ``arc_scores``; a tree of the proof for the families to bind to), over the full program
+    of every candidate part of those arcs; or why there is none. What closes the subproblem's children
+    unsolved."""
     root = result.nodes[0] if result.nodes else None
     if root is None or root.duals is None:
         return "its root node has no duals"
     full = ProofProgram(arc_scores, parts, single_root, result.base, [root.duals], tree=result.heads)
-    got = full.bound(root.duals, allowed_arcs(arc_scores))
-    return got if isinstance(got, str) else got[1]
+    mask = allowed_arcs(arc_scores)
+    got = full.bound(root.duals, mask)
+    if isinstance(got, str):
+        return got
+    y = full.place(root.duals)
+    upper = full.node_upper(mask)
+    _, d, err = full._sums(y, upper, full.lp.cost)
+    dz = np.where(upper > 0, d + err, -np.inf)  # outward; a column the arcs rule out holds nothing
+    lp, size = full.lp, arc_scores.shape[0]
+    lo, hi = full.node_sides(upper)
+    at = np.flatnonzero(y)
+    terms = np.maximum(y[at] * lo[at], y[at] * hi[at]).tolist()
+    grouped = [p for p in parts if type(p) is GrandparentParts and p.column_block in lp.var_blocks]
+    tree_cols = np.zeros(lp.num_cols, bool)
+    arcs = lp.var_blocks["z"]
+    arc_d = np.full((size, size), -np.inf)
+    arc_d[tuple(arcs.index.T)] = dz[arcs.positions]
+    tree_cols[arcs.positions] = True
+    cubes = []
+    for part in grouped:
+        block = lp.var_blocks[part.column_block]
+        cube = np.full((size,) * 3, -np.inf)
+        cube[tuple(block.index.T)] = dz[block.positions]
+        tree_cols[block.positions] = True
+        cubes.append(cube)
+    terms += _other_terms(full, d, err, upper, tree_cols, [p for p in parts if p not in grouped])
+    return ClosingBound(got[1], terms, arc_d, cubes, single_root)
+
+
+def _other_terms(
+    full: ProofProgram,
+    d: NDArray[np.float64],
+    err: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    tree_cols: NDArray[np.bool_],
+    others: Sequence[Parts],
+) -> list[float]:
+    """The terms of d·x of the columns outside the tree's arcs and triples (``tree_cols``), as
+    :meth:`lpparse.proofs.check.ProofProgram._sums` bounds them: each family of ``others`` by its top
+    ``max_per_tree`` positive d_j, every other column by its box."""
+    lp, terms = full.lp, []
+    part_cols = tree_cols.copy()
+    for part in others:
+        block = lp.var_blocks.get(part.column_block)
+        if block is None:
+            continue
+        cols = block.positions
+        part_cols[cols] = True
+        gain = np.where(upper[cols] > 0, np.maximum(d[cols] + err[cols], 0.0), 0.0)
+        k = part.max_per_tree(full.n)
+        if gain.size > k:
+            gain = np.partition(gain, gain.size - k)[gain.size - k :]
+        terms += gain[gain > 0].tolist()
+    rest = ~part_cols
+    d_rest, lower, top = d[rest], full.lower[rest], upper[rest]
+    box = np.maximum(d_rest * lower, d_rest * top) + err[rest] * np.maximum(np.abs(lower), top)
+    return terms + box[box != 0.0].tolist()
 
 
 def no_tree_problem(
-    arc_scores: NDArray[np.float64], parts: Sequence[Parts], result: ExactResult, single_root: bool
+    arc_scores: NDArray[np.float64],
+    parts: Sequence[Parts],
+    result: ExactResult,
+    single_root: bool,
+    limit: float = -math.inf,
 ) -> str | None:
-    """Why ``result.nodes`` do not prove that no tree of finite score exists over the arcs of ``arc_scores``
-    (None when they do): the root holds every candidate arc, every branched node (without fixed arcs) is split
-    by its children (:func:`lpparse.proofs.check.children_problem`), every other node is infeasible: no tree over
-    its arcs, or its dual ray proves it over the full program of every candidate part (the pruned parts' rows
-    included)."""
+    """Why ``result.nodes`` do not prove that no tree of finite score over the arcs of ``arc_scores`` scores
+    above ``limit`` (None when they do; -inf: that none exists): the root holds every candidate arc, and every
+    node is proved as :func:`lpparse.proofs.check.check_proof` proves a search's nodes against ``limit``
+    instead of a tree's score (:func:`lpparse.proofs.check._proved`, over the full program of every
+    candidate part, the pruned parts' rows included): a branched node split by its children (its fixed arcs
+    bounded by ``limit``), a leaf infeasible (no tree over its arcs, or a dual ray that proves it) or bounded
+    by ``limit``. What proves a subproblem whose search returned no tree: none of finite score, or (a lazy
+    search's, given the K-th best score of the trees found so far) none above the K-th tree."""
     nodes = result.nodes
     if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(arc_scores)):
         return "the root node does not hold every candidate arc"
-    rays = [node.ray for node in nodes if node.ray is not None]
-    full = ProofProgram(arc_scores, parts, single_root, result.base, rays)
+    separated = [d for node in nodes for d in (node.duals, node.ray) if d is not None]
+    full = ProofProgram(arc_scores, parts, single_root, result.base, separated)
+    bounds: dict[int, float] = {}
     for node in nodes:
-        if node.closed == "branched":
-            problem = "it drops arcs by reduced costs" if node.fixed else children_problem(node, nodes)
-        elif node.closed == "infeasible":
-            problem = infeasible_problem(node, full)
-        else:
-            problem = f"closed as {node.closed!r}, not as infeasible or split"
+        problem = _proved(node, nodes, full, limit, bounds)
         if problem is not None:
             return f"node {node.id}: {problem}"
     return None
@@ -273,8 +394,9 @@ def partition_problem(
             problem = _closed_problem(piece, mask, result, full, kth, gap_tol, closing, parts, single_root)
         elif result is None:
             problem = None if tree_problem(mask, single_root) is not None else "it holds trees but no proof"
-        elif result.heads is None:
-            problem = no_tree_problem(masked, parts, result, single_root)
+        elif result.heads is None:  # no tree above the K-th (none at all, fewer than K listed)
+            limit = kth + gap_abs(kth, gap_tol) if full and piece.rank is None else -np.inf
+            problem = no_tree_problem(masked, parts, result, single_root, limit)
         else:
             problem = check_proof(masked, parts, result, single_root=single_root, gap_tol=gap_tol)
         if problem is None and piece.rank is not None:
@@ -327,8 +449,7 @@ def _closed_problem(
     if isinstance(got, str):
         return f"closed by its parent's bound, but its parent's proof gives none: {got}"
     assert piece.modifier is not None
-    heads = mask[:, piece.modifier]
-    value = float(got[heads, piece.modifier].max()) if heads.any() else -np.inf
+    value = got.child(mask, piece.modifier)
     if not value <= kth + gap_abs(kth, gap_tol):
         return f"closed by its parent's bound {value!r} on its trees, above the K-th tree's score {kth!r}"
     return None
@@ -424,8 +545,8 @@ def check_kbest_record(
     data = record["kbest"]
     if not isinstance(data, dict):
         raise TypeError(f"kbest is {type(data).__name__}, not an object")
-    if data.get("kbest_version") != VERSION:
-        raise ValueError(f"kbest_version {data.get('kbest_version')!r}: this lpparse reads version {VERSION}")
+    if type(data.get("kbest_version")) is not int or data["kbest_version"] not in READS:
+        raise ValueError(f"kbest_version {data.get('kbest_version')!r}: this lpparse reads versions {READS}")
     s = validate_scores(arc_scores)
     size = s.shape[0]
     k = _int(data["k"], "k", 1, 2**62)
