@@ -113,7 +113,7 @@ def test_the_kit_passes_every_family(make, paths: set[str]) -> None:
 
 def test_the_minimal_family_is_short_and_the_doc_shows_it() -> None:
     assert len(EXAMPLE.read_text().splitlines()) < 150
-    doc = (EXAMPLE.parents[1] / "families.md").read_text()
+    doc = (EXAMPLE.parents[2] / "families.md").read_text()
     assert "examples/head_bigrams/head_bigrams.py" in doc and "check_parts" in doc
 
 

@@ -4,7 +4,7 @@ A family is registered under its name in the entry-point group ``lpparse.familie
 ``pyproject.toml`` names a :class:`Family` object::
 
     [project.entry-points."lpparse.families"]
-    bigram = "head_bigrams:FAMILY"
+    bigram = "head_bigrams_entry:FAMILY"
 
 lpparse's own families register the same way (lpparse's ``pyproject.toml``), so no module outside a
 family's own folder names it: score files, the proof checker, ``lpparse inspect`` and the decoders of score

@@ -1,8 +1,7 @@
 """A minimal priced part family: head bigrams ⟨h, h', m⟩, "h heads m, h' heads m + 1" (Martins, Almeida &
 Smith 2013, "Turning on the Turbo: Fast Third-Order Non-Projective Turbo Parsers", ACL 2013). Walk-through:
-``docs/families.md``. Installed (``pip install docs/examples/head_bigrams``), it is registered as the part
-family ``bigram`` (:data:`FAMILY`, its ``pyproject.toml``), so every lpparse command that reads score files
-decodes, proves and checks with it. Rows over the arcs z, one per candidate arc, from the start:
+``docs/families.md``; installed (``pip install docs/examples/head_bigrams``), it is the registered family
+``bigram`` (``head_bigrams_entry.py``). Rows over the arcs z, one per candidate arc, from the start:
 
     BigramLeft[h, m] (m < n):   Σ_h' y[h, h', m] - z[h, m] = 0
     BigramRight[h', m] (m > 1): Σ_h y[h, h', m - 1] - z[h', m] = 0
@@ -21,11 +20,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.colgen import DualState, Priced, ScoreCache, Separated, Warm
-from lpparse.families import Family
 from lpparse.families.base import Binding, Counted
 from lpparse.lp.program import Terms
-from lpparse.scoring.part_templates import PartTemplates
-from lpparse.triples import DensePartScorer
 
 Index = tuple[NDArray[np.int64], ...]
 
@@ -150,42 +146,3 @@ class HeadBigramFamily(Counted):
 
     def outside_shift(self) -> NDArray[np.float64]:
         return np.zeros(self.lp.num_cols)
-
-
-def check_bigram_batch(n: int, h: NDArray[np.int64], h2: NDArray[np.int64], m: NDArray[np.int64]) -> None:
-    """ValueError unless every ⟨h, h', m⟩ names a head bigram of an n-token sentence: 1 <= m < n, h and h'
-    in 0..n, h != m, h' != m + 1."""
-    h, h2, m = (np.asarray(a, dtype=np.int64) for a in (h, h2, m))
-    bad = (m < 1) | (m >= n) | (h < 0) | (h > n) | (h2 < 0) | (h2 > n) | (h == m) | (h2 == m + 1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"⟨{h[i]}, {h2[i]}, {m[i]}⟩ is not a head bigram of a {n}-token sentence")
-
-
-#: feature templates of ⟨h, h', m⟩ for training a model with the family (``lpparse train --families bigram``)
-TEMPLATES = PartTemplates(
-    "bigram",
-    3,
-    (
-        ("0.pos", "1.pos"),
-        ("0.pos", "1.pos", "2.pos"),
-        ("0.cpos", "1.cpos", "dir01", "dist01"),
-        ("0.pos", "2.pos", "dir02"),
-        ("1.pos", "2.pos", "dir12"),
-        ("0.gword", "1.pos"),
-        ("0.pos", "1.gword"),
-    ),
-)
-
-#: the family as lpparse's registry finds it (entry point ``bigram`` in this package's pyproject.toml):
-#: score files hold its scores under ``bigram/i``, dense (n+1)^3 cubes over ⟨h, h', m⟩
-FAMILY = Family(
-    "bigram",
-    3,
-    "bigram",
-    lambda scorer, rows: HeadBigramParts(scorer),
-    DensePartScorer,
-    check_index=check_bigram_batch,
-    features=TEMPLATES,
-    rank=30,
-)
