@@ -176,7 +176,7 @@ def _one(job: _Sentence) -> BatchResult:
     )
 
 
-def decode_batch(
+def decode_batch(  # long: keywords by array, as a neural parser holds its scores (module docstring)
     arcs: ArrayLike | Sequence[ArrayLike],
     lengths: ArrayLike | None = None,
     *,
@@ -202,15 +202,7 @@ def decode_batch(
     (:func:`lpparse.workers.ordered_map`); ``client``: a ``distributed.Client`` to run on instead. Raises
     ValueError for shapes or lengths that do not fit, an unknown decoder or option, a worker count below 1,
     or NaN scores (naming the sentence), an unregistered family, or parts for a decoder that takes none."""
-    if decoder not in decoder_names():
-        raise ValueError(f"unknown decoder {decoder!r}; choose from {', '.join(decoder_names())}")
-    takes = decoder_options(decoder)
-    if takes is not None and set(options) - takes:
-        unknown = ", ".join(map(repr, sorted(set(options) - takes)))
-        known = ", ".join(sorted(takes))
-        raise ValueError(f"decoder {decoder!r} has no option {unknown}; its options: {known}")
-    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1:
-        raise ValueError(f"workers: expected a whole number of processes >= 1, got {workers!r}")
+    _check_call(decoder, options, workers)
     sizes = None if lengths is None else _lengths(lengths)
     per = {
         "arcs": _sentences(arcs, sizes, "arcs", 2),
@@ -224,16 +216,7 @@ def decode_batch(
     count = len(per["arcs"])  # type: ignore[arg-type]
     if parts is not None and len(parts) != count:
         raise ValueError(f"parts: {len(parts)} lists of part families, arcs have {count} sentences")
-    for name, arrays in [*per.items(), *more.items()]:
-        if arrays is None:
-            continue
-        if len(arrays) != count:
-            raise ValueError(f"{name}: {len(arrays)} sentences, arcs have {count}")
-        for b, (a, x) in enumerate(zip(per["arcs"], arrays)):  # type: ignore[arg-type]
-            if x.shape[0] != a.shape[0]:
-                raise ValueError(f"{name}[{b}]: {x.shape[0] - 1} tokens, arcs[{b}] {a.shape[0] - 1}")
-            if np.isnan(x).any():
-                raise ValueError(f"{name}[{b}]: NaN scores")
+    _check_arrays(per["arcs"], {**per, **more})  # type: ignore[arg-type]
     jobs = [
         _Sentence(
             decoder,
@@ -246,6 +229,36 @@ def decode_batch(
         for b in range(count)
     ]
     return list(ordered_map(_one, jobs, workers, scheduler=client))
+
+
+def _check_call(decoder: str, options: dict[str, Any], workers: Any) -> None:
+    """ValueError for an unknown decoder, an option it does not take, or a worker count below 1."""
+    if decoder not in decoder_names():
+        raise ValueError(f"unknown decoder {decoder!r}; choose from {', '.join(decoder_names())}")
+    takes = decoder_options(decoder)
+    if takes is not None and set(options) - takes:
+        unknown = ", ".join(map(repr, sorted(set(options) - takes)))
+        known = ", ".join(sorted(takes))
+        raise ValueError(f"decoder {decoder!r} has no option {unknown}; its options: {known}")
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1:
+        raise ValueError(f"workers: expected a whole number of processes >= 1, got {workers!r}")
+
+
+def _check_arrays(
+    arcs: list[NDArray[np.float64]], arrays: Mapping[str, list[NDArray[np.float64]] | None]
+) -> None:
+    """ValueError unless every argument's arrays are as many as the arcs', of their sentences' sizes,
+    without NaN (naming the argument and the sentence)."""
+    for name, found in arrays.items():
+        if found is None:
+            continue
+        if len(found) != len(arcs):
+            raise ValueError(f"{name}: {len(found)} sentences, arcs have {len(arcs)}")
+        for b, (a, x) in enumerate(zip(arcs, found)):
+            if x.shape[0] != a.shape[0]:
+                raise ValueError(f"{name}[{b}]: {x.shape[0] - 1} tokens, arcs[{b}] {a.shape[0] - 1}")
+            if np.isnan(x).any():
+                raise ValueError(f"{name}[{b}]: NaN scores")
 
 
 def _family_arrays(name: str, scores: Any, sizes: Sequence[int] | None) -> list[NDArray[np.float64]]:
