@@ -154,7 +154,7 @@ bf_decode = _lp_decoder("bf")
 auto_decode = _lp_decoder("auto")
 
 
-def exact_decode(
+def exact_decode(  # long: a registered decoder's signature: its options are parse's command line
     arc_scores: NDArray[np.float64],
     triple_scorer: TripleScorer | None,
     single_root: bool,

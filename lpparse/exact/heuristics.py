@@ -131,7 +131,7 @@ def lp_moves(
     return hh.astype(np.int64), mm.astype(np.int64)
 
 
-def improve_along_lp(
+def improve_along_lp(  # long: the search's state at a node, and the climb's three limits
     arc_scores: NDArray[np.float64],
     parts: Sequence[Parts],
     caches: Mapping[str, ScoreCache] | None,

@@ -20,7 +20,7 @@ from lpparse.triples import SiblingScorer, TripleScorer
 __all__ = ["check_exact", "parse_exact"]
 
 
-def parse_exact(
+def parse_exact(  # long: solve_second_order's arguments and the search's (limit, options, k best)
     arc_scores: ArrayLike,
     triple_scorer: TripleScorer | None,
     preset: str | Iterable[str] = "all",

@@ -117,7 +117,7 @@ def sentence_problem(
     )
 
 
-def inspect_file_sentence(
+def inspect_file_sentence(  # long: the command's choices of source, problem and inspection
     treebank: Path,
     sentence: str,
     model: Path | None = None,

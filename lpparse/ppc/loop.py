@@ -302,7 +302,7 @@ def _finish(
     return heads
 
 
-def solve_lp(
+def solve_lp(  # long: the front end's independent choices; the engine's own are ColgenOptions
     arc_scores: ArrayLike,
     parts: Sequence[Parts],
     method: str = "auto",
@@ -440,7 +440,7 @@ def second_order_parts(
     return parts
 
 
-def parse_price_cut(
+def parse_price_cut(  # long: solve_second_order's arguments, in the paper's order of Algorithm 1
     arc_scores: ArrayLike,
     triple_scorer: TripleScorer | None,
     preset: str | Iterable[str] = "all",
@@ -533,7 +533,7 @@ def bf_below(parts: Sequence[Parts]) -> int:
     return max([BF_BELOW_PARTS, *(getattr(p, "bf_below", 0) for p in parts)])
 
 
-def solve_second_order(
+def solve_second_order(  # long: grandparent and sibling scorers with their presets, solve_lp's choices
     arc_scores: ArrayLike,
     triple_scorer: TripleScorer | None,
     preset: str | Iterable[str] = "all",

@@ -356,7 +356,7 @@ def full_grandparent_program(
     return prog
 
 
-def solve_grandparent(
+def solve_grandparent(  # long: the polytope's choices (families, base, root rule) and the solver's
     arc_scores: ArrayLike,
     triple_scores: TripleScorer | ArrayLike,
     families: str | Iterable[str] = "all",
