@@ -42,9 +42,6 @@ from tqdm import tqdm
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.families import family_parts, registered
 from lpparse.families.base import Parts
-from lpparse.families.grandparent.family import GrandparentParts
-from lpparse.families.sibling.family import SiblingParts
-from lpparse.families.third_order.family import window_parts
 from lpparse.io import DataError, UsageError, UserError, readable_file
 from lpparse.lp.solution import TOL
 from lpparse.options import add_pruning_options, add_root_options, pruning_options, resolve_single_root
@@ -133,23 +130,13 @@ def sentence_scorers(
     a model then scores those alone), default every candidate arc."""
     if isinstance(source, Model):
         scorer = source.scorer(sentence, keep)
-        arcs, found = scorer.arc_scores(), {GrandparentParts.name: scorer.triples()}
-        if source.siblings:
-            found[SiblingParts.name] = scorer.siblings()
-        windows = window_parts(sentence.n, *scorer.window_scorers())
-        found.update(scorer.family_scorers())
+        arcs, found = scorer.arc_scores(), scorer.part_scorers()
     else:
         entry = source[position]
-        arcs, found = (
-            entry.arc_scores(),
-            {GrandparentParts.name: entry.triples(), SiblingParts.name: entry.siblings()},
-        )
-        windows = entry.window_parts()
-        found.update(entry.more_scorers())
-    found.update((p.name, p.scorer) for p in windows)
+        arcs, found = entry.arc_scores(), entry.part_scorers()
     if keep is not None:
         arcs = apply_pruning(arcs, keep)
-    return arcs, {name: scorer for name, scorer in found.items() if scorer is not None}
+    return arcs, found
 
 
 def problem_scorers(
@@ -180,16 +167,13 @@ def _parts(scorers: dict[str, Any], families: Any, n: int) -> list[Parts]:
     other families than the scores."""
     if not isinstance(families, dict) or not all(isinstance(rows, list) for rows in families.values()):
         raise ValueError("its families are not row families by part family")
-    if set(families) != set(scorers):
-        raise ValueError(
-            f"the proof is over the families {sorted(families)}, the scores have {sorted(scorers)}"
-        )
     unknown = set(families) - set(registered())
     if unknown:
         raise ValueError(f"unknown part families {sorted(unknown)}; registered: {', '.join(registered())}")
-    parts = family_parts(scorers, n, families)
-    if len(parts) != len(families):  # a family the record leaves out binds under one it names
-        raise ValueError(f"the proof is over the families {sorted(families)}, which need {[p.name for p in parts]}")
+    parts = family_parts(scorers, n, families)  # with the families they need (windows of zero scores)
+    if set(families) != {p.name for p in parts}:
+        found = [p.name for p in parts]
+        raise ValueError(f"the proof is over the families {sorted(families)}, the scores have {sorted(found)}")
     return parts
 
 

@@ -201,6 +201,17 @@ class SentenceScores:
         scorers = {name: scorer for name, scorer in found if scorer is not None}
         return family_parts(scorers, self.n) if scorers else []
 
+    def part_scorers(self) -> dict[str, Any]:
+        """A fresh counted scorer of every part family this sentence has scores of, by family name."""
+        found = {
+            "grandparent": self.triples(),
+            "sibling": self.siblings(),
+            "consecutive": self.consecutive(),
+            "trisibling": self.tri_siblings(),
+            "grandsibling": self.grand_siblings(),
+        }
+        return {name: scorer for name, scorer in found.items() if scorer is not None} | self.more_scorers()
+
     def more_scorers(self) -> dict[str, Any]:
         """A fresh counted scorer of each family of :attr:`more`, by family name."""
         out = {}

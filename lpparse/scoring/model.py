@@ -484,6 +484,19 @@ class SentenceScorer:
             raise ValueError("the model has no tri-sibling parts")
         return TriSiblingModelScorer(self.model, self.ids)
 
+    def part_scorers(self) -> dict[str, Any]:
+        """A fresh counted scorer of every part family the model scores, by family name (the names under
+        which the families are registered: :func:`lpparse.families.family_parts` makes them parts)."""
+        model = self.model
+        found = {
+            "grandparent": self.triples() if model.order == 2 else None,
+            "sibling": self.siblings() if model.siblings else None,
+            "consecutive": self.consecutive() if model.consecutive else None,
+            "trisibling": self.tri_siblings() if model.trisiblings else None,
+            "grandsibling": self.grand_siblings() if model.grandsiblings else None,
+        }
+        return {name: scorer for name, scorer in found.items() if scorer is not None} | self.family_scorers()
+
     def family_scorers(self) -> dict[str, HashedPartScorer]:
         """A fresh counted scorer of each registered family the model has templates of, by family name."""
         model = self.model
