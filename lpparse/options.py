@@ -10,11 +10,15 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lpparse.corpus import Sentence
+from lpparse.families import RegistryError, get_family
 from lpparse.io import UsageError
 from lpparse.pruning import ArcPruning
+
+if TYPE_CHECKING:
+    from lpparse.scoring.part_templates import PartTemplates
 
 __all__ = [
     "ROOT_OPTIONS",
@@ -249,3 +253,18 @@ def resolve_single_root(choice: bool | None, sentences: list[Sentence]) -> bool:
     """The user's choice, else single-root iff every gold tree has exactly one root child (sentences without
     a gold tree say nothing; with none at all, single-root, as in Universal Dependencies)."""
     return all(s.single_rooted for s in sentences if s.annotated) if choice is None else choice
+
+
+def family_names(text: str) -> tuple[PartTemplates, ...]:
+    """``--families``: comma-separated names of registered part families, as their feature templates
+    (argparse error for a family not registered or without templates)."""
+    out = []
+    for name in (n.strip() for n in text.split(",") if n.strip()):
+        try:
+            family = get_family(name)
+        except (ValueError, RegistryError) as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        if family.features is None:
+            raise argparse.ArgumentTypeError(f"part family {name!r} has no feature templates to train")
+        out.append(family.features)
+    return tuple(out)
