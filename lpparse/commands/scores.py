@@ -7,15 +7,18 @@ import argparse
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 from tqdm import tqdm
 
 from lpparse.corpus import Sentence, read_treebank
 from lpparse.decoder import dense_sibling_scores, dense_triple_scores
+from lpparse.families import get_family
 from lpparse.families.consecutive.rows import candidate_csibs
 from lpparse.io import UsageError, file_digest, output_path, readable_file
 from lpparse.options import Command, Option, positive_int
 from lpparse.scores import SentenceScores, save_scores
 from lpparse.scoring import Model
+from lpparse.scoring.model import SentenceScorer
 from lpparse.trees import allowed_arcs
 from lpparse.workers import SCHEDULER_NOTE, check_scheduler, ordered_map
 
@@ -73,7 +76,19 @@ def model_scores(model: Model, sentence: Sentence) -> SentenceScores:
         csib = np.zeros((arcs.shape[0],) * 3)
         csib[windows] = scorer.consecutive().score(*windows)
     labels = None if model.labels is None else model.labels.arc_label_scores(model.vocab, sentence)
-    return SentenceScores(sentence.sent_id, arcs, gp, sib, csib, labels=labels)
+    return SentenceScores(sentence.sent_id, arcs, gp, sib, csib, labels=labels, more=family_scores(scorer, arcs))
+
+
+def family_scores(scorer: SentenceScorer, arcs: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+    """The model's scores of the candidate parts of every registered family it has templates of (dense, 0
+    where no part can be), by family name."""
+    out = {}
+    for name, family_scorer in scorer.family_scorers().items():
+        family = get_family(name)
+        parts = family.make(family_scorer, None).candidates(allowed_arcs(arcs), False)
+        out[name] = np.zeros((arcs.shape[0],) * family.arity)
+        out[name][parts] = family_scorer.score(*parts)
+    return out
 
 
 #: models loaded by a worker process, by path (a forked worker shares its parent's)
@@ -114,6 +129,7 @@ def run_export(args: argparse.Namespace) -> int:
     labels = None if model.labels is None else (model.labels.names, model.labels.root_label)
     save_scores(out, bar, source, labels)
     parts = ["arcs"] + ["grandparent"] * (model.order == 2) + ["sibling"] * bool(model.siblings)
-    parts += ["consecutive-sibling"] * model.consecutive + ["label"] * (labels is not None)
+    parts += ["consecutive-sibling"] * model.consecutive + [t.name for t in model.families]
+    parts += ["label"] * (labels is not None)
     print(f"wrote {out}: {len(sentences)} sentences of {treebank.name}, {', '.join(parts)} scores")
     return 0
