@@ -1,13 +1,9 @@
-"""The part families of parse-price-cut on the column-and-row generation engine (:mod:`lpparse.colgen`):
-grandparent triples ⟨g,p,c⟩ (:class:`GrandparentFamily`) and arbitrary siblings ⟨h,m,m'⟩
-(:class:`SiblingFamily`), both over the arc columns of an arborescence program.
+"""Arbitrary siblings ⟨h,m,m'⟩ as a part family of parse-price-cut on the column-and-row generation engine
+(:mod:`lpparse.colgen`), over the arc columns of an arborescence program (Martins, Smith & Xing 2009,
+"Concise Integer Linear Programming Formulations for Dependency Parsing", ACL-IJCNLP 2009; rows:
+:mod:`lpparse.families.sibling.rows`): :class:`SiblingParts` and :class:`SiblingFamily`.
 
-**Grandparents** (Riedel, Smith & McCallum 2012, §4): pricing with OneGP dual
-tightening and the GPArc duals of absent triples, factorized and per-triple bounds, partial pricing, deferral
-and lazy scoring (:mod:`lpparse.families.grandparent.pricing`); ArcGP separation, with held-back rows under ``lazy_arcgp``
-(:mod:`lpparse.families.grandparent.separation`); dead arcs kept out of HiGHS (:mod:`lpparse.families.grandparent.dead_arcs`).
-
-**Siblings** (:mod:`lpparse.families.sibling.rows`). With the duals of an absent part's own ArcSib/SibArc
+With the duals of an absent part's own ArcSib/SibArc
 rows at 0, the reduced cost of an absent zsib[h,m,m'] in the full LP is
 
     r(h,m,m') = s(h,m,m') + Σ_α μ_SibClique(h,α)
@@ -27,13 +23,10 @@ tighten the LP that a certificate is about (absent parts have no coefficient in 
 unchanged). The start: the sibling parts of the first-order best tree, and those of a warm start
 (:class:`lpparse.colgen.Warm`).
 
-**Pruned parts** (scored -inf; :mod:`lpparse.families.grandparent.rows`, :mod:`lpparse.families.sibling.rows`)
-have no column in the full LP but their PrunedGP/PrunedSib row z + z' <= 1, under every preset. Pricing never
-adds one (its reduced cost is -inf; the factorized bounds stay valid); separation scores the absent parts
-whose ArcGP/ArcSib row is violated and adds a pruned one's row alone (without the ArcGP/ArcSib family it keeps
-only those). Both families start from a tree T with no pruned part (:func:`clean_tree`), so the restricted LP
-stays feasible (T satisfies every row that enters); if none is found, every part enters at the start (the
-restricted LP is then the full LP).
+**Pruned parts** (scored -inf) have no column in the full LP but their PrunedSib row z + z' <= 1, under
+every preset; pricing never adds one, separation adds a pruned one's row alone; the family starts from a tree
+with no pruned part (:func:`lpparse.families.base.clean_tree`), as the grandparent family does
+(:mod:`lpparse.families.grandparent.family`).
 """
 
 from __future__ import annotations
