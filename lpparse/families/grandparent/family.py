@@ -1,39 +1,20 @@
-"""The part families of parse-price-cut on the column-and-row generation engine (:mod:`lpparse.colgen`):
-grandparent triples ⟨g,p,c⟩ (:class:`GrandparentFamily`) and arbitrary siblings ⟨h,m,m'⟩
-(:class:`SiblingFamily`), both over the arc columns of an arborescence program.
+"""Grandparent triples ⟨g,p,c⟩ as a part family of parse-price-cut on the column-and-row generation engine
+(:mod:`lpparse.colgen`), over the arc columns of an arborescence program (Riedel, Smith & McCallum 2012,
+"Parse, Price and Cut—Delayed Column and Row Generation for Graph Based Parsers", EMNLP-CoNLL 2012, §4):
+:class:`GrandparentParts` (what a user hands the front end) and :class:`GrandparentFamily` (bound to one run).
 
-**Grandparents** (Riedel, Smith & McCallum 2012, §4): pricing with OneGP dual
-tightening and the GPArc duals of absent triples, factorized and per-triple bounds, partial pricing, deferral
-and lazy scoring (:mod:`lpparse.families.grandparent.pricing`); ArcGP separation, with held-back rows under ``lazy_arcgp``
-(:mod:`lpparse.families.grandparent.separation`); dead arcs kept out of HiGHS (:mod:`lpparse.families.grandparent.dead_arcs`).
+Pricing with OneGP dual tightening and the GPArc duals of absent triples, factorized and per-triple bounds,
+partial pricing, deferral and lazy scoring (:mod:`lpparse.families.grandparent.pricing`); ArcGP separation,
+with held-back rows under ``lazy_arcgp`` (:mod:`lpparse.families.grandparent.separation`); dead arcs kept out
+of HiGHS (:mod:`lpparse.families.grandparent.dead_arcs`); GPChain cuts for exact decoding
+(:mod:`lpparse.families.grandparent.chains`).
 
-**Siblings** (:mod:`lpparse.families.sibling.rows`). With the duals of an absent part's own ArcSib/SibArc
-rows at 0, the reduced cost of an absent zsib[h,m,m'] in the full LP is
-
-    r(h,m,m') = s(h,m,m') + Σ_α μ_SibClique(h,α)
-
-(zsib has coefficient -1 in the <= rows SibClique, whose duals are >= 0; 0 under the default ``martins``
-preset, which has none), bounded without scoring by min(s̄(h,m), s̄(h,m')) + Σ_α μ_SibClique(h,α) (the
-scorer's ``bound_hm``) and, if the scorer offers them, its per-part bounds ``bound_siblings``. Dual
-tightening as for GPArc: an arc h→m at 0 with reduced cost d_z < 0 has slack β = -d_z (what the grandparent
-family left of it); giving the tight SibArc row z[h,m] - zsib[h,m,m'] >= 0 (side 0; side 1 on h→m') of an
-absent part the dual -λ lowers the part's reduced cost by λ and raises d_z by λ, so with the λ of an arc
-summed within its β the extended duals stay feasible and complementary. Parts are priced out greedily,
-cheapest first, on their bounds (never scored), then on their exact reduced costs. Separation: an absent
-part has zsib = 0, so its ArcSib row reads z[h,m] + z[h,m'] <= 1; the violated ones enter as columns. With
-SibTriangle (the ``triangles`` preset; exact decoding adds it to any), a fractional point also gets the most
-violated SibTriangle and GPSibTriangle cuts over parts with columns (:mod:`lpparse.families.sibling.triangles`): valid for every tree, they
-tighten the LP that a certificate is about (absent parts have no coefficient in them, so pricing is
-unchanged). The start: the sibling parts of the first-order best tree, and those of a warm start
-(:class:`lpparse.colgen.Warm`).
-
-**Pruned parts** (scored -inf; :mod:`lpparse.families.grandparent.rows`, :mod:`lpparse.families.sibling.rows`)
-have no column in the full LP but their PrunedGP/PrunedSib row z + z' <= 1, under every preset. Pricing never
-adds one (its reduced cost is -inf; the factorized bounds stay valid); separation scores the absent parts
-whose ArcGP/ArcSib row is violated and adds a pruned one's row alone (without the ArcGP/ArcSib family it keeps
-only those). Both families start from a tree T with no pruned part (:func:`clean_tree`), so the restricted LP
-stays feasible (T satisfies every row that enters); if none is found, every part enters at the start (the
-restricted LP is then the full LP).
+**Pruned triples** (scored -inf; :mod:`lpparse.families.grandparent.rows`) have no column in the full LP but
+their PrunedGP row z + z' <= 1, under every preset. Pricing never adds one (its reduced cost is -inf; the
+factorized bounds stay valid); separation scores the absent triples whose ArcGP row is violated and adds a
+pruned one's row alone. The family starts from a tree T with no pruned part
+(:func:`lpparse.families.base.clean_tree`), so the restricted LP stays feasible; if none is found, every
+triple enters at the start (the restricted LP is then the full LP).
 """
 
 from __future__ import annotations
