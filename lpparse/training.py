@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from typing import Any, Self
@@ -261,29 +261,7 @@ def checked_config(model: Model, config: TrainConfig, pruner: Model | None = Non
                 "decoder, cost and pruning are options of the perceptron and hinge trainers, not of cll"
             )
     else:
-        if model.order == 1:
-            allowed: tuple[str, ...] = ("cle", "eisner")
-            decoder = config.decoder or ("eisner" if config.projective else "cle")
-        else:
-            lp_only = bool(model.siblings) or model.consecutive
-            allowed = RELAXATION_DECODERS if lp_only else ("gp-eisner", *RELAXATION_DECODERS)
-            decoder = config.decoder or ("exact" if model.families else "auto" if lp_only else "gp-eisner")
-        if decoder not in allowed:
-            raise ValueError(
-                f"the {config.trainer} decodes this model with one of {', '.join(allowed)}, not {decoder!r}"
-            )
-        relaxation = decoder in RELAXATION_DECODERS
-        cost = (
-            (1.0 if config.trainer == "hinge" and relaxation else 0.0) if config.cost is None else config.cost
-        )
-        if cost < 0 or not np.isfinite(cost):
-            raise ValueError(f"cost must be a finite number >= 0, got {cost}")
-        if cost and not relaxation:
-            raise ValueError(
-                "cost (loss-augmented decoding) needs an LP or exact decoder: "
-                + ", ".join(RELAXATION_DECODERS)
-            )
-        config = replace(config, decoder=decoder, cost=cost)
+        config = _decoding_config(model, config)
     if config.workers < 1 or config.mix_every < 1:
         raise ValueError(f"workers and mix_every must be >= 1, got {config.workers} and {config.mix_every}")
     if (config.pruning is None) != (pruner is None):
@@ -294,6 +272,31 @@ def checked_config(model: Model, config: TrainConfig, pruner: Model | None = Non
             f"{'single' if pruner.single_root else 'multi'}-root model"
         )
     return config
+
+
+def _decoding_config(model: Model, config: TrainConfig) -> TrainConfig:
+    """The perceptron's or hinge's ``config`` with its decoder and cost made explicit and checked against
+    ``model`` (:func:`checked_config`)."""
+    if model.order == 1:
+        allowed: tuple[str, ...] = ("cle", "eisner")
+        decoder = config.decoder or ("eisner" if config.projective else "cle")
+    else:
+        lp_only = bool(model.siblings) or model.consecutive
+        allowed = RELAXATION_DECODERS if lp_only else ("gp-eisner", *RELAXATION_DECODERS)
+        decoder = config.decoder or ("exact" if model.families else "auto" if lp_only else "gp-eisner")
+    if decoder not in allowed:
+        raise ValueError(
+            f"the {config.trainer} decodes this model with one of {', '.join(allowed)}, not {decoder!r}"
+        )
+    relaxation = decoder in RELAXATION_DECODERS
+    cost = (1.0 if config.trainer == "hinge" and relaxation else 0.0) if config.cost is None else config.cost
+    if cost < 0 or not np.isfinite(cost):
+        raise ValueError(f"cost must be a finite number >= 0, got {cost}")
+    if cost and not relaxation:
+        raise ValueError(
+            "cost (loss-augmented decoding) needs an LP or exact decoder: " + ", ".join(RELAXATION_DECODERS)
+        )
+    return replace(config, decoder=decoder, cost=cost)
 
 
 @dataclass
@@ -544,6 +547,65 @@ def _part_update(
 _Point = tuple[tuple[NDArray[np.int64], ...], NDArray[np.float64] | None]
 
 
+@dataclass(frozen=True)
+class _Decoded:
+    """What a relaxation decoder gives a perceptron step: the tree (None: none, or the LP optimum fractional),
+    its objective, whether the optimum was fractional or unproved, and the point ŷ (None: no point, no update):
+    its arc values and its parts with their values (None: the tree's own, each 1) per family (siblings None:
+    not in the program)."""
+
+    heads: NDArray[np.int64] | None
+    objective: float = 0.0
+    fractional: bool = False
+    unsolved: bool = True
+    arcs: NDArray[np.float64] | None = None
+    triples: _Point | None = None
+    siblings: _Point | None = None
+    windows: dict[str, _Point] = field(default_factory=dict)
+
+
+def _decode_parts(
+    decoded: NDArray[np.float64], parts: list[Any], windows: list[Any], decoder: str, single_root: bool
+) -> _Decoded:
+    """The point ŷ of ``decoder`` over the arc scores ``decoded`` and ``parts``, of which ``windows`` are
+    the families beyond grandparents and siblings (:func:`_second_order_step`)."""
+    if decoder == "exact":
+        exact = exact_search(decoded, parts, single_root, EXACT_TRAIN_TIME_LIMIT)
+        heads = exact.heads
+        if heads is None:
+            return _Decoded(None, fractional=not exact.stats.root_integral)
+        return _Decoded(
+            heads,
+            exact.objective,
+            not exact.stats.root_integral,
+            not exact.certified,
+            _indicator(heads),
+            (gold_triples(heads), None),
+            (tree_siblings(heads), None),
+            {p.name: (p.tree_parts(heads), None) for p in windows},
+        )
+    result = solve_lp(decoded, parts, decoder, single_root)
+    if not result.certified:
+        return _Decoded(None)
+    x = result.solution.x
+    assert x is not None
+    program = result.program
+    sibling_point = None
+    if SiblingParts.name in result.families:
+        sibling_program = result.families[SiblingParts.name].sibs  # type: ignore[attr-defined]
+        sibling_point = sibling_program.siblings(), sibling_program.sibling_values(x)
+    return _Decoded(
+        result.heads,
+        result.objective,
+        not result.integral,
+        False,
+        program.arc_values(x),
+        (program.triples(), program.triple_values(x)),
+        sibling_point,
+        {p.name: result.families[p.name].point(x) for p in windows},  # type: ignore[attr-defined]
+    )
+
+
 def _second_order_step(
     scorer: SentenceScorer, arcs: NDArray[np.float64], decoder: str, cost: float, gold: NDArray[np.int64]
 ) -> _Update:
@@ -565,52 +627,27 @@ def _second_order_step(
     windows += family_parts(scorer.family_scorers(), scorer.n, present=[p.name for p in windows])
     parts += windows
     decoded = arcs + cost * (1.0 - target) if cost else arcs  # -inf (no arc, pruned) stays -inf
-    sibling_point: _Point | None = None
-    if decoder == "exact":
-        exact = exact_search(decoded, parts, model.single_root, EXACT_TRAIN_TIME_LIMIT)
-        heads, objective = exact.heads, exact.objective
-        fractional, unsolved = not exact.stats.root_integral, not exact.certified
-        if heads is None:
-            return _Update(0.0, fractional=fractional, unsolved=True)
-        arc_values = _indicator(heads)
-        triple_point: _Point = (gold_triples(heads), None)
-        sibling_point = (tree_siblings(heads), None)
-        window_points = {p.name: (p.tree_parts(heads), None) for p in windows}
-    else:
-        result = solve_lp(decoded, parts, decoder, model.single_root)
-        if not result.certified:
-            return _Update(0.0, unsolved=True)
-        heads, objective = result.heads, result.objective
-        fractional, unsolved = not result.integral, False
-        x = result.solution.x
-        assert x is not None
-        program = result.program
-        arc_values = program.arc_values(x)
-        triple_point = program.triples(), program.triple_values(x)
-        if SiblingParts.name in result.families:
-            sibling_program = result.families[SiblingParts.name].sibs  # type: ignore[attr-defined]
-            sibling_point = sibling_program.siblings(), sibling_program.sibling_values(x)
-        window_points = {p.name: result.families[p.name].point(x) for p in windows}  # type: ignore[attr-defined]
-    if heads is not None and np.array_equal(heads, gold):
-        return _Update(0.0, fractional=fractional, unsolved=unsolved)
+    found = _decode_parts(decoded, parts, windows, decoder, model.single_root)
+    if found.arcs is None or (found.heads is not None and np.array_equal(found.heads, gold)):
+        return _Update(0.0, fractional=found.fractional, unsolved=found.unsolved)
+    assert found.triples is not None
     m = np.arange(1, gold.size)
     gold_score = arcs[gold[1:], m].sum() + triples.score(*gold_triples(gold)).sum()
-    idx, val = scorer.arcs.gradient(target - arc_values)
-    t_idx, t_val = _part_update(triples, gold_triples(gold), *triple_point)
+    idx, val = scorer.arcs.gradient(target - found.arcs)
+    t_idx, t_val = _part_update(triples, gold_triples(gold), *found.triples)
     idx, val = [idx, t_idx], [val, t_val]
     updates: list[tuple[Any, tuple[NDArray[np.int64], ...], _Point]] = []
     if siblings is not None:
-        assert sibling_point is not None
-        updates.append((siblings, tree_siblings(gold), sibling_point))
-    updates += [(p.scorer, p.tree_parts(gold), window_points[p.name]) for p in windows]
+        assert found.siblings is not None
+        updates.append((siblings, tree_siblings(gold), found.siblings))
+    updates += [(p.scorer, p.tree_parts(gold), found.windows[p.name]) for p in windows]
     for family, in_gold, point in updates:
         gold_score += family.score(*in_gold).sum()
         p_idx, p_val = _part_update(family, in_gold, *point)
         idx.append(p_idx)
         val.append(p_val)
-    return _Update(
-        float(objective - gold_score), np.concatenate(idx), np.concatenate(val), fractional, unsolved
-    )
+    loss = float(found.objective - gold_score)
+    return _Update(loss, np.concatenate(idx), np.concatenate(val), found.fractional, found.unsolved)
 
 
 @dataclass
@@ -630,7 +667,9 @@ class _Learner:
         if config.trainer == "perceptron":
             return cls(model, config, averager=_Averager(size))
         return cls(
-            model, config, adagrad=AdaGrad(size, config.learning_rate, config.l2 / sentences, config.adagrad_delta)
+            model,
+            config,
+            adagrad=AdaGrad(size, config.learning_rate, config.l2 / sentences, config.adagrad_delta),
         )
 
     @property
@@ -858,84 +897,27 @@ def train(
     if not data:
         raise ValueError("no usable training sentences")
     golds = [_training_gold(s, config, model.single_root) for s in data]
-    keep: list[NDArray[np.bool_] | None] = [None] * len(data)
-    dev_options: dict[str, Any] = {}
+    keep = _kept_arcs(data, golds, config, pruner, model.single_root)
+    # dev decoding on the learners' workers (nothing to say for the sequential trainer)
+    parallel = config.workers > 1 or scheduler
+    dev_options: dict[str, Any] = {"workers": config.workers, "scheduler": scheduler} if parallel else {}
     if pruner is not None and config.pruning is not None:
-        keep = [
-            pruning_mask(pruner.scorer(s).arc_scores(), config.pruning, model.single_root)
-            | (_indicator(g) > 0)
-            for s, g in zip(
-                tqdm(data, desc="pruning", unit="sent", disable=not config.progress, leave=False), golds
-            )
-        ]
         dev_options.update(pruning=config.pruning, pruner=pruner)
     rng = np.random.default_rng(config.seed)
     learner = _Learner.start(model, config, len(data))
-    decoder = config.decoder or default_decoder(model, config.projective, trained=False)  # cll: no decoder
-    # 2nd-order CLL marginals are non-projective (TREE) whatever config.projective says of the gold trees
-    decoder_options = default_decoder_options(model, decoder, config.projective and model.order == 1)
-    if decoder == "exact":  # a dev sentence gets what a training sentence gets
-        decoder_options["time_limit"] = EXACT_TRAIN_TIME_LIMIT
-    if decoder == "bp" and config.gp_marginals == "bp":
-        decoder_options.update(iterations=config.bp_iterations or 4, damping=config.bp_damping)
-    # dev decoding on the learners' workers (nothing to say for the sequential trainer)
-    parallel = {"workers": config.workers, "scheduler": scheduler} if config.workers > 1 or scheduler else {}
+    decoder, decoder_options = _dev_decoder(model, config)
+    run = _Run(
+        model, config, data, golds, keep, learner, dev_sentences, decoder, decoder_options, dev_options
+    )
     history: list[EpochRecord] = []
     best: tuple[float, NDArray[np.float64]] | None = None
     stale = 0
     for epoch in range(1, config.epochs + 1):
-        start = time.perf_counter()
-        order = rng.permutation(len(data))
-        with tqdm(
-            total=len(data), desc=f"epoch {epoch}", unit="sent", disable=not config.progress, leave=False
-        ) as bar:
-            if config.workers == 1 and scheduler is None:
-                total, fractional, unsolved = learner.run(
-                    [data[i] for i in order], [golds[i] for i in order], [keep[i] for i in order], bar
-                )
-            else:
-                total, fractional, unsolved = _mixed_epoch(learner, data, golds, keep, order, bar, scheduler)
-        seconds = time.perf_counter() - start
-        current = learner.averaged()
-        dev_uas = dev_np = None
-        dev_las: tuple[float | None, float | None] = (None, None)
-        if dev_sentences:
-            raw = model.weights
-            model.weights = current
-            model.invalidate_bounds()
-            score = evaluate(
-                model,
-                dev_sentences,
-                decoder,
-                progress=config.progress,
-                **parallel,
-                **decoder_options,
-                **dev_options,
-            )
-            model.weights = raw
-            dev_uas, dev_np = score.uas, score.uas_no_punct
-            dev_las = (score.las, score.las_no_punct) if score.labelled else (None, None)
-        record = EpochRecord(
-            epoch, total / len(data), len(data), seconds, dev_uas, dev_np, fractional, unsolved, *dev_las
-        )
+        record, current = run.epoch(epoch, rng.permutation(len(data)), scheduler)
         history.append(record)
         if log:
-            dev = (
-                f", dev UAS {100 * dev_uas:.2f} (no punct {100 * dev_np:.2f})" if dev_uas is not None else ""
-            )
-            if record.dev_las is not None:
-                dev += f", LAS {100 * record.dev_las:.2f} (no punct {100 * record.dev_las_no_punct:.2f})"
-            lp = (
-                f", LP fractional on {fractional}, {'not proved optimal' if decoder == 'exact' else 'unsolved'} "
-                f"on {unsolved}"
-                if decoder in RELAXATION_DECODERS and config.trainer != "cll"
-                else ""
-            )
-            log(
-                f"epoch {epoch}: loss {record.loss:.4f}, {seconds:.1f} s ({record.sentences_per_second:.1f} sent/s)"
-                f"{lp}{dev}"
-            )
-        key = dev_np if dev_np is not None else float(epoch)
+            log(_epoch_line(record, decoder, config.trainer))
+        key = record.dev_uas_no_punct if record.dev_uas_no_punct is not None else float(epoch)
         if best is None or key > best[0]:
             best, stale = (key, current.copy()), 0
             if checkpoint is not None:
@@ -949,6 +931,124 @@ def train(
     model.invalidate_bounds()
     model.training = {**model.training, **_record(config, decoder, decoder_options, history)}
     return history
+
+
+def _kept_arcs(
+    data: Sequence[Sentence],
+    golds: Sequence[NDArray[np.int64]],
+    config: TrainConfig,
+    pruner: Model | None,
+    single_root: bool,
+) -> list[NDArray[np.bool_] | None]:
+    """Per training sentence, the arcs that ``pruner`` keeps under ``config.pruning`` and the gold arcs
+    (None: every arc, without pruning)."""
+    if pruner is None or config.pruning is None:
+        return [None] * len(data)
+    bar = tqdm(data, desc="pruning", unit="sent", disable=not config.progress, leave=False)
+    return [
+        pruning_mask(pruner.scorer(s).arc_scores(), config.pruning, single_root) | (_indicator(g) > 0)
+        for s, g in zip(bar, golds)
+    ]
+
+
+def _dev_decoder(model: Model, config: TrainConfig) -> tuple[str, dict[str, Any]]:
+    """The decoder of the dev sentences (the training decoder; for cll the model's default) and its options."""
+    decoder = config.decoder or default_decoder(model, config.projective, trained=False)  # cll: no decoder
+    # 2nd-order CLL marginals are non-projective (TREE) whatever config.projective says of the gold trees
+    options = default_decoder_options(model, decoder, config.projective and model.order == 1)
+    if decoder == "exact":  # a dev sentence gets what a training sentence gets
+        options["time_limit"] = EXACT_TRAIN_TIME_LIMIT
+    if decoder == "bp" and config.gp_marginals == "bp":
+        options.update(iterations=config.bp_iterations or 4, damping=config.bp_damping)
+    return decoder, options
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What each epoch of :func:`train` reads: the model and its options, the training sentences with their
+    gold trees and kept arcs, the learner, and the dev sentences with their decoder and its options."""
+
+    model: Model
+    config: TrainConfig
+    data: list[Sentence]
+    golds: list[NDArray[np.int64]]
+    keep: list[NDArray[np.bool_] | None]
+    learner: _Learner
+    dev: Sequence[Sentence]
+    decoder: str
+    decoder_options: dict[str, Any]
+    dev_options: dict[str, Any]  #: pruning and the workers that decode the dev sentences
+
+    def epoch(
+        self, epoch: int, order: NDArray[np.int64], scheduler: Any
+    ) -> tuple[EpochRecord, NDArray[np.float64]]:
+        """Learn from the training sentences in ``order``: the epoch's record and averaged weights."""
+        data, config = self.data, self.config
+        start = time.perf_counter()
+        with tqdm(
+            total=len(data), desc=f"epoch {epoch}", unit="sent", disable=not config.progress, leave=False
+        ) as bar:
+            if config.workers == 1 and scheduler is None:
+                ordered = (
+                    [data[i] for i in order],
+                    [self.golds[i] for i in order],
+                    [self.keep[i] for i in order],
+                )
+                total, fractional, unsolved = self.learner.run(*ordered, bar)
+            else:
+                total, fractional, unsolved = _mixed_epoch(
+                    self.learner, data, self.golds, self.keep, order, bar, scheduler
+                )
+        seconds = time.perf_counter() - start
+        current = self.learner.averaged()
+        uas, uas_np, las, las_np = self.dev_scores(current)
+        loss = total / len(data)
+        return EpochRecord(
+            epoch, loss, len(data), seconds, uas, uas_np, fractional, unsolved, las, las_np
+        ), current
+
+    def dev_scores(
+        self, weights: NDArray[np.float64]
+    ) -> tuple[float | None, float | None, float | None, float | None]:
+        """Dev UAS, UAS without punctuation, LAS and LAS without punctuation (None: no dev sentences, no
+        labels) of the model with ``weights``."""
+        if not self.dev:
+            return None, None, None, None
+        model = self.model
+        raw = model.weights
+        model.weights = weights
+        model.invalidate_bounds()
+        score = evaluate(
+            model,
+            self.dev,
+            self.decoder,
+            progress=self.config.progress,
+            **self.decoder_options,
+            **self.dev_options,
+        )
+        model.weights = raw
+        if not score.labelled:
+            return score.uas, score.uas_no_punct, None, None
+        return score.uas, score.uas_no_punct, score.las, score.las_no_punct
+
+
+def _epoch_line(record: EpochRecord, decoder: str, trainer: str) -> str:
+    """The log line of an epoch: its loss and speed, the LP decoder's counts, dev UAS and LAS."""
+    dev = ""
+    if record.dev_uas is not None:
+        dev = f", dev UAS {100 * record.dev_uas:.2f} (no punct {100 * record.dev_uas_no_punct:.2f})"
+    if record.dev_las is not None:
+        dev += f", LAS {100 * record.dev_las:.2f} (no punct {100 * record.dev_las_no_punct:.2f})"
+    lp = (
+        f", LP fractional on {record.fractional}, {'not proved optimal' if decoder == 'exact' else 'unsolved'} "
+        f"on {record.unsolved}"
+        if decoder in RELAXATION_DECODERS and trainer != "cll"
+        else ""
+    )
+    return (
+        f"epoch {record.epoch}: loss {record.loss:.4f}, {record.seconds:.1f} s "
+        f"({record.sentences_per_second:.1f} sent/s){lp}{dev}"
+    )
 
 
 def _record(
@@ -1030,6 +1130,29 @@ def _label_accuracy(
     return right / total if total else float("nan")
 
 
+def _label_pass(
+    labeller: Labeller, averager: _Averager, examples: Iterable[_LabelExamples]
+) -> tuple[int, int]:
+    """One perceptron pass over the examples in order, updating ``labeller``'s weights: the arcs it
+    mislabelled and the arcs it saw."""
+    count = len(labeller.names)
+    errors = arcs = 0
+    for features, gold in examples:
+        scores = features.scores(labeller.weights, count, labeller.bits)
+        pred = choose_labels(scores, features.heads, labeller.root)
+        wrong = pred != gold
+        arcs += gold.size
+        if wrong.any():
+            errors += int(wrong.sum())
+            up, up_arc = features.labelled_slots(gold, labeller.bits)
+            down, down_arc = features.labelled_slots(pred, labeller.bits)
+            up, down = up[wrong[up_arc]], down[wrong[down_arc]]
+            val = np.concatenate([np.ones(up.size), -np.ones(down.size)])
+            averager.step(labeller.weights, np.concatenate([up, down]), val)
+        averager.count += 1
+    return errors, arcs
+
+
 def train_labels(
     vocab: Vocabulary,
     sentences: Sequence[Sentence],
@@ -1049,30 +1172,20 @@ def train_labels(
     data = _label_examples(labeller, vocab, sentences)
     held = _label_examples(labeller, vocab, dev)
     if not data:
-        raise ValueError("no arc to learn a label from (every arc with a word head has the root's label or none)")
+        raise ValueError(
+            "no arc to learn a label from (every arc with a word head has the root's label or none)"
+        )
     averager = _Averager(labeller.weights.size)
     rng = np.random.default_rng(config.seed)
-    count = len(names)
     best: tuple[float, NDArray[np.float64]] | None = None
     history: list[dict[str, Any]] = []
     stale = best_epoch = 0
     for epoch in range(1, config.epochs + 1):
-        start, errors, arcs = time.perf_counter(), 0, 0
-        order = rng.permutation(len(data))
-        for k in tqdm(order, desc=f"labels {epoch}", disable=not config.progress, leave=False):
-            features, gold = data[k]
-            scores = features.scores(labeller.weights, count, labeller.bits)
-            pred = choose_labels(scores, features.heads, root)
-            wrong = pred != gold
-            arcs += gold.size
-            if wrong.any():
-                errors += int(wrong.sum())
-                up, up_arc = features.labelled_slots(gold, labeller.bits)
-                down, down_arc = features.labelled_slots(pred, labeller.bits)
-                up, down = up[wrong[up_arc]], down[wrong[down_arc]]
-                val = np.concatenate([np.ones(up.size), -np.ones(down.size)])
-                averager.step(labeller.weights, np.concatenate([up, down]), val)
-            averager.count += 1
+        start = time.perf_counter()
+        order = tqdm(
+            rng.permutation(len(data)), desc=f"labels {epoch}", disable=not config.progress, leave=False
+        )
+        errors, arcs = _label_pass(labeller, averager, (data[k] for k in order))
         current = averager.averaged(labeller.weights)
         accuracy = _label_accuracy(labeller, held, current) if held else None
         seconds = time.perf_counter() - start

@@ -25,6 +25,7 @@ so the arc beliefs are μ(ρ) — the marginals of one tree distribution (Σ_h b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -228,6 +229,25 @@ def _entropy(mu: NDArray[np.float64], rest: NDArray[np.float64]) -> NDArray[np.f
         return -np.nan_to_num(mu * np.log(mu)) - np.nan_to_num(rest * np.log(rest))
 
 
+_Messages = list[tuple[NDArray[np.float64], NDArray[np.float64]]]
+
+
+def _to_variables(
+    fams: Sequence[PairwiseFamily], lam: _Messages, msgs: _Messages, damping: float, shape: tuple[int, ...]
+) -> tuple[NDArray[np.float64], _Messages]:
+    """Step (a) of an iteration: the pairwise factors' messages to their variables (to the first variable
+    from the second's message, and vice versa; damped with the previous ones), and their sum per arc."""
+    incoming = np.zeros(shape)
+    new_msgs = []
+    for f, (la, lb), (ma, mb) in zip(fams, lam, msgs):
+        to_a = (1 - damping) * pairwise_message(f.scores, lb) + damping * ma
+        to_b = (1 - damping) * pairwise_message(f.scores, la) + damping * mb
+        to_a, to_b = np.where(f.mask, to_a, 0.0), np.where(f.mask, to_b, 0.0)
+        incoming += f.sum_first(to_a) + f.sum_second(to_b)
+        new_msgs.append((to_a, to_b))
+    return incoming, new_msgs
+
+
 def bp_marginals(
     arc_scores: ArrayLike | FactorGraph,
     gp_scores: ArrayLike | TripleScorer | None = None,
@@ -265,15 +285,7 @@ def bp_marginals(
     residuals: list[float] = []
     prev_rho = theta0
     for _ in range(iterations):
-        # (a) pairwise factors -> variables: to the first variable from the second's message, and vice versa
-        incoming = np.zeros(mask.shape)
-        new_msgs = []
-        for f, (la, lb), (ma, mb) in zip(fams, lam, msgs):
-            to_a = (1 - damping) * pairwise_message(f.scores, lb) + damping * ma
-            to_b = (1 - damping) * pairwise_message(f.scores, la) + damping * mb
-            to_a, to_b = np.where(f.mask, to_a, 0.0), np.where(f.mask, to_b, 0.0)
-            incoming += f.sum_first(to_a) + f.sum_second(to_b)
-            new_msgs.append((to_a, to_b))
+        incoming, new_msgs = _to_variables(fams, lam, msgs, damping, mask.shape)
         # (b) variables -> tree, (c) tree -> variables (ratio trick)
         rho = np.where(mask, theta0 + incoming, -np.inf)
         log_z_tree, mu = tree_marginals(rho, graph.single_root, graph.projective)

@@ -213,6 +213,36 @@ def scored_run(
     see the same files. ``settings``: what the results depend on, for the header of the results file
     (:func:`lpparse.experiments.runner.run_tasks`): the contents of treebank, model and score file, not
     their paths."""
+    path, model, scores, out = _run_paths(args, name, summary)
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler)
+    held: Any = None
+    if scores is not None:
+        args.scores = scores
+        held, positions, sentences = scored_selection(path, args)
+        if not (held.order == 2 or held.siblings if every_family else held.grandparent):
+            needs = "second-order" if every_family else "grandparent"
+            raise DataError(f"{scores}: {name} needs {needs} scores; the file has arc scores only")
+    else:
+        sentences = selected_sentences(path, args)
+        positions = list(range(len(sentences)))
+    source = ScoreSource(model=str(model) if model else None, scores=str(scores) if scores else None)
+    single_root = args.single_root
+    if source.model is not None:
+        held = load_model(source.model)
+        single_root = held.single_root if single_root is None else single_root
+    if not every_family:
+        _warn_left_out(held, name, model or scores)
+    single_root = resolve_single_root(single_root, sentences)
+    settings = _run_settings(args, name, path, source, single_root, every_family)
+    return ScoredRun(path, sentences, positions, source, single_root, out, settings)
+
+
+def _run_paths(
+    args: argparse.Namespace, name: str, summary: bool
+) -> tuple[Path, Path | None, Path | None, Path]:
+    """The treebank, model and score file of a scored run, checked readable and resolved, and its --out
+    (default ``results/NAME-TREEBANK.jsonl``), checked writable with, for ``summary``, its .md and .csv."""
     path = readable_file(args.treebank or sample_treebank_path(), "treebank").resolve()
     model = readable_file(args.model, "model").resolve() if args.model else None
     scores = readable_file(args.scores, "score file").resolve() if args.scores else None
@@ -225,23 +255,12 @@ def scored_run(
         )
     for suffix in (".md", ".csv") if summary else ():  # no input, device or link either
         output_path(out.with_suffix(suffix), f"--out {out}: its summary", (path, model, scores))
-    if args.scheduler is not None:
-        check_scheduler(args.scheduler)
-    if scores is not None:
-        args.scores = scores
-        score_file, positions, sentences = scored_selection(path, args)
-        if not (score_file.order == 2 or score_file.siblings if every_family else score_file.grandparent):
-            needs = "second-order" if every_family else "grandparent"
-            raise DataError(f"{scores}: {name} needs {needs} scores; the file has arc scores only")
-    else:
-        sentences = selected_sentences(path, args)
-        positions = list(range(len(sentences)))
-    source = ScoreSource(model=str(model) if model else None, scores=str(scores) if scores else None)
-    single_root = args.single_root
-    held: Any = score_file if scores is not None else None
-    if source.model is not None:
-        held = load_model(source.model)
-        single_root = held.single_root if single_root is None else single_root
+    return path, model, scores, out
+
+
+def _warn_left_out(held: Any, name: str, where: Path | None) -> None:
+    """Warn about the parts of the model or score file ``held`` beyond arcs and grandparents, which a command
+    that uses those only leaves out."""
     kinds = (
         ("sibling", "siblings"),
         ("consecutive-sibling", "consecutive"),
@@ -249,18 +268,29 @@ def scored_run(
         ("grand-sibling", "grandsiblings"),
     )
     extra = [kind for kind, attr in kinds if held is not None and getattr(held, attr, False)]
-    if extra and not every_family:
+    if extra:
         warnings.warn(
             f"{name} uses arcs and grandparent triples only: the {' and '.join(extra)} parts of "
-            f"{model or scores} are left out (parse --decoder exact decodes them)"
+            f"{where} are left out (parse --decoder exact decodes them)"
         )
-    single_root = resolve_single_root(single_root, sentences)
+
+
+def _run_settings(
+    args: argparse.Namespace,
+    name: str,
+    path: Path,
+    source: ScoreSource,
+    single_root: bool,
+    every_family: bool,
+) -> dict[str, Any]:
+    """What a scored run's results depend on, for the header of its results file: the contents of treebank,
+    model and score file, not their paths."""
     source_settings = asdict(replace(source, model=None))
     del source_settings["scores"]  # its content goes in below: headers of runs without one stay as they were
     settings = {
         "command": name,
         "treebank_sha256": file_digest(path),
-        "model_sha256": file_digest(model) if model else None,
+        "model_sha256": file_digest(Path(source.model)) if source.model else None,
         "source": source_settings,
         "max_length": args.max_length,
         "seed": args.seed,
@@ -268,9 +298,9 @@ def scored_run(
     }
     if every_family:  # records count parts per family (lpparse 0.x before: grandparent fields gps_*)
         settings["records"] = 2
-    if scores is not None:
-        settings["scores_sha256"] = file_digest(scores)
-    return ScoredRun(path, sentences, positions, source, single_root, out, settings)
+    if source.scores is not None:
+        settings["scores_sha256"] = file_digest(Path(source.scores))
+    return settings
 
 
 def report_failures(records: list[dict[str, Any]], out: Path) -> tuple[list[dict[str, Any]], int]:

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import numpy as np
 
-from lpparse.commands._common import report_failures, scored_run, scored_run_options
+from lpparse.commands._common import ScoredRun, report_failures, scored_run, scored_run_options
 from lpparse.dd.core import STEP_RULES
 from lpparse.experiments.dd_table import bucket_table, dd_task, from_dict
 from lpparse.experiments.grandparent_tables import pooled_uas
@@ -48,7 +49,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     run_ = scored_run(args, "dd")
-    path, source, single_root, out = run_.path, run_.source, run_.single_root, run_.out
     options = {
         "max_iter": args.max_iter,
         "step": args.step,
@@ -56,42 +56,43 @@ def run(args: argparse.Namespace) -> int:
         "compare_lp": args.compare_lp,
         "arc_share": args.arc_share,
     }
+    common = {"source": run_.source, "single_root": run_.single_root, **options}
     tasks = [
         Task(
             f"{i}:{s.sent_id}",
-            {
-                "sentence": s,
-                "position": run_.positions[i],
-                "seed": args.seed + i,
-                "source": source,
-                "single_root": single_root,
-                **options,
-            },
+            {"sentence": s, "position": run_.positions[i], "seed": args.seed + i, **common},
         )
         for i, s in enumerate(run_.sentences)
     ]
     records = run_tasks(
         dd_task,
         tasks,
-        out,
+        run_.out,
         workers=args.workers,
         scheduler=args.scheduler,
         progress=not args.no_progress,
         desc="dd",
         settings={**run_.settings, **options},
     )
-    records, failed = report_failures(records, out)
+    records, failed = report_failures(records, run_.out)
+    print(_summary(args, run_, records))
+    return 1 if failed else 0
+
+
+def _summary(args: argparse.Namespace, run_: ScoredRun, records: list[dict[str, Any]]) -> str:
+    """The run's settings, the Table-1 buckets of certificates by iteration, and the totals (with
+    --compare-lp, how the compact LP compares)."""
     runs = [from_dict(r) for r in records]
     buckets = bucket_table(runs, args.max_iter)
     table = markdown_table([b for b, _ in buckets], [[p for _, p in buckets]], digits=1)
-    roots = "single-root" if single_root else "multi-root"
+    roots = "single-root" if run_.single_root else "multi-root"
     lines = [
         (
-            f"Dependency DD (CLE + grandparent head automata), {path.name}, {len(runs)} sentences, {roots}; "
-            f"scores: {source.describe()}; step {args.step} (scale {args.scale:g}), K = {args.max_iter}, "
+            f"Dependency DD (CLE + grandparent head automata), {run_.path.name}, {len(runs)} sentences, {roots}; "
+            f"scores: {run_.source.describe()}; step {args.step} (scale {args.scale:g}), K = {args.max_iter}, "
             f"arc share {args.arc_share:g}"
         ),
-        f"results: {out}",
+        f"results: {run_.out}",
         "",
         "% of sentences certified at an iteration in each bucket (** = not by K; Rush et al. 2010, Table 1):",
         "",
@@ -111,5 +112,4 @@ def run(args: argparse.Namespace) -> int:
             f"{sum(bool(r.lp_integral) for r in with_lp)}, min dual = LP on {match}, median seconds "
             f"{np.median([r.lp_seconds for r in with_lp]) if with_lp else float('nan'):.3f}"
         )
-    print("\n".join(lines))
-    return 1 if failed else 0
+    return "\n".join(lines)

@@ -8,6 +8,7 @@ import importlib
 import importlib.util
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -25,6 +26,13 @@ from lpparse.options import (
     resolve_single_root,
 )
 from lpparse.pruning import decoding_pruning
+
+if TYPE_CHECKING:
+    from lpparse.corpus import Sentence
+    from lpparse.inspect.report import Inspection
+    from lpparse.pruning import ArcPruning
+    from lpparse.scores import ScoreFile
+    from lpparse.scoring import Model
 
 #: exit status when an inspection found a disagreement or a broken order of bounds (a bug somewhere)
 DISAGREEMENT = 3
@@ -143,7 +151,6 @@ def run(args: argparse.Namespace) -> int:
     from lpparse.inspect.relaxations import parse_relaxation
     from lpparse.inspect.sentence import InspectOptions
     from lpparse.inspect.sources import TreebankInspector, find_sentences, load_source
-    from lpparse.scoring import Model
 
     try:
         relaxations = [parse_relaxation(r) for r in args.relaxations] if args.relaxations else None
@@ -156,21 +163,7 @@ def run(args: argparse.Namespace) -> int:
     write_lp = output_dir(args.write_lp, "--write-lp") if args.write_lp is not None else None
     html = output_dir(args.html, "--html") if args.html is not None else None
     source, sentences = load_source(args.treebank, args.model, args.scores)
-    if isinstance(source, Model):
-        if args.single_root is not None:
-            raise UsageError(
-                "--single-root and --multi-root apply to --scores only (a model has its own root rule)"
-            )
-        single_root = source.single_root
-    else:
-        single_root = resolve_single_root(args.single_root, sentences)
-    pruner = Model.load(readable_file(args.pruner, "--pruner model")) if args.pruner else None
-    pruning = pruning_options(args)
-    if isinstance(source, Model):  # as parse decides it: a model decodes as it was trained
-        pruning = decoding_pruning(source, pruning, args.no_prune)
-        pruner = pruner if pruner is not None or pruning is None else source.pruner
-    elif args.no_prune:
-        pruning = None
+    single_root, pruning, pruner = _problem(args, source, sentences)
     pyomo = None if args.no_mip or args.pyomo_solver.lower() == "none" else args.pyomo_solver
     mip = MipOptions(
         args.mip_time_limit,
@@ -195,6 +188,37 @@ def run(args: argparse.Namespace) -> int:
     for inspection in inspector.inspect(positions, not args.no_progress):
         tqdm.write(inspection.table() + "\n", file=sys.stdout)
         inspections.append(inspection)
+    return _write(inspections, out, write_lp, html)
+
+
+def _problem(
+    args: argparse.Namespace, source: Model | ScoreFile, sentences: list[Sentence]
+) -> tuple[bool, ArcPruning | None, Model | None]:
+    """The root rule (a model's own, else the options', else the data's), the arc pruning and its pruner, as
+    parse decides them: a model is inspected as it was trained."""
+    from lpparse.scoring import Model
+
+    if isinstance(source, Model):
+        if args.single_root is not None:
+            raise UsageError(
+                "--single-root and --multi-root apply to --scores only (a model has its own root rule)"
+            )
+        single_root = source.single_root
+    else:
+        single_root = resolve_single_root(args.single_root, sentences)
+    pruner = Model.load(readable_file(args.pruner, "--pruner model")) if args.pruner else None
+    pruning = pruning_options(args)
+    if isinstance(source, Model):
+        pruning = decoding_pruning(source, pruning, args.no_prune)
+        pruner = pruner if pruner is not None or pruning is None else source.pruner
+    elif args.no_prune:
+        pruning = None
+    return single_root, pruning, pruner
+
+
+def _write(inspections: list[Inspection], out: Path | None, write_lp: Path | None, html: Path | None) -> int:
+    """Write the inspections as JSON lines to ``out`` and as pages to ``html`` (if given); the exit status:
+    :data:`DISAGREEMENT` when one of them is not ``ok`` (a disagreement or a broken order of bounds)."""
     if out is not None:
         with atomic_write(out) as handle:
             handle.writelines(i.to_json() + "\n" for i in inspections)

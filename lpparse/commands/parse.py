@@ -45,7 +45,7 @@ from lpparse.parsing import (
     default_decoder_options,
     time_limit,
 )
-from lpparse.pruning import decoding_pruning, gold_recall
+from lpparse.pruning import ArcPruning, decoding_pruning, gold_recall
 from lpparse.scores import ScoreFile, load_scores
 from lpparse.scoring import Model
 from lpparse.trees import NoTreeError
@@ -230,9 +230,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     COMMAND.add_to(subparsers, run)
 
 
+#: Decoders that take a part family's relaxation options (--preset, --base, --sibling-preset)
+RELAXATIONS = ("ppc", "bf", "auto", "exact")
+
+
 def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tuple[str, dict[str, object]]:
     """The decoder and its options, checked against each other and the model or score file
     (:class:`UsageError`)."""
+    decoder = _checked_decoder(args, model)
+    options: dict[str, object] = dict(default_decoder_options(model, decoder))  # bp: the training tree factor
+    options.update(_flag_options(args, decoder, model))
+    pruning = _pruning(args, model, decoder)
+    if pruning is not None:
+        options["pruning"] = pruning
+    return decoder, options
+
+
+def _checked_decoder(args: argparse.Namespace, model: Model | ScoreFile) -> str:
+    """``--decoder`` (default: the model's), checked to be one that takes the parts of the model or score file."""
     decoder = args.decoder or default_decoder(model)
     if decoder not in decoder_names():
         raise UsageError(f"--decoder: unknown decoder {decoder!r}; choose from {', '.join(decoder_names())}")
@@ -249,32 +264,43 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         )
     if consecutive and not model.grandparent and get_decoder(decoder).order == 2 and args.preset is not None:
         raise UsageError(f"--preset: {args.scores} has no grandparent scores")
-    options: dict[str, object] = dict(default_decoder_options(model, decoder))  # bp: the training tree factor
+    return decoder
+
+
+def _only(flag: str, decoder: str, decoders: tuple[str, ...]) -> None:
+    """A :class:`UsageError` unless ``decoder`` is one of the ``decoders`` that ``flag`` applies to."""
+    if decoder in decoders:
+        return
+    if len(decoders) == 1:
+        exact = " (--decoder exact)" if decoders == ("exact",) else ""
+        raise UsageError(f"{flag} applies to the {decoders[0]} decoder only{exact}")
+    raise UsageError(f"{flag} applies to the {', '.join(decoders[:-1])} and {decoders[-1]} decoders only")
+
+
+def _flag_options(args: argparse.Namespace, decoder: str, model: Model | ScoreFile) -> dict[str, object]:
+    """The decoder options of the flags that apply to some decoders only, each checked against the decoder."""
+    options: dict[str, object] = {}
     if args.bp_iters is not None:
-        if decoder != "bp":
-            raise UsageError("--bp-iters applies to the bp decoder only")
+        _only("--bp-iters", decoder, ("bp",))
         options["iterations"] = args.bp_iters
     if args.preset is not None:
-        if decoder not in ("ppc", "bf", "auto", "exact"):
-            raise UsageError("--preset applies to the ppc, bf, auto and exact decoders only")
+        _only("--preset", decoder, RELAXATIONS)
         options["preset"] = args.preset
     if args.no_siblings and not model.siblings:
         raise UsageError(f"--no-siblings: {args.model or args.scores} has no sibling parts")
     if args.sibling_preset is not None:
-        if decoder not in ("ppc", "bf", "auto", "exact") or not model.siblings or args.no_siblings:
+        if decoder not in RELAXATIONS or not model.siblings or args.no_siblings:
             raise UsageError(
                 "--sibling-preset applies to the ppc, bf, auto and exact decoders with sibling parts only"
             )
         options["sibling_preset"] = args.sibling_preset
-    if args.bounds is not None and decoder not in ("ppc", "auto", "exact"):
-        raise UsageError("--bounds applies to the ppc, auto and exact decoders only")
+    if args.bounds is not None:
+        _only("--bounds", decoder, ("ppc", "auto", "exact"))
     if args.no_climb:
-        if decoder not in ("ppc", "bf", "auto"):
-            raise UsageError("--no-climb applies to the ppc, bf and auto decoders only")
+        _only("--no-climb", decoder, ("ppc", "bf", "auto"))
         options["climb"] = False
     if args.eager_rows:
-        if decoder not in ("ppc", "auto", "exact"):
-            raise UsageError("--eager-rows applies to the ppc, auto and exact decoders only")
+        _only("--eager-rows", decoder, ("ppc", "auto", "exact"))
         options.update(lazy_arcgp=False, lazy_arcsib=False)
     if args.bounds is not None:
         if args.scores:
@@ -282,29 +308,26 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
         options["bounds"] = args.bounds
     if args.time_limit is not None and decoder in ("ppc", "bf", "auto", *ANYTIME):
         options["time_limit"] = args.time_limit  # HiGHS stops too, not only the Python code around it
-    if args.k_best is not None:
-        if decoder != "exact":
-            raise UsageError("--k-best applies to the exact decoder only (--decoder exact)")
-        options["k_best"] = args.k_best
-    if args.base is not None:
-        if decoder not in ("ppc", "bf", "auto", "exact"):
-            raise UsageError("--base applies to the ppc, bf, auto and exact decoders only")
-        options["base"] = args.base
-    if args.branching is not None:
-        if decoder != "exact":
-            raise UsageError("--branching applies to the exact decoder only (--decoder exact)")
-        options["branching"] = args.branching
-    if args.proof is not None:
-        if decoder != "exact":
-            raise UsageError("--proof applies to the exact decoder only (--decoder exact)")
-        options["proof"] = True
+    for flag, name, value, decoders in (
+        ("--k-best", "k_best", args.k_best, ("exact",)),
+        ("--base", "base", args.base, RELAXATIONS),
+        ("--branching", "branching", args.branching, ("exact",)),
+        ("--proof", "proof", None if args.proof is None else True, ("exact",)),
+    ):
+        if value is not None:
+            _only(flag, decoder, decoders)
+            options[name] = value
+    return options
+
+
+def _pruning(args: argparse.Namespace, model: Model | ScoreFile, decoder: str) -> ArcPruning | None:
+    """The arc pruning the options ask for, or a model's own (as it was trained), unless --no-prune; a warning
+    when a model was trained over pruned arcs by a pruner its file does not hold."""
     pruning = pruning_options(args)
     if isinstance(model, Model):
         pruning = decoding_pruning(model, pruning, args.no_prune)
     elif args.no_prune:
         pruning = None
-    if pruning is not None:
-        options["pruning"] = pruning
     trained = (getattr(model, "training", None) or {}).get("config") or {}
     untravelled = isinstance(model, Model) and model.pruner is None and trained.get("pruning")
     if pruning is None and untravelled and not args.no_prune and decoder == default_decoder(model):
@@ -314,7 +337,7 @@ def _decoder_options(args: argparse.Namespace, model: Model | ScoreFile) -> tupl
             "a pruner its file does not hold (trained before pruners travelled with models); decoding "
             "unpruned. Pass the same --pruner and --prune-threshold to decode as trained"
         )
-    return decoder, options
+    return pruning
 
 
 def _decode(
@@ -522,15 +545,32 @@ def pruning_summary(sentences: list[Sentence], results: list[DecodeResult]) -> s
     )
 
 
+def _input_path(args: argparse.Namespace) -> Path:
+    """The treebank, or the ``--text`` file (``-``: standard input), checked readable."""
+    if args.text is None:
+        return readable_file(args.treebank, "treebank")
+    if args.scores:
+        raise UsageError("--text: a score file holds the scores of a treebank's sentences; give --treebank")
+    return args.text if str(args.text) == "-" else readable_file(args.text, "--text file")
+
+
+def _scored(parsed: list[Sentence], heads: list[NDArray[np.int64]], labels: list[list[str]] | None) -> str:
+    """UAS (and LAS, when there are labels), with and without punctuation, of the sentences with gold trees."""
+    gold = sum(s.annotated for s in parsed)
+    if not gold:
+        return "no gold trees to score"
+    uas = corpus_uas(parsed, heads, labels)
+    scored = f"UAS {100 * uas.uas:.2f}%" + (f" (the {gold} with gold trees)" if gold < len(parsed) else "")
+    if uas.total_no_punct:
+        scored += f", UAS no punct {100 * uas.uas_no_punct:.2f}%"
+    if uas.labelled and any(s.labelled for s in parsed):
+        scored += f", LAS {100 * uas.las:.2f}%"
+        scored += f", LAS no punct {100 * uas.las_no_punct:.2f}%" if uas.total_no_punct else ""
+    return scored
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.text is not None:
-        if args.scores:
-            raise UsageError(
-                "--text: a score file holds the scores of a treebank's sentences; give --treebank"
-            )
-        treebank = args.text if str(args.text) == "-" else readable_file(args.text, "--text file")
-    else:
-        treebank = readable_file(args.treebank, "treebank")
+    treebank = _input_path(args)
     inputs = (args.treebank, args.text, args.model, args.scores, args.pruner)
     to_stdout = args.out is not None and str(args.out) == "-"
     say = functools.partial(print, file=sys.stderr if to_stdout else sys.stdout)
@@ -561,21 +601,9 @@ def run(args: argparse.Namespace) -> int:
         write_treebank(out, parsed, heads, labels)
     if proof:
         _write_proofs(proof, parsed, results)
-    uas = corpus_uas(parsed, heads, labels if labeller.labelled else None)
+    scored = _scored(parsed, heads, labels if labeller.labelled else None)
     objective = float(np.mean([r.objective for r in results]))
     failed = len(sentences) - len(parsed)
-    gold = sum(s.annotated for s in parsed)
-    if not gold:
-        scored = "no gold trees to score"
-    else:
-        scored = f"UAS {100 * uas.uas:.2f}%" + (
-            f" (the {gold} with gold trees)" if gold < len(parsed) else ""
-        )
-        if uas.total_no_punct:
-            scored += f", UAS no punct {100 * uas.uas_no_punct:.2f}%"
-        if uas.labelled and any(s.labelled for s in parsed):
-            scored += f", LAS {100 * uas.las:.2f}%"
-            scored += f", LAS no punct {100 * uas.las_no_punct:.2f}%" if uas.total_no_punct else ""
     say(
         f"{treebank.name}: {len(parsed)} sentences{f' ({failed} not parsed)' if failed else ''}, "
         f"decoder {decoder}, {seconds:.1f} s; {scored}, mean objective {objective:.3f}"

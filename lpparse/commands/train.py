@@ -31,7 +31,7 @@ from lpparse.options import (
     resolve_single_root,
 )
 from lpparse.parsing import default_decoder, default_decoder_options, evaluate
-from lpparse.pruning import decoding_pruning
+from lpparse.pruning import ArcPruning, decoding_pruning
 from lpparse.scoring import CONSECUTIVE_TEMPLATES, SIBLING_TEMPLATES, Model, Vocabulary
 from lpparse.scoring.model import MAX_BITS
 from lpparse.scoring.third_order import GRANDSIBLING_TEMPLATES, TRISIBLING_TEMPLATES
@@ -303,12 +303,12 @@ def _labels_only(args: argparse.Namespace, sentences: list[Sentence], dev: list[
     return 0
 
 
-def run(args: argparse.Namespace) -> int:
+def _trainer(args: argparse.Namespace) -> str:
+    """The trainer (default cll, perceptron with consecutive siblings), checked against the parts asked for;
+    ``args.consecutive`` set when third-order parts ask for it (they live on consecutive-sibling windows)."""
     if (args.grand_siblings or args.tri_siblings) and args.order != 2:
         raise UsageError("--grand-siblings and --tri-siblings need --order 2")
-    args.consecutive = (
-        args.consecutive or args.grand_siblings or args.tri_siblings
-    )  # third order lives on windows
+    args.consecutive = args.consecutive or args.grand_siblings or args.tri_siblings
     if args.siblings and args.order != 2:
         raise UsageError("--siblings needs --order 2")
     if args.consecutive and args.order != 2:
@@ -319,20 +319,14 @@ def run(args: argparse.Namespace) -> int:
             "--consecutive needs --trainer perceptron or hinge: cll has no marginals for consecutive-sibling "
             "parts (BP has no head-automaton factor here)"
         )
-    if args.scheduler is not None:
-        check_scheduler(args.scheduler)
-    pruning = pruning_options(args)
-    if pruning and not args.pruner:
-        raise UsageError("arc pruning in training needs --pruner (a first-order model)")
-    treebank = readable_file(args.treebank, "treebank")
-    dev_path = readable_file(args.dev, "dev treebank") if args.dev else None
-    out = output_path(args.out, "--out", (args.treebank, args.dev, args.init, args.pruner))
-    sentences = selected_sentences(treebank, args, on_error="skip")
-    dev = read_treebank(dev_path, on_error="skip", limit=args.dev_limit) if dev_path else []
-    if args.labels_only:
-        return _labels_only(args, sentences, dev, out)
-    pruner = Model.load(readable_file(args.pruner, "--pruner model")) if args.pruner else None
-    single_root = resolve_single_root(args.single_root, sentences)
+    return trainer
+
+
+def _check_sentences(
+    args: argparse.Namespace, treebank: Path, sentences: list[Sentence], single_root: bool
+) -> None:
+    """A :class:`DataError` unless some sentence fits the root rule, a :class:`UsageError` for sentences too long
+    for exact grandparent marginals."""
     if not usable(sentences, single_root):
         raise DataError(f"{treebank}: no sentence has a single root child, as --single-root needs")
     longest = max((s.n for s in sentences), default=0)
@@ -341,74 +335,69 @@ def run(args: argparse.Namespace) -> int:
             f"--gp-marginals exact enumerates every tree, up to {EXACT_MAX_N} tokens; the longest sentence has "
             f"{longest}: add --max-length {EXACT_MAX_N}, or use bp"
         )
-    siblings = SIBLING_TEMPLATES if args.siblings else ()
-    if args.init is not None:
-        start = Model.load(readable_file(args.init, "--init model"))
-        if start.order != args.order:
-            raise UsageError(f"--init: {args.init} is an order-{start.order} model, not order {args.order}")
-        if start.single_root != single_root:
-            raise UsageError(f"--init: {args.init} has the other root rule")
-        if start.siblings and start.siblings != siblings:
-            raise UsageError(f"--init: {args.init} has other sibling templates")
-        other = start.consecutive_templates != CONSECUTIVE_TEMPLATES
-        if start.consecutive and (not args.consecutive or other):
+
+
+def _check_init(args: argparse.Namespace, start: Model, single_root: bool) -> None:
+    """A :class:`UsageError` unless the --init model has the order, root rule and templates asked for."""
+    if start.order != args.order:
+        raise UsageError(f"--init: {args.init} is an order-{start.order} model, not order {args.order}")
+    if start.single_root != single_root:
+        raise UsageError(f"--init: {args.init} has the other root rule")
+    if start.siblings and start.siblings != (SIBLING_TEMPLATES if args.siblings else ()):
+        raise UsageError(f"--init: {args.init} has other sibling templates")
+    other = start.consecutive_templates != CONSECUTIVE_TEMPLATES
+    if start.consecutive and (not args.consecutive or other):
+        raise UsageError(
+            f"--init: {args.init} has consecutive-sibling templates"
+            + (" of another set" if args.consecutive else "; pass --consecutive")
+        )
+    for kind, has, wanted, same in (
+        (
+            "grand-sibling",
+            start.grandsiblings,
+            args.grand_siblings,
+            start.grandsibling_templates == GRANDSIBLING_TEMPLATES,
+        ),
+        (
+            "tri-sibling",
+            start.trisiblings,
+            args.tri_siblings,
+            start.trisibling_templates == TRISIBLING_TEMPLATES,
+        ),
+    ):
+        if has and not (wanted and same):
+            flag = f"--{kind}s"
             raise UsageError(
-                f"--init: {args.init} has consecutive-sibling templates"
-                + (" of another set" if args.consecutive else "; pass --consecutive")
+                f"--init: {args.init} has {kind} templates"
+                + ("; pass " + flag if not wanted else " of another set")
             )
-        for kind, has, wanted, same in (
-            (
-                "grand-sibling",
-                start.grandsiblings,
-                args.grand_siblings,
-                start.grandsibling_templates == GRANDSIBLING_TEMPLATES,
-            ),
-            (
-                "tri-sibling",
-                start.trisiblings,
-                args.tri_siblings,
-                start.trisibling_templates == TRISIBLING_TEMPLATES,
-            ),
-        ):
-            if has and not (wanted and same):
-                flag = f"--{kind}s"
-                raise UsageError(
-                    f"--init: {args.init} has {kind} templates"
-                    + ("; pass " + flag if not wanted else " of another set")
-                )
-        model = Model(
-            start.vocab,
-            order=args.order,
-            bits=start.bits,
-            single_root=single_root,
-            first_order=start.first_order,
-            grandparent=start.grandparent,
-            siblings=siblings,
-            consecutive=args.consecutive,
-            grandsiblings=args.grand_siblings,
-            trisiblings=args.tri_siblings,
-        )
-        model.weights = start.weights.copy()
-    else:
-        model = Model(
-            Vocabulary.build(sentences, gwords=args.gwords),
-            order=args.order,
-            bits=args.bits,
-            single_root=single_root,
-            siblings=siblings,
-            consecutive=args.consecutive,
-            grandsiblings=args.grand_siblings,
-            trisiblings=args.tri_siblings,
-        )
-    model.training = {
-        "command": shlex.join(["lpparse", *sys.argv[1:]]),
-        "treebank": str(args.treebank),
-        "dev": str(args.dev) if args.dev else None,
-        "limit": args.limit,
-        "init": str(args.init) if args.init else None,
-        "pruner": str(args.pruner) if pruning else None,
+
+
+def _model(args: argparse.Namespace, sentences: list[Sentence], single_root: bool) -> Model:
+    """The model to train: new, or with --init that model's vocabulary, bits and weights (checked to fit)."""
+    parts: dict[str, Any] = {
+        "order": args.order,
+        "single_root": single_root,
+        "siblings": SIBLING_TEMPLATES if args.siblings else (),
+        "consecutive": args.consecutive,
+        "grandsiblings": args.grand_siblings,
+        "trisiblings": args.tri_siblings,
     }
-    options = TrainConfig(
+    if args.init is None:
+        return Model(Vocabulary.build(sentences, gwords=args.gwords), bits=args.bits, **parts)
+    start = Model.load(readable_file(args.init, "--init model"))
+    _check_init(args, start, single_root)
+    model = Model(
+        start.vocab, bits=start.bits, first_order=start.first_order, grandparent=start.grandparent, **parts
+    )
+    model.weights = start.weights.copy()
+    return model
+
+
+def _config(args: argparse.Namespace, trainer: str, pruning: ArcPruning | None) -> TrainConfig:
+    """The training options as given (:func:`lpparse.training.checked_config` checks them); BP's iterations
+    and damping default to :data:`SIBLING_BP` with --siblings."""
+    return TrainConfig(
         trainer=trainer,
         epochs=args.epochs,
         patience=args.patience,
@@ -427,8 +416,36 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         mix_every=args.mix_every,
     )
+
+
+def run(args: argparse.Namespace) -> int:
+    trainer = _trainer(args)
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler)
+    pruning = pruning_options(args)
+    if pruning and not args.pruner:
+        raise UsageError("arc pruning in training needs --pruner (a first-order model)")
+    treebank = readable_file(args.treebank, "treebank")
+    dev_path = readable_file(args.dev, "dev treebank") if args.dev else None
+    out = output_path(args.out, "--out", (args.treebank, args.dev, args.init, args.pruner))
+    sentences = selected_sentences(treebank, args, on_error="skip")
+    dev = read_treebank(dev_path, on_error="skip", limit=args.dev_limit) if dev_path else []
+    if args.labels_only:
+        return _labels_only(args, sentences, dev, out)
+    pruner = Model.load(readable_file(args.pruner, "--pruner model")) if args.pruner else None
+    single_root = resolve_single_root(args.single_root, sentences)
+    _check_sentences(args, treebank, sentences, single_root)
+    model = _model(args, sentences, single_root)
+    model.training = {
+        "command": shlex.join(["lpparse", *sys.argv[1:]]),
+        "treebank": str(args.treebank),
+        "dev": str(args.dev) if args.dev else None,
+        "limit": args.limit,
+        "init": str(args.init) if args.init else None,
+        "pruner": str(args.pruner) if pruning else None,
+    }
     try:  # the options checked against each other and the model, their defaults made explicit
-        config = checked_config(model, options, pruner)
+        config = checked_config(model, _config(args, trainer, pruning), pruner)
     except ValueError as err:
         raise UsageError(str(err)) from None
     model.pruner = pruner if pruning else None  # inside the model file: parse then prunes as training did

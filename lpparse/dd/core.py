@@ -216,6 +216,39 @@ class DDResult:
         return self.best_dual - self.best_primal
 
 
+@dataclass
+class _Pool:
+    """Agreement rows that tightening may add (``rows``), and which of them the last ``window`` iterates
+    violated: once the best dual has gained less than ``tol`` in ``window`` iterations, the ``per_round``
+    rows violated most often join the problem."""
+
+    rows: Agreement
+    window: int
+    tol: float
+    per_round: int
+    hits: NDArray[np.bool_] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.hits = np.zeros((0, self.rows.num_rows), dtype=bool)
+
+    def take(self, ys: list[NDArray[np.float64]], duals: list[float], since: int) -> Agreement | None:
+        """Record the rows the iterate ``ys`` violates; the rows to add, taken out of the pool, when the dual
+        has stalled ``since`` the last tightening (None: none)."""
+        self.hits = np.vstack([self.hits[-self.window + 1 :], np.abs(self.rows.residual(ys)) > 1e-9])
+        best = np.minimum.accumulate(duals)
+        if not (since >= self.window and best[-self.window] - best[-1] < self.tol):
+            return None
+        counts = self.hits.sum(axis=0)
+        chosen = np.argsort(-counts, kind="stable")[: self.per_round]
+        chosen = chosen[counts[chosen] > 0]
+        if not chosen.size:
+            return None
+        keep = np.setdiff1d(np.arange(self.rows.num_rows), chosen)
+        added = self.rows.take(chosen)
+        self.rows, self.hits = self.rows.take(keep), self.hits[:, keep]
+        return added
+
+
 def dual_decomposition(
     problem: Problem,
     max_iter: int = 50,
@@ -236,8 +269,7 @@ def dual_decomposition(
     sums = [np.zeros(s) for s in problem.sizes]
     best_primal, best_solution, last_solution = -np.inf, None, None
     tightened: list[int] = []
-    pool = problem.pool
-    pool_hits = np.zeros((0, pool.num_rows if pool else 0), dtype=bool)
+    pool = _Pool(problem.pool, stall_window, stall_tol, tighten_rows) if problem.pool is not None else None
     start = time.perf_counter()
     certified = False
     k = 0
@@ -261,26 +293,16 @@ def dual_decomposition(
         if gap_tol is not None and min(duals) - best_primal <= gap_tol:
             steps.append(0.0)
             break
-        if pool is not None:
-            pool_hits = np.vstack([pool_hits[-stall_window + 1 :], np.abs(pool.residual(ys)) > 1e-9])
-            best = np.minimum.accumulate(duals)
-            stalled = k - (tightened[-1] if tightened else 0) >= stall_window
-            if stalled and best[-stall_window] - best[-1] < stall_tol:
-                counts = pool_hits.sum(axis=0)
-                chosen = np.argsort(-counts, kind="stable")[:tighten_rows]
-                chosen = chosen[counts[chosen] > 0]
-                if chosen.size:
-                    keep = np.setdiff1d(np.arange(pool.num_rows), chosen)
-                    if problem.refine is not None:
-                        problem.refine(pool.take(chosen))
-                    ag = ag.join(pool.take(chosen))
-                    pool = pool.take(keep)
-                    pool_hits = pool_hits[:, keep]
-                    u = np.concatenate([u, np.zeros(chosen.size)])
-                    tightened.append(k)
-                    step.reset()
-                    steps.append(0.0)
-                    continue
+        added = pool.take(ys, duals, k - (tightened[-1] if tightened else 0)) if pool is not None else None
+        if added is not None:
+            if problem.refine is not None:
+                problem.refine(added)
+            ag = ag.join(added)
+            u = np.concatenate([u, np.zeros(added.num_rows)])
+            tightened.append(k)
+            step.reset()
+            steps.append(0.0)
+            continue
         delta = step(k - (tightened[-1] if tightened else 0), dual)
         steps.append(delta)
         u = u - delta * g

@@ -10,6 +10,7 @@ iterations K per training objective, Gormley et al. 2015 Fig. 3).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +21,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+from numpy.typing import NDArray
 
 from lpparse.experiments.dd_table import bucket_table, from_dict
 from lpparse.experiments.grandparent_tables import (
@@ -76,22 +78,30 @@ def _scatter_by_length(ax: plt.Axes, records: Sequence[Record], series: dict[str
 
 
 def _ppc_figures(records: Sequence[Record], stem: Path) -> list[tuple[str, Path]]:
-    figures = []
+    """Time, parts scored and added, and objective agreement of PPC against BF."""
+    return [_time_figure(records, stem), _parts_figure(records, stem), _objective_figure(records, stem)]
+
+
+def _time_figure(records: Sequence[Record], stem: Path) -> tuple[str, Path]:
     fig, ax = plt.subplots(figsize=(6, 4))
     _scatter_by_length(ax, records, {"BF": "bf", "PPC": "ppc"}, "time_total")
     ax.set_yscale("log")
     ax.set_ylabel("seconds per sentence")
     ax.set_title("Time against length")
-    figures.append(("Time against sentence length (log scale)", _save(fig, stem, "time")))
+    return "Time against sentence length (log scale)", _save(fig, stem, "time")
 
+
+def _counts(records: Sequence[Record], name: str, method: str, what: str) -> NDArray[np.float64]:
+    """Per record, the ``what`` count (scored, added) of the part family ``name`` in ``method``'s run."""
+    return np.array([family_counts(r[method]).get(name, {}).get(what, 0) for r in records], float)
+
+
+def _parts_figure(records: Sequence[Record], stem: Path) -> tuple[str, Path]:
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     n = np.array([r["n"] for r in records])
     names = list(dict.fromkeys(name for r in records for name in family_counts(r["bf"])))
     for i, name in enumerate(names):
-
-        def count(method: str, what: str) -> np.ndarray:
-            return np.array([family_counts(r[method]).get(name, {}).get(what, 0) for r in records], float)
-
+        count = functools.partial(_counts, records, name)
         total = count("bf", "scored")
         axes[0].scatter(n, total, s=10, alpha=0.6, color=f"C{i}", marker="o", label=f"{name}: BF (all)")
         axes[0].scatter(
@@ -120,8 +130,10 @@ def _ppc_figures(records: Sequence[Record], stem: Path) -> list[tuple[str, Path]
     axes[1].set_ylabel("fraction of all candidate parts")
     axes[1].legend(fontsize=7)
     fig.suptitle("Parts scored and added, per family")
-    figures.append(("Parts scored and added per family, against length", _save(fig, stem, "triples")))
+    return "Parts scored and added per family, against length", _save(fig, stem, "triples")
 
+
+def _objective_figure(records: Sequence[Record], stem: Path) -> tuple[str, Path]:
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     bf = np.array([r["bf"]["objective"] for r in records])
     ppc = np.array([r["ppc"]["objective"] for r in records])
@@ -135,8 +147,7 @@ def _ppc_figures(records: Sequence[Record], stem: Path) -> list[tuple[str, Path]
     axes[1].hist(iterations, bins=np.arange(0.5, max(iterations) + 1.5))
     axes[1].set_xlabel("PPC iterations (LP solves)")
     axes[1].set_ylabel("sentences")
-    figures.append(("Objective agreement and PPC iterations", _save(fig, stem, "objective")))
-    return figures
+    return "Objective agreement and PPC iterations", _save(fig, stem, "objective")
 
 
 def _bounds_figures(records: Sequence[Record], stem: Path) -> list[tuple[str, Path]]:

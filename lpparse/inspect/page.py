@@ -274,6 +274,8 @@ def _arrow(x: float, y: float, up: bool, size: float = 5.0) -> str:
 
 
 def _svg(rec: Mapping, default: int) -> str:
+    """The sentence's arcs: its tokens, each relaxation's LP arcs above them (``default``'s shown), the best
+    tree below."""
     tokens = [str(t) for t in rec.get("tokens") or []]
     words = [ROOT_WORD] + tokens
     n = len(tokens)
@@ -298,8 +300,22 @@ def _svg(rec: Mapping, default: int) -> str:
             f'role="img" aria-label="arcs of {_e(str(rec.get("sent_id", "")))}">'
         )
     ]
-    # token row
-    out.append('<g class="tokens">')
+    out += _token_row(lay, words, tok_top, tok_h)
+    for k, (rel, arcs) in enumerate(zip(rels, rel_arcs)):  # LP arcs, one group per relaxation
+        name = str(rel.get("name", f"relaxation {k}"))
+        active = " active" if k == default else ""
+        out.append(f'<g class="lp-arcs{active}" data-rel="{k}" data-relaxation="{_e(name)}">')
+        out += _lp_arcs(lay, words, name, arcs, tree, tok_top)
+        out.append("</g>")
+    if tree:  # best tree, below the tokens
+        out += _tree_arcs(lay, words, tree, tok_bottom)
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _token_row(lay: _Layout, words: list[str], tok_top: float, tok_h: float) -> list[str]:
+    """The SVG group of the tokens, ``tok_h`` high from ``tok_top``."""
+    out = ['<g class="tokens">']
     for i, w in enumerate(words):
         cls = "token root" if i == 0 else "token"
         x = lay.x[i]
@@ -311,58 +327,67 @@ def _svg(rec: Mapping, default: int) -> str:
             f'<text class="idx" x="{x:.1f}" y="{tok_top + 33:.1f}">{i}</text></g>'
         )
     out.append("</g>")
-    # LP arcs, one group per relaxation
-    for k, (rel, arcs) in enumerate(zip(rels, rel_arcs)):
-        name = str(rel.get("name", f"relaxation {k}"))
-        active = " active" if k == default else ""
-        out.append(f'<g class="lp-arcs{active}" data-rel="{k}" data-relaxation="{_e(name)}">')
-        labels, placer = [], _Labels()
-        # labels of the largest fractional values first: they are the ones worth reading
-        for h, m, v in sorted(arcs, key=lambda a: (-a[2] if EPS < a[2] < 1 - EPS else 0, abs(a[0] - a[1]))):
-            if EPS < v < 1 - EPS:
-                spot = placer.place(_arc_curve(lay, h, m, tok_top, up=True), _fmt_value(v))
-                if spot is not None:
-                    labels.append((h, m, v, spot))
-        placed = {(h, m) for h, m, _, _ in labels}
-        # thin (fractional) arcs on top of the thick ones so that they stay visible
-        for h, m, v in sorted(arcs, key=lambda a: -a[2]):
-            d = _arc_path(lay, h, m, tok_top, up=True)
-            frac = EPS < v < 1 - EPS
-            kind = "frac" if frac else ("on-tree" if (h, m) in tree else "off-tree")
-            vv = min(max(v, 0.0), 1.0)
-            sw = 0.8 + 2.6 * vv
-            op = 0.30 + 0.70 * vv
-            tip = f"{name}: {h}\u2192{m} ({words[h]} \u2192 {words[m]}) value {v:.4g}"
-            if (h, m) not in tree:
-                tip += ", not in the best tree"
-            lab = (' data-label="1"' if (h, m) in placed else ' data-label="0"') if frac else ""
-            out.append(
-                f'<g class="arc-g {kind}" opacity="{op:.2f}"><title>{_e(tip)}</title>'
-                f'<path class="arc lp {kind}" data-head="{h}" data-mod="{m}" data-value="{v:.6g}"{lab} '
-                f'd="{d}" stroke-width="{sw:.2f}"/>'
-                f'<polygon class="arrow {kind}" points="{_arrow(lay.x[m], tok_top, True)}"/></g>'
-            )
-        for h, m, v, (px, py) in labels:
-            tip = f"{name}: {h}\u2192{m} ({words[h]} \u2192 {words[m]}) value {v:.4g}"
-            out.append(
-                f'<text class="arc-label" x="{px:.1f}" y="{py:.1f}" data-head="{h}" data-mod="{m}">'
-                f"{_fmt_value(v)}<title>{_e(tip)}</title></text>"
-            )
-        out.append("</g>")
-    # best tree, below the tokens
-    if tree:
-        out.append('<g class="tree-arcs">')
-        for h, m in sorted(tree, key=lambda a: (a[1], a[0])):
-            d = _arc_path(lay, h, m, tok_bottom, up=False)
-            tip = f"best tree: {h}\u2192{m} ({words[h]} \u2192 {words[m]})"
-            out.append(
-                f'<g class="arc-g tree"><title>{_e(tip)}</title>'
-                f'<path class="arc tree" data-head="{h}" data-mod="{m}" d="{d}"/>'
-                f'<polygon class="arrow tree" points="{_arrow(lay.x[m], tok_bottom, False)}"/></g>'
-            )
-        out.append("</g>")
-    out.append("</svg>")
-    return "".join(out)
+    return out
+
+
+def _lp_arcs(
+    lay: _Layout,
+    words: list[str],
+    name: str,
+    arcs: list[tuple[int, int, float]],
+    tree: set[tuple[int, int]],
+    tok_top: float,
+) -> list[str]:
+    """The SVG of one relaxation's LP arcs above the tokens, fractional ones labelled with their values."""
+    out: list[str] = []
+    labels, placer = [], _Labels()
+    # labels of the largest fractional values first: they are the ones worth reading
+    for h, m, v in sorted(arcs, key=lambda a: (-a[2] if EPS < a[2] < 1 - EPS else 0, abs(a[0] - a[1]))):
+        if EPS < v < 1 - EPS:
+            spot = placer.place(_arc_curve(lay, h, m, tok_top, up=True), _fmt_value(v))
+            if spot is not None:
+                labels.append((h, m, v, spot))
+    placed = {(h, m) for h, m, _, _ in labels}
+    # thin (fractional) arcs on top of the thick ones so that they stay visible
+    for h, m, v in sorted(arcs, key=lambda a: -a[2]):
+        d = _arc_path(lay, h, m, tok_top, up=True)
+        frac = EPS < v < 1 - EPS
+        kind = "frac" if frac else ("on-tree" if (h, m) in tree else "off-tree")
+        vv = min(max(v, 0.0), 1.0)
+        sw = 0.8 + 2.6 * vv
+        op = 0.30 + 0.70 * vv
+        tip = f"{name}: {h}\u2192{m} ({words[h]} \u2192 {words[m]}) value {v:.4g}"
+        if (h, m) not in tree:
+            tip += ", not in the best tree"
+        lab = (' data-label="1"' if (h, m) in placed else ' data-label="0"') if frac else ""
+        out.append(
+            f'<g class="arc-g {kind}" opacity="{op:.2f}"><title>{_e(tip)}</title>'
+            f'<path class="arc lp {kind}" data-head="{h}" data-mod="{m}" data-value="{v:.6g}"{lab} '
+            f'd="{d}" stroke-width="{sw:.2f}"/>'
+            f'<polygon class="arrow {kind}" points="{_arrow(lay.x[m], tok_top, True)}"/></g>'
+        )
+    for h, m, v, (px, py) in labels:
+        tip = f"{name}: {h}\u2192{m} ({words[h]} \u2192 {words[m]}) value {v:.4g}"
+        out.append(
+            f'<text class="arc-label" x="{px:.1f}" y="{py:.1f}" data-head="{h}" data-mod="{m}">'
+            f"{_fmt_value(v)}<title>{_e(tip)}</title></text>"
+        )
+    return out
+
+
+def _tree_arcs(lay: _Layout, words: list[str], tree: set[tuple[int, int]], tok_bottom: float) -> list[str]:
+    """The SVG group of the best tree's arcs, below the tokens."""
+    out = ['<g class="tree-arcs">']
+    for h, m in sorted(tree, key=lambda a: (a[1], a[0])):
+        d = _arc_path(lay, h, m, tok_bottom, up=False)
+        tip = f"best tree: {h}\u2192{m} ({words[h]} \u2192 {words[m]})"
+        out.append(
+            f'<g class="arc-g tree"><title>{_e(tip)}</title>'
+            f'<path class="arc tree" data-head="{h}" data-mod="{m}" d="{d}"/>'
+            f'<polygon class="arrow tree" points="{_arrow(lay.x[m], tok_bottom, False)}"/></g>'
+        )
+    out.append("</g>")
+    return out
 
 
 # ---------------------------------------------------------------------------------------- the tables
@@ -849,15 +874,7 @@ def sentence_page(record: Any, index_href: str | None = "index.html") -> str:
     if index_href:
         parts.append(f'<nav><a href="{_e(index_href)}">\u2190 all inspected sentences</a></nav>')
     parts.append(f"<h1>Sentence <code>{_e(sent_id)}</code></h1>")
-    cert = best.get("certified")
-    parts.append(
-        '<div class="meta">'
-        f"<b>{n}</b> tokens \u00b7 {'single root' if rec.get('single_root') else 'any number of root children'}"
-        f" \u00b7 best tree score <b>{_fmt(best.get('score'))}</b> "
-        f"({'certified optimal' if cert else 'NOT certified' if cert is False else 'certificate unknown'}"
-        f", {_e(str(best.get('nodes', '—')))} nodes, {_fmt_seconds(best.get('seconds'))})"
-        f" \u00b7 largest gap <b>{_fmt(sentence_gap(rec))}</b></div>"
-    )
+    parts.append(_meta_html(rec, n, best))
     if problems:
         items = "".join(f"<li>{_e(p)}</li>" for p in problems)
         parts.append(
@@ -887,24 +904,42 @@ def sentence_page(record: Any, index_href: str | None = "index.html") -> str:
     parts.append("<h2>Relaxations side by side</h2>")
     parts.append(f'<div class="wrap">{_relaxation_table(rec, default)}</div>')
 
-    for k, rel in enumerate(rels):
-        name = str(rel.get("name", k))
-        hidden = "" if k == default else " hidden"
-        parts.append(
-            f'<section class="relax-detail" data-rel="{k}" data-relaxation="{_e(name)}"{hidden}>'
-            f"<h2>{_e(name)}: what holds the LP where it is</h2>"
-            '<div class="cols">'
-            f'<div class="card"><h2 style="margin-top:0">The cut</h2>{_cut_html(rel)}</div>'
-            f'<div class="card"><h2 style="margin-top:0">Generic MIP solvers</h2>{_mip_html(rel, rec)}</div>'
-            f'<div class="card"><h2 style="margin-top:0">Fractional arcs and parts</h2>'
-            f"{_fractional_html(rel, words)}</div>"
-            f'<div class="card"><h2 style="margin-top:0">Binding rows per family</h2>{_binding_html(rel)}</div>'
-            "</div></section>"
-        )
+    parts += [_detail_html(rec, k, rel, default, words) for k, rel in enumerate(rels)]
     parts.append("<h2>Bound order</h2>")
     parts.append(_order_html(rec))
     parts.append(f"<script>{JS}</script></body></html>")
     return "\n".join(parts) + "\n"
+
+
+def _meta_html(rec: Mapping, n: int, best: Mapping) -> str:
+    """The line under a sentence page's title: tokens, root rule, the best tree and the largest gap."""
+    cert = best.get("certified")
+    return (
+        '<div class="meta">'
+        f"<b>{n}</b> tokens \u00b7 {'single root' if rec.get('single_root') else 'any number of root children'}"
+        f" \u00b7 best tree score <b>{_fmt(best.get('score'))}</b> "
+        f"({'certified optimal' if cert else 'NOT certified' if cert is False else 'certificate unknown'}"
+        f", {_e(str(best.get('nodes', '—')))} nodes, {_fmt_seconds(best.get('seconds'))})"
+        f" \u00b7 largest gap <b>{_fmt(sentence_gap(rec))}</b></div>"
+    )
+
+
+def _detail_html(rec: Mapping, k: int, rel: Mapping, default: int, words: list[str]) -> str:
+    """The section of relaxation ``k`` (hidden unless it is the ``default``): its cut, the MIP solvers'
+    verdicts, its fractional arcs and parts, its binding rows."""
+    name = str(rel.get("name", k))
+    hidden = "" if k == default else " hidden"
+    return (
+        f'<section class="relax-detail" data-rel="{k}" data-relaxation="{_e(name)}"{hidden}>'
+        f"<h2>{_e(name)}: what holds the LP where it is</h2>"
+        '<div class="cols">'
+        f'<div class="card"><h2 style="margin-top:0">The cut</h2>{_cut_html(rel)}</div>'
+        f'<div class="card"><h2 style="margin-top:0">Generic MIP solvers</h2>{_mip_html(rel, rec)}</div>'
+        f'<div class="card"><h2 style="margin-top:0">Fractional arcs and parts</h2>'
+        f"{_fractional_html(rel, words)}</div>"
+        f'<div class="card"><h2 style="margin-top:0">Binding rows per family</h2>{_binding_html(rel)}</div>'
+        "</div></section>"
+    )
 
 
 def index_page(records: list[dict], files: list[str]) -> str:

@@ -30,7 +30,14 @@ from lpparse.colgen.family import DualState, PartFamily, Priced, Separated, Warm
 from lpparse.families.base import Binding, Counted, Parts, copy_sharing, named_labels
 from lpparse.families.grandparent.chains import CHAINS, add_chain_rows, chain_known, violated_chains
 from lpparse.families.grandparent.dead_arcs import DeadArcs
-from lpparse.families.grandparent.pricing import PriceResult, Triples, arc_slack, gp_duals, price
+from lpparse.families.grandparent.pricing import (
+    PriceResult,
+    RoundDuals,
+    Triples,
+    arc_slack,
+    gp_duals,
+    price,
+)
 from lpparse.families.grandparent.rows import GrandparentProgram
 from lpparse.families.grandparent.separation import CutResult, separate_arcgp
 from lpparse.families.pairs import OnArcs
@@ -338,21 +345,8 @@ class GrandparentFamily(Counted):
         slack = round_arc_slack(state, prog, self.tighten)
         mu_onegp, mu_nogp = gp_duals(prog, sol.row_dual)
         bound_gp, bound_pc = self.cache.bounds()
-        priced = price(
-            prog,
-            self.cache,
-            bound_gp,
-            bound_pc,
-            mu_onegp,
-            mu_nogp,
-            slack,
-            state.tol,
-            opts.per_pair,
-            opts.parent_duals,
-            round_arc_values(state, prog),
-            opts.defer,
-            opts.release,
-        )
+        duals = RoundDuals(bound_gp, bound_pc, mu_onegp, mu_nogp, slack, round_arc_values(state, prog))
+        priced = price(prog, self.cache, duals, state.tol, opts)
         raised = prog.onegp_row >= 0
         state.y[prog.onegp_row[raised]] += priced.onegp_raise[raised]
         self.gparc = priced.gparc

@@ -27,6 +27,7 @@ their bounds (never scored) and then, for the survivors, on their exact reduced 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,7 +35,7 @@ from numpy.typing import NDArray
 from lpparse.colgen.cache import ScoreCache
 from lpparse.families.grandparent.rows import GrandparentProgram
 
-__all__ = ["PriceResult", "ScoreCache", "arc_slack", "gp_duals", "price"]
+__all__ = ["PriceResult", "PricingRules", "RoundDuals", "ScoreCache", "arc_slack", "gp_duals", "price"]
 
 Triples = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
 
@@ -139,116 +140,220 @@ class PriceResult:
         return cls(empty, empty, empty, np.empty(0), 0, 0, -np.inf, np.zeros((size, size)), no_gparc)
 
 
+class PricingRules(Protocol):
+    """Which priced triples a round returns (the grandparent family's spec has them,
+    :class:`~lpparse.families.grandparent.family.GrandparentParts`): ``per_pair``: partial pricing, at most
+    that many of highest reduced cost for each ⟨p,c⟩ (None: all); ``parent_duals``: spend leftover slack on
+    absent GPArc rows (module docstring); ``defer``/``release``: see :func:`price`."""
+
+    @property
+    def per_pair(self) -> int | None: ...
+
+    @property
+    def parent_duals(self) -> bool: ...
+
+    @property
+    def defer(self) -> float | None: ...
+
+    @property
+    def release(self) -> float | None: ...
+
+
+@dataclass(frozen=True)
+class RoundDuals:
+    """What pricing reads of a round: the factorized score bounds s̄(g, p, ·) and s̄(·, p, c), the solver's
+    duals μ_OneGP and μ_NoGP, the arcs' slack β (:func:`arc_slack`; zeros: no tightening) and the LP's arc
+    values (for ``defer``)."""
+
+    bound_gp: NDArray[np.float64]
+    bound_pc: NDArray[np.float64]
+    mu_onegp: NDArray[np.float64]
+    mu_nogp: NDArray[np.float64]
+    slack: NDArray[np.float64]
+    arc_values: NDArray[np.float64] | None = None
+
+
+class _Scored(NamedTuple):
+    """The triples a round scored, their scores and reduced costs (eq. 8), which of them price (> tol after
+    λ), the largest reduced cost after λ of the others, and the λ given to exact reduced costs (at their
+    positions among the bounded triples)."""
+
+    triples: Triples
+    scores: NDArray[np.float64]
+    reduced: NDArray[np.float64]
+    keep: NDArray[np.bool_]
+    max_residual: float
+    lam_at: NDArray[np.int64]
+    lam: NDArray[np.float64]
+
+
 def price(
-    prog: GrandparentProgram,
-    cache: ScoreCache,
-    bound_gp: NDArray[np.float64],
-    bound_pc: NDArray[np.float64],
-    mu_onegp: NDArray[np.float64],
-    mu_nogp: NDArray[np.float64],
-    slack: NDArray[np.float64],
-    tol: float,
-    per_pair: int | None = None,
-    parent_duals: bool = True,
-    arc_values: NDArray[np.float64] | None = None,
-    defer: float | None = None,
-    release: float | None = None,
+    prog: GrandparentProgram, cache: ScoreCache, duals: RoundDuals, tol: float, rules: PricingRules
 ) -> PriceResult:
     """Absent triples with reduced cost (eq. 8) > tol after dual tightening, scoring only those whose bound
-    (eq. 11) is > tol; with ``per_pair``, only the ``per_pair`` of highest reduced cost for each ⟨p,c⟩ (partial
-    pricing: the others are priced again next round; nothing is returned only when no reduced cost is > tol),
-    scoring lazily (:data:`LAZY`): the triples of lower bound wait for the next round's duals unless none of
-    the others prices.
+    (eq. 11) is > tol; with ``rules.per_pair``, only the ``per_pair`` of highest reduced cost for each ⟨p,c⟩
+    (partial pricing: the others are priced again next round; nothing is returned only when no reduced cost
+    is > tol), scoring lazily (:data:`LAZY`): the triples of lower bound wait for the next round's duals
+    unless none of the others prices.
 
-    ``mu_onegp``/``mu_nogp`` are the solver's duals, ``slack`` the arcs' β (:func:`arc_slack`; zeros: no
-    tightening); ``parent_duals`` spends leftover slack on absent GPArc rows (module docstring). ``defer``
-    (with the LP's ``arc_values``): when more than ``defer``·n of the triples to return have both arcs at 0
-    (entering, they can only pivot degenerately), return only the others if there are any, else the
-    ``release``·n of highest reduced cost (None: ``defer``·n); the rest are priced again next round, with
-    better duals."""
-    arc = prog.arc_mask
-    size = arc.shape[0]
-    words = arc.copy()
-    words[0, :] = False
-    top_gp = np.where(arc, bound_gp, -np.inf).max(axis=0)  # max_g s̄(g, p, ·), per p
-    slack_nogp = np.minimum(mu_nogp, 0.0).min(axis=0)  # min(0, min_g μ_NoGP(g, p)), per p
-    pair_bound = np.minimum(top_gp[:, None], bound_pc) - mu_onegp - slack_nogp[:, None]  # eqs. 9-10
-    alpha = np.zeros((size, size))
-    if "OneGP" in prog.families:
-        alpha[words] = np.minimum(slack[words], np.maximum(pair_bound[words], 0.0))
-    pair_bound = pair_bound - alpha
-    left = slack - alpha if parent_duals and "GPArc" in prog.families else np.zeros((size, size))
-    mu = mu_onegp + alpha
-    pair_ok = words & (pair_bound > tol)
-    max_bound = float(pair_bound[words & ~pair_ok].max(initial=-np.inf))
-    pp, cc = np.nonzero(pair_ok)
-    g_all = np.arange(size)[:, None]
-    absent = arc[:, pp] & (g_all != cc[None, :]) & ~prog.present[:, pp, cc]
-    bound = np.minimum(bound_gp[:, pp], bound_pc[pp, cc][None, :]) - mu[pp, cc][None, :] - mu_nogp[:, pp]  # eq. 11
-    cand = absent & (bound > tol)
-    max_bound = max(max_bound, float(bound[absent & ~cand].max(initial=-np.inf)))
-    gi, ki = np.nonzero(cand)
-    g, p, c = gi.astype(np.int64), pp[ki].astype(np.int64), cc[ki].astype(np.int64)
-    rb = bound[gi, ki]
-    per_triple = getattr(cache.scorer, "bound_triples", None)
-    if per_triple is not None and g.size:  # a scorer's tighter per-triple bound, still without scoring
-        rb = np.minimum(rb, per_triple(g, p, c) - mu[p, c] - mu_nogp[g, p])
-        tight = rb > tol
-        max_bound = max(max_bound, float(rb[~tight].max(initial=-np.inf)))
-        g, p, c, rb = g[tight], p[tight], c[tight], rb[tight]
+    ``rules.defer`` (with the LP's ``duals.arc_values``): when more than ``defer``·n of the triples to return
+    have both arcs at 0 (entering, they can only pivot degenerately), return only the others if there are
+    any, else the ``release``·n of highest reduced cost (None: ``defer``·n); the rest are priced again next
+    round, with better duals."""
+    size = prog.arc_mask.shape[0]
+    alpha, left, pair_ok, max_bound = _tightened_pairs(prog, duals, tol, rules.parent_duals)
+    mu = duals.mu_onegp + alpha
+    (g, p, c), rb, max_triple = _bounded_triples(prog, cache, duals, mu, pair_ok, tol)
     parent = g * size + p
     # λ on bounds first (these triples are never scored), then on exact reduced costs
     out = _spend(parent, rb, left.ravel()) if left.any() else np.zeros(g.size, bool)
     lam = np.where(out, rb, 0.0)
     left = left.ravel() - np.bincount(parent[out], rb[out], size * size)
-    g_s, p_s, c_s, rb_s, parent_s = g[~out], p[~out], c[~out], rb[~out], parent[~out]
-    at_s = np.flatnonzero(~out)
-    # lazy scoring: first only the per_pair best bounds of each ⟨p,c⟩; the rest wait for the next round's
-    # (better) duals unless none of these prices
-    sel = _top_per_group(p_s * size + c_s, rb_s, int(LAZY * per_pair)) if per_pair is not None else ~out[~out]
+    rest = ~out
+    scored = _score_lazily(
+        cache,
+        mu,
+        duals.mu_nogp,
+        tol,
+        (g[rest], p[rest], c[rest]),
+        rb[rest],
+        left,
+        rules.per_pair,
+    )
+    lam[np.flatnonzero(rest)[scored.lam_at]] = scored.lam
+    keep = _returned(scored, duals.arc_values, size, rules)
+    gs, ps, cs = scored.triples
+    on = lam > 0
+    return PriceResult(
+        gs[keep],
+        ps[keep],
+        cs[keep],
+        scored.scores[keep],
+        int(pair_ok.sum()),
+        int(gs.size),
+        max(max_bound, max_triple, scored.max_residual),
+        alpha,
+        (g[on], p[on], c[on], lam[on]),
+    )
+
+
+def _tightened_pairs(
+    prog: GrandparentProgram, duals: RoundDuals, tol: float, parent_duals: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_], float]:
+    """Dual tightening of the pairs ⟨p,c⟩ (eqs. 9-10): α per arc (the slack the pair's bound needs), the slack
+    left for the GPArc rows of absent triples, the pairs whose bound stays > tol, and the largest bound of
+    the others."""
+    arc = prog.arc_mask
+    size = arc.shape[0]
+    words = arc.copy()
+    words[0, :] = False
+    top_gp = np.where(arc, duals.bound_gp, -np.inf).max(axis=0)  # max_g s̄(g, p, ·), per p
+    slack_nogp = np.minimum(duals.mu_nogp, 0.0).min(axis=0)  # min(0, min_g μ_NoGP(g, p)), per p
+    pair_bound = (
+        np.minimum(top_gp[:, None], duals.bound_pc) - duals.mu_onegp - slack_nogp[:, None]
+    )  # eqs. 9-10
+    alpha = np.zeros((size, size))
+    if "OneGP" in prog.families:
+        alpha[words] = np.minimum(duals.slack[words], np.maximum(pair_bound[words], 0.0))
+    pair_bound = pair_bound - alpha
+    left = duals.slack - alpha if parent_duals and "GPArc" in prog.families else np.zeros((size, size))
+    pair_ok = words & (pair_bound > tol)
+    return alpha, left, pair_ok, float(pair_bound[words & ~pair_ok].max(initial=-np.inf))
+
+
+def _bounded_triples(
+    prog: GrandparentProgram,
+    cache: ScoreCache,
+    duals: RoundDuals,
+    mu: NDArray[np.float64],
+    pair_ok: NDArray[np.bool_],
+    tol: float,
+) -> tuple[Triples, NDArray[np.float64], float]:
+    """The absent triples of the pairs ``pair_ok`` whose bound (eq. 11, then the scorer's own per-triple bound
+    if it has one) is > tol, their bounds, and the largest bound of the other absent triples."""
+    arc = prog.arc_mask
+    pp, cc = np.nonzero(pair_ok)
+    g_all = np.arange(arc.shape[0])[:, None]
+    absent = arc[:, pp] & (g_all != cc[None, :]) & ~prog.present[:, pp, cc]
+    bound = (
+        np.minimum(duals.bound_gp[:, pp], duals.bound_pc[pp, cc][None, :])
+        - mu[pp, cc][None, :]
+        - duals.mu_nogp[:, pp]
+    )  # eq. 11
+    cand = absent & (bound > tol)
+    max_bound = float(bound[absent & ~cand].max(initial=-np.inf))
+    gi, ki = np.nonzero(cand)
+    g, p, c = gi.astype(np.int64), pp[ki].astype(np.int64), cc[ki].astype(np.int64)
+    rb = bound[gi, ki]
+    per_triple = getattr(cache.scorer, "bound_triples", None)
+    if per_triple is not None and g.size:  # a scorer's tighter per-triple bound, still without scoring
+        rb = np.minimum(rb, per_triple(g, p, c) - mu[p, c] - duals.mu_nogp[g, p])
+        tight = rb > tol
+        max_bound = max(max_bound, float(rb[~tight].max(initial=-np.inf)))
+        g, p, c, rb = g[tight], p[tight], c[tight], rb[tight]
+    return (g, p, c), rb, max_bound
+
+
+def _score_lazily(
+    cache: ScoreCache,
+    mu: NDArray[np.float64],
+    mu_nogp: NDArray[np.float64],
+    tol: float,
+    triples: Triples,
+    rb: NDArray[np.float64],
+    left: NDArray[np.float64],
+    per_pair: int | None,
+) -> _Scored:
+    """Score the triples and λ-price out what the slack ``left`` of their parent arcs can (on exact reduced
+    costs); with ``per_pair``, first only the LAZY·per_pair best bounds of each ⟨p,c⟩: the rest wait for the
+    next round's (better) duals unless none of these prices."""
+    g, p, c = triples
+    size = mu.shape[0]
+    parent = g * size + p
+    sel = (
+        _top_per_group(p * size + c, rb, int(LAZY * per_pair))
+        if per_pair is not None
+        else np.ones(g.size, bool)
+    )
     while True:
-        gs, ps, cs = g_s[sel], p_s[sel], c_s[sel]
+        gs, ps, cs = g[sel], p[sel], c[sel]
         s = cache.get(gs, ps, cs)
         r = s - mu[ps, cs] - mu_nogp[gs, ps]  # eq. 8
         keep = r > tol
         residual = r.copy()  # reduced cost after λ
-        lam_round = lam.copy()
+        more = np.zeros(0, np.int64)
         if left.any() and keep.any():
             idx = np.flatnonzero(keep)
-            more = idx[_spend(parent_s[sel][idx], r[idx], left)]
+            more = idx[_spend(parent[sel][idx], r[idx], left)]
             keep[more] = False
-            lam_round[at_s[sel][more]] = r[more]
             residual[more] = 0.0
         if keep.any() or sel.all():
             break
         sel = np.ones(sel.size, bool)
-    lam = lam_round
-    max_bound = max(max_bound, float(residual[~keep].max(initial=-np.inf)))  # all scored if none is kept
-    if defer is not None and arc_values is not None and keep.any():
+    max_residual = float(residual[~keep].max(initial=-np.inf))  # all scored if none is kept
+    return _Scored((gs, ps, cs), s, r, keep, max_residual, np.flatnonzero(sel)[more], r[more])
+
+
+def _returned(
+    scored: _Scored, arc_values: NDArray[np.float64] | None, size: int, rules: PricingRules
+) -> NDArray[np.bool_]:
+    """Which of the triples that price a round returns: with ``rules.defer``, the degenerate ones (both arcs
+    at 0) held back; with ``rules.per_pair``, the ``per_pair`` of highest reduced cost for each ⟨p,c⟩."""
+    keep, r = scored.keep.copy(), scored.reduced
+    gs, ps, cs = scored.triples
+    if rules.defer is not None and arc_values is not None and keep.any():
         dead = keep & (arc_values[gs, ps] <= _ZERO) & (arc_values[ps, cs] <= _ZERO)
-        limit = max(1, int(defer * (size - 1)))  # never 0: nothing returned would claim convergence
+        limit = max(1, int(rules.defer * (size - 1)))  # never 0: nothing returned would claim convergence
         if dead.sum() > limit:
             if (keep & ~dead).any():
                 keep &= ~dead
             else:  # only degenerate ones: the ``release``·n of highest reduced cost
                 idx = np.flatnonzero(keep)
                 keep = np.zeros_like(keep)
-                cap = max(1, int((defer if release is None else release) * (size - 1)))
+                cap = max(1, int((rules.defer if rules.release is None else rules.release) * (size - 1)))
                 keep[idx[np.argsort(-r[idx], kind="stable")[:cap]]] = True
-    if per_pair is not None and keep.any():
+    if rules.per_pair is not None and keep.any():
         idx = np.flatnonzero(keep)
         keep = np.zeros_like(keep)
-        keep[idx[_top_per_group(ps[idx] * size + cs[idx], r[idx], per_pair)]] = True
-    g_s, p_s, c_s = gs, ps, cs
-    on = lam > 0
-    return PriceResult(
-        g_s[keep],
-        p_s[keep],
-        c_s[keep],
-        s[keep],
-        int(pp.size),
-        int(g_s.size),
-        max_bound,
-        alpha,
-        (g[on], p[on], c[on], lam[on]),
-    )
+        keep[idx[_top_per_group(ps[idx] * size + cs[idx], r[idx], rules.per_pair)]] = True
+    return keep
