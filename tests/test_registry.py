@@ -4,6 +4,7 @@ record or score array is refused, naming what is wrong."""
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import zipfile
@@ -19,6 +20,7 @@ from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.families import GROUP, Family, RegistryError, family_parts, get_family, registered
 from lpparse.families.base import Parts
 from lpparse.families.third_order.trisibling import DenseTriSiblingScorer
+from lpparse.options import family_names
 from lpparse.scores import SentenceScores, load_scores, save_scores
 from lpparse.scoring import Model, Vocabulary
 from lpparse.scoring.model import ModelFormatError
@@ -171,3 +173,13 @@ def test_score_files_refuse_misplaced_family_scores(tmp_path: Path) -> None:
     plain = tmp_path / "plain.npz"
     save_scores(plain, [SentenceScores("s1", arcs, gp=np.zeros((n + 1,) * 3))])
     assert load_scores(plain).meta["version"] == 2 and load_scores(plain).families == {}
+
+
+def test_the_families_option_names_registered_families_with_templates() -> None:
+    """``lpparse train --families``: a name that is not registered, or a family without feature templates
+    (lpparse's own are trained by their own options), is an argparse error naming it."""
+    assert family_names("") == ()
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown part family 'nope'; registered: grandparent"):
+        family_names("nope")
+    with pytest.raises(argparse.ArgumentTypeError, match="'grandparent' has no feature templates to train"):
+        family_names("grandparent")
