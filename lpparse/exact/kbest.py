@@ -66,7 +66,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.exact.search import ExactOptions, RootStart, TreeCosts, _Parts, search_over
+from lpparse.exact.heuristics import move_gains
+from lpparse.exact.search import ExactOptions, RootStart, TreeCosts, _Parts, search_over, tree_costs
 from lpparse.families.base import Parts, exact_parts, tree_score
 from lpparse.lp.solution import TOL, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
@@ -76,6 +77,11 @@ from lpparse.proofs.search_tree import ExactResult
 from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_problem, validate_scores
 
 __all__ = ["check_kbest", "k_best_search"]
+
+#: the best trees one head change away from each listed tree that seed the K-th best score found, per tree
+#: sought (a subproblem's searches stop at the K-th of those outside it: with K of them, the first children
+#: searched stop there too)
+NEIGHBOURS = 3
 
 
 @dataclass
@@ -127,6 +133,27 @@ class _Grids:
         return self.ub + float(w[heads[1:], np.arange(1, heads.size)].sum())
 
 
+def _neighbours(
+    shared: _Parts, heads: NDArray[np.int64], k: int, single_root: bool
+) -> dict[bytes, tuple[NDArray[np.int64], float]]:
+    """Up to ``k`` of the best trees one head change away from ``heads`` (by their move gains,
+    :func:`lpparse.exact.heuristics.move_gains`; the grandparent family alone), by their heads, with their
+    scores recomputed: trees that raise the K-th best score found early, so that the subproblems' searches
+    stop there from the start."""
+    cache = shared.climbing
+    if cache is None:
+        return {}
+    gain = move_gains(shared.s, cache, heads, single_root).ravel()
+    top = np.argsort(-gain)[:k]
+    out = {}
+    for at in top[np.isfinite(gain[top])]:
+        h, m = np.unravel_index(int(at), (heads.size, heads.size))
+        tree = heads.copy()
+        tree[m] = h
+        out[tree.tobytes()] = (tree, shared.value(tree))
+    return out
+
+
 def _lean(result: ExactResult) -> ExactResult:
     """A search's result with what its proof needs only: no root LP, node LPs or infeasible programs (each
     node keeps its duals or dual ray)."""
@@ -161,7 +188,7 @@ def k_best_search(
     #: under them is bounded (1: by each token's best head, 2: by the best tree)
     grids: dict[int, _Grids] = {}
     tightened: dict[int, int] = {}
-    found: list[float] = []  #: the scores of the solved subproblems' trees
+    found: dict[bytes, tuple[NDArray[np.int64], float]] = {}  #: distinct trees found, by their heads
 
     def add(mask: NDArray[np.bool_], parent: int, modifier: int | None, bound: float) -> int:
         sub = Subproblem(len(out.subproblems), parent, modifier, mask, bound)
@@ -169,16 +196,19 @@ def k_best_search(
         heapq.heappush(queue, (-bound, 1, sub.id))
         return sub.id
 
-    def lower() -> float:
-        """The K-th best score of the trees found (those of disjoint subproblems, so distinct): the K-th
-        tree scores at least it (-inf before K)."""
-        return sorted(found)[-k] if len(found) >= k else -math.inf
+    def lower(mask: NDArray[np.bool_]) -> float:
+        """The K-th best score of the distinct trees found outside the subproblem of arcs ``mask``: the K-th
+        tree scores at least it, and a search of the subproblem that stops there loses none of them (-inf
+        before K)."""
+        m = np.arange(1, mask.shape[0])
+        outside = [score for heads, score in found.values() if not mask[heads[1:], m].all()]
+        return sorted(outside)[-k] if len(outside) >= k else -math.inf
 
     def solve(sub: Subproblem) -> Status:
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
         if left is not None and left <= 0:
             return Status.TIME_LIMIT
-        root = RootStart(out.subproblems[sub.parent].columns if sub.parent >= 0 else None, lower())
+        root = RootStart(out.subproblems[sub.parent].columns if sub.parent >= 0 else None, lower(sub.mask))
         result = search_over(shared.over(sub.mask), single_root, left, options, start=root)
         sub.result = _lean(result)
         if result.status is not Status.OPTIMAL:
@@ -188,10 +218,11 @@ def k_best_search(
                 raise NoTreeError("every tree over the candidate arcs holds a pruned part (scored -inf)")
             sub.empty = True
             return result.status
-        found.append(float(result.objective))
+        found[result.heads.tobytes()] = (result.heads, float(result.objective))
         sub.arc_bounds, sub.columns = root.arc_bounds, root.columns
-        if root.tree_costs is not None:
-            grids[sub.id] = _Grids.of(root.tree_costs, sub.mask, result.heads)
+        costs = None if result.root is None else tree_costs(result.root, sub.mask, shared)
+        if costs is not None:
+            grids[sub.id] = _Grids.of(costs, sub.mask, result.heads)
         heapq.heappush(queue, (-result.objective, 0, sub.id))
         return result.status
 
@@ -218,6 +249,7 @@ def k_best_search(
         heads = sub.result.heads
         sub.rank = len(out.trees)
         out.trees.append((heads.copy(), float(sub.result.objective)))
+        found.update(_neighbours(shared, heads, NEIGHBOURS * k, single_root))
         bounds, sub.arc_bounds = sub.arc_bounds, None
         if len(out.trees) == k:
             break

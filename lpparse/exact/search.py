@@ -338,7 +338,7 @@ class TreeCosts:
     triples: NDArray[np.float64]
 
 
-def _tree_costs(result: PPCResult, mask: NDArray[np.bool_], parts: _Parts) -> TreeCosts | None:
+def tree_costs(result: PPCResult, mask: NDArray[np.bool_], parts: _Parts) -> TreeCosts | None:
     """The :class:`TreeCosts` of a certified root LP over the arcs ``mask`` when the grandparent family is
     the search's only one (every candidate triple scored once, through the shared cache), else None."""
     family = parts.parts[0] if len(parts.parts) == 1 else None
@@ -371,8 +371,7 @@ class RootStart:
     (the K-th best of the trees found so far): nodes bounded by it are closed as by an incumbent, and a search
     that finds no tree above it returns none, its nodes proving every tree at most it (within the gap); set by
     the search: ``arc_bounds``, its root LP's bound on the trees that use each arc (:func:`_arc_bounds`),
-    ``columns``, its root LP's columns (a later search's ``warm``), and ``tree_costs``, its reduced costs
-    (:class:`TreeCosts`, None unless the grandparent family is the only one). (A live master over the first
+    and ``columns``, its root LP's columns (a later search's ``warm``). (A live master over the first
     search's arcs, :mod:`lpparse.exact.live`, shared by the later roots, was no faster on Italian dev, and its
     duals on rows over parts that a subproblem's arcs exclude are lost when the proof is checked over those
     arcs.)"""
@@ -381,7 +380,6 @@ class RootStart:
     lower: float = -math.inf
     arc_bounds: NDArray[np.float64] | None = None
     columns: dict[str, Warm] | None = None
-    tree_costs: TreeCosts | None = None
 
 
 class _Parts:
@@ -606,7 +604,6 @@ class _Search:
         if node.id == 0 and self.start is not None:  # for the searches that go on from it
             most = self.parts.max_parts(node.mask.shape[0] - 1)
             self.start.arc_bounds, self.start.columns = _arc_bounds(result, node.mask, most)[0], self.warm[0]
-            self.start.tree_costs = _tree_costs(result, node.mask, self.parts)
         if result.status is Status.CUTOFF:  # its certified bound closes it (_lp)
             node.closed = "bound"
             return
