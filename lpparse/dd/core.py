@@ -217,6 +217,24 @@ class DDResult:
 
 
 @dataclass
+class _Primals:
+    """The primal heuristic's best value and solution so far, and its last solution."""
+
+    value: float = -np.inf
+    solution: object = None
+    last: object = None
+
+    def observe(self, found: tuple[float, object] | None) -> float:
+        """Record the heuristic's (value, solution) of an iterate (None: none found); its value (nan: none)."""
+        if found is None:
+            return np.nan
+        self.last = found[1]
+        if found[0] > self.value:
+            self.value, self.solution = found
+        return found[0]
+
+
+@dataclass
 class _Pool:
     """Agreement rows that tightening may add (``rows``), and which of them the last ``window`` iterates
     violated: once the best dual has gained less than ``tol`` in ``window`` iterations, the ``per_round``
@@ -249,6 +267,15 @@ class _Pool:
         return added
 
 
+def _tightened(
+    problem: Problem, ag: Agreement, u: NDArray[np.float64], added: Agreement
+) -> tuple[Agreement, NDArray[np.float64]]:
+    """The agreement rows with ``added`` joined (after ``problem.refine``) and the multipliers, 0 on them."""
+    if problem.refine is not None:
+        problem.refine(added)
+    return ag.join(added), np.concatenate([u, np.zeros(added.num_rows)])
+
+
 def dual_decomposition(
     problem: Problem,
     max_iter: int = 50,
@@ -263,47 +290,33 @@ def dual_decomposition(
     Tightening needs ``problem.pool``."""
     step = step or StepRule()
     step.reset()
-    ag = problem.agreement
-    u = np.zeros(ag.num_rows)
+    ag, u = problem.agreement, np.zeros(problem.agreement.num_rows)
     duals, primals, steps, viol = [], [], [], []
     sums = [np.zeros(s) for s in problem.sizes]
-    best_primal, best_solution, last_solution = -np.inf, None, None
+    best = _Primals()
     tightened: list[int] = []
     pool = _Pool(problem.pool, stall_window, stall_tol, tighten_rows) if problem.pool is not None else None
-    start = time.perf_counter()
-    certified = False
-    k = 0
+    start, certified, k = time.perf_counter(), False, 0
     for k in range(1, max_iter + 1):
         dual, ys = dual_value(problem, u, ag)
-        for acc, y in zip(sums, ys):
-            acc += y
+        sums = [acc + y for acc, y in zip(sums, ys)]
         g = ag.residual(ys)
         duals.append(dual)
         viol.append(int(np.sum(np.abs(g) > 1e-9)))
-        found = problem.primal(ys) if problem.primal else None
-        primals.append(np.nan if found is None else found[0])
-        if found is not None:
-            last_solution = found[1]
-            if found[0] > best_primal:
-                best_primal, best_solution = found
-        if viol[-1] == 0:
-            certified = True
+        primals.append(best.observe(problem.primal(ys) if problem.primal else None))
+        certified = viol[-1] == 0
+        if certified or (gap_tol is not None and min(duals) - best.value <= gap_tol):
             steps.append(0.0)
             break
-        if gap_tol is not None and min(duals) - best_primal <= gap_tol:
-            steps.append(0.0)
-            break
-        added = pool.take(ys, duals, k - (tightened[-1] if tightened else 0)) if pool is not None else None
+        since = k - (tightened[-1] if tightened else 0)  # iterations since the last tightening
+        added = pool.take(ys, duals, since) if pool is not None else None
         if added is not None:
-            if problem.refine is not None:
-                problem.refine(added)
-            ag = ag.join(added)
-            u = np.concatenate([u, np.zeros(added.num_rows)])
+            ag, u = _tightened(problem, ag, u, added)
             tightened.append(k)
             step.reset()
             steps.append(0.0)
             continue
-        delta = step(k - (tightened[-1] if tightened else 0), dual)
+        delta = step(since, dual)
         steps.append(delta)
         u = u - delta * g
     return DDResult(
@@ -316,9 +329,9 @@ def dual_decomposition(
         primal=np.array(primals),
         step=np.array(steps),
         violations=np.array(viol),
-        best_primal=best_primal,
-        best_solution=best_solution,
-        last_solution=last_solution,
+        best_primal=best.value,
+        best_solution=best.solution,
+        last_solution=best.last,
         agreement=ag,
         tightened_at=tightened,
         seconds=time.perf_counter() - start,

@@ -29,6 +29,7 @@ from lpparse.triples import DenseTripleScorer, TripleScorer, synthetic_triple_sc
 
 __all__ = [
     "BUCKETS",
+    "DDSettings",
     "SentenceRun",
     "as_dicts",
     "bucket_table",
@@ -75,24 +76,32 @@ class SentenceRun:
     heads: list[int] = field(default_factory=list)  #: the best primal tree (with ``traces``)
 
 
+@dataclass(frozen=True)
+class DDSettings:
+    """How :func:`run_sentence` runs DD on a sentence: at most ``max_iter`` iterations of the ``step`` rule,
+    ``arc_share`` of the arc scores to the head automata; ``lp``: also the compact LP; ``traces``: keep the
+    dual and primal per iteration and the best tree."""
+
+    max_iter: int
+    step: StepRule
+    lp: bool = True
+    arc_share: float = 0.0
+    traces: bool = False
+
+
 def run_sentence(
     arc_scores: np.ndarray,
     triples: TripleScorer,
     single_root: bool,
-    max_iter: int,
-    step: StepRule,
-    lp: bool = True,
+    settings: DDSettings,
     ppc: TripleScorer | None = None,
-    arc_share: float = 0.0,
-    traces: bool = False,
 ) -> SentenceRun:
-    """One sentence: DD (always), the compact LP (``lp``), PPC on a fresh scorer ``ppc`` (if given);
-    ``traces`` keeps the dual and primal per iteration and the best tree."""
+    """One sentence: DD (always), the compact LP (``settings.lp``), PPC on a fresh scorer ``ppc`` (if given)."""
     n = arc_scores.shape[0] - 1
     before = triples.scored
     start = time.perf_counter()
-    problem = dependency(arc_scores, triples, single_root=single_root, arc_share=arc_share)
-    r = dual_decomposition(problem, max_iter=max_iter, step=step)
+    problem = dependency(arc_scores, triples, single_root=single_root, arc_share=settings.arc_share)
+    r = dual_decomposition(problem, max_iter=settings.max_iter, step=settings.step)
     run = SentenceRun(
         n,
         r.certified,
@@ -102,10 +111,10 @@ def run_sentence(
         r.best_dual,
         dd_triples=triples.scored - before,
     )
-    if traces:
+    if settings.traces:
         run.dual, run.primal = r.dual.tolist(), r.primal.tolist()
         run.heads = [int(h) for h in r.best_solution]
-    if lp:
+    if settings.lp:
         start = time.perf_counter()
         c = compact_lp(problem)
         sol = make_model(c.lp).solve()
@@ -150,6 +159,7 @@ def run_treebank(
         described = f"trained grandparent model {model_path} ({'single' if single_root else 'multi'}-root)"
     else:
         described = f"noisy-gold arc scores (gold +1, N(0, {noise}²)) + synthetic normal grandparent scorer (scale 0.5), seed {seed}"
+    settings = DDSettings(max_iter, step, lp, arc_share)
     runs = []
     for s in sentences:
         if model is not None:
@@ -160,7 +170,7 @@ def run_treebank(
             arcs = noisy_gold_scores(s.heads, noise=noise, rng=rng)
             triples = synthetic_triple_scorer(len(s.heads) - 1, rng, scale=0.5)
             fresh = DenseTripleScorer(triples.scores, triples.slack_gp, triples.slack_pc) if ppc else None
-        runs.append(run_sentence(arcs, triples, single_root, max_iter, step, lp, fresh, arc_share))
+        runs.append(run_sentence(arcs, triples, single_root, settings, fresh))
     return runs, described
 
 
@@ -174,16 +184,8 @@ def dd_task(payload: dict[str, Any]) -> dict[str, Any]:
     source: ScoreSource = payload["source"]
     arcs, triples = sentence_scores(sentence, source, payload["seed"], payload.get("position"))
     step = StepRule(payload["step"], payload["scale"])
-    run = run_sentence(
-        arcs,
-        triples,
-        payload["single_root"],
-        payload["max_iter"],
-        step,
-        lp=payload["compare_lp"],
-        arc_share=payload["arc_share"],
-        traces=True,
-    )
+    settings = DDSettings(payload["max_iter"], step, payload["compare_lp"], payload["arc_share"], traces=True)
+    run = run_sentence(arcs, triples, payload["single_root"], settings)
     uas = sentence_uas(sentence, np.asarray(run.heads))
     return {
         "sent_id": sentence.sent_id,

@@ -109,37 +109,46 @@ def inspect_sentence(
     inspection = Inspection(
         sent_id, list(tokens) or [str(i) for i in range(1, n + 1)], n, single_root, tree, []
     )
-    reference: list[ReferenceProgram] = []  # built once, when a first point is fractional
+    inspecting = _Inspecting(s, parts, single_root, mip, options, tree, sent_id)
     for k, relaxation in enumerate(chosen):
-        inspection.relaxations.append(
-            _inspect_relaxation(
-                s, parts, relaxation, single_root, mip, options, k == 0, tree, reference, sent_id
-            )
-        )
+        inspection.relaxations.append(_inspect_relaxation(inspecting, relaxation, k == 0))
     _judge(inspection, s, parts, chosen)
     return inspection
 
 
-def _inspect_relaxation(
-    s: NDArray[np.float64],
-    parts: Sequence[Parts],
-    relaxation: Relaxation,
-    single_root: bool,
-    mip: MipOptions,
-    options: InspectOptions,
-    first: bool,
-    tree: BestTree,
-    reference: list[ReferenceProgram],
-    sent_id: str,
-) -> RelaxationReport:
-    """One relaxation's report; its program is written, solved as a MIP, then given the cut (in that order:
-    the MIP and the files are of the relaxation itself)."""
+@dataclass
+class _Inspecting:
+    """What each relaxation of a sentence's inspection reads: the arc scores and part families, the root rule,
+    the options, the best tree and the sentence's id; the reference program of the cuts is built once, when a
+    first point is fractional."""
+
+    s: NDArray[np.float64]
+    parts: Sequence[Parts]
+    single_root: bool
+    mip: MipOptions
+    options: InspectOptions
+    tree: BestTree
+    sent_id: str
+    _reference: ReferenceProgram | None = None
+
+    def reference(self) -> ReferenceProgram:
+        if self._reference is None:
+            self._reference = ReferenceProgram(self.s, self.parts, self.single_root)
+        return self._reference
+
+
+def _inspect_relaxation(inspecting: _Inspecting, relaxation: Relaxation, first: bool) -> RelaxationReport:
+    """One relaxation's report (``first``: the first relaxation, the one the Pyomo MIP solves by default); its
+    program is written, solved as a MIP, then given the cut (in that order: the MIP and the files are of the
+    relaxation itself)."""
+    s, parts, single_root = inspecting.s, inspecting.parts, inspecting.single_root
+    mip, options, tree = inspecting.mip, inspecting.options, inspecting.tree
     family_parts = relaxation.parts(parts)
     result = solve_lp(s, family_parts, "bf", single_root, relaxation.base, options.colgen(family_parts))
     report = _lp_report(relaxation, family_parts, result, tree)
     prog = result.program
     if options.write_lp is not None:
-        write_program(prog, options.write_lp, sent_id, relaxation.name)
+        write_program(prog, options.write_lp, inspecting.sent_id, relaxation.name)
     compact = relaxation.base in BASES
     if mip.highs:
         report.mip = highs_mip(prog, mip.time_limit) if compact else _not_compact("highspy")
@@ -147,11 +156,10 @@ def _inspect_relaxation(
         solver = mip.pyomo_solver
         report.pyomo_mip = pyomo_mip(prog, solver, mip.time_limit) if compact else _not_compact(solver)
     if options.cuts and result.certified and not result.integral:
-        if not reference:
-            reference.append(ReferenceProgram(s, parts, single_root))
         root = (mip.root_time_limit or mip.time_limit) if mip.root_cuts else None
         optimum = tree.score if tree.certified else None
-        report.cut = find_cut(prog, result.solution.x, reference[0], root, family_parts, single_root, optimum)  # type: ignore[arg-type]
+        reference = inspecting.reference()
+        report.cut = find_cut(prog, result.solution.x, reference, root, family_parts, single_root, optimum)  # type: ignore[arg-type]
         if report.cut is None:
             pool = " nor of HiGHS's root cut pool" if root else ""
             report.cut_note = f"no row of lpparse's{pool} is violated, and the bound is the best tree's score"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -371,6 +372,73 @@ def _extended(
     return np.append(values, symbol), slice(0, values.size), values.size
 
 
+class _Geometry(NamedTuple):
+    """Of a sentence's pairs (h, x): h = x, x right of h (0/1), the distance bin of |x - h|; of each h, the
+    sides (left, right) on which it can have a child."""
+
+    diagonal: NDArray[np.bool_]
+    right: NDArray[np.int64]
+    gap: NDArray[np.int64]
+    sides: NDArray[np.bool_]
+
+
+class _TemplateBounds(NamedTuple):
+    """A consecutive-sibling template's F_t and S_t, its weights over the enumeration of its cells (flat),
+    and the offsets of a window's cell in it by ⟨h, a⟩ and by ⟨h, b⟩."""
+
+    first: NDArray[np.float64]
+    second: NDArray[np.float64]
+    weights: NDArray[np.float64]
+    ha_index: NDArray[np.int64]
+    hb_index: NDArray[np.int64]
+
+
+def _window_bounds(
+    weights: NDArray[np.float64],
+    bits: int,
+    t: int,
+    tpl: CSibTemplate,
+    sentence_values: _SentenceValues,
+    geometry: _Geometry,
+) -> _TemplateBounds:
+    """Template ``t``'s share of :class:`ConsecutiveBounds`."""
+    diagonal, right, sides = geometry.diagonal, geometry.right, geometry.sides
+    (vh, ah), (va, aa), (vb, ab) = (
+        sentence_values(x, words) for x, words in ((tpl.h, False), (tpl.a, True), (tpl.b, True))
+    )
+    va, a_real, a_start = _extended(va, tpl.a is not None, CSIB_START)
+    vb, b_real, b_stop = _extended(vb, tpl.b is not None, CSIB_STOP)
+    bins = DISTANCE_EDGES.size + 1 if tpl.distance else 1
+    codes = np.arange(CSIB_CONTEXTS * bins)
+    grid = [
+        x
+        for v, x in (
+            (tpl.h, vh[:, None, None, None]),
+            (tpl.a, va[None, :, None, None]),
+            (tpl.b, vb[None, None, :, None]),
+        )
+        if v is not None
+    ]
+    w = weights[hash_columns(CSIB_SEED + t, [*grid, codes[None, None, None, :]], bits)]
+    w = np.broadcast_to(w, (vh.size, va.size, vb.size, codes.size))
+    # code = side + 2·kind + 6·distance: the last axis as (distance, kind, side)
+    cells = w.reshape(vh.size, va.size, vb.size, bins, 3, 2)
+    opening = cells[:, a_start, b_real, :, 0, :]  # (v_h, v_b, distance, side)
+    middle = cells[:, a_real, b_real, :, 1, :]  # (v_h, v_a, v_b, distance, side)
+    closing = cells[:, a_real, b_stop, :, 2, :]  # (v_h, v_a, distance, side)
+    gap = geometry.gap if tpl.distance else np.zeros_like(geometry.gap)
+    hh = ah[:, None]
+    xa, xb = aa[None, :], ab[None, :]
+    f = np.maximum(middle.max(axis=(2, 3))[hh, xa, right], closing[hh, xa, gap, right])  # a ≠ h
+    f[diagonal] = np.where(sides, opening.max(axis=(1, 2))[ah], -np.inf).max(axis=1)
+    s = np.maximum(opening[hh, xb, gap, right], middle.max(axis=(1, 3))[hh, xb, right])  # b ≠ h
+    s[diagonal] = np.where(sides, closing.max(axis=(1, 2))[ah], -np.inf).max(axis=1)
+    a_cell = np.where(diagonal, a_start, aa[None, :])
+    b_cell = np.where(diagonal, b_stop, ab[None, :])
+    ha_index = (ah[:, None] * va.size + a_cell) * vb.size * codes.size
+    return _TemplateBounds(f, s, w.ravel(), ha_index, b_cell * codes.size)
+
+
 class ConsecutiveBounds:
     """Upper bounds on the consecutive-sibling scores of one sentence, per template, without computing any
     window's features (the counterpart of :class:`SiblingBounds` for windows ⟨h, a, b⟩).
@@ -405,49 +473,19 @@ class ConsecutiveBounds:
         gap = np.searchsorted(DISTANCE_EDGES, np.abs(pos[None, :] - pos[:, None]), side="right")
         # the sides on which h can have a child: left (a token 1..h-1), right (h+1..n)
         sides = np.column_stack([pos >= 2, pos < ids.n])
+        geometry = _Geometry(diagonal, right, gap, sides)
         sentence_values = _SentenceValues(ids)
         first, second = np.zeros((size, size)), np.zeros((size, size))
         enumerated: list[NDArray[np.float64]] = []  # each template's grid, flat, one after another
         ha_index, hb_index = [], []  # a window's cell: ha_index[t][h, a] + hb_index[t][h, b] + code
         offset = 0
         for t, tpl in enumerate(templates):
-            (vh, ah), (va, aa), (vb, ab) = (
-                sentence_values(x, words) for x, words in ((tpl.h, False), (tpl.a, True), (tpl.b, True))
-            )
-            va, a_real, a_start = _extended(va, tpl.a is not None, CSIB_START)
-            vb, b_real, b_stop = _extended(vb, tpl.b is not None, CSIB_STOP)
-            bins = DISTANCE_EDGES.size + 1 if tpl.distance else 1
-            codes = np.arange(CSIB_CONTEXTS * bins)
-            grid = [
-                x
-                for v, x in (
-                    (tpl.h, vh[:, None, None, None]),
-                    (tpl.a, va[None, :, None, None]),
-                    (tpl.b, vb[None, None, :, None]),
-                )
-                if v is not None
-            ]
-            w = weights[hash_columns(CSIB_SEED + t, [*grid, codes[None, None, None, :]], bits)]
-            w = np.broadcast_to(w, (vh.size, va.size, vb.size, codes.size))
-            # code = side + 2·kind + 6·distance: the last axis as (distance, kind, side)
-            cells = w.reshape(vh.size, va.size, vb.size, bins, 3, 2)
-            opening = cells[:, a_start, b_real, :, 0, :]  # (v_h, v_b, distance, side)
-            middle = cells[:, a_real, b_real, :, 1, :]  # (v_h, v_a, v_b, distance, side)
-            closing = cells[:, a_real, b_stop, :, 2, :]  # (v_h, v_a, distance, side)
-            at_gap = gap if tpl.distance else np.zeros_like(gap)
-            hh = ah[:, None]
-            xa, xb = aa[None, :], ab[None, :]
-            f = np.maximum(middle.max(axis=(2, 3))[hh, xa, right], closing[hh, xa, at_gap, right])  # a ≠ h
-            f[diagonal] = np.where(sides, opening.max(axis=(1, 2))[ah], -np.inf).max(axis=1)
-            s = np.maximum(opening[hh, xb, at_gap, right], middle.max(axis=(1, 3))[hh, xb, right])  # b ≠ h
-            s[diagonal] = np.where(sides, closing.max(axis=(1, 2))[ah], -np.inf).max(axis=1)
+            f, s, w, ha, hb = _window_bounds(weights, bits, t, tpl, sentence_values, geometry)
             first += f
             second += s
-            enumerated.append(w.ravel())
-            a_cell = np.where(diagonal, a_start, aa[None, :])
-            b_cell = np.where(diagonal, b_stop, ab[None, :])
-            ha_index.append(offset + (ah[:, None] * va.size + a_cell) * vb.size * codes.size)
-            hb_index.append(b_cell * codes.size)
+            enumerated.append(w)
+            ha_index.append(offset + ha)
+            hb_index.append(hb)
             offset += w.size
         no_child = ~diagonal & (pos[None, :] == 0)  # ⟨h, 0, ·⟩ and ⟨h, ·, 0⟩ with h ≠ 0: 0 is no child
         first[no_child] = -np.inf
