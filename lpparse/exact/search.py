@@ -324,6 +324,11 @@ def _split(
     return m, sets
 
 
+#: triples scored a call when every candidate triple is (:func:`tree_costs`): the model's scorer holds
+#: temporaries per triple and template (Italian dev, 45-68 tokens: 72 MB more peak RSS in one call)
+SCORE_BATCH = 16_384
+
+
 @dataclass
 class TreeCosts:
     """A root LP's reduced costs for bounding trees of subsets of its arcs (k-best children,
@@ -353,7 +358,10 @@ def tree_costs(result: PPCResult, mask: NDArray[np.bool_], parts: _Parts) -> Tre
     g, p, c = family.candidates(mask, False)
     one, no = gp_duals(prog, result.row_dual)
     triples = np.full((size,) * 3, -np.inf)
-    triples[g, p, c] = parts.caches[family.name].get(g, p, c) - one[p, c] - no[g, p]
+    cache = parts.caches[family.name]
+    for at in range(0, g.size, SCORE_BATCH):  # the scorer's temporaries grow with its batch
+        i, j, l = g[at : at + SCORE_BATCH], p[at : at + SCORE_BATCH], c[at : at + SCORE_BATCH]
+        triples[i, j, l] = cache.get(i, j, l) - one[j, l] - no[i, j]
     if "GPArc" in result.outside:  # rows z[g,p] - zgp >= 0 of absent triples, duals -λ (dual tightening)
         index, values = result.outside["GPArc"]
         np.add.at(triples, tuple(np.asarray(index)[:, :3].T), values)
