@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from lpparse.dp.semiring import DUAL_LOG
 from lpparse.formulations.marginal import marginal_polytope, r10_trigram_polytope
 from lpparse.hypergraph.cfg import cky_hypergraph, cky_weights
-from lpparse.hypergraph.core import hypergraph, inside, marginals, outside, viterbi
+from lpparse.hypergraph.core import Edges, hypergraph, inside, marginals, outside, viterbi
 from lpparse.hypergraph.eisner import arc_weights, eisner_hypergraph, heads_from_parts
 from lpparse.hypergraph.head_automata import head_automata, head_automata_weights
 from lpparse.hypergraph.tagger import tagger_hypergraph, tagger_weights, tags_from_parts
@@ -178,10 +178,10 @@ def test_cky_hypergraph_brute_force(n: int, seed: int) -> None:
 def test_cycles_and_dead_nodes() -> None:
     with pytest.raises(ValueError, match="cycle"):
         hypergraph(
-            3, 2, [1, 0, 2], [np.array([0, 1, 1])], ("e",), 0, np.arange(3), ([], []), np.empty((0, 1))
+            3, 2, Edges([1, 0, 2], [np.array([0, 1, 1])], ("e",), 0, np.arange(3)), ([], []), np.empty((0, 1))
         )
     # node 1 is neither an axiom nor derivable: the goal is unreachable
-    hg = hypergraph(3, 2, [2], [np.array([1])], ("e",), 0, [0], ([], []), np.empty((0, 1)), axiom=[0])
+    hg = hypergraph(3, 2, Edges([2], [np.array([1])], ("e",), 0, [0]), ([], []), np.empty((0, 1)), axiom=[0])
     assert viterbi(hg, [1.0]).value == -np.inf
     assert inside(hg, [1.0], "log")[0][2] == -np.inf
 

@@ -33,7 +33,7 @@ from collections.abc import Iterable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.hypergraph.core import Hypergraph, hypergraph
+from lpparse.hypergraph.core import Edges, Hypergraph, hypergraph
 
 __all__ = ["cky_hypergraph", "cky_weights"]
 
@@ -46,28 +46,25 @@ def _expand(cols: list[NDArray[np.int64]], need: NDArray[np.bool_], k: int) -> l
     return [np.repeat(c, reps) for c in cols] + [np.where(np.repeat(need, reps), copy, -1)]
 
 
-def cky_hypergraph(
-    n: int, num_nonterminals: int, tags: ArrayLike, boundaries: Iterable[int] = ()
-) -> Hypergraph:
-    """The CKY hypergraph for n words and G non-terminals, ``tags`` ⊆ 0..G-1 allowed on words, refined at
-    the tag boundaries i/i+1 listed in ``boundaries`` (1 ≤ i < n; module docstring)."""
-    if n < 1:
-        raise ValueError(f"need at least one word, got n={n}")
-    g = num_nonterminals
-    tags = np.asarray(tags, dtype=np.int64)
-    kt = tags.shape[0]
-    size = n + 1
-    refined = np.zeros(size + 1, dtype=bool)
+def _refined(n: int, boundaries: Iterable[int]) -> NDArray[np.bool_]:
+    """(n+2,) flags of the refined tag boundaries i/i+1 (1 ≤ i < n, else ValueError)."""
+    refined = np.zeros(n + 2, dtype=bool)
     b = np.asarray(sorted(set(boundaries)), dtype=np.int64)
     if b.size and (b.min() < 1 or b.max() >= n):
         raise ValueError(f"boundaries must lie in 1..{n - 1}, got {b.tolist()}")
     refined[b] = True
+    return refined
+
+
+def _rule_edges(
+    g: int, size: int, tags: NDArray[np.int64], refined: NDArray[np.bool_]
+) -> list[NDArray[np.int64]]:
+    """The binary rule edges A -> B C over spans i..k, k+1..j, as columns a, b, c, i, k, j and the tags they
+    fix at refined boundaries: f (first tag), t1, t2 (across the split), l (last tag); -1 where none. A
+    single-word child must carry the tag it fixes."""
+    kt = tags.shape[0]
     tag_index = np.full(g, -1)
     tag_index[tags] = np.arange(kt)
-
-    def node(a: NDArray, i: NDArray, j: NDArray, f: NDArray, l: NDArray) -> NDArray[np.int64]:
-        return (((a * size + i) * size + j) * (kt + 1) + f + 1) * (kt + 1) + l + 1
-
     a, bb, c, i, k, j = (
         x.ravel() for x in np.meshgrid(*(np.arange(g),) * 3, *(np.arange(1, size),) * 3, indexing="ij")
     )
@@ -86,7 +83,26 @@ def cky_hypergraph(
         return ok
 
     keep = single_word_ok(bb, i, k, f, t1) & single_word_ok(c, k + 1, j, t2, l)
-    a, bb, c, i, k, j, f, t1, t2, l = (x[keep] for x in (a, bb, c, i, k, j, f, t1, t2, l))
+    return [x[keep] for x in (a, bb, c, i, k, j, f, t1, t2, l)]
+
+
+def cky_hypergraph(
+    n: int, num_nonterminals: int, tags: ArrayLike, boundaries: Iterable[int] = ()
+) -> Hypergraph:
+    """The CKY hypergraph for n words and G non-terminals, ``tags`` ⊆ 0..G-1 allowed on words, refined at
+    the tag boundaries i/i+1 listed in ``boundaries`` (1 ≤ i < n; module docstring)."""
+    if n < 1:
+        raise ValueError(f"need at least one word, got n={n}")
+    g = num_nonterminals
+    tags = np.asarray(tags, dtype=np.int64)
+    kt = tags.shape[0]
+    size = n + 1
+    refined = _refined(n, boundaries)
+
+    def node(a: NDArray, i: NDArray, j: NDArray, f: NDArray, l: NDArray) -> NDArray[np.int64]:
+        return (((a * size + i) * size + j) * (kt + 1) + f + 1) * (kt + 1) + l + 1
+
+    a, bb, c, i, k, j, f, t1, t2, l = _rule_edges(g, size, tags, refined)
     n_rule = a.shape[0]
     ti, tt = (x.ravel() for x in np.meshgrid(np.arange(1, size), np.arange(kt), indexing="ij"))
     n_tag = ti.shape[0]
@@ -104,16 +120,20 @@ def cky_hypergraph(
     return hypergraph(
         num_nodes=goal + 1,
         root=goal,
-        head=np.concatenate([node(a, i, j, f, l), node(tags[tt], ti, ti, leaf_f, leaf_l), np.full(g, goal)]),
-        tails=[
-            np.concatenate(
-                [node(bb, i, k, f, t1), np.full(n_tag, -1), node(roots, ones, n * ones, none, none)]
+        edges=Edges(
+            head=np.concatenate(
+                [node(a, i, j, f, l), node(tags[tt], ti, ti, leaf_f, leaf_l), np.full(g, goal)]
             ),
-            np.concatenate([node(c, k + 1, j, t2, l), np.full(n_tag + g, -1)]),
-        ],
-        kinds=("rule", "tag", "root"),
-        kind=np.repeat([0, 1, 2], [n_rule, n_tag, g]),
-        label=label,
+            tails=[
+                np.concatenate(
+                    [node(bb, i, k, f, t1), np.full(n_tag, -1), node(roots, ones, n * ones, none, none)]
+                ),
+                np.concatenate([node(c, k + 1, j, t2, l), np.full(n_tag + g, -1)]),
+            ],
+            kinds=("rule", "tag", "root"),
+            kind=np.repeat([0, 1, 2], [n_rule, n_tag, g]),
+            label=label,
+        ),
         part_edge=(
             np.concatenate(
                 [(ti - 1) * kt + tt, n * kt + (k[bigram] - 1) * kt * kt + t1[bigram] * kt + t2[bigram]]

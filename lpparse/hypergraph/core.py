@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.dp.semiring import LOG, MAX, SEMIRINGS, Semiring
 
-__all__ = ["Derivation", "Hypergraph", "hypergraph", "inside", "marginals", "outside", "viterbi"]
+__all__ = ["Derivation", "Edges", "Hypergraph", "hypergraph", "inside", "marginals", "outside", "viterbi"]
 
 
 @dataclass(frozen=True)
@@ -91,14 +91,23 @@ class Hypergraph:
         return self.tail[self.tail_ptr[e] : self.tail_ptr[e + 1]]
 
 
+@dataclass(frozen=True)
+class Edges:
+    """A hypergraph's edges as a builder gives them to :func:`hypergraph`: each edge's ``head`` node, its
+    ``tails`` (a list of fixed-arity (E,) arrays, padded with -1 for absent tails, or CSR ``(tail_ptr,
+    tail)``), its ``kind`` (an index into ``kinds``, the names of the edge families) and its ``label`` row."""
+
+    head: ArrayLike
+    tails: list[ArrayLike] | tuple[ArrayLike, ArrayLike]
+    kinds: tuple[str, ...]
+    kind: ArrayLike
+    label: ArrayLike
+
+
 def hypergraph(
     num_nodes: int,
     root: int,
-    head: ArrayLike,
-    tails: list[ArrayLike] | tuple[ArrayLike, ArrayLike],
-    kinds: tuple[str, ...],
-    kind: ArrayLike,
-    label: ArrayLike,
+    edges: Edges,
     part_edge: tuple[ArrayLike, ArrayLike],
     part_label: ArrayLike,
     axiom: ArrayLike = (),
@@ -106,46 +115,16 @@ def hypergraph(
 ) -> Hypergraph:
     """Validate, level and sort a hypergraph.
 
-    ``tails`` is either a list of fixed-arity (E,) arrays (padded with -1 for absent tails) or CSR
-    ``(tail_ptr, tail)``; ``part_edge = (part ids, edge ids)`` lists the (part, edge) incidences; ``axiom``
-    lists the axiom nodes. Raises ``ValueError`` on a cycle or on out-of-range ids.
+    ``part_edge = (part ids, edge ids)`` lists the (part, edge) incidences, ``part_label`` names the parts;
+    ``axiom`` lists the axiom nodes. Raises ``ValueError`` on a cycle or on out-of-range ids.
     """
-    head = np.asarray(head, dtype=np.int64)
+    head = np.asarray(edges.head, dtype=np.int64)
     n_e = head.shape[0]
-    if isinstance(tails, tuple):
-        ptr, flat = (np.asarray(a, dtype=np.int64) for a in tails)
-    else:
-        cols = (
-            np.column_stack([np.asarray(t, dtype=np.int64) for t in tails]) if tails else np.empty((n_e, 0))
-        )
-        present = cols >= 0
-        ptr = np.concatenate([[0], np.cumsum(present.sum(axis=1))]).astype(np.int64)
-        flat = cols[present].astype(np.int64)
-    edge_of_tail = np.repeat(np.arange(n_e), np.diff(ptr))
+    ptr, flat = _csr_tails(edges.tails, n_e)
     ax = np.zeros(num_nodes, dtype=bool)
     ax[np.asarray(axiom, dtype=np.int64)] = True
-    if n_e and (
-        head.min() < 0
-        or head.max() >= num_nodes
-        or (flat.size and (flat.min() < 0 or flat.max() >= num_nodes))
-    ):
-        raise ValueError("node id out of range")
-    if ax[head].any():
-        raise ValueError("an axiom has an incoming edge")
-    # levels by relaxation: level(v) = 1 + max over incoming edges of the deepest tail (0 for leaves)
-    level = np.zeros(num_nodes, dtype=np.int64)
-    edge_level = np.ones(n_e, dtype=np.int64)
-    for _ in range(num_nodes + 1):
-        deepest = np.zeros(n_e, dtype=np.int64)
-        np.maximum.at(deepest, edge_of_tail, level[flat])
-        edge_level = deepest + 1
-        new = np.zeros(num_nodes, dtype=np.int64)
-        np.maximum.at(new, head, edge_level)
-        if np.array_equal(new, level):
-            break
-        level = new
-    else:
-        raise ValueError("the hypergraph has a cycle")
+    _check_nodes(num_nodes, head, flat, ax)
+    level = _levels(num_nodes, head, flat, np.repeat(np.arange(n_e), np.diff(ptr)))
     order = np.lexsort((head, level[head]))
     head = head[order]
     lens = np.diff(ptr)[order]
@@ -158,7 +137,7 @@ def hypergraph(
     plabel = np.asarray(part_label, dtype=np.int64)
     plabel = plabel[:, None] if plabel.ndim == 1 else plabel
     parts = sp.csr_matrix((np.ones(pid.shape[0]), (pid, inverse[peid])), shape=(plabel.shape[0], n_e))
-    lab = np.asarray(label, dtype=np.int64)
+    lab = np.asarray(edges.label, dtype=np.int64)
     levels = level[head]
     level_ptr = np.searchsorted(levels, np.arange(1, (levels.max() if n_e else 0) + 2))
     hg = Hypergraph(
@@ -169,21 +148,75 @@ def hypergraph(
         tail_ptr=new_ptr,
         tail=flat,
         tail_edge=np.repeat(np.arange(n_e), lens),
-        kinds=tuple(kinds),
-        kind=np.broadcast_to(np.asarray(kind, dtype=np.int64), (n_e,))[order].copy(),
+        kinds=tuple(edges.kinds),
+        kind=np.broadcast_to(np.asarray(edges.kind, dtype=np.int64), (n_e,))[order].copy(),
         label=(lab[:, None] if lab.ndim == 1 else lab)[order],
         parts=parts,
         part_label=plabel,
         level_ptr=level_ptr.astype(np.int64),
         name=name,
     )
+    hg._groups.extend(_head_groups(head, level_ptr))
+    return hg
+
+
+def _check_nodes(
+    num_nodes: int, head: NDArray[np.int64], flat: NDArray[np.int64], axiom: NDArray[np.bool_]
+) -> None:
+    """``ValueError`` for a node id out of range or an axiom with an incoming edge."""
+    if head.shape[0] and (
+        head.min() < 0
+        or head.max() >= num_nodes
+        or (flat.size and (flat.min() < 0 or flat.max() >= num_nodes))
+    ):
+        raise ValueError("node id out of range")
+    if axiom[head].any():
+        raise ValueError("an axiom has an incoming edge")
+
+
+def _head_groups(
+    head: NDArray[np.int64], level_ptr: NDArray[np.int64]
+) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:
+    """Per level, the heads of its edges (sorted by head) and where each head's edges start."""
+    groups = []
     for lo, hi in itertools.pairwise(level_ptr):
         h = head[lo:hi]
         starts = (
             np.flatnonzero(np.concatenate([[True], h[1:] != h[:-1]])) if hi > lo else np.empty(0, np.int64)
         )
-        hg._groups.append((h[starts], starts))
-    return hg
+        groups.append((h[starts], starts))
+    return groups
+
+
+def _csr_tails(
+    tails: list[ArrayLike] | tuple[ArrayLike, ArrayLike], n_e: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The tails of :class:`Edges` as CSR ``(tail_ptr, tail)``."""
+    if isinstance(tails, tuple):
+        ptr, flat = (np.asarray(a, dtype=np.int64) for a in tails)
+        return ptr, flat
+    cols = np.column_stack([np.asarray(t, dtype=np.int64) for t in tails]) if tails else np.empty((n_e, 0))
+    present = cols >= 0
+    ptr = np.concatenate([[0], np.cumsum(present.sum(axis=1))]).astype(np.int64)
+    return ptr, cols[present].astype(np.int64)
+
+
+def _levels(
+    num_nodes: int, head: NDArray[np.int64], flat: NDArray[np.int64], edge_of_tail: NDArray[np.int64]
+) -> NDArray[np.int64]:
+    """Each node's level, by relaxation: 1 + the deepest tail of its incoming edges (0 for leaves);
+    ``ValueError`` on a cycle."""
+    n_e = head.shape[0]
+    level = np.zeros(num_nodes, dtype=np.int64)
+    for _ in range(num_nodes + 1):
+        deepest = np.zeros(n_e, dtype=np.int64)
+        np.maximum.at(deepest, edge_of_tail, level[flat])
+        new = np.zeros(num_nodes, dtype=np.int64)
+        np.maximum.at(new, head, deepest + 1)
+        if np.array_equal(new, level):
+            return level
+        level = new
+    raise ValueError("the hypergraph has a cycle")
 
 
 def inside(

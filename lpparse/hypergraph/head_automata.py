@@ -23,10 +23,13 @@ multipliers.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.hypergraph.core import Hypergraph, hypergraph
+from lpparse.hypergraph.core import Edges, Hypergraph, hypergraph
 
 __all__ = ["head_automata", "head_automata_weights"]
 
@@ -43,99 +46,20 @@ def head_automata(arc_mask: ArrayLike, siblings: bool = False) -> Hypergraph:
     idx = np.arange(size)
     gg, pp, cc = np.meshgrid(idx, idx, idx, indexing="ij")
     has_head = mask[gg, pp] | ((gg == 0) & (pp == 0) & siblings)  # the root automaton: g = p = 0
-    gpc = has_head & mask[pp, cc] & (gg != cc)
     gp = mask | (np.eye(size, dtype=bool) & (idx == 0)[:, None] & siblings)
     heads_g, heads_p = np.nonzero(gp)
-    n3 = size**3
-    p_node = n3 + 2 * size * size + idx
+    p_node = size**3 + 2 * size * size + idx
     goal = p_node[-1] + 1
-    heads, tails, kinds, labels, part_ids, part_edges = [], [], [], [], [], []
-    count = 0
-
-    def add(
-        kind: int, head: NDArray, tail_ptr: NDArray, tail: NDArray, label: NDArray, parts: NDArray | None
-    ) -> None:
-        nonlocal count
-        k = head.shape[0]
-        heads.append(head)
-        tails.append((tail_ptr, tail))
-        kinds.append(np.full(k, kind))
-        labels.append(np.pad(label, ((0, 0), (0, 4 - label.shape[1])), constant_values=-1))
-        if parts is not None:
-            part_ids.append(parts)
-            part_edges.append(count + np.arange(k))
-        count += k
-
-    def arity(k: int, a: int) -> NDArray[np.int64]:
-        return np.arange(k + 1) * a
-
-    g, p, c = (x[gpc] for x in (gg, pp, cc))
-    last = (g * size + p) * size + c
-    out_part = size * size + p * size + c
-    k = g.shape[0]
-    if not siblings:
-        none = np.empty(0, np.int64)
-        add(0, last, arity(k, 0), none, np.column_stack([g, p, c]), out_part)
-        add(1, last, arity(k, 0), none, np.column_stack([g, p, c]), None)
-        owner = np.searchsorted(heads_g * size + heads_p, g * size + p)  # (g, p) of each M node, sorted
-        ptr = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=heads_g.shape[0]))])
-        add(5, p_node[heads_p], ptr, last, np.column_stack([heads_g, heads_p]), heads_g * size + heads_p)
+    automata = _Automata(size, has_head & mask[pp, cc] & (gg != cc), gp, heads_g, heads_p, p_node)
+    edges = _EdgeList()
+    if siblings:
+        _chain_edges(edges, automata)
     else:
-        side = (c > p).astype(np.int64)
-        end = n3 + (g * size + p) * 2 + side
-        add(2, last, arity(k, 0), np.empty(0, np.int64), np.column_stack([g, p, c]), out_part)
-        # next: c' strictly between p and c on the same side, c' != g, p -> c' allowed
-        g4, p4, c1, c2 = (x.ravel() for x in np.meshgrid(idx, idx, idx, idx, indexing="ij", sparse=False))
-        ok = gpc[g4, p4, c1] & gpc[g4, p4, c2] & (((p4 < c1) & (c1 < c2)) | ((c2 < c1) & (c1 < p4)))
-        g4, p4, c1, c2 = (x[ok] for x in (g4, p4, c1, c2))
-        k4 = g4.shape[0]
-        add(
-            3,
-            (g4 * size + p4) * size + c2,
-            arity(k4, 1),
-            (g4 * size + p4) * size + c1,
-            np.column_stack([g4, p4, c1, c2]),
-            size * size + p4 * size + c2,
-        )
-        add(4, end, arity(k, 1), last, np.column_stack([g, p, (c > p).astype(np.int64), c]), None)
-        sg, sp_, ss = (x.ravel() for x in np.meshgrid(idx, idx, [0, 1], indexing="ij"))
-        live = gp[sg, sp_]
-        sg, sp_, ss = sg[live], sp_[live], ss[live]
-        ke = sg.shape[0]
-        add(
-            4,
-            n3 + (sg * size + sp_) * 2 + ss,
-            arity(ke, 0),
-            np.empty(0, np.int64),
-            np.column_stack([sg, sp_, ss, -np.ones(ke, np.int64)]),
-            None,
-        )
-        both = n3 + (heads_g * size + heads_p)[:, None] * 2 + np.array([0, 1])
-        word = heads_p > 0
-        add(
-            5,
-            p_node[heads_p],
-            arity(heads_g.shape[0], 2),
-            both.ravel(),
-            np.column_stack([heads_g, heads_p]),
-            None,
-        )
-        part_ids.append(heads_g[word] * size + heads_p[word])
-        part_edges.append(count - heads_g.shape[0] + np.flatnonzero(word))
-    automata = np.unique(heads_p)
-    add(
-        6,
-        np.array([goal]),
-        np.array([0, automata.shape[0]]),
-        p_node[automata],
-        np.zeros((1, 1), np.int64),
-        None,
+        _independent_edges(edges, automata)
+    live = np.unique(heads_p)
+    edges.add(
+        6, np.array([goal]), np.array([0, live.shape[0]]), p_node[live], np.zeros((1, 1), np.int64), None
     )
-    ptr_all, tail_all, offset = [np.zeros(1, np.int64)], [], 0
-    for ptr, tail in tails:
-        ptr_all.append(ptr[1:] + offset)
-        tail_all.append(tail)
-        offset += ptr[-1]
     hs = np.arange(size)
     part_label = np.concatenate(
         [
@@ -146,14 +70,137 @@ def head_automata(arc_mask: ArrayLike, siblings: bool = False) -> Hypergraph:
     return hypergraph(
         num_nodes=goal + 1,
         root=goal,
-        head=np.concatenate(heads),
-        tails=(np.concatenate(ptr_all), np.concatenate(tail_all)),
-        kinds=("take", "skip", "first", "next", "stop", "head", "goal"),
-        kind=np.concatenate(kinds),
-        label=np.concatenate(labels),
-        part_edge=(np.concatenate(part_ids), np.concatenate(part_edges)),
+        edges=edges.edges(("take", "skip", "first", "next", "stop", "head", "goal")),
+        part_edge=edges.part_edge(),
         part_label=part_label,
         name="head-automata",
+    )
+
+
+class _Automata(NamedTuple):
+    """The automata over an arc mask: ``size`` = n+1, the live triples ⟨g, p, c⟩ (``gpc``) and pairs ⟨g, p⟩
+    (``gp``, listed as ``heads_g``, ``heads_p``), and the node of each head p's automaton."""
+
+    size: int
+    gpc: NDArray[np.bool_]
+    gp: NDArray[np.bool_]
+    heads_g: NDArray[np.int64]
+    heads_p: NDArray[np.int64]
+    p_node: NDArray[np.int64]
+
+
+@dataclass
+class _EdgeList:
+    """Edges gathered kind by kind (CSR tails, labels padded to 4 columns) with their part incidences."""
+
+    heads: list[NDArray[np.int64]] = field(default_factory=list)
+    tails: list[tuple[NDArray[np.int64], NDArray[np.int64]]] = field(default_factory=list)
+    kinds: list[NDArray[np.int64]] = field(default_factory=list)
+    labels: list[NDArray[np.int64]] = field(default_factory=list)
+    part_ids: list[NDArray[np.int64]] = field(default_factory=list)
+    part_edges: list[NDArray[np.int64]] = field(default_factory=list)
+    count: int = 0
+
+    def add(
+        self,
+        kind: int,
+        head: NDArray[np.int64],
+        tail_ptr: NDArray[np.int64],
+        tail: NDArray[np.int64],
+        label: NDArray[np.int64],
+        parts: NDArray[np.int64] | None,
+        at: NDArray[np.int64] | None = None,
+    ) -> None:
+        """Edges of ``kind``; ``parts``: the part of each (of each edge ``at``, if given), None: no part."""
+        k = head.shape[0]
+        self.heads.append(head)
+        self.tails.append((tail_ptr, tail))
+        self.kinds.append(np.full(k, kind))
+        self.labels.append(np.pad(label, ((0, 0), (0, 4 - label.shape[1])), constant_values=-1))
+        if parts is not None:
+            self.part_ids.append(parts)
+            self.part_edges.append(self.count + (np.arange(k) if at is None else at))
+        self.count += k
+
+    def edges(self, kinds: tuple[str, ...]) -> Edges:
+        ptr_all, offset = [np.zeros(1, np.int64)], 0
+        for ptr, _ in self.tails:
+            ptr_all.append(ptr[1:] + offset)
+            offset += ptr[-1]
+        tails = (np.concatenate(ptr_all), np.concatenate([tail for _, tail in self.tails]))
+        return Edges(
+            np.concatenate(self.heads), tails, kinds, np.concatenate(self.kinds), np.concatenate(self.labels)
+        )
+
+    def part_edge(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        return np.concatenate(self.part_ids), np.concatenate(self.part_edges)
+
+
+def _arity(k: int, a: int) -> NDArray[np.int64]:
+    """CSR pointers of ``k`` edges with ``a`` tails each."""
+    return np.arange(k + 1) * a
+
+
+def _independent_edges(edges: _EdgeList, automata: _Automata) -> None:
+    """Without siblings: a take or skip edge per modifier ⟨g, p, c⟩, and the head edge of each ⟨g, p⟩ over
+    all its modifiers' choices."""
+    size, heads_g, heads_p = automata.size, automata.heads_g, automata.heads_p
+    g, p, c = (x.astype(np.int64) for x in np.nonzero(automata.gpc))
+    last = (g * size + p) * size + c
+    k = g.shape[0]
+    none = np.empty(0, np.int64)
+    edges.add(0, last, _arity(k, 0), none, np.column_stack([g, p, c]), size * size + p * size + c)
+    edges.add(1, last, _arity(k, 0), none, np.column_stack([g, p, c]), None)
+    owner = np.searchsorted(heads_g * size + heads_p, g * size + p)  # (g, p) of each M node, sorted
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=heads_g.shape[0]))])
+    edges.add(
+        5, automata.p_node[heads_p], ptr, last, np.column_stack([heads_g, heads_p]), heads_g * size + heads_p
+    )
+
+
+def _chain_edges(edges: _EdgeList, automata: _Automata) -> None:
+    """With siblings: each side of each ⟨g, p⟩ a chain of modifiers outward from p (first, next, stop), and the
+    head edge of each ⟨g, p⟩ over its two sides."""
+    size, gpc, heads_g, heads_p = automata.size, automata.gpc, automata.heads_g, automata.heads_p
+    idx = np.arange(size)
+    n3 = size**3
+    g, p, c = (x.astype(np.int64) for x in np.nonzero(gpc))
+    last = (g * size + p) * size + c
+    k = g.shape[0]
+    side = (c > p).astype(np.int64)
+    end = n3 + (g * size + p) * 2 + side
+    edges.add(
+        2, last, _arity(k, 0), np.empty(0, np.int64), np.column_stack([g, p, c]), size * size + p * size + c
+    )
+    # next: c' strictly between p and c on the same side, c' != g, p -> c' allowed
+    g4, p4, c1, c2 = (x.ravel() for x in np.meshgrid(idx, idx, idx, idx, indexing="ij", sparse=False))
+    ok = gpc[g4, p4, c1] & gpc[g4, p4, c2] & (((p4 < c1) & (c1 < c2)) | ((c2 < c1) & (c1 < p4)))
+    g4, p4, c1, c2 = (x[ok] for x in (g4, p4, c1, c2))
+    edges.add(
+        3,
+        (g4 * size + p4) * size + c2,
+        _arity(g4.shape[0], 1),
+        (g4 * size + p4) * size + c1,
+        np.column_stack([g4, p4, c1, c2]),
+        size * size + p4 * size + c2,
+    )
+    edges.add(4, end, _arity(k, 1), last, np.column_stack([g, p, (c > p).astype(np.int64), c]), None)
+    sg, sp_, ss = (x.ravel() for x in np.meshgrid(idx, idx, [0, 1], indexing="ij"))
+    live = automata.gp[sg, sp_]
+    sg, sp_, ss = sg[live], sp_[live], ss[live]
+    ke = sg.shape[0]
+    stops = np.column_stack([sg, sp_, ss, -np.ones(ke, np.int64)])
+    edges.add(4, n3 + (sg * size + sp_) * 2 + ss, _arity(ke, 0), np.empty(0, np.int64), stops, None)
+    both = n3 + (heads_g * size + heads_p)[:, None] * 2 + np.array([0, 1])
+    word = heads_p > 0
+    edges.add(
+        5,
+        automata.p_node[heads_p],
+        _arity(heads_g.shape[0], 2),
+        both.ravel(),
+        np.column_stack([heads_g, heads_p]),
+        heads_g[word] * size + heads_p[word],
+        at=np.flatnonzero(word),
     )
 
 

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from scipy.sparse.csgraph import breadth_first_order
 
-from lpparse.hypergraph.core import Hypergraph, hypergraph
+from lpparse.hypergraph.core import Edges, Hypergraph, hypergraph
 
 __all__ = ["forest_hypergraph", "forest_weights"]
 
@@ -24,19 +24,7 @@ __all__ = ["forest_hypergraph", "forest_weights"]
 def forest_hypergraph(num_vars: int, num_labels: int, edges: ArrayLike) -> Hypergraph:
     """The max-product hypergraph of the forest ``edges`` ((m, 2) variable pairs) over all variables."""
     v, k = num_vars, num_labels
-    e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
-    adj = sp.csr_matrix((np.ones(e.shape[0]), (e[:, 0], e[:, 1])), shape=(v, v))
-    parent = np.full(v, -1)
-    seen = np.zeros(v, dtype=bool)
-    roots = []
-    for r in range(v):
-        if not seen[r]:
-            order, pred = breadth_first_order(adj, r, directed=False)
-            seen[order] = True
-            parent[order[1:]] = pred[order[1:]]
-            roots.append(r)
-    if e.shape[0] != v - len(roots):
-        raise ValueError("edges do not form a forest")
+    parent, roots = _forest(v, np.asarray(edges, dtype=np.int64).reshape(-1, 2))
     node = np.arange(v * k).reshape(v, k)
     msg = v * k + node
     root_node = 2 * v * k + np.arange(v)
@@ -74,15 +62,35 @@ def forest_hypergraph(num_vars: int, num_labels: int, edges: ArrayLike) -> Hyper
     return hypergraph(
         num_nodes=goal + 1,
         root=goal,
-        head=head,
-        tails=(ptr_all, tail),
-        kinds=("unary", "pair", "root", "goal"),
-        kind=np.repeat([0, 1, 2, 3], [n_u, n_p, rr.shape[0], 1]),
-        label=label,
+        edges=Edges(
+            head=head,
+            tails=(ptr_all, tail),
+            kinds=("unary", "pair", "root", "goal"),
+            kind=np.repeat([0, 1, 2, 3], [n_u, n_p, rr.shape[0], 1]),
+            label=label,
+        ),
         part_edge=(uv * k + ux, np.arange(n_u)),
         part_label=np.column_stack([uv, ux]),
         name="forest",
     )
+
+
+def _forest(num_vars: int, e: NDArray[np.int64]) -> tuple[NDArray[np.int64], list[int]]:
+    """Each variable's parent (-1 for a root) in the forest of the variable pairs ``e``, and the roots (the
+    first variable of each tree); ``ValueError`` unless ``e`` is a forest."""
+    adj = sp.csr_matrix((np.ones(e.shape[0]), (e[:, 0], e[:, 1])), shape=(num_vars, num_vars))
+    parent = np.full(num_vars, -1)
+    seen = np.zeros(num_vars, dtype=bool)
+    roots = []
+    for r in range(num_vars):
+        if not seen[r]:
+            order, pred = breadth_first_order(adj, r, directed=False)
+            seen[order] = True
+            parent[order[1:]] = pred[order[1:]]
+            roots.append(r)
+    if e.shape[0] != num_vars - len(roots):
+        raise ValueError("edges do not form a forest")
+    return parent, roots
 
 
 def forest_weights(

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.dp.chart import WEIGHTS, Program
-from lpparse.hypergraph.core import Hypergraph, hypergraph
+from lpparse.hypergraph.core import Edges, Hypergraph, hypergraph
 
 __all__ = ["program_hypergraph"]
 
@@ -44,23 +44,10 @@ def program_hypergraph(
     forbidden = np.zeros(program.weight_shape, dtype=bool)
     if program.forbidden:
         forbidden[program.forbidden] = True
-    alive: list[NDArray[np.bool_]] = []
-    count = 0
-
-    def new_nodes(shape: tuple[int, ...], live: NDArray[np.bool_]) -> NDArray[np.int64]:
-        nonlocal count
-        out = count + np.arange(int(np.prod(shape))).reshape(shape)
-        count += out.size
-        alive.append(np.broadcast_to(live, shape).ravel())
-        return out
-
-    def is_alive(nodes: NDArray[np.int64]) -> NDArray[np.bool_]:
-        flags = np.concatenate(alive)
-        return (nodes >= 0) & flags[np.maximum(nodes, 0)]
-
+    nodes = _Nodes()
     axioms = []
     for group in program.axioms:
-        cells = new_nodes(ids[group[0].table][group[0].index].shape, np.array(True))
+        cells = nodes.new(ids[group[0].table][group[0].index].shape, np.array(True))
         axioms.append(cells.ravel())
         for ref in group:
             ids[ref.table][ref.index] = cells
@@ -73,10 +60,10 @@ def program_hypergraph(
         shape = np.broadcast_shapes(*(g.shape for _, g in grids))
         tails = [np.broadcast_to(g, shape).ravel() for is_part, g in grids if not is_part]
         parts = [np.broadcast_to(g, shape).ravel() for is_part, g in grids if is_part]
-        live = np.logical_and.reduce([is_alive(t) for t in tails] + [~forbidden.ravel()[p] for p in parts])
+        live = np.logical_and.reduce([nodes.alive(t) for t in tails] + [~forbidden.ravel()[p] for p in parts])
         *row_shape, splits = shape  # rows may span several axes (e.g. grandparent x span)
         rows = int(np.prod(row_shape))
-        sums = new_nodes((rows,), live.reshape(rows, splits).any(axis=-1))
+        sums = nodes.new((rows,), live.reshape(rows, splits).any(axis=-1))
         row, split = np.repeat(np.arange(rows), splits), np.tile(np.arange(splits), rows)
         label = np.column_stack([np.full(row.shape, position), row, split])
         blocks.append(_Block(rule.name, np.repeat(sums, splits), tails, parts, label, live))
@@ -85,21 +72,47 @@ def program_hypergraph(
                 ids[out.table][out.index] = sums.reshape(row_shape)
                 continue
             arc = part_of[rule.arcs[i].index].ravel()
-            arc_live = is_alive(sums) & ~forbidden.ravel()[arc]
-            cells = new_nodes((rows,), arc_live)
+            arc_live = nodes.alive(sums) & ~forbidden.ravel()[arc]
+            cells = nodes.new((rows,), arc_live)
             ids[out.table][out.index] = cells.reshape(row_shape)
             unary = np.column_stack([np.full(rows, position), np.arange(rows), np.full(rows, -1 - i)])
             blocks.append(_Block(out.table, cells, [sums], [arc], unary, arc_live))
     goal = int(ids[program.goal.table][program.goal.index])
+    useful = _useful(blocks, nodes.count, goal)
+    if part_label is None:
+        part_label = np.indices(program.weight_shape).reshape(len(program.weight_shape), -1).T
+    return _assemble(blocks, np.concatenate(axioms), goal, useful, part_label, name)
+
+
+class _Nodes:
+    """Hypergraph nodes numbered as they are made, each alive or not."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._alive: list[NDArray[np.bool_]] = []
+
+    def new(self, shape: tuple[int, ...], live: NDArray[np.bool_]) -> NDArray[np.int64]:
+        """New nodes of ``shape``, alive where ``live`` (broadcast)."""
+        out = self.count + np.arange(int(np.prod(shape))).reshape(shape)
+        self.count += out.size
+        self._alive.append(np.broadcast_to(live, shape).ravel())
+        return out
+
+    def alive(self, nodes: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Whether each of ``nodes`` (-1: none) is alive."""
+        flags = np.concatenate(self._alive)
+        return (nodes >= 0) & flags[np.maximum(nodes, 0)]
+
+
+def _useful(blocks: list[_Block], count: int, goal: int) -> NDArray[np.bool_]:
+    """The nodes the goal derives from through live edges; each block keeps only its edges into them."""
     useful = np.zeros(count, dtype=bool)
     useful[goal] = True
     for block in reversed(blocks):  # rules are in topological order: heads come after their tails
         block.live &= useful[block.head]
         for t in block.tails:
             useful[t[block.live]] = True
-    if part_label is None:
-        part_label = np.indices(program.weight_shape).reshape(len(program.weight_shape), -1).T
-    return _assemble(blocks, np.concatenate(axioms), goal, useful, part_label, name)
+    return useful
 
 
 def _assemble(
@@ -129,11 +142,13 @@ def _assemble(
     return hypergraph(
         num_nodes=int(useful.sum()),
         root=int(node[goal]),
-        head=np.concatenate([node[b.head[b.live]] for b in kept]),
-        tails=tails,
-        kinds=kinds,
-        kind=np.concatenate([np.full(int(b.live.sum()), kinds.index(b.kind)) for b in kept]),
-        label=np.concatenate([b.label[b.live] for b in kept]),
+        edges=Edges(
+            head=np.concatenate([node[b.head[b.live]] for b in kept]),
+            tails=tails,
+            kinds=kinds,
+            kind=np.concatenate([np.full(int(b.live.sum()), kinds.index(b.kind)) for b in kept]),
+            label=np.concatenate([b.label[b.live] for b in kept]),
+        ),
         part_edge=(part_ids, part_edges),
         part_label=part_label,
         axiom=node[axioms[useful[axioms]]],

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.hypergraph.core import Hypergraph, hypergraph
+from lpparse.hypergraph.core import Edges, Hypergraph, hypergraph
 
 __all__ = ["tagger_hypergraph", "tagger_weights", "tags_from_parts"]
 
@@ -63,11 +63,13 @@ def tagger_hypergraph(n: int, num_tags: int, order: int = 2) -> Hypergraph:
     return hypergraph(
         num_nodes=goal + 1,
         root=goal,
-        head=np.concatenate([head, np.full(last.shape[0], goal)]),
-        tails=[np.concatenate([tail, n * base**m + last])],
-        kinds=("trans", "end"),
-        kind=np.repeat([0, 1], [n_trans, last.shape[0]]),
-        label=np.concatenate([label, end_label]),
+        edges=Edges(
+            head=np.concatenate([head, np.full(last.shape[0], goal)]),
+            tails=[np.concatenate([tail, n * base**m + last])],
+            kinds=("trans", "end"),
+            kind=np.repeat([0, 1], [n_trans, last.shape[0]]),
+            label=np.concatenate([label, end_label]),
+        ),
         part_edge=(part_id, part_edge),
         part_label=np.concatenate([uni, np.column_stack([bi_i, bi_1, bi_2])]),
         axiom=[base**m - 1],
