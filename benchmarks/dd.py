@@ -20,7 +20,7 @@ import numpy as np
 
 from lpparse.corpus import read_treebank
 from lpparse.dd.core import STEP_RULES, StepRule
-from lpparse.experiments.dd_table import as_dicts, bucket_table, run_treebank
+from lpparse.experiments.dd_table import DDSettings, as_dicts, bucket_table, run_treebank
 from lpparse.io import relative_paths
 
 DEV = {
@@ -57,14 +57,8 @@ def main() -> None:
             continue
         sents = [s for s in read_treebank(path, on_error="skip", max_length=args.max_length)][: args.limit]
         model = Path(args.models) / f"{name}-2.npz"
-        runs, described = run_treebank(
-            sents,
-            str(model) if model.exists() else None,
-            single_root,
-            args.iterations,
-            step,
-            arc_share=args.arc_share,
-        )
+        settings = DDSettings(args.iterations, step, arc_share=args.arc_share)
+        runs, described = run_treebank(sents, str(model) if model.exists() else None, single_root, settings)
         table = bucket_table(runs, args.iterations)
         cert = [r for r in runs if r.certified]
         tight = [r for r in runs if r.lp_integral]

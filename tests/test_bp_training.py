@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lpparse.bp import bp_marginals, tree_marginals
+from lpparse.bp import bp_marginals, factor_graph, tree_marginals
 from lpparse.bp.decoder import bp_decode, mbr_decode
 from lpparse.bp.objectives import annealed_risk, cll_surrogate, objective_gradients, temperature
 from lpparse.decoding import decode
@@ -36,14 +36,12 @@ def test_objective_gradients_match_finite_differences(objective, projective, sin
     n = 4
     s, gp, sib = _model(11, n, prune=0.1)
     gold = np.array([-1, 0, 1, 2, 3]) if single_root else np.array([-1, 0, 1, 0, 3])
-    kw = {
-        "single_root": single_root,
-        "projective": projective,
-        "iterations": 2,
-        "damping": 0.2,
-        "temperature": 0.3,
-    }
-    _, grads, _ = objective_gradients(objective, gold, s, gp, sib, **kw)
+    kw = {"iterations": 2, "damping": 0.2, "temperature": 0.3}
+
+    def run(*scores: np.ndarray) -> tuple:
+        return objective_gradients(objective, gold, factor_graph(*scores, single_root, projective), **kw)
+
+    _, grads, _ = run(s, gp, sib)
     rng = np.random.default_rng(0)
     h = 1e-6
     for which, array, grad in ((0, s, grads.arc), (1, gp, grads.grandparent), (2, sib, grads.sibling)):
@@ -53,10 +51,7 @@ def test_objective_gradients_match_finite_differences(objective, projective, sin
             args_p[which], args_m[which] = array.copy(), array.copy()
             args_p[which][idx] += h
             args_m[which][idx] -= h
-            fd = (
-                objective_gradients(objective, gold, *args_p, **kw)[0]
-                - objective_gradients(objective, gold, *args_m, **kw)[0]
-            ) / (2 * h)
+            fd = (run(*args_p)[0] - run(*args_m)[0]) / (2 * h)
             assert grad[idx] == pytest.approx(fd, abs=1e-6), (which, idx)
 
 

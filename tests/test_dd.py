@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from lpparse.dd.compact import compact_lp
 from lpparse.dd.core import StepRule, dual_decomposition, dual_value
 from lpparse.dd.problems import (
+    Grammar,
     cfg_tagger,
     dependency,
     dependency_objective,
@@ -39,7 +40,7 @@ def lp_value(problem) -> tuple[float, np.ndarray, object]:
 
 def random_cfg_tagger(seed: int, n: int = 4):
     rng = np.random.default_rng(seed)
-    return cfg_tagger(n, 3, [0, 1], rng.normal(size=(3, 3, 3)), rng.normal(size=(n + 1, 3, 3, 2)))
+    return cfg_tagger(n, Grammar(3, rng.normal(size=(3, 3, 3))), [0, 1], rng.normal(size=(n + 1, 3, 3, 2)))
 
 
 def test_update_direction_toy() -> None:
@@ -260,10 +261,10 @@ def test_dd_table_experiment_on_sample() -> None:
     from importlib.resources import files
 
     from lpparse.corpus import read_treebank
-    from lpparse.experiments.dd_table import bucket_table, run_treebank
+    from lpparse.experiments.dd_table import DDSettings, bucket_table, run_treebank
 
     sents = read_treebank(files("lpparse") / "data" / "sample.conllu", max_length=8)[:3]
-    runs, described = run_treebank(sents, max_iter=100)
+    runs, described = run_treebank(sents, settings=DDSettings(max_iter=100))
     assert "synthetic" in described
     table = bucket_table(runs, 100)
     assert sum(v for _, v in table) == pytest.approx(100.0)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.bp.loopy import BPResult, ScoreGradients, bp_marginals
+from lpparse.bp.loopy import BPResult, FactorGraph, ScoreGradients, bp_marginals
 from lpparse.bp.tree_factor import tree_marginals_jvp
 from lpparse.trees import heads_to_matrix
 
@@ -97,18 +97,15 @@ OBJECTIVES: dict[str, Callable[[BPResult, ArrayLike, float], tuple[float, ScoreG
 def objective_gradients(
     objective: str,
     gold_heads: ArrayLike,
-    arc_scores: ArrayLike,
-    gp_scores: ArrayLike | None = None,
-    sib_scores: ArrayLike | None = None,
-    single_root: bool = False,
-    projective: bool = True,
+    graph: FactorGraph,
     iterations: int = 4,
     damping: float = 0.0,
     temperature: float = 1e-3,
 ) -> tuple[float, ScoreGradients, BPResult]:
-    """Run BP and return (loss, gradients wrt every factor score, the BP result) for ``objective``."""
+    """Run BP on the factor ``graph`` (:func:`lpparse.bp.loopy.factor_graph`) and return (loss, gradients wrt
+    every factor score, the BP result) for ``objective``."""
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; choose from {sorted(OBJECTIVES)}")
-    result = bp_marginals(arc_scores, gp_scores, sib_scores, single_root, projective, iterations, damping)
+    result = bp_marginals(graph, iterations=iterations, damping=damping)
     loss, grads = OBJECTIVES[objective](result, gold_heads, temperature)
     return loss, grads, result

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
@@ -30,6 +32,7 @@ from lpparse.trees import allowed_arcs, validate_scores
 from lpparse.triples import TripleScorer, candidate_triples
 
 __all__ = [
+    "Grammar",
     "cfg_tagger",
     "dependency",
     "dependency_objective",
@@ -61,20 +64,23 @@ def _agreeing_primal(problem: Problem, ys: list[NDArray[np.float64]]) -> tuple[f
     return vals, sols
 
 
+@dataclass(frozen=True)
+class Grammar:
+    """The weighted grammar of CKY: ``num_nonterminals`` non-terminals and the ``rule``, ``tag_rule`` and
+    ``root`` weights of :func:`~lpparse.hypergraph.cfg.cky_weights`."""
+
+    num_nonterminals: int
+    rule: ArrayLike
+    tag_rule: ArrayLike | None = None
+    root: ArrayLike | None = None
+
+
 def cfg_tagger(
-    n: int,
-    num_nonterminals: int,
-    tags: ArrayLike,
-    rule: ArrayLike,
-    tagger: ArrayLike,
-    tag_rule: ArrayLike | None = None,
-    root: ArrayLike | None = None,
-    order: int = 2,
-    tighten: bool = False,
+    n: int, grammar: Grammar, tags: ArrayLike, tagger: ArrayLike, order: int = 2, tighten: bool = False
 ) -> Problem:
-    """CKY (``rule``, ``tag_rule``, ``root`` as in :func:`~lpparse.hypergraph.cfg.cky_weights`) and an order-m tagger over the
-    |T| tags (``tagger`` as in :func:`~lpparse.hypergraph.tagger.tagger_weights`, tag t meaning non-terminal ``tags[t]``) agreeing
-    on y(i, t) = z(i, t) (Rush et al. 2010 Fig. 1), rows labelled (i, tags[t], -1).
+    """CKY under ``grammar`` and an order-m tagger over the |T| tags (``tagger`` as in
+    :func:`~lpparse.hypergraph.tagger.tagger_weights`, tag t meaning non-terminal ``tags[t]``) agreeing on
+    y(i, t) = z(i, t) (Rush et al. 2010 Fig. 1), rows labelled (i, tags[t], -1).
 
     ``tighten``: the pool holds every bigram row y(i, t1, t2) = z(i, t1, t2), labelled (i, tags[t1],
     tags[t2]) (Rush & Collins 2012 §9.4). They are not linear in the plain CKY edges (DD reading note, P12),
@@ -83,7 +89,9 @@ def cfg_tagger(
     tightened rows then builds the tightened LP."""
     tags = np.asarray(tags, dtype=np.int64)
     k = tags.shape[0]
-    cky = RefinableCKYComponent(n, num_nonterminals, tags, rule, tag_rule, root)
+    cky = RefinableCKYComponent(
+        n, grammar.num_nonterminals, tags, grammar.rule, grammar.tag_rule, grammar.root
+    )
     tag_hg = tagger_hypergraph(n, k, order)
     comps = [cky, HypergraphComponent(tag_hg, tagger_weights(tag_hg, tagger), "tagger")]
     sizes = [c.num_parts for c in comps]
@@ -109,7 +117,7 @@ def r10_appendix_a(negative: float = -1.0, tighten: bool = False) -> Problem:
     tagger[1, 2, 2, :] = tagger[2, 2, :, :] = 0.0  # positions 1, 2 carry no weight of their own
     tagger[3] = negative
     tagger[3, a, a, a] = tagger[3, a, b, b] = 0.0
-    return cfg_tagger(3, 3, [a, b], rule, tagger, tighten=tighten)
+    return cfg_tagger(3, Grammar(3, rule), [a, b], tagger, tighten=tighten)
 
 
 def dependency_objective(

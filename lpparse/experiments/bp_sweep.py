@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import lpparse.bp.decoder  # noqa: F401  (registers the "bp" decoder)
+from lpparse.bp import factor_graph
 from lpparse.bp.objectives import OBJECTIVES, objective_gradients, temperature
 from lpparse.corpus import Sentence, corpus_uas, read_treebank
 from lpparse.io import relative_paths
@@ -80,16 +81,9 @@ def train_bp(
                 scorer = model.scorer(sentences[i])
                 arcs = scorer.arc_scores()
                 table = TripleTable.of(scorer, arcs)
+                graph = factor_graph(arcs, table.scores, None, model.single_root, True)
                 loss, grads, _ = objective_gradients(
-                    phase,
-                    golds[i],
-                    arcs,
-                    table.scores,
-                    None,
-                    model.single_root,
-                    True,
-                    iterations,
-                    temperature=temperature(steps, total_steps),
+                    phase, golds[i], graph, iterations, temperature=temperature(steps, total_steps)
                 )
                 opt.step(model.weights, *table.feature_gradient(scorer, grads.arc, grads.grandparent))
                 total += loss

@@ -82,8 +82,8 @@ class DDSettings:
     ``arc_share`` of the arc scores to the head automata; ``lp``: also the compact LP; ``traces``: keep the
     dual and primal per iteration and the best tree."""
 
-    max_iter: int
-    step: StepRule
+    max_iter: int = 200
+    step: StepRule = field(default_factory=lambda: StepRule("tut", 1.0))
     lp: bool = True
     arc_share: float = 0.0
     traces: bool = False
@@ -137,16 +137,14 @@ def run_treebank(
     sentences: Sequence[Sentence],
     model_path: str | None = None,
     single_root: bool = False,
-    max_iter: int = 200,
-    step: StepRule | None = None,
-    lp: bool = True,
+    settings: DDSettings | None = None,
     ppc: bool = True,
     seed: int = 0,
     noise: float = 1.0,
-    arc_share: float = 0.0,
 ) -> tuple[list[SentenceRun], str]:
-    """Run every sentence; returns the runs and a description of the score model."""
-    step = step or StepRule("tut", 1.0)
+    """Run every sentence (``settings``: None for the defaults of :class:`DDSettings`); returns the runs and a
+    description of the score model."""
+    settings = settings or DDSettings()
     rng = np.random.default_rng(seed)
     model = None
     if model_path:
@@ -159,7 +157,6 @@ def run_treebank(
         described = f"trained grandparent model {model_path} ({'single' if single_root else 'multi'}-root)"
     else:
         described = f"noisy-gold arc scores (gold +1, N(0, {noise}²)) + synthetic normal grandparent scorer (scale 0.5), seed {seed}"
-    settings = DDSettings(max_iter, step, lp, arc_share)
     runs = []
     for s in sentences:
         if model is not None:
