@@ -29,7 +29,7 @@ from lpparse.lp import (
     certify_lp,
     dual_bound,
 )
-from lpparse.lp.highs_view import HighsModel
+from lpparse.lp.highs_view import Entries, HighsModel
 from lpparse.lp.pyomo_view import PyomoModel, to_pyomo
 from lpparse.trees import allowed_arcs
 
@@ -223,9 +223,7 @@ def test_add_columns_in_existing_rows_matches_full_program() -> None:
         "z",
         arcs,
         s[arcs[:, 0], arcs[:, 1]],
-        rows=lp.rows("OneHead")[arcs[:, 1] - 1],
-        values=np.ones(k),
-        col_of_entry=np.arange(k),
+        Entries(np.arange(k), lp.rows("OneHead")[arcs[:, 1] - 1], np.ones(k)),
         integer=True,
     )
     word = arcs[:, 0] > 0
@@ -237,7 +235,7 @@ def test_add_columns_in_existing_rows_matches_full_program() -> None:
     phi_rows = np.concatenate([phi_rows, np.full(len(root), lp.row("Source", 0))])
     phi_vals = np.concatenate([phi_vals, np.ones(len(root))])
     phi_local = np.concatenate([phi_local, root])
-    pc = model.add_columns("phi", arcs, 0.0, rows=phi_rows, values=phi_vals, col_of_entry=phi_local)
+    pc = model.add_columns("phi", arcs, 0.0, Entries(phi_local, phi_rows, phi_vals))
     model.add_rows(
         "NoFlow",
         arcs,
@@ -291,7 +289,7 @@ def test_sync_changes_old_coefficients_and_new_integer_columns() -> None:
     mip = HighsModel(ilp, mip=True)
     assert mip.solve().objective == pytest.approx(1.0)
     mip.add_columns(
-        "x", [1], cost=1.0, rows=[ilp.row("r", 0)], values=[2.0], col_of_entry=[0], upper=10.0, integer=True
+        "x", [1], cost=1.0, entries=Entries([0], [ilp.row("r", 0)], [2.0]), upper=10.0, integer=True
     )
     sol = mip.solve()
     assert sol.certified and sol.integral and sol.objective == pytest.approx(1.0)
@@ -323,7 +321,7 @@ def test_inactive_columns_and_rows_stay_out_until_activated(seed: int) -> None:
     assert np.all(sol.row_dual[rows] == 0.0)
     assert sol.col_dual == pytest.approx(lp.cost - lp.A.T @ sol.row_dual, abs=1e-9)
     # a new column with a coefficient in an inactive row: it enters HiGHS without it until the row does
-    extra = model.add_columns("w", [0], 0.5, rows=[rows[0]], values=[1.0], col_of_entry=[0], upper=1.0)
+    extra = model.add_columns("w", [0], 0.5, Entries([0], [rows[0]], [1.0]), upper=1.0)
     assert model.highs.getNumCol() == lp.num_cols - cols.size
     model.activate(cols, rows)
     assert not model.masked

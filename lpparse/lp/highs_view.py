@@ -25,6 +25,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import highspy
 import numpy as np
@@ -34,7 +35,29 @@ from lpparse.lp.basis import BASIC, LOWER, UPPER, LabelledBasis, consistent
 from lpparse.lp.program import INF, LinearProgram
 from lpparse.lp.solution import TOL, Solution, Status
 
-__all__ = ["DUAL", "MIP_GAPS", "PRIMAL", "HighsModel", "duals_from_highs", "solve_highs"]
+__all__ = [
+    "DUAL",
+    "MIP_GAPS",
+    "NO_ENTRIES",
+    "PRIMAL",
+    "Entries",
+    "HighsModel",
+    "duals_from_highs",
+    "solve_highs",
+]
+
+
+class Entries(NamedTuple):
+    """Coefficients of new columns in existing rows (:meth:`HighsModel.add_columns`), as triplets: each
+    entry's local column (0..k-1), global row and value."""
+
+    col: ArrayLike
+    row: ArrayLike
+    value: ArrayLike
+
+
+#: New columns without coefficients
+NO_ENTRIES = Entries((), (), ())
 
 #: HiGHS ``simplex_strategy`` values: dual and primal simplex
 DUAL, PRIMAL = 1, 4
@@ -159,6 +182,7 @@ def _new_highs() -> highspy.Highs:
 
 #: HiGHS's MIP stopping gaps in every view: its defaults (1e-4 relative) stop short of lpparse's MIP certificate
 MIP_GAPS = {"mip_rel_gap": 1e-9, "mip_abs_gap": 1e-9}
+
 
 class HighsModel:
     """A live HiGHS model of a LinearProgram (maximize; dual simplex; quiet).
@@ -429,21 +453,16 @@ class HighsModel:
         block: str,
         index: ArrayLike,
         cost: ArrayLike,
-        rows: ArrayLike = (),
-        values: ArrayLike = (),
-        col_of_entry: ArrayLike = (),
+        entries: Entries = NO_ENTRIES,
         lower: ArrayLike = 0.0,
         upper: ArrayLike = INF,
         integer: bool = False,
     ) -> NDArray[np.int64]:
-        """Append columns to variable block ``block`` with coefficients in existing rows, and sync.
-
-        Coefficients are triplets: ``col_of_entry`` local column (0..k-1), ``rows`` global row, ``values``.
-        Returns the new global column positions.
-        """
+        """Append columns to variable block ``block`` with coefficients ``entries`` in existing rows, and sync.
+        Returns the new global column positions."""
         pos = self.lp.add_variables(block, index, cost, lower, upper, integer)
-        local = np.asarray(col_of_entry, dtype=np.int64)
-        self.lp.add_coefficients(rows, pos[local] if local.size else local, values)
+        local = np.asarray(entries.col, dtype=np.int64)
+        self.lp.add_coefficients(entries.row, pos[local] if local.size else local, entries.value)
         self.sync()
         return pos
 
