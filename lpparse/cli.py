@@ -24,7 +24,8 @@ from lpparse import __version__
 from lpparse.io import UserError, interrupted
 
 #: Sub-commands by name, in the order ``lpparse --help`` lists them: the module of each (its name, with "_"
-#: for "-"). Each module has ``register(subparsers)``, which adds the parser of that name and sets ``func``
+#: for "-"). Each module declares its arguments as data (a :class:`lpparse.options.Command` table of
+#: options) and has ``register(subparsers)``, which adds the parser of that name from it and sets ``func``
 #: to a callable taking the parsed arguments and returning an exit code. ``lpparse --help`` imports every
 #: module to show each command's help line; a module keeps its heavy imports (matplotlib, Dask) inside the
 #: function that needs them, which keeps it fast.
