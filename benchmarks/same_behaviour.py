@@ -1,5 +1,5 @@
-"""Two runs of benchmarks/ppc.py on the same sentences, one per version of the code, compared sentence by
-sentence: what must not change when code moves (methods, program sizes, rounds, simplex iterations, parts
+"""Two runs of benchmarks/ppc.py (or of benchmarks/exact.py --part gaussian) on the same sentences, one per
+version of the code, compared sentence by sentence: what must not change when code moves (methods, program sizes, rounds, simplex iterations, parts
 scored, added, priced and cut, objectives, exact search's nodes) is compared exactly, and the times as the
 ratio of the second run's to the first's (two runs on a shared machine: read the times as noise bounds).
 
@@ -18,8 +18,21 @@ from typing import Any
 RESULTS = Path(__file__).resolve().parent / "results"
 #: the fields of a run of one method on one sentence that the code decides alone
 EXACT_FIELDS = (
-    "method", "rows", "cols", "iterations", "simplex_iterations", "scored", "added", "priced", "cut", "rows_cut",
-    "integral", "certified", "status", "nodes", "root_integral",
+    "method",
+    "rows",
+    "cols",
+    "iterations",
+    "simplex_iterations",
+    "scored",
+    "added",
+    "priced",
+    "cut",
+    "rows_cut",
+    "integral",
+    "certified",
+    "status",
+    "nodes",
+    "root_integral",
 )
 #: objectives and bounds: equal up to the LP solver's round-off
 VALUE_FIELDS = ("objective", "bound", "root_bound")
@@ -29,7 +42,12 @@ def records(path: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
     """(treebank, sent_id, method) -> the run's record, over every sentence of the ppc and bounds tables."""
     data = json.loads(path.read_text())
     out = {}
-    for treebank in data["treebanks"]:
+    for run in data.get("gaussian") or []:  # benchmarks/exact.py --part gaussian
+        out["gaussian", f"n={run['n']} seed={run['seed']}", "exact"] = {
+            **run["exact"],
+            "time_total": run["exact"]["seconds"],
+        }
+    for treebank in data.get("treebanks") or []:
         for table in ("ppc", "bounds"):
             for sentence in treebank.get(table) or []:
                 for method, run in sentence.items():
@@ -38,7 +56,9 @@ def records(path: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
     return out
 
 
-def compare(before: dict[tuple[str, str, str], Any], after: dict[tuple[str, str, str], Any]) -> dict[str, Any]:
+def compare(
+    before: dict[tuple[str, str, str], Any], after: dict[tuple[str, str, str], Any]
+) -> dict[str, Any]:
     """Exact differences and time ratios of the runs both files hold."""
     common = sorted(set(before) & set(after))
     differences = []
@@ -47,10 +67,16 @@ def compare(before: dict[tuple[str, str, str], Any], after: dict[tuple[str, str,
         a, b = before[key], after[key]
         for name in EXACT_FIELDS:
             if a.get(name) != b.get(name):
-                differences.append({"run": list(key), "field": name, "before": a.get(name), "after": b.get(name)})
+                differences.append(
+                    {"run": list(key), "field": name, "before": a.get(name), "after": b.get(name)}
+                )
         for name in VALUE_FIELDS:
             x, y = a.get(name), b.get(name)
-            if isinstance(x, float) and isinstance(y, float) and not math.isclose(x, y, rel_tol=1e-7, abs_tol=1e-7):
+            if (
+                isinstance(x, float)
+                and isinstance(y, float)
+                and not math.isclose(x, y, rel_tol=1e-7, abs_tol=1e-7)
+            ):
                 differences.append({"run": list(key), "field": name, "before": x, "after": y})
         seconds = (a.get("time_total"), b.get("time_total"))
         if all(isinstance(t, float) and t > 0 for t in seconds):
