@@ -93,12 +93,12 @@ class Option:
     nargs: str | int | None = None
 
     def add_to(self, parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:
+        """Add the option to ``parser`` (or to a group of it) with the keywords it sets."""
         settings = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("flag", "default")}
+        keywords = {k: v for k, v in settings.items() if v is not None}
         if self.default is not UNSET:
-            settings["default"] = self.default
-        parser.add_argument(
-            self.flag, **{k: v for k, v in settings.items() if v is not None or k == "default"}
-        )
+            keywords["default"] = self.default
+        parser.add_argument(self.flag, **keywords)
 
 
 @dataclass(frozen=True)
