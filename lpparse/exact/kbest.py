@@ -69,6 +69,7 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.exact.heuristics import move_gains
 from lpparse.exact.search import ExactOptions, RootStart, TreeCosts, _Parts, search_over, tree_costs
 from lpparse.families.base import Parts, exact_parts, tree_score
+from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.solution import TOL, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.loop import _validated
@@ -188,6 +189,7 @@ def k_best_search(
     #: under them is bounded (1: by each token's best head, 2: by the best tree)
     grids: dict[int, _Grids] = {}
     tightened: dict[int, int] = {}
+    bases: dict[int, LabelledBasis | None] = {}  #: the root LPs' final bases (their children's start)
     found: dict[bytes, tuple[NDArray[np.int64], float]] = {}  #: distinct trees found, by their heads
 
     def add(mask: NDArray[np.bool_], parent: int, modifier: int | None, bound: float) -> int:
@@ -208,7 +210,8 @@ def k_best_search(
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
         if left is not None and left <= 0:
             return Status.TIME_LIMIT
-        root = RootStart(out.subproblems[sub.parent].columns if sub.parent >= 0 else None, lower(sub.mask))
+        columns = out.subproblems[sub.parent].columns if sub.parent >= 0 else None
+        root = RootStart(columns, lower(sub.mask), basis=bases.get(sub.parent))
         result = search_over(shared.over(sub.mask), single_root, left, options, start=root)
         sub.result = _lean(result)
         if result.status is not Status.OPTIMAL:
@@ -220,6 +223,7 @@ def k_best_search(
             return result.status
         found[result.heads.tobytes()] = (result.heads, float(result.objective))
         sub.arc_bounds, sub.columns = root.arc_bounds, root.columns
+        bases[sub.id] = root.basis
         costs = None if result.root is None else tree_costs(result.root, sub.mask, shared)
         if costs is not None:
             grids[sub.id] = _Grids.of(costs, sub.mask, result.heads)
