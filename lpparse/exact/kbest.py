@@ -235,15 +235,15 @@ def k_best_search(
         _, waiting, i = heapq.heappop(queue)
         sub = out.subproblems[i]
         if waiting:
-            if tree_problem(sub.mask, single_root) is not None:  # asked only once it can matter
-                sub.empty = True
-                continue
             if tightened.get(i, 0) < 2 and sub.parent in grids:  # the tree bounds, then a search
                 tightened[i] = stage = tightened.get(i, 0) + 1
                 assert sub.modifier is not None
                 w = grids[sub.parent].weights(sub.mask, sub.modifier)
                 sub.bound = min(sub.bound, grids[sub.parent].bound(w, single_root, stage == 2))
                 heapq.heappush(queue, (-sub.bound, 1, i))
+                continue
+            if tree_problem(sub.mask, single_root) is not None:  # asked only once it can matter
+                sub.empty = True
                 continue
             out.status = solve(sub)
             if out.status is not Status.OPTIMAL:  # a limit: the trees so far stay proved
