@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from lpparse.scoring.part_templates import PartTemplates
 
 __all__ = [
+    "PARTS_HELP",
+    "part_names",
+    "select_parts",
     "ROOT_OPTIONS",
     "Command",
     "OneOf",
@@ -268,3 +271,35 @@ def family_names(text: str) -> tuple[PartTemplates, ...]:
             raise argparse.ArgumentTypeError(f"part family {name!r} has no feature templates to train")
         out.append(family.features)
     return tuple(out)
+
+
+#: ``--parts``: which of a model's or score file's part families to decode with (and prove, and check)
+PARTS_HELP = (
+    "decode with these part families of the model or score file only, by registered name (grandparent, sibling, "
+    "consecutive, trisibling, grandsibling, or a family of another package); default: all of them. A family "
+    "that needs another (tri- and grand-siblings need the consecutive windows) gets it with zero scores"
+)
+
+
+def part_names(text: str) -> tuple[str, ...]:
+    """``--parts``: comma-separated names of registered part families (argparse error naming one that is not)."""
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError("expected one or more part family names, separated by commas")
+    for name in names:
+        try:
+            get_family(name)
+        except (ValueError, RegistryError) as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    return names
+
+
+def select_parts(scorers: dict[str, Any], names: Sequence[str] | None, source: str) -> dict[str, Any]:
+    """The scorers of the families ``names`` (None: all of them); UsageError for a name ``source`` (a model or
+    score file, as the message names it) has no scores of."""
+    if names is None:
+        return scorers
+    missing = [name for name in names if name not in scorers]
+    if missing:
+        raise UsageError(f"--parts: {source} has no {', '.join(missing)} scores (it has {', '.join(scorers)})")
+    return {name: scorer for name, scorer in scorers.items() if name in names}

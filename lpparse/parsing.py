@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import signal
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -17,7 +17,6 @@ from lpparse.corpus import UAS, Sentence, corpus_uas
 from lpparse.decoder import DecodeResult
 from lpparse.decoding import decode, decoder_names, get_decoder, pruning_keep
 from lpparse.families import family_parts
-from lpparse.families.third_order.family import window_parts
 from lpparse.scores import ScoreFile
 from lpparse.scoring.labels import UNLABELLED, choose_labels, unlabelled
 from lpparse.scoring.model import BOUNDS, Model
@@ -184,6 +183,7 @@ def decode_sentence(
     siblings: bool = True,
     pruner: Model | None = None,
     consecutive: bool = True,
+    parts: Collection[str] | None = None,
     **options: Any,
 ) -> DecodeResult:
     """Score one sentence with the model and decode it with ``decoder`` under the model's root rule (its
@@ -191,7 +191,9 @@ def decode_sentence(
     parts, :class:`lpparse.families.consecutive.family.ConsecutiveSiblingParts`, and its third-order parts on them
     (:func:`lpparse.families.third_order.family.window_parts`) to the decoders that take part families
     (``ppc``, ``bf``, ``auto``, ``exact``), unless ``consecutive`` is False: the others decode without
-    them, as first-order decoders do without triples). With the ``pruning``
+    them, as first-order decoders do without triples); ``parts``: the model's part families to decode with,
+    by name (None: all; :func:`lpparse.families.family_parts` gives a family the windows it needs, of zero
+    scores when they are left out). With the ``pruning``
     option (:class:`lpparse.pruning.ArcPruning`), arcs are pruned by the posteriors of ``pruner``'s arc
     scores (a first-order model), else of the model's own."""
     pruning = options.get("pruning")
@@ -202,14 +204,17 @@ def decode_sentence(
             keep = pruning_keep(decoder, pruner_scores, pruning, model.single_root, None, options)
             options["keep"] = keep
     scorer = model.scorer(sentence, keep)
-    triples = scorer.triples(triple_bounds(bounds, pruning is not None)) if model.order == 2 else None
-    sibling_scorer = scorer.siblings() if model.siblings and siblings else None
-    if model.consecutive and consecutive and get_decoder(decoder).families:
-        windows = window_parts(sentence.n, *scorer.window_scorers())  # and third-order parts on them
-        options["parts"] = [*options.get("parts", ()), *windows]
-    if model.families and get_decoder(decoder).families:  # families registered outside lpparse, after those
-        bound = [p.name for p in options.get("parts", ())]
-        options["parts"] = [*options.get("parts", ()), *family_parts(scorer.family_scorers(), sentence.n, present=bound)]
+    use = set(parts) if parts is not None else None
+    second = model.order == 2 and (use is None or "grandparent" in use)
+    triples = scorer.triples(triple_bounds(bounds, pruning is not None)) if second else None
+    with_siblings = model.siblings and siblings and (use is None or "sibling" in use)
+    sibling_scorer = scorer.siblings() if with_siblings else None
+    if get_decoder(decoder).families:  # windows, third-order parts on them, families registered elsewhere
+        windows = ("consecutive", "trisibling", "grandsibling") if model.consecutive and consecutive else ()
+        scorers = {**dict(zip(windows, scorer.window_scorers())), **scorer.family_scorers()}
+        chosen = {name: s for name, s in scorers.items() if (use is None or name in use) and s is not None}
+        if chosen:
+            options["parts"] = [*options.get("parts", ()), *family_parts(chosen, sentence.n)]
     return decode(decoder, scorer.arc_scores(), triples, model.single_root, sibling_scorer, **options)
 
 

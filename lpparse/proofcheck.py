@@ -44,7 +44,15 @@ from lpparse.families import family_parts, registered
 from lpparse.families.base import Parts
 from lpparse.io import DataError, UsageError, UserError, readable_file
 from lpparse.lp.solution import TOL
-from lpparse.options import add_pruning_options, add_root_options, pruning_options, resolve_single_root
+from lpparse.options import (
+    PARTS_HELP,
+    add_pruning_options,
+    add_root_options,
+    part_names,
+    pruning_options,
+    resolve_single_root,
+    select_parts,
+)
 from lpparse.proofs.check import check_proof
 from lpparse.proofs.kbest import check_kbest_record, is_kbest_record
 from lpparse.proofs.record import read_proof_record
@@ -101,6 +109,8 @@ class Problem:
     no_prune: bool = False
     #: the pruning is a model's own, as it was trained (:func:`lpparse.pruning.decoding_pruning`)
     as_trained: bool = False
+    #: the part families of the scores to prove with (None: all of them; ``--parts``)
+    parts: tuple[str, ...] | None = None
 
     def describe(self, single_root: bool) -> str:
         """The problem in words, for the verdict."""
@@ -119,15 +129,21 @@ class Problem:
                 f"the arcs kept by {by} first-order posteriors at {self.pruning.threshold:g}, "
                 f"at most {self.pruning.max_heads} heads a word"
             )
-        return f"{rule} trees over {arcs}, gap tolerance {self.gap_tol:g} x (1 + |score|)"
+        parts = "" if self.parts is None else f" with the {', '.join(self.parts)} parts only"
+        return f"{rule} trees over {arcs}{parts}, gap tolerance {self.gap_tol:g} x (1 + |score|)"
 
 
 def sentence_scorers(
-    source: Model | Any, sentence: Sentence, position: int, keep: NDArray[np.bool_] | None = None
+    source: Model | Any,
+    sentence: Sentence,
+    position: int,
+    keep: NDArray[np.bool_] | None = None,
+    parts: Sequence[str] | None = None,
 ) -> tuple[NDArray[np.float64], dict[str, Any]]:
     """Arc scores and, by family name, a scorer of every part family ``source`` (a model, or a score file
-    whose sentence ``position`` this is) has for the sentence; ``keep``: the arcs to score (the others -inf;
-    a model then scores those alone), default every candidate arc."""
+    whose sentence ``position`` this is) has for the sentence, or of those of ``parts`` (UsageError for one
+    it has not); ``keep``: the arcs to score (the others -inf; a model then scores those alone), default every
+    candidate arc."""
     if isinstance(source, Model):
         scorer = source.scorer(sentence, keep)
         arcs, found = scorer.arc_scores(), scorer.part_scorers()
@@ -136,7 +152,7 @@ def sentence_scorers(
         arcs, found = entry.arc_scores(), entry.part_scorers()
     if keep is not None:
         arcs = apply_pruning(arcs, keep)
-    return arcs, found
+    return arcs, select_parts(found, parts, "the model" if isinstance(source, Model) else "the score file")
 
 
 def problem_scorers(
@@ -151,14 +167,14 @@ def problem_scorers(
     for the exact decoder (:func:`lpparse.pruning.keep_mask`): under ``pruner``'s first-order posteriors (a
     model then scores the kept arcs alone, as parse does), else the scores' own."""
     if problem.pruning is None:
-        return sentence_scorers(source, sentence, position)
+        return sentence_scorers(source, sentence, position, parts=problem.parts)
     if pruner is None:  # the scores' own posteriors: scored once, over every arc
-        arcs, scorers = sentence_scorers(source, sentence, position)
+        arcs, scorers = sentence_scorers(source, sentence, position, parts=problem.parts)
         return apply_pruning(arcs, keep_mask(arcs, problem.pruning, single_root)), scorers
     pruner_arcs = pruner.scorer(sentence).arc_scores()
     own = source[position].arc_scores() if not isinstance(source, Model) else pruner_arcs
     keep = keep_mask(own, problem.pruning, single_root, pruner_arcs)
-    return sentence_scorers(source, sentence, position, keep)
+    return sentence_scorers(source, sentence, position, keep, problem.parts)
 
 
 def _parts(scorers: dict[str, Any], families: Any, n: int) -> list[Parts]:
@@ -344,6 +360,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"(default {TOL:g}, the exact decoder's); a proof that needs more fails",
     )
     add_root_options(parser)
+    parser.add_argument("--parts", type=part_names, metavar="NAME[,NAME...]", help=PARTS_HELP)
     add_pruning_options(
         parser,
         "The proofs then prove each tree optimal over the arcs kept; give the pruning 'lpparse parse' was given "
@@ -367,7 +384,9 @@ def _tolerance(text: str) -> float:
 
 def problem_of(args: argparse.Namespace) -> Problem:
     """The problem the command line states."""
-    return Problem(args.single_root, pruning_options(args), args.pruner, args.gap_tol, args.no_prune)
+    return Problem(
+        args.single_root, pruning_options(args), args.pruner, args.gap_tol, args.no_prune, parts=args.parts
+    )
 
 
 def run(args: argparse.Namespace) -> int:

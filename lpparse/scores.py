@@ -447,6 +447,17 @@ class ScoreFile:
         source = self.meta.get("source") or {}
         return {k: source[k] for k in ("decoder", "decoder_options") if k in source}
 
+    def part_names(self) -> list[str]:
+        """The part families it has scores of, by registered name."""
+        flags = {
+            "grandparent": self.grandparent,
+            "sibling": self.siblings,
+            "consecutive": self.consecutive,
+            "trisibling": self.trisiblings,
+            "grandsibling": self.grandsiblings,
+        }
+        return [name for name, on in flags.items() if on] + list(self.families)
+
     @property
     def windows(self) -> bool:
         """Whether it has parts on consecutive-sibling windows: windows, grand-siblings or tri-siblings."""

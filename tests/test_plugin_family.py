@@ -17,6 +17,8 @@ import pytest
 
 from lpparse.corpus import read_treebank, sample_treebank_path
 from lpparse.families import GROUP, registered
+from lpparse.families.base import tree_scores
+from lpparse.families.grandparent import GrandparentParts
 from lpparse.inspect.sources import sentence_problem
 from lpparse.oracles.brute_force import enumerate_trees
 from lpparse.scores import SentenceScores, load_scores, save_scores
@@ -187,35 +189,24 @@ def test_without_the_package_the_family_is_refused(
     assert GROUP == "lpparse.families"
 
 
-def test_train_export_parse_prove_and_k_best_through_the_cli(plugin: Path, tmp_path: Path) -> None:
-    """A model trained with arcs, grandparents and head bigrams on the sample treebank (the family's own
-    feature templates), exported to a score file and read back: parse --decoder exact --proof over the model
+@pytest.fixture(scope="module")
+def trained(plugin: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A model trained with arcs, grandparents and head bigrams on the sample treebank (lpparse train
+    --families bigram: the family's own feature templates)."""
+    model = tmp_path_factory.mktemp("model") / "bigram.npz"
+    args = ["train", "--treebank", str(sample_treebank_path()), "--order", "2", "--families", "bigram"]
+    args += ["--trainer", "perceptron", "--epochs", "1", "--limit", "25", "--out", str(model), "--no-progress"]
+    done = run(args, plugin)
+    assert done.returncode == 0, done.stderr
+    assert [t.name for t in Model.load(model).families] == ["bigram"]
+    return model
+
+
+def test_train_export_parse_prove_and_k_best_through_the_cli(trained: Path, plugin: Path, tmp_path: Path) -> None:
+    """The trained model exported to a score file and read back: parse --decoder exact --proof over the model
     and over its scores give the same trees, whose proofs check; the K best too; inspect sees the family."""
     sample = str(sample_treebank_path())
-    model = tmp_path / "bigram.npz"
-    trained = run(
-        [
-            "train",
-            "--treebank",
-            sample,
-            "--order",
-            "2",
-            "--families",
-            "bigram",
-            "--trainer",
-            "perceptron",
-            "--epochs",
-            "1",
-            "--limit",
-            "25",
-            "--out",
-            str(model),
-            "--no-progress",
-        ],
-        plugin,
-    )
-    assert trained.returncode == 0, trained.stderr
-    assert [t.name for t in Model.load(model).families] == ["bigram"]
+    model = trained
     scores = tmp_path / "scores.npz"
     exported = run(
         ["scores", "export", "--model", str(model), "--treebank", sample, "--out", str(scores), "--no-progress"], plugin
@@ -254,3 +245,30 @@ def test_train_export_parse_prove_and_k_best_through_the_cli(plugin: Path, tmp_p
     assert run(["check-proof", str(kproof), *common], plugin).returncode == 0
     problem = sentence_problem(Model.load(model), read_treebank(sample_treebank_path())[3], 3, True)
     assert "bigram" in [p.name for p in problem.parts]
+
+
+def test_parts_chooses_the_families_to_decode_prove_and_check(trained: Path, plugin: Path, tmp_path: Path) -> None:
+    """--parts grandparent decodes the bigram model without its bigrams: the trees are brute force's over arcs
+    and grandparents (first sentences of up to 7 tokens), their proofs check under the same --parts and are
+    refused without it (the problem differs); a family the model lacks is a usage error."""
+    sample = sample_treebank_path()
+    common = ["--model", str(trained), "--treebank", str(sample), "--no-progress"]
+    out, proof = tmp_path / "gp.conllu", tmp_path / "gp.jsonl"
+    args = ["parse", *common, "--decoder", "exact", "--parts", "grandparent", "--out", str(out), "--proof", str(proof)]
+    assert run(args, plugin).returncode == 0
+    model = Model.load(trained)
+    for sentence, tree in zip(read_treebank(sample), read_treebank(out)):
+        if sentence.n > 7:
+            continue
+        scorer = model.scorer(sentence)
+        arcs, triples = scorer.arc_scores(), scorer.triples()
+        parts = [GrandparentParts(triples)]
+        best = tree_scores(arcs, parts, list(enumerate_trees(sentence.n, single_root=True))).max()
+        assert tree_scores(arcs, parts, [np.asarray(tree.heads)])[0] == pytest.approx(best)
+    same = run(["check-proof", str(proof), *common, "--parts", "grandparent", "--trees", str(out)], plugin)
+    assert same.returncode == 0, same.stderr + same.stdout
+    assert "with the grandparent parts only" in same.stdout
+    other = run(["check-proof", str(proof), *common], plugin)
+    assert other.returncode == 1 and "the proof is over the families ['grandparent']" in other.stdout + other.stderr
+    lacking = run(["parse", *common, "--parts", "sibling", "--out", str(tmp_path / "x.conllu")], plugin)
+    assert lacking.returncode == 2 and "has no sibling parts (grandparent, bigram)" in lacking.stderr

@@ -23,18 +23,22 @@ from lpparse.decoder import DecodeResult
 from lpparse.decoding import decode, decoder_names, get_decoder
 from lpparse.exact.decoder import lp_summary
 from lpparse.exact.search import BRANCHING
+from lpparse.families import family_parts
 from lpparse.families.grandparent.rows import BASES, SEPARATED_BASES
 from lpparse.io import DataError, UsageError, atomic_write, output_path, readable_file
 from lpparse.options import (
+    PARTS_HELP,
     ROOT_OPTIONS,
     Command,
     OneOf,
     Option,
+    part_names,
     positive_float,
     positive_int,
     pruning_group,
     pruning_options,
     resolve_single_root,
+    select_parts,
 )
 from lpparse.parsing import (
     PARSE_BOUNDS,
@@ -128,6 +132,7 @@ COMMAND = Command(
             "martins: ArcSib, SibArc; all adds SibClique; triangles adds the SibTriangle cuts, separated, which exact "
             "decoding adds to any preset)",
         ),
+        Option("--parts", type=part_names, default=None, metavar="NAME[,NAME...]", help=PARTS_HELP),
         Option(
             "--no-siblings",
             action="store_true",
@@ -286,6 +291,11 @@ def _flag_options(args: argparse.Namespace, decoder: str, model: Model | ScoreFi
     if args.preset is not None:
         _only("--preset", decoder, RELAXATIONS)
         options["preset"] = args.preset
+    if args.parts is not None:
+        missing = [name for name in args.parts if name not in model.part_names()]
+        if missing:
+            has = ", ".join(model.part_names()) or "arc scores only"
+            raise UsageError(f"--parts: {args.model or args.scores} has no {', '.join(missing)} parts ({has})")
     if args.no_siblings and not model.siblings:
         raise UsageError(f"--no-siblings: {args.model or args.scores} has no sibling parts")
     if args.sibling_preset is not None:
@@ -348,21 +358,25 @@ def _decode(
     single_root: bool,
     siblings: bool,
     pruner: Model | None,
+    parts: tuple[str, ...] | None = None,
     **options: object,
 ) -> DecodeResult:
     """One sentence, scored by the model (under its root rule) or read from the score file; ``siblings``:
-    with its sibling parts (if any); ``pruner``: the model of the pruning posteriors (if any)."""
+    with its sibling parts (if any); ``pruner``: the model of the pruning posteriors (if any); ``parts``: the
+    part families to decode with (None: all of the source's)."""
     if isinstance(source, Model):
-        return decode_sentence(source, sentence, decoder, siblings=siblings, pruner=pruner, **options)
+        return decode_sentence(source, sentence, decoder, siblings=siblings, pruner=pruner, parts=parts, **options)
     entry = source[position]
-    sibling_scorer = entry.siblings() if siblings else None
+    scorers = select_parts(entry.part_scorers(), parts, "the score file")
+    triples, sibling_scorer = scorers.pop("grandparent", None), scorers.pop("sibling", None)
     if pruner is not None:
         options["pruner_scores"] = pruner.scorer(sentence).arc_scores()
     # consecutive siblings, tri-siblings, grand-siblings, and any other registered family the file has scores of
-    windows = entry.window_parts() + entry.more_parts()
-    if windows and get_decoder(decoder).families:
-        options["parts"] = windows
-    return decode(decoder, entry.arc_scores(), entry.triples(), single_root, sibling_scorer, **options)
+    if scorers and get_decoder(decoder).families:
+        options["parts"] = family_parts(scorers, sentence.n)
+    return decode(
+        decoder, entry.arc_scores(), triples, single_root, sibling_scorer if siblings else None, **options
+    )
 
 
 @dataclass(frozen=True)
@@ -378,6 +392,7 @@ class _Job:
     siblings: bool
     limit: float | None
     options: dict[str, object]
+    parts: tuple[str, ...] | None = None
 
 
 #: Loaded models and score files by (path, process): a forked worker shares its parent's models and opens score
@@ -412,6 +427,7 @@ def _parse_one(payload: tuple[_Job, int, Sentence]) -> tuple[DecodeResult | None
                 job.single_root,
                 job.siblings,
                 pruner,  # type: ignore[arg-type]
+                job.parts,
                 **job.options,
             )
     except (TimeLimitExceeded, MemoryError, NoTreeError) as err:  # no tree: pruned parts leave none
@@ -437,7 +453,7 @@ def _decoded(
     pruner = str(readable_file(args.pruner, "--pruner model").resolve()) if args.pruner else None
     model = str(Path(args.model).resolve()) if args.model else None
     scores = str(Path(args.scores).resolve()) if args.scores else None
-    job = _Job(model, scores, pruner, decoder, single_root, not args.no_siblings, limit, options)
+    job = _Job(model, scores, pruner, decoder, single_root, not args.no_siblings, limit, options, args.parts)
     if pruner is not None:
         _loaded(pruner, "model")  # an unreadable pruner fails here, once
     _LOADED[(model, 0) if model else (str(scores), os.getpid())] = source

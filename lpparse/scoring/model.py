@@ -255,6 +255,17 @@ class Model:
         found = {value.split(".")[-1] for row in rows for value in row if isinstance(value, str)}
         return found.union(*(t.attributes() for t in self.families))
 
+    def part_names(self) -> list[str]:
+        """The part families it scores, by registered name, in binding order."""
+        flags = {
+            "grandparent": self.order == 2,
+            "sibling": bool(self.siblings),
+            "consecutive": self.consecutive,
+            "trisibling": self.trisiblings,
+            "grandsibling": self.grandsiblings,
+        }
+        return [name for name, on in flags.items() if on] + [t.name for t in self.families]
+
     @property
     def third_order(self) -> bool:
         """Whether it scores grand-siblings or tri-siblings."""
