@@ -272,3 +272,15 @@ def test_parts_chooses_the_families_to_decode_prove_and_check(trained: Path, plu
     assert other.returncode == 1 and "the proof is over the families ['grandparent']" in other.stdout + other.stderr
     lacking = run(["parse", *common, "--parts", "sibling", "--out", str(tmp_path / "x.conllu")], plugin)
     assert lacking.returncode == 2 and "has no sibling parts (grandparent, bigram)" in lacking.stderr
+
+
+def test_train_refuses_families_it_cannot_train(plugin: Path) -> None:
+    """--families without --order 2, or with a trainer or decoder that needs a family's LP point."""
+    sample = str(sample_treebank_path())
+    for extra, words in (
+        ([], "--families needs --order 2"),
+        (["--order", "2", "--decoder", "auto"], "--families trains with --trainer perceptron or hinge"),
+        (["--order", "2", "--trainer", "cll"], "--families trains with --trainer perceptron or hinge"),
+    ):
+        done = run(["train", "--treebank", sample, "--families", "bigram", *extra, "--out", "unused.npz"], plugin)
+        assert done.returncode == 2 and words in done.stderr and done.stderr.count("\n") == 1, done.stderr

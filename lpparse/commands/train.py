@@ -21,6 +21,7 @@ from lpparse.options import (
     ROOT_OPTIONS,
     Command,
     Option,
+    family_names,
     non_negative_float,
     non_negative_int,
     positive_float,
@@ -108,6 +109,15 @@ COMMAND = Command(
             help="with --order 2: add tri-sibling parts <h, x, a, b> (three consecutive children of h, START and STOP "
             "at the ends; implies --consecutive); TurboParser's full model is --siblings --grand-siblings "
             "--tri-siblings",
+        ),
+        Option(
+            "--families",
+            type=family_names,
+            default=(),
+            metavar="NAME[,NAME...]",
+            help="with --order 2: add the parts of these part families registered by other packages (entry "
+            "points 'lpparse.families', e.g. 'bigram' of docs/examples/head_bigrams), scored by their own "
+            "feature templates; trained with the perceptron or hinge and the exact decoder",
         ),
         Option(
             "--out",
@@ -304,7 +314,7 @@ def _labels_only(args: argparse.Namespace, sentences: list[Sentence], dev: list[
 
 
 def _trainer(args: argparse.Namespace) -> str:
-    """The trainer (default cll, perceptron with consecutive siblings), checked against the parts asked for;
+    """The trainer (default cll, perceptron with consecutive siblings or --families), checked against the parts;
     ``args.consecutive`` set when third-order parts ask for it (they live on consecutive-sibling windows)."""
     if (args.grand_siblings or args.tri_siblings) and args.order != 2:
         raise UsageError("--grand-siblings and --tri-siblings need --order 2")
@@ -313,11 +323,18 @@ def _trainer(args: argparse.Namespace) -> str:
         raise UsageError("--siblings needs --order 2")
     if args.consecutive and args.order != 2:
         raise UsageError("--consecutive needs --order 2")
-    trainer = args.trainer or ("perceptron" if args.consecutive else "cll")
+    if args.families and args.order != 2:
+        raise UsageError("--families needs --order 2")
+    trainer = args.trainer or ("perceptron" if args.consecutive or args.families else "cll")
     if args.consecutive and trainer == "cll":
         raise UsageError(
             "--consecutive needs --trainer perceptron or hinge: cll has no marginals for consecutive-sibling "
             "parts (BP has no head-automaton factor here)"
+        )
+    if args.families and (trainer == "cll" or args.decoder not in (None, "exact")):
+        raise UsageError(
+            "--families trains with --trainer perceptron or hinge and the exact decoder (the update is the best "
+            "tree's parts: a family from elsewhere says nothing of its LP point)"
         )
     return trainer
 
@@ -382,6 +399,7 @@ def _model(args: argparse.Namespace, sentences: list[Sentence], single_root: boo
         "consecutive": args.consecutive,
         "grandsiblings": args.grand_siblings,
         "trisiblings": args.tri_siblings,
+        "families": args.families,
     }
     if args.init is None:
         return Model(Vocabulary.build(sentences, gwords=args.gwords), bits=args.bits, **parts)
