@@ -31,18 +31,20 @@ under the smaller key, and is searched only if popped again. (Grandparent family
 recomputes the bound for any families.)
 
 **Searches stop at the K-th best found.** A child's search need not find its best tree when that scores
-below the K-th tree: it starts with the K-th best score of the trees found so far (those of the solved
-subproblems, disjoint, so distinct) as its incumbent's (:class:`lpparse.exact.search.RootStart` ``lower``),
-its node LPs stop at that cutoff, and a search that finds no tree above it returns none, its nodes proving
-every tree of the subproblem at most that score, hence at most the K-th tree's
-(:func:`lpparse.proofs.kbest.no_tree_problem` with the K-th score as the limit).
+below the K-th tree: it starts with the K-th best score of the distinct trees found so far outside the child
+(the solved subproblems' trees, and the best trees one head change away from each listed tree,
+:func:`_neighbours`, which set that score early) as its incumbent's (:class:`lpparse.exact.search.RootStart`
+``lower``); its node LPs stop at that cutoff, and a search that finds no tree above it returns none, its
+nodes proving every tree of the subproblem at most that score, hence at most the K-th tree's
+(:func:`lpparse.proofs.kbest.no_tree_problem` with the K-th score as the limit). The trees found inside the
+child do not count, so none of them is lost.
 
 **What is kept.** All subproblems' searches share one score cache per family (each part scored once for the
 sentence, :meth:`lpparse.exact.search._Parts.over`); a child's root LP starts from its parent's root LP
-columns. Of a search, a subproblem keeps its proof alone (tree, nodes with their duals or rays, statistics):
+columns and final basis. Of a search, a subproblem keeps its proof alone (tree, nodes with their duals or rays, statistics):
 no LP, master or cache; of a solved subproblem waiting to be listed, also its root's arc bounds (an (n+1,
-n+1) array, until its children are made); of a listed one, its root LP's columns (its children's start);
-of every solved one, its tree bounds' grids (four (n+1, n+1) arrays).
+n+1) array, until its children are made); of a listed one, its root LP's columns and basis (its
+children's start); of every solved one, its tree bounds' grids (four (n+1, n+1) arrays).
 
 A subproblem whose arcs carry trees that all hold a pruned part (scored -inf) has none of finite score: its
 search's nodes (every leaf infeasible: no tree over its arcs, or a dual ray) are its proof
@@ -181,38 +183,96 @@ def k_best_search(
     families = exact_parts(parts)
     s = _validated(validate_scores(arc_scores), families)
     check_tree_exists(s, single_root)
-    shared = _Parts(s, families, single_root)
-    out = KBest(k)
-    #: (-key, 1 for a waiting subproblem (a solved one pops first on a tie), id)
-    queue: list[tuple[float, int, int]] = []
-    #: the solved subproblems' tree-bound grids (grandparent family alone), and how far each child waiting
-    #: under them is bounded (1: by each token's best head, 2: by the best tree)
-    grids: dict[int, _Grids] = {}
-    tightened: dict[int, int] = {}
-    bases: dict[int, LabelledBasis | None] = {}  #: the root LPs' final bases (their children's start)
-    found: dict[bytes, tuple[NDArray[np.int64], float]] = {}  #: distinct trees found, by their heads
+    lazy = _Lazy(_Parts(s, families, single_root), KBest(k), single_root, start, time_limit, options)
+    out = lazy.run(allowed_arcs(s))
+    for sub in out.subproblems:
+        sub.arc_bounds = sub.columns = None
+    out.seconds = time.perf_counter() - start
+    return out
 
-    def add(mask: NDArray[np.bool_], parent: int, modifier: int | None, bound: float) -> int:
-        sub = Subproblem(len(out.subproblems), parent, modifier, mask, bound)
-        out.subproblems.append(sub)
-        heapq.heappush(queue, (-bound, 1, sub.id))
+
+class _Lazy:
+    """The state of one :func:`k_best_search`: the partition ``out``, the queue, and what the subproblems
+    hand on (module docstring)."""
+
+    def __init__(
+        self,
+        shared: _Parts,
+        out: KBest,
+        single_root: bool,
+        start: float,
+        time_limit: float | None,
+        options: ExactOptions | None,
+    ) -> None:
+        self.shared, self.out, self.single_root = shared, out, single_root
+        self.start, self.time_limit, self.options = start, time_limit, options
+        #: (-key, 1 for a waiting subproblem (a solved one pops first on a tie), id)
+        self.queue: list[tuple[float, int, int]] = []
+        #: the solved subproblems' tree-bound grids (grandparent family alone), and how far each child waiting
+        #: under them is bounded (1: by each token's best head, 2: by the best tree)
+        self.grids: dict[int, _Grids] = {}
+        self.tightened: dict[int, int] = {}
+        #: the root LPs' final bases (their children's start), and the distinct trees found, by their heads
+        self.bases: dict[int, LabelledBasis | None] = {}
+        self.found: dict[bytes, tuple[NDArray[np.int64], float]] = {}
+
+    def add(self, mask: NDArray[np.bool_], parent: int, modifier: int | None, bound: float) -> int:
+        sub = Subproblem(len(self.out.subproblems), parent, modifier, mask, bound)
+        self.out.subproblems.append(sub)
+        heapq.heappush(self.queue, (-bound, 1, sub.id))
         return sub.id
 
-    def lower(mask: NDArray[np.bool_]) -> float:
+    def run(self, arcs: NDArray[np.bool_]) -> KBest:
+        """Pop the subproblem of largest key until K trees are listed (or a limit stops the search)."""
+        out, k = self.out, self.out.k
+        self.add(arcs, -1, None, math.inf)
+        while self.queue and len(out.trees) < k:
+            _, waiting, i = heapq.heappop(self.queue)
+            if not waiting:
+                self.take(out.subproblems[i])
+            elif not self.tighten(out.subproblems[i]):
+                out.status = self.solve(out.subproblems[i])
+                if out.status is not Status.OPTIMAL:  # a limit: the trees so far stay proved
+                    break
+        if len(out.trees) == k:  # every subproblem still waiting has a key at most the K-th score
+            for _, waiting, i in self.queue:
+                out.subproblems[i].closed = bool(waiting)
+        return out
+
+    def tighten(self, sub: Subproblem) -> bool:
+        """Whether a waiting subproblem goes back to the queue under a tighter key (the tree bounds), or
+        leaves it without a search (no tree over its arcs); else it is searched next."""
+        stage = self.tightened.get(sub.id, 0)
+        if stage < 2 and sub.parent in self.grids:
+            self.tightened[sub.id] = stage + 1
+            assert sub.modifier is not None
+            grids = self.grids[sub.parent]
+            w = grids.weights(sub.mask, sub.modifier)
+            sub.bound = min(sub.bound, grids.bound(w, self.single_root, stage + 1 == 2))
+            heapq.heappush(self.queue, (-sub.bound, 1, sub.id))
+            return True
+        if tree_problem(sub.mask, self.single_root) is not None:  # asked only once it can matter
+            sub.empty = True
+            return True
+        return False
+
+    def lower(self, mask: NDArray[np.bool_]) -> float:
         """The K-th best score of the distinct trees found outside the subproblem of arcs ``mask``: the K-th
         tree scores at least it, and a search of the subproblem that stops there loses none of them (-inf
         before K)."""
-        m = np.arange(1, mask.shape[0])
-        outside = [score for heads, score in found.values() if not mask[heads[1:], m].all()]
+        m, k = np.arange(1, mask.shape[0]), self.out.k
+        outside = [score for heads, score in self.found.values() if not mask[heads[1:], m].all()]
         return sorted(outside)[-k] if len(outside) >= k else -math.inf
 
-    def solve(sub: Subproblem) -> Status:
-        left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    def solve(self, sub: Subproblem) -> Status:
+        """Search a subproblem from its parent's root LP, stopping at :meth:`lower`; a tree found goes back to
+        the queue under its score, with what the subproblem's children will start from."""
+        left = None if self.time_limit is None else self.time_limit - (time.perf_counter() - self.start)
         if left is not None and left <= 0:
             return Status.TIME_LIMIT
-        columns = out.subproblems[sub.parent].columns if sub.parent >= 0 else None
-        root = RootStart(columns, lower(sub.mask), basis=bases.get(sub.parent))
-        result = search_over(shared.over(sub.mask), single_root, left, options, start=root)
+        columns = self.out.subproblems[sub.parent].columns if sub.parent >= 0 else None
+        root = RootStart(columns, self.lower(sub.mask), basis=self.bases.get(sub.parent))
+        result = search_over(self.shared.over(sub.mask), self.single_root, left, self.options, start=root)
         sub.result = _lean(result)
         if result.status is not Status.OPTIMAL:
             return result.status
@@ -221,54 +281,29 @@ def k_best_search(
                 raise NoTreeError("every tree over the candidate arcs holds a pruned part (scored -inf)")
             sub.empty = True
             return result.status
-        found[result.heads.tobytes()] = (result.heads, float(result.objective))
-        sub.arc_bounds, sub.columns = root.arc_bounds, root.columns
-        bases[sub.id] = root.basis
-        costs = None if result.root is None else tree_costs(result.root, sub.mask, shared)
+        self.found[result.heads.tobytes()] = (result.heads, float(result.objective))
+        sub.arc_bounds, sub.columns, self.bases[sub.id] = root.arc_bounds, root.columns, root.basis
+        costs = None if result.root is None else tree_costs(result.root, sub.mask, self.shared)
         if costs is not None:
-            grids[sub.id] = _Grids.of(costs, sub.mask, result.heads)
-        heapq.heappush(queue, (-result.objective, 0, sub.id))
+            self.grids[sub.id] = _Grids.of(costs, sub.mask, result.heads)
+        heapq.heappush(self.queue, (-result.objective, 0, sub.id))
         return result.status
 
-    add(allowed_arcs(s), -1, None, math.inf)
-    while queue and len(out.trees) < k:
-        _, waiting, i = heapq.heappop(queue)
-        sub = out.subproblems[i]
-        if waiting:
-            if tightened.get(i, 0) < 2 and sub.parent in grids:  # the tree bounds, then a search
-                tightened[i] = stage = tightened.get(i, 0) + 1
-                assert sub.modifier is not None
-                w = grids[sub.parent].weights(sub.mask, sub.modifier)
-                sub.bound = min(sub.bound, grids[sub.parent].bound(w, single_root, stage == 2))
-                heapq.heappush(queue, (-sub.bound, 1, i))
-                continue
-            if tree_problem(sub.mask, single_root) is not None:  # asked only once it can matter
-                sub.empty = True
-                continue
-            out.status = solve(sub)
-            if out.status is not Status.OPTIMAL:  # a limit: the trees so far stay proved
-                break
-            continue
+    def take(self, sub: Subproblem) -> None:
+        """List a solved subproblem's tree (the next best) and, unless it is the K-th, make its children."""
         assert sub.result is not None and sub.result.heads is not None and sub.arc_bounds is not None
-        heads = sub.result.heads
+        out, heads = self.out, sub.result.heads
         sub.rank = len(out.trees)
         out.trees.append((heads.copy(), float(sub.result.objective)))
-        found.update(_neighbours(shared, heads, NEIGHBOURS * k, single_root))
+        self.found.update(_neighbours(self.shared, heads, NEIGHBOURS * out.k, self.single_root))
         bounds, sub.arc_bounds = sub.arc_bounds, None
-        if len(out.trees) == k:
-            break
+        if len(out.trees) == out.k:
+            return
         children = []
         for m in murty_modifiers(sub.mask):
             mask = murty_child(sub.mask, heads, m)
-            children.append(add(mask, sub.id, m, float(bounds[mask[:, m], m].max())))
+            children.append(self.add(mask, sub.id, m, float(bounds[mask[:, m], m].max())))
         sub.children = tuple(children)
-    if len(out.trees) == k:  # every subproblem still waiting has a key at most the K-th score
-        for _, waiting, i in queue:
-            out.subproblems[i].closed = bool(waiting)
-    for sub in out.subproblems:
-        sub.arc_bounds = sub.columns = None
-    out.seconds = time.perf_counter() - start
-    return out
 
 
 def check_kbest(
