@@ -25,8 +25,6 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise Terminated(128 + signum)
 
 
-
-
 def _done(argv: Sequence[str] | None) -> None:
     """The console script's command is over: a Ctrl-C from now on (while Python shuts down) is ignored, instead
     of killing the process with no message. Callers that pass ``argv`` keep their own SIGINT handling."""
@@ -39,10 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args == ["--version"]:
         print(f"lpparse {__version__}")
         return 0
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), _terminate)
     try:
+        for name in ("SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), _terminate)
         from lpparse.cli import main as run
 
         code = run(args)

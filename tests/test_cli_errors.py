@@ -742,23 +742,18 @@ def test_ctrl_c_during_start_up_prints_one_line(tmp_path: Path) -> None:
     broken = _INTERRUPTED_EXTENSION.replace(" from KeyboardInterrupt()", "")
     done = subprocess.run([sys.executable, "-c", broken], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "ImportError: initialization failed" in done.stderr, done.stderr
-    # a real SIGINT at several moments of a start-up: whatever it hits, the same one-line outcome
-    for delay in (0.3, 0.8, 1.5):
+    # a real SIGINT at several moments of a start-up: whatever it hits, the same one-line outcome. The delays
+    # count from the console script's entry point being loaded (the child says "ready"), not from the process's
+    # start: a loaded machine may take longer than a delay to start an interpreter at all
+    ready = "import sys; from lpparse.entry import main; print('ready', flush=True); sys.exit(main(sys.argv[1:]))"
+    for delay in (0.0, 0.5, 1.2):
         run = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "lpparse",
-                *EXPERIMENT,
-                "--max-length",
-                "25",
-                "--out",
-                str(tmp_path / "r.jsonl"),
-            ],
-            stdout=subprocess.DEVNULL,
+            [sys.executable, "-c", ready, *EXPERIMENT, "--max-length", "25", "--out", str(tmp_path / "r.jsonl")],
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
+        assert run.stdout is not None and run.stdout.readline() == "ready\n"
         time.sleep(delay)
         run.send_signal(signal.SIGINT)
         code = run.wait(timeout=60)
