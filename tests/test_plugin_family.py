@@ -245,6 +245,8 @@ def test_train_export_parse_prove_and_k_best_through_the_cli(trained: Path, plug
     assert run(["check-proof", str(kproof), *common], plugin).returncode == 0
     problem = sentence_problem(Model.load(model), read_treebank(sample_treebank_path())[3], 3, True)
     assert "bigram" in [p.name for p in problem.parts]
+    chosen = sentence_problem(Model.load(model), read_treebank(sample_treebank_path())[3], 3, True, parts=("bigram",))
+    assert [p.name for p in chosen.parts] == ["bigram"]
 
 
 def test_parts_chooses_the_families_to_decode_prove_and_check(trained: Path, plugin: Path, tmp_path: Path) -> None:

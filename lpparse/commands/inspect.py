@@ -15,10 +15,12 @@ from tqdm import tqdm
 from lpparse.commands._common import SCORES_HELP, SELECTION_OPTIONS
 from lpparse.io import UsageError, atomic_write, output_dir, output_path, readable_file
 from lpparse.options import (
+    PARTS_HELP,
     ROOT_OPTIONS,
     Command,
     OneOf,
     Option,
+    part_names,
     positive_float,
     positive_int,
     pruning_group,
@@ -135,6 +137,7 @@ COMMAND = Command(
             "over the arcs it was trained on unless told otherwise, as parse decodes it",
             as_trained=True,
         ),
+        Option("--parts", type=part_names, default=None, metavar="NAME[,NAME...]", help=PARTS_HELP),
         *SELECTION_OPTIONS,
         *ROOT_OPTIONS,
         Option("--no-progress", action="store_true", help="hide the progress bar"),
@@ -175,7 +178,9 @@ def run(args: argparse.Namespace) -> int:
     options = InspectOptions(
         exact_time_limit=args.exact_time_limit, write_lp=write_lp, lp_solver=args.lp_solver
     )
-    inspector = TreebankInspector(source, sentences, single_root, pruning, pruner, relaxations, mip, options)
+    inspector = TreebankInspector(
+        source, sentences, single_root, pruning, pruner, relaxations, mip, options, args.parts
+    )
     if args.sentence:
         positions = find_sentences(sentences, args.sentence, args.treebank)
     else:

@@ -100,12 +100,14 @@ def sentence_problem(
     single_root: bool,
     pruning: ArcPruning | None = None,
     pruner: Model | None = None,
+    parts: tuple[str, ...] | None = None,
 ) -> SentenceProblem:
     """The sentence's problem: scores from ``source`` (a model, or the score file whose sentence ``position``
-    it is), arcs pruned by ``pruning`` under ``pruner``'s posteriors (None: the scores' own); DataError when
-    the scores have no part families (first-order scores: nothing to relax)."""
+    it is), of its part families ``parts`` (None: all), arcs pruned by ``pruning`` under ``pruner``'s
+    posteriors (None: the scores' own); DataError when the scores have no part families (first-order scores:
+    nothing to relax)."""
     arcs, scorers = problem_scorers(
-        source, sentence, position, Problem(single_root, pruning), pruner, single_root
+        source, sentence, position, Problem(single_root, pruning, parts=parts), pruner, single_root
     )
     parts = scorer_parts(scorers, sentence.n)
     if not parts:
@@ -128,6 +130,7 @@ def inspect_file_sentence(  # long: the command's choices of source, problem and
     single_root: bool | None = None,
     pruning: ArcPruning | None = None,
     pruner: Path | None = None,
+    parts: tuple[str, ...] | None = None,
 ) -> Inspection:
     """The inspection of one treebank sentence (by sent_id or 1-based position) under a model or a score file:
     the model's root rule, or for a score file ``single_root`` (None: the treebank's)."""
@@ -138,7 +141,7 @@ def inspect_file_sentence(  # long: the command's choices of source, problem and
     else:
         rule = resolve_single_root(single_root, sentences)
     pruner_model = Model.load(readable_file(pruner, "--pruner model")) if pruner is not None else None
-    problem = sentence_problem(source, sentences[position], position, rule, pruning, pruner_model)
+    problem = sentence_problem(source, sentences[position], position, rule, pruning, pruner_model, parts)
     return inspect_sentence(
         problem.arc_scores,
         problem.parts,
@@ -167,6 +170,8 @@ class TreebankInspector:
     relaxations: list[Relaxation] | None
     mip: MipOptions
     options: InspectOptions
+    #: the part families of the scores to inspect (None: all of them; ``--parts``)
+    parts: tuple[str, ...] | None = None
 
     def problem(self, position: int) -> SentenceProblem:
         """The problem of the sentence at ``position`` (:func:`sentence_problem`)."""
@@ -180,6 +185,7 @@ class TreebankInspector:
             self.single_root,
             self.pruning,
             self.pruner,
+            self.parts,
         )
 
     def inspect(self, positions: Sequence[int], progress: bool = False) -> Iterator[Inspection]:
