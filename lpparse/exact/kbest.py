@@ -122,17 +122,33 @@ class _Grids:
         triple[0] = 0.0
         return np.where(mask, self.arcs + triple, -np.inf)
 
-    def bound(self, w: NDArray[np.float64], single_root: bool, tree: bool) -> float:
+    def bound(self, w: NDArray[np.float64], single_root: bool, tree: bool) -> tuple[float, bool]:
         """The search's estimate of :meth:`lpparse.proofs.kbest.ClosingBound.tree` for a child of arc weights
-        ``w`` (:meth:`weights`): UB + the arborescence of largest weight (``tree``), or, in O(n²), + the best
-        head of each token (a bound on it)."""
+        ``w`` (:meth:`weights`), and whether it is that bound exactly: UB + the best head of each token, in
+        O(n²), exact when those heads make a tree; else with ``tree``, UB + the arborescence of largest
+        weight (Chu-Liu-Edmonds)."""
+        size = w.shape[0]
+        heads = np.argmax(w, axis=0)
+        value = self.ub + float(w[heads[1:], np.arange(1, size)].sum())
+        if _is_tree(heads, single_root) or not value > -math.inf:
+            return value, True
         if not tree:
-            return self.ub + float(w[:, 1:].max(axis=0).sum())
+            return value, False
         try:
             heads = chu_liu_edmonds(w, single_root=single_root)
         except NoTreeError:
-            return -math.inf
-        return self.ub + float(w[heads[1:], np.arange(1, heads.size)].sum())
+            return -math.inf, True
+        return self.ub + float(w[heads[1:], np.arange(1, size)].sum()), True
+
+
+def _is_tree(heads: NDArray[np.int64], single_root: bool) -> bool:
+    """Whether a head for every token (``heads[1:]``) makes a tree rooted at 0 (pointer jumping: every token's
+    ancestors reach 0 within n steps), with one root child under ``single_root``."""
+    up = heads.copy()
+    up[0] = 0
+    for _ in range(max(int(up.size - 1).bit_length(), 1)):
+        up = up[up]
+    return bool((up == 0).all()) and (not single_root or int((heads[1:] == 0).sum()) == 1)
 
 
 def _neighbours(
@@ -242,11 +258,11 @@ class _Lazy:
         leaves it without a search (no tree over its arcs); else it is searched next."""
         stage = self.tightened.get(sub.id, 0)
         if stage < 2 and sub.parent in self.grids:
-            self.tightened[sub.id] = stage + 1
             assert sub.modifier is not None
             grids = self.grids[sub.parent]
-            w = grids.weights(sub.mask, sub.modifier)
-            sub.bound = min(sub.bound, grids.bound(w, self.single_root, stage + 1 == 2))
+            value, exact = grids.bound(grids.weights(sub.mask, sub.modifier), self.single_root, stage == 1)
+            self.tightened[sub.id] = 2 if exact else stage + 1
+            sub.bound = min(sub.bound, value)
             heapq.heappush(self.queue, (-sub.bound, 1, sub.id))
             return True
         if tree_problem(sub.mask, self.single_root) is not None:  # asked only once it can matter
