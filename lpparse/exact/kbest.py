@@ -41,10 +41,10 @@ child do not count, so none of them is lost.
 
 **What is kept.** All subproblems' searches share one score cache per family (each part scored once for the
 sentence, :meth:`lpparse.exact.search._Parts.over`); a child's root LP starts from its parent's root LP
-columns. Of a search, a subproblem keeps its proof alone (tree, nodes with their duals or rays, statistics):
-no LP, master or cache; of a solved subproblem waiting to be listed, also its root's arc bounds (an (n+1,
-n+1) array, until its children are made); of a listed one, its root LP's columns (its children's
-start); of every solved one, its tree bounds' grids (four (n+1, n+1) arrays).
+columns and final basis. Of a search, a subproblem keeps its proof alone (tree, nodes with their duals or
+rays, statistics): no LP, master or cache; of a solved subproblem waiting to be listed, also its root's arc
+bounds (an (n+1, n+1) array, until its children are made); of a listed one, its root LP's columns and basis
+(its children's start); of every solved one, its tree bounds' grids (four (n+1, n+1) arrays).
 
 A subproblem whose arcs carry trees that all hold a pruned part (scored -inf) has none of finite score: its
 search's nodes (every leaf infeasible: no tree over its arcs, or a dual ray) are its proof
@@ -71,6 +71,7 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.exact.heuristics import move_gains
 from lpparse.exact.search import ExactOptions, RootStart, TreeCosts, _Parts, search_over, tree_costs
 from lpparse.families.base import Parts, exact_parts, tree_score
+from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.solution import TOL, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.loop import _validated
@@ -227,7 +228,8 @@ class _Lazy:
         #: under them is bounded (1: by each token's best head, 2: by the best tree)
         self.grids: dict[int, _Grids] = {}
         self.tightened: dict[int, int] = {}
-        #: the distinct trees found, by their heads
+        #: the root LPs' final bases (their children's start), and the distinct trees found, by their heads
+        self.bases: dict[int, LabelledBasis | None] = {}
         self.found: dict[bytes, tuple[NDArray[np.int64], float]] = {}
 
     def add(self, mask: NDArray[np.bool_], parent: int, modifier: int | None, bound: float) -> int:
@@ -285,7 +287,7 @@ class _Lazy:
         if left is not None and left <= 0:
             return Status.TIME_LIMIT
         columns = self.out.subproblems[sub.parent].columns if sub.parent >= 0 else None
-        root = RootStart(columns, self.lower(sub.mask))
+        root = RootStart(columns, self.lower(sub.mask), basis=self.bases.get(sub.parent))
         result = search_over(self.shared.over(sub.mask), self.single_root, left, self.options, start=root)
         sub.result = _lean(result)
         if result.status is not Status.OPTIMAL:
@@ -296,7 +298,7 @@ class _Lazy:
             sub.empty = True
             return result.status
         self.found[result.heads.tobytes()] = (result.heads, float(result.objective))
-        sub.arc_bounds, sub.columns = root.arc_bounds, root.columns
+        sub.arc_bounds, sub.columns, self.bases[sub.id] = root.arc_bounds, root.columns, root.basis
         costs = None if result.root is None else tree_costs(result.root, sub.mask, self.shared)
         if costs is not None:
             self.grids[sub.id] = _Grids.of(costs, sub.mask, result.heads)

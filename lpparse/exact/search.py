@@ -378,17 +378,20 @@ class RootStart:
     root LP starts from (None: the score caches only); ``lower``: a score no tree the search returns need beat
     (the K-th best of the trees found so far): nodes bounded by it are closed as by an incumbent, and a search
     that finds no tree above it returns none, its nodes proving every tree at most it (within the gap); set by
-    the search: ``arc_bounds``, its root LP's bound on the trees that use each arc (:func:`_arc_bounds`), and
-    ``columns``, its root LP's columns (a later search's ``warm``). (Its final basis as well, by label:
-    English dev, 8 sentences of 15-30 tokens, K = 5, simplex iterations 36k -> 19k and HiGHS's time -20%, but
-    placing the basis costs as much: the same CPU time.) (A live master over the first search's arcs,
-    :mod:`lpparse.exact.live`, shared by the later roots, was no faster on Italian dev, and its duals on rows
-    over parts that a subproblem's arcs exclude are lost when the proof is checked over those arcs.)"""
+    the search: ``arc_bounds``, its root LP's bound on the trees that use each arc (:func:`_arc_bounds`),
+    ``columns``, its root LP's columns (a later search's ``warm``), and ``basis``, its root LP's final basis
+    by label (where a later search's root LP starts: English dev, 8 sentences of 15-30 tokens, K = 5: simplex
+    iterations 36k -> 19k; the first 30 dev sentences of the four treebanks: 2,179 -> 2,052 subproblems
+    searched, the children's duals bounding more of theirs, CPU time -3% to -13%, placing the basis by label
+    included). (A live master over the first search's arcs, :mod:`lpparse.exact.live`, shared by the later
+    roots, was no faster on Italian dev, and its duals on rows over parts that a subproblem's arcs exclude are
+    lost when the proof is checked over those arcs.)"""
 
     warm: dict[str, Warm] | None = None
     lower: float = -math.inf
     arc_bounds: NDArray[np.float64] | None = None
     columns: dict[str, Warm] | None = None
+    basis: LabelledBasis | None = None
 
 
 class _Parts:
@@ -538,12 +541,19 @@ class _Search:
                 self.options.base,
                 replace(ppc, time_limit=time_limit, cutoff=cut),
                 warm,
-                basis=self.bases.get(node.parent) if self.options.warm_basis else None,
+                basis=self._basis(node) if self.options.warm_basis else None,
                 keep_master=self.options.warm_basis or self.options.live_master,
             )
             if not self._short(result):
                 break
         return result, None
+
+    def _basis(self, node: BranchNode) -> LabelledBasis | None:
+        """The basis a node's LP on a program of its own starts from: its parent's final one, or for the root
+        its start's (another search's root, :class:`RootStart`)."""
+        if node.parent < 0:
+            return None if self.start is None else self.start.basis
+        return self.bases.get(node.parent)
 
     def _short(self, result: PPCResult) -> bool:
         """Whether a node LP stopped at the cutoff without a certified bound that closes the node (the
@@ -613,6 +623,8 @@ class _Search:
         if node.id == 0 and self.start is not None:  # for the searches that go on from it
             most = self.parts.max_parts(node.mask.shape[0] - 1)
             self.start.arc_bounds, self.start.columns = _arc_bounds(result, node.mask, most)[0], self.warm[0]
+            if isinstance(master, HighsModel) and result.status is not Status.CUTOFF:  # (cut off: no tree)
+                self.start.basis = LabelledBasis.of(result.program.lp, *master.program_basis())
         if result.status is Status.CUTOFF:  # its certified bound closes it (_lp)
             node.closed = "bound"
             return
