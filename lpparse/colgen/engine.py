@@ -284,17 +284,7 @@ class Engine:
             t0 = time.perf_counter()
             scoring0 = self._scoring_seconds()
             duals = sol.row_dual
-            y = duals.copy() if duals is not None else np.zeros(0)
-            state = DualState(sol, y, opts.tol, cuts=opts.cuts)
-            if duals is not None:
-                priced = self._price(state)
-            else:  # a MIP master: row generation only
-                priced = [Priced(0, -np.inf) for _ in self.families]
-            state.entering = sum(p.columns for p in priced)
-            returned = 0
-            if self.purge is not None and duals is not None:  # priced against the round's final duals
-                returned = self.purge.returning(state.y, opts.tol)
-                state.entering += returned
+            state, priced, returned = self._priced(sol)
             if stopped and state.entering:  # its bound is no optimum's: solve this master on, to optimality
                 model.set_cutoff(None)
                 continue
@@ -322,6 +312,23 @@ class Engine:
                 totals[family.name].rows_cut += c.rows
             self._commit(model, sol, result.iterations, cuts)
         return self._finish(result, model)
+
+    def _priced(self, sol: Solution) -> tuple[DualState, list[Priced], int]:
+        """The round's dual state after every family priced on it (a MIP master, without duals: nobody
+        prices, row generation only), its priced columns, and the purged columns the duals bring back."""
+        opts = self.options
+        duals = sol.row_dual
+        state = DualState(sol, duals.copy() if duals is not None else np.zeros(0), opts.tol, cuts=opts.cuts)
+        if duals is not None:
+            priced = self._price(state)
+        else:
+            priced = [Priced(0, -np.inf) for _ in self.families]
+        state.entering = sum(p.columns for p in priced)
+        returned = 0
+        if self.purge is not None and duals is not None:  # priced against the round's final duals
+            returned = self.purge.returning(state.y, opts.tol)
+            state.entering += returned
+        return state, priced, returned
 
     def _start_master(self) -> LPModel:
         """The master of this run: built, or the live one of a branch-and-bound node (its bound changes keep
