@@ -67,7 +67,7 @@ def decoder_names(max_order: int = 2) -> list[str]:
     return sorted(name for name, d in REGISTRY.items() if d.order <= max_order)
 
 
-def decode(
+def decode(  # long: the scores a decoder takes (arcs, triples, siblings, other families), the pruning
     name: str,
     arc_scores: NDArray[np.float64],
     triple_scorer: TripleScorer | None = None,

@@ -66,7 +66,7 @@ def _counts(
     )
 
 
-def paired_bootstrap(
+def paired_bootstrap(  # long: the two systems' trees and labels, and the bootstrap's own settings
     sentences: Sequence[Sentence],
     heads_a: Sequence[ArrayLike],
     heads_b: Sequence[ArrayLike],

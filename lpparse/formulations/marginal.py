@@ -21,6 +21,7 @@ as printed in Rush et al. 2010 Fig. 3 (a strict relaxation: erratum E1 of the DD
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -140,15 +141,8 @@ def r10_trigram_polytope(
         1.0,
     )
 
-    def rows(name: str, plus: tuple, minus: tuple, index_width: int) -> None:
-        """Rows Σ (plus columns of a key) − Σ (minus columns of that key) = 0, one per key present."""
-        keys = np.concatenate([plus[0], minus[0]])
-        labels, local = np.unique(keys, axis=0, return_inverse=True)
-        cols = np.concatenate([plus[1], minus[1]])
-        vals = np.concatenate([np.ones(plus[1].shape[0]), -np.ones(minus[1].shape[0])])
-        lp.add_constraints(prefix + name, labels[:, :index_width], local.ravel(), cols, vals, 0.0, 0.0)
-
-    key = lambda *cols: np.column_stack(cols)
+    rows = functools.partial(_balance_rows, lp, prefix)
+    key = lambda *cols: np.column_stack(cols)  # noqa: E731
     rows(
         "Unigram",
         (key(ui, ux), uni),
@@ -158,18 +152,28 @@ def r10_trigram_polytope(
         ),
         2,
     )
+    nxt, later = i <= n - 1, i >= 4
     if printed:
         skip = i <= n - 2
         rows("Skip", (key(i[skip], c[skip]), tri[skip]), (key(i[i >= 5] - 2, a[i >= 5]), tri[i >= 5]), 2)
-        nxt = i <= n - 1
-        rows("Next", (key(i[nxt], c[nxt]), tri[nxt]), (key(i[i >= 4] - 1, b[i >= 4]), tri[i >= 4]), 2)
+        rows("Next", (key(i[nxt], c[nxt]), tri[nxt]), (key(i[later] - 1, b[later]), tri[later]), 2)
     else:
-        nxt = i <= n - 1
-        later = i >= 4
-        rows(
-            "Bigram",
-            (key(i[nxt], b[nxt], c[nxt]), tri[nxt]),
-            (key(i[later] - 1, a[later], b[later]), tri[later]),
-            3,
-        )
+        rows("Bigram", (key(i[nxt], b[nxt], c[nxt]), tri[nxt]), (key(i[later] - 1, a[later], b[later]), tri[later]), 3)
     return lp
+
+
+def _balance_rows(
+    lp: LinearProgram,
+    prefix: str,
+    name: str,
+    plus: tuple[NDArray[np.int64], NDArray[np.int64]],
+    minus: tuple[NDArray[np.int64], NDArray[np.int64]],
+    index_width: int,
+) -> None:
+    """Rows Σ (plus columns of a key) − Σ (minus columns of that key) = 0, one per key present; ``plus`` and
+    ``minus`` hold (keys (k, width+), columns (k,))."""
+    keys = np.concatenate([plus[0], minus[0]])
+    labels, local = np.unique(keys, axis=0, return_inverse=True)
+    cols = np.concatenate([plus[1], minus[1]])
+    vals = np.concatenate([np.ones(plus[1].shape[0]), -np.ones(minus[1].shape[0])])
+    lp.add_constraints(prefix + name, labels[:, :index_width], local.ravel(), cols, vals, 0.0, 0.0)
