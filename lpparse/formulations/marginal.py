@@ -158,7 +158,8 @@ def r10_trigram_polytope(
         rows("Skip", (key(i[skip], c[skip]), tri[skip]), (key(i[i >= 5] - 2, a[i >= 5]), tri[i >= 5]), 2)
         rows("Next", (key(i[nxt], c[nxt]), tri[nxt]), (key(i[later] - 1, b[later]), tri[later]), 2)
     else:
-        rows("Bigram", (key(i[nxt], b[nxt], c[nxt]), tri[nxt]), (key(i[later] - 1, a[later], b[later]), tri[later]), 3)
+        ahead = (key(i[nxt], b[nxt], c[nxt]), tri[nxt])
+        rows("Bigram", ahead, (key(i[later] - 1, a[later], b[later]), tri[later]), 3)
     return lp
 
 
