@@ -18,7 +18,7 @@ parent was the last node solved, but 560-1,000 on Hungarian dev #152 (49 tokens)
 priced columns in (attractive under the parent's duals, they make its basis dual infeasible); GCG keeps such
 columns in a pool outside the master.
 
-Per node, before the engine's loop (:class:`lpparse.colgen.Engine`, run again on its kept master):
+Per node, before the engine's loop (:class:`lpparse.colgen.engine.Engine`, run again on its kept master):
 
 * **the node's arcs**: every family prices only parts over them (the program's ``arc_mask`` is the node's,
   and each family restricts itself), and the columns of parts over dropped arcs are fixed at 0, so the

@@ -1,7 +1,7 @@
 """Part families as a user hands them to lpparse's LP front end: a scorer and the family's own options.
 
 A :class:`Parts` object describes one kind of higher-order part for one sentence (grandparent triples,
-arbitrary siblings, consecutive siblings, ...). The front end (:func:`lpparse.ppc.frontend.solve_lp` for the
+arbitrary siblings, consecutive siblings, ...). The front end (:func:`lpparse.ppc.solve_lp` for the
 LP by brute force or parse-price-cut, :func:`lpparse.exact.search.exact_search` for the best tree with a proof)
 takes a list of them and asks each the same questions: its candidate parts over the candidate arcs (what
 brute force scores and adds, and what ``auto`` counts), the parts of a given tree (to score trees), the most

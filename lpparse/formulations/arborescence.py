@@ -19,7 +19,7 @@ Connectivity (no cycles) is then enforced by one of
 * :func:`cycle_cut_program` + :func:`solve_cycle_cuts` (Riedel & Clarke 2006): ``NoCycle[t]``:
   Σ_{h,m in S_t} z[h,m] <= |S_t| - 1 for subsets S_t of the tokens, added by row generation
   (:func:`separate_subtours`) until none is violated. With all subsets this is the arborescence polytope.
-  The row generation runs on the column-and-row generation engine (:class:`lpparse.colgen.Engine`) with one
+  The row generation runs on the column-and-row generation engine (:class:`lpparse.colgen.engine.Engine`) with one
   part family that only separates (:class:`CycleCutFamily`).
 """
 

@@ -20,7 +20,7 @@ class LPModel(Protocol):
     :class:`~lpparse.lp.pyomo_view.PyomoModel`): it follows the rows and columns appended to ``lp``
     (:meth:`sync`, done by every :meth:`solve` and :meth:`write`), solves the LP relaxation or, with ``mip``,
     the ILP, and returns a :class:`~lpparse.lp.solution.Solution` certified by lpparse within ``tol``. The
-    column-and-row generation engine drives any LPModel (:class:`lpparse.colgen.Engine`); the simplex
+    column-and-row generation engine drives any LPModel (:class:`lpparse.colgen.engine.Engine`); the simplex
     controls are no-ops where a view leaves them to its solver."""
 
     lp: LinearProgram

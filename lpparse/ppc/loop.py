@@ -4,7 +4,7 @@ families.
 
 :func:`solve_lp` is the one front end: it builds the arborescence program, binds every family of the list
 (:class:`lpparse.families.base.Parts`: grandparent triples, arbitrary siblings, consecutive siblings, or a family
-written elsewhere) to it, and runs the column-and-row generation engine (:class:`lpparse.colgen.Engine`,
+written elsewhere) to it, and runs the column-and-row generation engine (:class:`lpparse.colgen.engine.Engine`,
 which owns the loop: solve, price, cut, add in one batch, certify). Parse-price-cut starts the families from
 the parts of a tree without pruned parts; brute force starts them from every candidate part, so that the
 engine's first solve is the full LP and nothing is left to price: one implementation of both, which cannot
@@ -173,7 +173,7 @@ class PPCResult:
     convention, for the restricted program ``program.lp``); ``certificate``: for PPC the extension-by-zeros
     certificate of :func:`lpparse.ppc.certificate.ppc_certificate`, for BF the LP certificate. ``heads`` is
     the tree when the LP optimum is integral (then ILP-optimal), else None. ``rounds``: one
-    :class:`lpparse.colgen.Round` per LP solve, with each family's counts by name (BF: one round with every
+    :class:`lpparse.colgen.engine.Round` per LP solve, with each family's counts by name (BF: one round with every
     part in and nothing priced or cut). ``outside``: the nonzero duals of every absent row of the certificate
     (such as GPArc and SibArc rows of absent parts), ``outside_shift`` their Aᵀy on the program's columns.
     ``families``: each bound :class:`lpparse.colgen.PartFamily` by name (its program: ``families["sibling"]
