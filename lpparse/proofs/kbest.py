@@ -333,7 +333,7 @@ def no_tree_problem(
     return None
 
 
-def partition_problem(
+def partition_problem(  # long: the claim (k trees), the partition, its proofs, and the checker's problem
     arc_scores: NDArray[np.float64],
     parts: Sequence[Parts],
     k: int,
@@ -347,9 +347,42 @@ def partition_problem(
     (None when they are): module docstring. ``proof(i, masked)``: subproblem i's proof, read over its arc
     scores ``masked`` (its arcs' scores, -inf elsewhere): an exact search's result, with its tree or (heads
     None) with nodes that prove none of finite score, or None (no proof)."""
-    s, size = arc_scores, arc_scores.shape[0]
     if len(trees) > k:
         return f"{len(trees)} trees listed for k = {k}"
+    values = _listed_values(arc_scores, parts, trees, single_root, gap_tol)
+    if isinstance(values, str):
+        return values
+    ranks = sorted(p.rank for p in pieces if p.rank is not None)
+    if ranks != list(range(len(trees))):
+        return f"{len(trees)} trees, but the ranks of the listed subproblems are {ranks}"
+    if not pieces or pieces[0].parent != -1 or pieces[0].modifier is not None:
+        return "the first subproblem is not the root"
+    check = _PartitionCheck(
+        arc_scores, parts, k, trees, single_root, gap_tol, values[-1] if values else -np.inf
+    )
+    closers = {p.parent for p in pieces if p.closed}
+    for i, piece in enumerate(pieces):
+        mask = check.mask(i, piece, pieces)
+        if isinstance(mask, str):
+            return f"subproblem {i}{mask}"
+        masked = np.where(mask, arc_scores, -np.inf)
+        result = proof(i, masked)
+        problem = check.piece_problem(piece, mask, masked, result)
+        if problem is not None:
+            return f"subproblem {i}: {problem}"
+        if i in closers and piece.rank is not None and result is not None:
+            check.closing[i] = (masked, result)
+    return check.murty_problem(pieces)
+
+
+def _listed_values(
+    s: NDArray[np.float64],
+    parts: Sequence[Parts],
+    trees: Sequence[NDArray[np.int64]],
+    single_root: bool,
+    gap_tol: float,
+) -> list[float] | str:
+    """The listed trees' scores, recomputed (why not, when a tree is no tree, listed twice or out of order)."""
     values: list[float] = []
     for r, heads in enumerate(trees):
         value = tree_claim(s, parts, heads, single_root)
@@ -360,99 +393,119 @@ def partition_problem(
         if r and not value <= values[-1] + gap_abs(values[-1], gap_tol):
             return f"tree {r + 1} scores {value!r}, above tree {r} ({values[-1]!r})"
         values.append(value)
-    ranks = sorted(p.rank for p in pieces if p.rank is not None)
-    if ranks != list(range(len(trees))):
-        return f"{len(trees)} trees, but the ranks of the listed subproblems are {ranks}"
-    if not pieces or pieces[0].parent != -1 or pieces[0].modifier is not None:
-        return "the first subproblem is not the root"
-    full = len(trees) == k  # else every tree must be listed
-    kth = values[-1] if values else -np.inf
-    masks: list[NDArray[np.bool_]] = []
-    kids: dict[int, list[int]] = {}
-    closers = {p.parent for p in pieces if p.closed}
-    #: the proofs of the subproblems whose children are closed by their bound, then those bounds
-    closing: dict[int, tuple[NDArray[np.float64], ExactResult] | NDArray[np.float64] | str] = {}
-    for i, piece in enumerate(pieces):
+    return values
+
+
+@dataclass
+class _PartitionCheck:
+    """The check of one partition's subproblems, in order (:func:`partition_problem`): the scores, families,
+    K and listed trees, the checker's root rule and gap tolerance, the K-th tree's score ``kth``; the arc
+    masks and children found so far; ``closing``: by parent, its arc scores and proof (listed subproblems
+    whose children are closed by their bound), replaced by :func:`closing_bounds` once computed."""
+
+    s: NDArray[np.float64]
+    parts: Sequence[Parts]
+    k: int
+    trees: Sequence[NDArray[np.int64]]
+    single_root: bool
+    gap_tol: float
+    kth: float
+    masks: list[NDArray[np.bool_]] = field(default_factory=list)
+    kids: dict[int, list[int]] = field(default_factory=dict)
+    closing: dict[int, tuple[NDArray[np.float64], ExactResult] | NDArray[np.float64] | str] = field(
+        default_factory=dict
+    )
+
+    @property
+    def full(self) -> bool:
+        """K trees are listed (else every tree must be)."""
+        return len(self.trees) == self.k
+
+    def mask(self, i: int, piece: Piece, pieces: Sequence[Piece]) -> NDArray[np.bool_] | str:
+        """Subproblem i's arcs, rebuilt from its parent's (why it has none: the rest of a message)."""
         if i == 0:
             if piece.closed:
-                return "subproblem 0: the root is closed by no parent's bound"
-            mask = allowed_arcs(s)
+                return ": the root is closed by no parent's bound"
+            mask = allowed_arcs(self.s)
         else:
             parent = pieces[piece.parent] if 0 <= piece.parent < i else None
             if parent is None or parent.rank is None:
-                return f"subproblem {i} is not a child of a listed subproblem recorded before it"
-            if full and parent.rank == k - 1:
-                return f"subproblem {i}: the K-th tree's subproblem is split"
-            if piece.modifier is None or not 1 <= piece.modifier < size:
-                return f"subproblem {i}: modifier {piece.modifier!r} is not a token"
-            mask = murty_child(masks[piece.parent], trees[parent.rank], piece.modifier)
-            kids.setdefault(piece.parent, []).append(piece.modifier)
-        masks.append(mask)
-        masked = np.where(mask, s, -np.inf)
-        result = proof(i, masked)
+                return " is not a child of a listed subproblem recorded before it"
+            if self.full and parent.rank == self.k - 1:
+                return ": the K-th tree's subproblem is split"
+            if piece.modifier is None or not 1 <= piece.modifier < self.s.shape[0]:
+                return f": modifier {piece.modifier!r} is not a token"
+            mask = murty_child(self.masks[piece.parent], self.trees[parent.rank], piece.modifier)
+            self.kids.setdefault(piece.parent, []).append(piece.modifier)
+        self.masks.append(mask)
+        return mask
+
+    def piece_problem(
+        self,
+        piece: Piece,
+        mask: NDArray[np.bool_],
+        masked: NDArray[np.float64],
+        result: ExactResult | None,
+    ) -> str | None:
+        """Why one subproblem (its arcs ``mask``, their scores ``masked``, its proof ``result``) is not
+        proved as the partition needs it (None when it is)."""
+        kth, full, gap_tol = self.kth, self.full, self.gap_tol
         if piece.closed:
-            problem = _closed_problem(piece, mask, result, full, kth, gap_tol, closing, parts, single_root)
+            problem = self.closed_problem(piece, mask, result)
         elif result is None:
-            problem = None if tree_problem(mask, single_root) is not None else "it holds trees but no proof"
+            problem = (
+                None if tree_problem(mask, self.single_root) is not None else "it holds trees but no proof"
+            )
         elif result.heads is None:  # no tree above the K-th (none at all, fewer than K listed)
             limit = kth + gap_abs(kth, gap_tol) if full and piece.rank is None else -np.inf
-            problem = no_tree_problem(masked, parts, result, single_root, limit)
+            problem = no_tree_problem(masked, self.parts, result, self.single_root, limit)
         else:
-            problem = check_proof(masked, parts, result, single_root=single_root, gap_tol=gap_tol)
+            problem = check_proof(masked, self.parts, result, single_root=self.single_root, gap_tol=gap_tol)
         if problem is None and piece.rank is not None:
-            if result is None or result.heads is None or not np.array_equal(result.heads, trees[piece.rank]):
+            if (
+                result is None
+                or result.heads is None
+                or not np.array_equal(result.heads, self.trees[piece.rank])
+            ):
                 problem = f"its proof's tree is not tree {piece.rank + 1}"
         elif problem is None and result is not None and result.heads is not None:  # left unsplit
-            value = tree_score(s, parts, result.heads)
+            value = tree_score(self.s, self.parts, result.heads)
             if not full:
-                problem = f"it holds a tree scoring {value!r}, but fewer than {k} trees are listed"
+                problem = f"it holds a tree scoring {value!r}, but fewer than {self.k} trees are listed"
             elif not value <= kth + gap_abs(kth, gap_tol):
-                problem = f"it holds a tree scoring {value!r}, above tree {k} ({kth!r})"
-        if problem is not None:
-            return f"subproblem {i}: {problem}"
-        if i in closers and piece.rank is not None and result is not None:
-            closing[i] = (masked, result)
-    for i, piece in enumerate(pieces):
-        split = piece.rank is not None and not (full and piece.rank == k - 1)
-        if split and kids.get(i, []) != murty_modifiers(masks[i]):
-            return (
-                f"subproblem {i}: its children's modifiers {kids.get(i, [])} are not Murty's partition "
-                f"{murty_modifiers(masks[i])}"
-            )
-    return None
+                problem = f"it holds a tree scoring {value!r}, above tree {self.k} ({kth!r})"
+        return problem
 
+    def closed_problem(self, piece: Piece, mask: NDArray[np.bool_], result: ExactResult | None) -> str | None:
+        """Why a subproblem closed by its parent's bound (its arcs ``mask``) is not proved to hold no tree
+        above the K-th score (None when it is): module docstring."""
+        if piece.rank is not None or result is not None:
+            return "closed by its parent's bound, yet listed or with a proof of its own"
+        if not self.full:
+            return "closed by its parent's bound, but fewer than K trees are listed"
+        if piece.parent not in self.closing:
+            return "closed by the bound of a parent without a proved tree"
+        got = self.closing[piece.parent]
+        if isinstance(got, tuple):
+            got = self.closing[piece.parent] = closing_bounds(got[0], self.parts, got[1], self.single_root)
+        if isinstance(got, str):
+            return f"closed by its parent's bound, but its parent's proof gives none: {got}"
+        assert piece.modifier is not None
+        value = got.child(mask, piece.modifier)
+        if not value <= self.kth + gap_abs(self.kth, self.gap_tol):
+            return f"closed by its parent's bound {value!r} on its trees, above the K-th tree's score {self.kth!r}"
+        return None
 
-def _closed_problem(
-    piece: Piece,
-    mask: NDArray[np.bool_],
-    result: ExactResult | None,
-    full: bool,
-    kth: float,
-    gap_tol: float,
-    closing: dict[int, Any],
-    parts: Sequence[Parts],
-    single_root: bool,
-) -> str | None:
-    """Why a subproblem closed by its parent's bound (its arcs ``mask``) is not proved to hold no tree above
-    the K-th score ``kth`` (None when it is): module docstring. ``closing``: by parent, its arc scores and
-    proof (listed subproblems whose children are closed so), replaced by :func:`closing_bounds` once
-    computed."""
-    if piece.rank is not None or result is not None:
-        return "closed by its parent's bound, yet listed or with a proof of its own"
-    if not full:
-        return "closed by its parent's bound, but fewer than K trees are listed"
-    if piece.parent not in closing:
-        return "closed by the bound of a parent without a proved tree"
-    got = closing[piece.parent]
-    if isinstance(got, tuple):
-        got = closing[piece.parent] = closing_bounds(got[0], parts, got[1], single_root)
-    if isinstance(got, str):
-        return f"closed by its parent's bound, but its parent's proof gives none: {got}"
-    assert piece.modifier is not None
-    value = got.child(mask, piece.modifier)
-    if not value <= kth + gap_abs(kth, gap_tol):
-        return f"closed by its parent's bound {value!r} on its trees, above the K-th tree's score {kth!r}"
-    return None
+    def murty_problem(self, pieces: Sequence[Piece]) -> str | None:
+        """Why the split subproblems' children are not Murty's partition of their arcs (None when they are)."""
+        for i, piece in enumerate(pieces):
+            split = piece.rank is not None and not (self.full and piece.rank == self.k - 1)
+            if split and self.kids.get(i, []) != murty_modifiers(self.masks[i]):
+                return (
+                    f"subproblem {i}: its children's modifiers {self.kids.get(i, [])} are not Murty's "
+                    f"partition {murty_modifiers(self.masks[i])}"
+                )
+        return None
 
 
 def is_kbest_record(record: dict[str, Any]) -> bool:
