@@ -20,6 +20,7 @@ triple enters at the start (the restricted LP is then the full LP).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,6 +28,7 @@ from numpy.typing import NDArray
 
 from lpparse.colgen.cache import ScoreCache
 from lpparse.colgen.family import DualState, PartFamily, Priced, Separated, Warm
+from lpparse.colgen.options import DEFER, INITS, PER_PAIR, RELEASE, SEED_HEADS
 from lpparse.families.base import Binding, Counted, Parts, copy_sharing, named_labels
 from lpparse.families.grandparent.chains import CHAINS, add_chain_rows, chain_known, violated_chains
 from lpparse.families.grandparent.dead_arcs import DeadArcs
@@ -38,29 +40,20 @@ from lpparse.families.grandparent.pricing import (
     gp_duals,
     price,
 )
-from lpparse.families.grandparent.rows import GrandparentProgram
+from lpparse.families.grandparent.rows import GrandparentProgram, resolve_families
 from lpparse.families.grandparent.separation import CutResult, separate_arcgp
 from lpparse.families.pairs import OnArcs
 from lpparse.formulations.arborescence import arc_matrix
 from lpparse.lp.solution import Solution
 from lpparse.triples import (
+    TripleScorer,
     candidate_triples,
+    count_triples,
     triple_mask,
 )
 
 if TYPE_CHECKING:  # the engine hands families its HiGHS master; building their rows needs none
     from lpparse.lp.highs_view import HighsModel
-
-
-
-from dataclasses import dataclass, replace
-
-from lpparse.colgen.options import DEFER, INITS, PER_PAIR, RELEASE, SEED_HEADS
-from lpparse.families.grandparent.rows import resolve_families
-from lpparse.triples import (
-    TripleScorer,
-    count_triples,
-)
 
 Index = tuple[NDArray[np.int64], ...]
 
@@ -69,10 +62,6 @@ GPArcDuals = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDAr
 _EMPTY = np.empty(0, np.int64)
 NO_GPARC: GPArcDuals = (_EMPTY, _EMPTY, _EMPTY, np.empty(0))
 _NONE: Triples = (_EMPTY, _EMPTY, _EMPTY)
-_NO_SIBARC: tuple[NDArray[np.int64], ...] = (_EMPTY,) * 4 + (np.empty(0),)
-#: SibTriangle separation: the violation a row needs, and at most this many rows per token a round
-TRIANGLE_TOL = 1e-4
-TRIANGLES_PER_TOKEN = 4
 #: GPChain and GPSibChain separation: the violation a row needs, and at most this many rows per token a round
 CHAIN_TOL = 1e-4
 CHAINS_PER_TOKEN = 4

@@ -32,6 +32,7 @@ with no pruned part (:func:`lpparse.families.base.clean_tree`), as the grandpare
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -47,14 +48,14 @@ from lpparse.families.grandparent.family import (
     union_triples,
 )
 from lpparse.families.grandparent.pricing import Triples, _spend
-from lpparse.families.grandparent.rows import GrandparentProgram
+from lpparse.families.grandparent.rows import GrandparentProgram, resolve_families
 from lpparse.families.sibling.arc_heads import (
     ARC_HEADS_BLOCK,
     add_arc_heads,
     arc_heads_known,
     violated_arc_heads,
 )
-from lpparse.families.sibling.rows import sibling_program
+from lpparse.families.sibling.rows import SIBLING_FAMILIES, SIBLING_PRESETS, sibling_program
 from lpparse.families.sibling.triangles import (
     add_cross_triangles,
     add_sibling_triangles,
@@ -65,6 +66,10 @@ from lpparse.families.sibling.triangles import (
 )
 from lpparse.lp.solution import Solution
 from lpparse.triples import (
+    DenseSiblingScorer,
+    SiblingScorer,
+    candidate_siblings,
+    count_siblings,
     sibling_mask,
     tree_siblings,
 )
@@ -72,33 +77,14 @@ from lpparse.triples import (
 if TYPE_CHECKING:  # the engine hands families its HiGHS master; building their rows needs none
     from lpparse.lp.highs_view import HighsModel
 
-
-
-from dataclasses import dataclass, replace
-
-from lpparse.families.grandparent.rows import resolve_families
-from lpparse.families.sibling.rows import SIBLING_FAMILIES, SIBLING_PRESETS
-from lpparse.triples import (
-    DenseSiblingScorer,
-    SiblingScorer,
-    candidate_siblings,
-    count_siblings,
-)
-
 Index = tuple[NDArray[np.int64], ...]
 
-#: (g, p, c, λ): absent triples whose GPArc row z[g,p] - zgp[g,p,c] >= 0 carries dual -λ (pricing module)
-GPArcDuals = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]
 _EMPTY = np.empty(0, np.int64)
-NO_GPARC: GPArcDuals = (_EMPTY, _EMPTY, _EMPTY, np.empty(0))
 _NONE: Triples = (_EMPTY, _EMPTY, _EMPTY)
 _NO_SIBARC: tuple[NDArray[np.int64], ...] = (_EMPTY,) * 4 + (np.empty(0),)
 #: SibTriangle separation: the violation a row needs, and at most this many rows per token a round
 TRIANGLE_TOL = 1e-4
 TRIANGLES_PER_TOKEN = 4
-#: GPChain and GPSibChain separation: the violation a row needs, and at most this many rows per token a round
-CHAIN_TOL = 1e-4
-CHAINS_PER_TOKEN = 4
 
 
 @dataclass(frozen=True)
