@@ -298,23 +298,7 @@ class ProofProgram:
         err = (
             4.0 * EPS * (self.col_nnz + 2.0) * (np.where(live, np.abs(cost), 0.0) + self.abs_A_T @ np.abs(y))
         )
-        part_cols = np.zeros(lp.num_cols, bool)
-        terms = [row_terms]
-        for part in self.parts:
-            block = lp.var_blocks.get(part.column_block)
-            if block is None:
-                continue
-            cols = block.positions
-            part_cols[cols] = True
-            gain = np.where(upper[cols] > 0, np.maximum(d[cols] + err[cols], 0.0), 0.0)
-            k = part.max_per_tree(self.n)
-            if gain.size > k:
-                gain = np.partition(gain, gain.size - k)[gain.size - k :]
-            terms.append(gain[gain > 0])
-        other = ~part_cols
-        d_other, lower, top = d[other], self.lower[other], upper[other]
-        col_terms = np.maximum(d_other * lower, d_other * top) + err[other] * np.maximum(np.abs(lower), top)
-        terms.append(col_terms[col_terms != 0.0])
+        terms = [row_terms, *self.column_terms(d, err, upper, self.parts, np.zeros(lp.num_cols, bool))]
         flat = np.concatenate(terms)
         if not np.isfinite(flat).all():
             return float("nan"), d, err
@@ -324,6 +308,35 @@ class ProofProgram:
             return float("nan"), d, err
         total += 4.0 * EPS * (float(np.abs(flat).sum()) + abs(total))  # each product's rounding, the sum's
         return total, d, err
+
+    def column_terms(
+        self,
+        d: NDArray[np.float64],
+        err: NDArray[np.float64],
+        upper: NDArray[np.float64],
+        parts: Sequence[Parts],
+        taken: NDArray[np.bool_],
+    ) -> list[NDArray[np.float64]]:
+        """The nonzero terms of d·x (with each column's round-off ``err``) over the columns not ``taken``: each
+        family of ``parts`` by its top ``max_per_tree`` positive d_j (a tree holds at most that many of its
+        parts), every other column by its box [lower, ``upper``] (:meth:`_sums`)."""
+        taken = taken.copy()
+        terms = []
+        for part in parts:
+            block = self.lp.var_blocks.get(part.column_block)
+            if block is None:
+                continue
+            cols = block.positions
+            taken[cols] = True
+            gain = np.where(upper[cols] > 0, np.maximum(d[cols] + err[cols], 0.0), 0.0)
+            k = part.max_per_tree(self.n)
+            if gain.size > k:
+                gain = np.partition(gain, gain.size - k)[gain.size - k :]
+            terms.append(gain[gain > 0])
+        rest = ~taken
+        d_rest, lower, top = d[rest], self.lower[rest], upper[rest]
+        box = np.maximum(d_rest * lower, d_rest * top) + err[rest] * np.maximum(np.abs(lower), top)
+        return [*terms, box[box != 0.0]]
 
     def bound(self, duals: LabelledDuals, mask: NDArray[np.bool_]) -> tuple[float, NDArray[np.float64]] | str:
         """An upper bound on the score of every tree over the arcs ``mask`` (with its parts), from ``duals``

@@ -271,38 +271,9 @@ def closing_bounds(
         cube[tuple(block.index.T)] = dz[block.positions]
         tree_cols[block.positions] = True
         cubes.append(cube)
-    terms += _other_terms(full, d, err, upper, tree_cols, [p for p in parts if p not in grouped])
+    others = [p for p in parts if p not in grouped]  # as ProofProgram._sums bounds them
+    terms += np.concatenate(full.column_terms(d, err, upper, others, tree_cols)).tolist()
     return ClosingBound(got[1], terms, arc_d, cubes, single_root)
-
-
-def _other_terms(
-    full: ProofProgram,
-    d: NDArray[np.float64],
-    err: NDArray[np.float64],
-    upper: NDArray[np.float64],
-    tree_cols: NDArray[np.bool_],
-    others: Sequence[Parts],
-) -> list[float]:
-    """The terms of d·x of the columns outside the tree's arcs and triples (``tree_cols``), as
-    :meth:`lpparse.proofs.check.ProofProgram._sums` bounds them: each family of ``others`` by its top
-    ``max_per_tree`` positive d_j, every other column by its box."""
-    lp, terms = full.lp, []
-    part_cols = tree_cols.copy()
-    for part in others:
-        block = lp.var_blocks.get(part.column_block)
-        if block is None:
-            continue
-        cols = block.positions
-        part_cols[cols] = True
-        gain = np.where(upper[cols] > 0, np.maximum(d[cols] + err[cols], 0.0), 0.0)
-        k = part.max_per_tree(full.n)
-        if gain.size > k:
-            gain = np.partition(gain, gain.size - k)[gain.size - k :]
-        terms += gain[gain > 0].tolist()
-    rest = ~part_cols
-    d_rest, lower, top = d[rest], full.lower[rest], upper[rest]
-    box = np.maximum(d_rest * lower, d_rest * top) + err[rest] * np.maximum(np.abs(lower), top)
-    return terms + box[box != 0.0].tolist()
 
 
 def no_tree_problem(
