@@ -118,11 +118,19 @@ def test_check_proof_command_and_tampering(tmp_path: Path) -> None:
     def dropped_leaf(lines):
         lines[0]["nodes"][-1]["closed"] = "open"
 
+    def families(value):  # the record's row families by part family, forged
+        return lambda lines: lines[0].__setitem__("families", value)
+
     for name, change in (
         ("halved", halve),
         ("unsolved", unsolved),
         ("tree", other_tree),
         ("leaf", dropped_leaf),
+        ("unregistered family", families({"grandparent": ["GPArc"], "nope": []})),
+        ("no family", families({})),
+        ("a family the scores lack", families({"grandparent": ["GPArc"], "sibling": ["ArcSib"]})),
+        ("families not by name", families(["grandparent"])),
+        ("rows not a list", families({"grandparent": "GPArc"})),
     ):
         bad = _tamper(proofs, tmp_path / f"{name}.jsonl", change)
         done = lpparse(*check[:1], bad, *check[1:])
