@@ -21,7 +21,7 @@ from lpparse.families.base import tree_scores
 from lpparse.families.grandparent import GrandparentParts
 from lpparse.inspect.sources import sentence_problem
 from lpparse.oracles.brute_force import enumerate_trees
-from lpparse.scores import SentenceScores, load_scores, save_scores
+from lpparse.scores import SentenceScores, SparseParts, load_scores, save_scores
 from lpparse.scoring import Model
 
 PACKAGE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "head_bigrams"
@@ -286,3 +286,24 @@ def test_train_refuses_families_it_cannot_train(plugin: Path) -> None:
     ):
         done = run(["train", "--treebank", sample, "--families", "bigram", *extra, "--out", "unused.npz"], plugin)
         assert done.returncode == 2 and words in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_score_files_refuse_bad_scores_of_a_registered_family(plugin: Path, tmp_path: Path) -> None:
+    """A registered family's scores in a score file are checked as lpparse's own: NaN or +inf, the wrong shape,
+    a sparse index that names no part (the family's check_index) or lists a part twice, a NaN default."""
+    n = 4
+    arcs = np.zeros((n + 1, n + 1))
+    for bad, words in (
+        (np.full((n + 1,) * 3, np.nan), "NaN or \\+inf"),
+        (np.full((n + 1,) * 3, np.inf), "NaN or \\+inf"),
+        (np.zeros((n + 2,) * 3), "shape"),
+        (SparseParts(np.array([[0, 0, 4]]), np.array([1.0])), "is not a head bigram"),
+        (SparseParts(np.array([[0, 0, 1], [0, 0, 1]]), np.array([1.0, 2.0])), "lists a part twice"),
+        (SparseParts(np.array([[0, 0, 1]]), np.array([1.0]), float("nan")), "default is nan"),
+    ):
+        with pytest.raises(ValueError, match=words):
+            save_scores(tmp_path / "bad.npz", [SentenceScores("s1", arcs, more={"bigram": bad})])
+    sparse = SparseParts(np.array([[0, 3, 1]]), np.array([1.5]))
+    save_scores(tmp_path / "sparse.npz", [SentenceScores("s1", arcs, more={"bigram": sparse})])
+    back = load_scores(tmp_path / "sparse.npz")[0].more_scorers()["bigram"]
+    assert back.score(np.array([0, 0]), np.array([3, 0]), np.array([1, 1])).tolist() == [1.5, 0.0]

@@ -41,7 +41,7 @@ class Family:
     ``member``: the prefix of its members in score files (``member/i`` holds sentence i's scores, a dense
     (n+1,)*arity array or sparse parts); ``make(scorer, rows)``: its Parts over a scorer, with the row
     families a proof names (``rows``; None: the family's defaults); ``dense(array)``: a counted scorer of one
-    sentence's dense (n+1,)*arity scores, ValueError on NaN or +inf; ``sparse(n, index, values, default)``:
+    sentence's dense (n+1,)*arity scores (a score file checks its candidate parts' scores: no NaN or +inf); ``sparse(n, index, values, default)``:
     one of listed parts (None: they are made dense); ``check_index(n, *index)``: ValueError on sparse part
     indices that name no part; ``needs``: families whose columns its rows are built on (bound before it; a needed
     family absent from the scores gets ``neutral(n)``, a scorer of zeros); ``rank``: the binding order
