@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen.options import ENGINE_FIELDS
 from lpparse.decoding import decode, decoder_names, get_decoder
-from lpparse.families import family_parts, get_family
+from lpparse.families import check_candidate_scores, family_parts, get_family
 from lpparse.families.consecutive.family import ConsecutiveSiblingParts
 from lpparse.families.consecutive.rows import DenseConsecutiveScorer
 from lpparse.families.grandparent.family import GrandparentParts
@@ -262,7 +262,14 @@ def _check_arrays(
 
 
 def _family_arrays(name: str, scores: Any, sizes: Sequence[int] | None) -> list[NDArray[np.float64]]:
-    """A registered family's per-sentence arrays (ValueError for a family that is not registered)."""
-    arrays = _sentences(scores, sizes, name, get_family(name).arity)
+    """A registered family's per-sentence arrays (ValueError for a family that is not registered, or for a
+    candidate part scored NaN or +inf, naming the sentence)."""
+    family = get_family(name)
+    arrays = _sentences(scores, sizes, name, family.arity)
     assert arrays is not None
+    for b, x in enumerate(arrays):
+        try:
+            check_candidate_scores(name, family.dense(x), x.shape[0] - 1)
+        except ValueError as err:
+            raise ValueError(f"{name}[{b}]: {err}") from None
     return arrays

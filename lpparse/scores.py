@@ -31,12 +31,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.families import family_parts, get_family
+from lpparse.families import check_candidate_scores, family_parts, get_family
 from lpparse.families.consecutive.rows import DenseConsecutiveScorer
 from lpparse.families.third_order.grandsibling import DenseGrandSiblingScorer, SparseGrandSiblingScorer
 from lpparse.families.third_order.trisibling import DenseTriSiblingScorer, SparseTriSiblingScorer
 from lpparse.io import DataError, atomic_write, readable_file, writing_zip
-from lpparse.part_values import check_part_scores
 from lpparse.trees import allowed_mask_shape, check_tree, validate_scores
 from lpparse.triples import (
     DenseSiblingScorer,
@@ -294,12 +293,8 @@ def check_sentence_scores(entry: SentenceScores) -> None:
             raise ValueError(f"the {name} scores have a field of their own, not a place in ``more``")
         if isinstance(parts, SparseParts):
             _check_sparse(parts, entry.n, name, family.check_index or (lambda n, *index: None), family.arity)
-    every_arc = np.ones(entry.arcs.shape, bool)
-    np.fill_diagonal(every_arc, False)
-    every_arc[:, 0] = False
-    for name, scorer in entry.more_scorers().items():  # the shape checked; now every part's score, as the
-        candidates = get_family(name).make(scorer, None).candidates(every_arc, False)  # built-ins check theirs
-        check_part_scores(scorer.score(*candidates), name)
+    for name, scorer in entry.more_scorers().items():  # the shapes checked; now every candidate part's score
+        check_candidate_scores(name, scorer, entry.n)
 
 
 def save_scores(

@@ -113,5 +113,9 @@ def test_families_and_parts_are_checked() -> None:
         decode_batch(arcs, [3, 3], families={"consecutive": np.zeros((2, 4, 4, 4))}, decoder="cle")
     with pytest.raises(ValueError, match="1 lists of part families, arcs have 2"):
         decode_batch(arcs, [3, 3], parts=[[]], decoder="exact")
+    bad = np.zeros((2, 4, 4, 4, 4))
+    bad[1] = np.inf  # every tri-sibling of the second sentence
+    with pytest.raises(ValueError, match=r"trisibling\[1\]: the tri-sibling scores hold NaN or \+inf"):
+        decode_batch(arcs, [3, 3], families={"trisibling": bad}, decoder="exact")
     with pytest.raises(ValueError, match=r"trisibling: expected shape \(B, N\+1, N\+1, N\+1, N\+1\)"):
         decode_batch(arcs, [3, 3], families={"trisibling": np.zeros((2, 4, 4, 4))}, decoder="exact")

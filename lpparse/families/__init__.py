@@ -20,10 +20,14 @@ from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from lpparse.part_values import check_part_scores
+
 if TYPE_CHECKING:  # a family's feature templates (only models read them: the registry loads no scoring)
     from lpparse.scoring.part_templates import PartTemplates
 
-__all__ = ["GROUP", "Family", "RegistryError", "family_parts", "get_family", "registered"]
+__all__ = ["GROUP", "Family", "RegistryError", "check_candidate_scores", "family_parts", "get_family", "registered"]
 
 #: the entry-point group families register in
 GROUP = "lpparse.families"
@@ -117,3 +121,15 @@ def family_parts(
             scorer = family.neutral(n)
         out.append(family.make(scorer, None if rows is None else rows.get(name)))
     return out
+
+
+def check_candidate_scores(name: str, scorer: Any, n: int) -> None:
+    """ValueError naming the family ``name`` when one of its candidate parts over every arc of an n-token
+    sentence scores NaN or +inf under ``scorer`` (-inf prunes a part): the check lpparse's own families make
+    of their dense scores, on the cells that name a part. ``scorer`` is scored once for every candidate: give
+    a fresh one."""
+    arcs = np.ones((n + 1, n + 1), bool)
+    np.fill_diagonal(arcs, False)
+    arcs[:, 0] = False
+    candidates = get_family(name).make(scorer, None).candidates(arcs, False)
+    check_part_scores(scorer.score(*candidates), name)
