@@ -28,8 +28,6 @@ from numpy.typing import ArrayLike, NDArray
 from lpparse.colgen.options import ENGINE_FIELDS
 from lpparse.decoding import decode, decoder_names, get_decoder
 from lpparse.families import check_candidate_scores, family_parts, get_family
-from lpparse.families.consecutive.family import ConsecutiveSiblingParts
-from lpparse.families.consecutive.rows import DenseConsecutiveScorer
 from lpparse.families.grandparent.family import GrandparentParts
 from lpparse.trees import NoTreeError
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
@@ -139,14 +137,14 @@ class _Sentence:
     parts: tuple[Any, ...]
 
     def part_families(self) -> list[Any]:
-        """Consecutive siblings, the registered families (after the families they need), the caller's."""
-        out = []
+        """The registered families, consecutive siblings among them (after the families they need), then the
+        caller's."""
+        arrays = dict(self.families)
         if self.arrays["consecutive"] is not None:
-            out.append(ConsecutiveSiblingParts(DenseConsecutiveScorer(self.arrays["consecutive"])))
-        scorers = {name: get_family(name).dense(x) for name, x in self.families.items()}
+            arrays["consecutive"] = self.arrays["consecutive"]
+        scorers = {name: get_family(name).dense(x) for name, x in arrays.items()}
         n = self.arrays["arcs"].shape[0] - 1  # type: ignore[union-attr]
-        out += family_parts(scorers, n, present=[p.name for p in out]) if scorers else []
-        return out + list(self.parts)
+        return (family_parts(scorers, n) if scorers else []) + list(self.parts)
 
 
 def _one(job: _Sentence) -> BatchResult:

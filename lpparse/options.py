@@ -259,14 +259,11 @@ def resolve_single_root(choice: bool | None, sentences: list[Sentence]) -> bool:
 
 
 def family_names(text: str) -> tuple[PartTemplates, ...]:
-    """``--families``: comma-separated names of registered part families, as their feature templates
-    (argparse error for a family not registered or without templates)."""
+    """``--families``: comma-separated names of registered part families (:func:`part_names`), as their feature
+    templates (argparse error for a family without templates)."""
     out = []
-    for name in (n.strip() for n in text.split(",") if n.strip()):
-        try:
-            family = get_family(name)
-        except (ValueError, RegistryError) as err:
-            raise argparse.ArgumentTypeError(str(err)) from None
+    for name in part_names(text) if text.strip() else ():
+        family = get_family(name)
         if family.features is None:
             raise argparse.ArgumentTypeError(f"part family {name!r} has no feature templates to train")
         out.append(family.features)

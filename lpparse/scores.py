@@ -221,12 +221,6 @@ class SentenceScores:
             out[name] = _quads(parts, self.n, family.dense, sparse, name, family.arity)
         return out
 
-    def more_parts(self) -> list[Any]:
-        """The part families of :attr:`more` (with the families they need that this sentence has no scores
-        of: :func:`lpparse.families.family_parts`)."""
-        scorers = self.more_scorers()
-        return family_parts(scorers, self.n) if scorers else []
-
     def _cube(self, parts: Parts, kind: str) -> NDArray[np.float64]:
         size = self.n + 1
         cube = parts.dense(size) if isinstance(parts, SparseParts) else np.asarray(parts, dtype=np.float64)

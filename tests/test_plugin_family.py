@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from lpparse.corpus import read_treebank, sample_treebank_path
-from lpparse.families import GROUP, registered
+from lpparse.families import GROUP, family_parts, registered
 from lpparse.families.base import tree_scores
 from lpparse.families.grandparent import GrandparentParts
 from lpparse.inspect.sources import sentence_problem
@@ -108,7 +108,7 @@ def test_score_files_keep_the_family(files: tuple[Path, Path, list[SentenceScore
     assert loaded.families == {"bigram": "bigram"} and loaded.meta["version"] == 4
     for entry, back in zip(entries, loaded):
         np.testing.assert_array_equal(np.asarray(back.more["bigram"]), entry.more["bigram"])
-        assert [p.name for p in back.more_parts()] == ["bigram"]
+        assert [p.name for p in family_parts(back.part_scorers(), back.n)] == ["grandparent", "bigram"]
 
 
 def test_exact_and_k_best_prove_the_brute_force_trees(

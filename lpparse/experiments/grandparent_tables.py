@@ -33,12 +33,10 @@ from numpy.typing import NDArray
 from lpparse.colgen.options import ColgenOptions
 from lpparse.corpus import Sentence, sentence_uas
 from lpparse.exact.search import ExactOptions, exact_search
-from lpparse.families import family_parts
+from lpparse.families import binding_order, family_parts
 from lpparse.families.base import Parts
-from lpparse.families.consecutive.family import ConsecutiveSiblingParts
 from lpparse.families.grandparent.family import GrandparentParts
 from lpparse.families.sibling.family import SiblingParts
-from lpparse.families.third_order.family import GrandSiblingParts, TriSiblingParts
 from lpparse.io import UsageError
 from lpparse.lp.solution import Status
 from lpparse.ppc.loop import PPCResult, project_to_tree, solve_lp
@@ -125,26 +123,13 @@ def open_scores(path: str) -> ScoreFile:
 
 
 def source_families(source: ScoreSource) -> list[str]:
-    """The part families a source scores, by name, in :func:`sentence_parts`'s order."""
-    more: list[str] = []  # families registered elsewhere, after lpparse's own
+    """The part families a source scores, by name, in :func:`sentence_parts`'s order (with the windows that
+    tri- and grand-siblings of a score file are bound on)."""
     if source.scores is not None:
-        held: Any = open_scores(source.scores)
-        flags = (held.grandparent, held.siblings, held.windows, held.trisiblings, held.grandsiblings)
-        more = list(held.families)
-    elif source.model is not None:
-        held = load_model(source.model)
-        flags = (True, held.siblings, held.consecutive, held.trisiblings, held.grandsiblings)
-        more = [t.name for t in held.families]
-    else:
-        flags = (True, False, False, False, False)
-    names = (
-        GrandparentParts.name,
-        SiblingParts.name,
-        ConsecutiveSiblingParts.name,
-        TriSiblingParts.name,
-        GrandSiblingParts.name,
-    )
-    return [name for name, flag in zip(names, flags) if flag] + more
+        return binding_order(open_scores(source.scores).part_names())
+    if source.model is not None:
+        return binding_order(load_model(source.model).part_names())
+    return [GrandparentParts.name]
 
 
 def sentence_parts(

@@ -27,7 +27,7 @@ from lpparse.part_values import check_part_scores
 if TYPE_CHECKING:  # a family's feature templates (only models read them: the registry loads no scoring)
     from lpparse.scoring.part_templates import PartTemplates
 
-__all__ = ["GROUP", "Family", "RegistryError", "check_candidate_scores", "family_parts", "get_family", "registered"]
+__all__ = ["GROUP", "Family", "RegistryError", "binding_order", "check_candidate_scores", "family_parts", "get_family", "registered"]
 
 #: the entry-point group families register in
 GROUP = "lpparse.families"
@@ -98,6 +98,15 @@ def get_family(name: str) -> Family:
     return families[name]
 
 
+def binding_order(names: Collection[str], present: Collection[str] = ()) -> list[str]:
+    """The families ``names`` (ValueError for one not registered) and those they need that ``present`` has
+    not, in binding order."""
+    wanted = set(names)
+    for name in names:
+        wanted |= set(get_family(name).needs) - set(present)
+    return [name for name in registered() if name in wanted]
+
+
 def family_parts(
     scorers: Mapping[str, Any],
     n: int,
@@ -107,13 +116,9 @@ def family_parts(
     """The Parts of every family of ``scorers`` (family name -> scorer), in binding order, with the families
     they need (zero scores when absent) unless ``present`` (families the caller binds before these) has
     them; ``rows``: row families by family name (a proof's), else defaults."""
-    wanted = {name for name in scorers if get_family(name)}
-    for name in list(wanted):
-        wanted |= set(get_family(name).needs) - set(present)
     out = []
-    for name, family in registered().items():
-        if name not in wanted:
-            continue
+    for name in binding_order(scorers, present):
+        family = get_family(name)
         scorer = scorers.get(name)
         if scorer is None:
             if family.neutral is None:
