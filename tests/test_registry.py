@@ -23,6 +23,7 @@ from lpparse.families.third_order.trisibling import DenseTriSiblingScorer
 from lpparse.options import family_names
 from lpparse.scores import SentenceScores, load_scores, save_scores
 from lpparse.scoring import Model, Vocabulary
+from lpparse.scoring.features import DISTANCE_EDGES, hash_columns
 from lpparse.scoring.model import ModelFormatError
 from lpparse.scoring.part_templates import HashedPartScorer, PartTemplates
 
@@ -183,3 +184,25 @@ def test_the_families_option_names_registered_families_with_templates() -> None:
         family_names("nope")
     with pytest.raises(argparse.ArgumentTypeError, match="'grandparent' has no feature templates to train"):
         family_names("grandparent")
+
+
+def test_template_slots_are_each_templates_hash_of_its_fields() -> None:
+    """Against a direct computation, template by template: the fields looked up one by one
+    (``TokenIds.at``, sign and distance bins written out here) and hashed with ``hash_columns``."""
+    sentence = read_treebank(sample_treebank_path())[5]
+    model = Model(Vocabulary.build([sentence]), order=2, bits=18, families=(TEMPLATES,))
+    ids = model.scorer(sentence).ids
+    rng = np.random.default_rng(1)
+    parts = [rng.integers(0, sentence.n + 1, 300) for _ in range(3)]
+    direct = {
+        ("0.pos", "1.pos"): [ids.at("pos", parts[0]), ids.at("pos", parts[1])],
+        ("0.pos", "2.pos", "dir02", "dist02"): [
+            ids.at("pos", parts[0]),
+            ids.at("pos", parts[2]),
+            np.sign(parts[0] - parts[2]) + 1,
+            np.array([int(np.sum(DISTANCE_EDGES <= abs(d))) for d in parts[0] - parts[2]]),
+        ],
+    }
+    slots = TEMPLATES.slots(ids, 18, *parts)
+    for t, template in enumerate(TEMPLATES.templates):
+        np.testing.assert_array_equal(slots[t], hash_columns(TEMPLATES.seed + t, direct[template], 18))

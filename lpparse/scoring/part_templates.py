@@ -12,6 +12,7 @@ field values hashed with the family's name and the template's number into the mo
 
 from __future__ import annotations
 
+import functools
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -62,25 +63,29 @@ class PartTemplates:
         """The token attributes its templates read."""
         return {value.split(".")[1] for template in self.templates for value in template if "." in value}
 
+    @functools.cached_property
+    def _fields(self) -> dict[str, tuple[str, int, int]]:
+        """Each distinct field, parsed once: (attribute, j, -1) or ("dir" / "dist", j, l)."""
+        out = {}
+        for value in dict.fromkeys(v for template in self.templates for v in template):
+            match = _FIELD.match(value)
+            assert match is not None  # checked when the templates were made
+            if match["attribute"] is not None:
+                out[value] = (match["attribute"], int(match["at"]), -1)
+            else:
+                out[value] = (match["code"], int(match["j"]), int(match["l"]))
+        return out
+
     def slots(self, ids: TokenIds, bits: int, *index: NDArray[np.int64]) -> NDArray[np.int64]:
-        """(templates, k) weight slots of the k parts ``index`` (``arity`` arrays of token indices)."""
+        """(templates, k) weight slots of the k parts ``index`` (``arity`` arrays of token indices); each
+        distinct field looked up once for all the templates."""
         parts = [np.asarray(i, dtype=np.int64) for i in index]
         if len(parts) != self.arity:
             raise ValueError(f"{self.name} parts have {self.arity} indices, got {len(parts)}")
-        columns = [[self._field(ids, parts, value) for value in template] for template in self.templates]
+        values = {value: _field(ids, parts, *spec) for value, spec in self._fields.items()}
+        columns = [[values[value] for value in template] for template in self.templates]
         seeds = [self.seed + t for t in range(len(self.templates))]
         return hash_templates(seeds, columns, bits, parts[0].size)
-
-    @staticmethod
-    def _field(ids: TokenIds, parts: list[NDArray[np.int64]], value: str) -> NDArray[np.int64]:
-        match = _FIELD.match(value)
-        assert match is not None  # checked when the templates were made
-        if match["attribute"] is not None:
-            return ids.at(match["attribute"], np.clip(parts[int(match["at"])], -1, ids.n + 1))
-        diff = parts[int(match["j"])] - parts[int(match["l"])]
-        if match["code"] == "dir":
-            return np.sign(diff) + 1
-        return np.searchsorted(DISTANCE_EDGES, np.abs(diff), side="right")
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "arity": self.arity, "templates": [list(t) for t in self.templates]}
@@ -125,3 +130,14 @@ class HashedPartScorer:
         values = self.weights[slots].sum(axis=0)
         check_part_scores(values, self.templates.name)
         return values
+
+
+def _field(ids: TokenIds, parts: list[NDArray[np.int64]], kind: str, j: int, l: int) -> NDArray[np.int64]:  # noqa: E741
+    """One field's values over the parts: token j's attribute ``kind``, or the direction or distance code of
+    tokens j and l."""
+    if l < 0:
+        return ids.at(kind, np.clip(parts[j], -1, ids.n + 1))
+    diff = parts[j] - parts[l]
+    if kind == "dir":
+        return np.sign(diff) + 1
+    return np.searchsorted(DISTANCE_EDGES, np.abs(diff), side="right")
