@@ -498,15 +498,15 @@ class SentenceScorer:
     def part_scorers(self) -> dict[str, Any]:
         """A fresh counted scorer of every part family the model scores, by family name (the names under
         which the families are registered: :func:`lpparse.families.family_parts` makes them parts)."""
-        model = self.model
-        found = {
-            "grandparent": self.triples() if model.order == 2 else None,
-            "sibling": self.siblings() if model.siblings else None,
-            "consecutive": self.consecutive() if model.consecutive else None,
-            "trisibling": self.tri_siblings() if model.trisiblings else None,
-            "grandsibling": self.grand_siblings() if model.grandsiblings else None,
+        make = {
+            "grandparent": self.triples,
+            "sibling": self.siblings,
+            "consecutive": self.consecutive,
+            "trisibling": self.tri_siblings,
+            "grandsibling": self.grand_siblings,
         }
-        return {name: scorer for name, scorer in found.items() if scorer is not None} | self.family_scorers()
+        own = {name: make[name]() for name in self.model.part_names() if name in make}
+        return own | self.family_scorers()
 
     def family_scorers(self) -> dict[str, HashedPartScorer]:
         """A fresh counted scorer of each registered family the model has templates of, by family name."""
