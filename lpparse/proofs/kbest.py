@@ -7,11 +7,13 @@ checked from the problem, and written as one JSON record per sentence (``lpparse
 **The claim.** The listed trees T1..Tr (r = K, or r < K: every tree) are the best, in order, within the gap
 tolerance. **The proof** (:func:`partition_problem`) is a partition of the trees into subproblems (arc
 sets). The root holds every candidate arc; any other subproblem is a Murty child of a listed subproblem L with
-tree T, named by its *modifier* m (:func:`murty_child`): T's heads of the modifiers before m kept as their
-only heads, T's head of m dropped. Each listed subproblem but the K-th is split into exactly its Murty
-children, one per modifier whose column in L holds more than one head (:func:`murty_modifiers`), which
-partition L's trees but T. So every tree is a listed tree or lies in a subproblem left unsplit: one never
-listed, or the K-th's. The check recomputes every mask from its parent's mask and tree (none is read), every
+tree T, named by its *modifier* m (:func:`murty_child`): T's heads of the modifiers of its earlier siblings
+kept as their only heads, T's head of m dropped. Each listed subproblem but the K-th is split into exactly its
+Murty children, one per modifier whose column in L holds more than one head (:func:`murty_modifiers`), in any
+order (the record's: the order of its children in the partition), which partition L's trees but T: a tree of L
+other than T first differs from T, in that order, at exactly one of them. So every tree is a listed tree or
+lies in a subproblem left unsplit: one never listed, or the K-th's. The check recomputes every mask from its
+parent's mask and tree and its earlier siblings' modifiers (none is read), every
 tree's score from the scores, and proves each subproblem's claim by its own proof:
 
 * a subproblem whose arcs carry no tree (:func:`lpparse.trees.tree_problem`) needs none;
@@ -53,8 +55,10 @@ modifier null, every subproblem after its parent; ``rank``: the position of the 
 the K-th); null for a subproblem whose arcs carry no tree, and for one closed by its parent's bound, which
 alone has the entry ``"closed": "parent"`` (no bound is written: the check recomputes it from the parent's
 proof). A checker that does not know the entry finds a subproblem with trees and no proof, and fails
-(closed). Version 2 (tree bounds, searches stopped at the K-th best found) has version 1's layout; this
-checker reads both, and one of version 1 refuses version 2's records.
+(closed). Version 2 (tree bounds, searches stopped at the K-th best found) has version 1's layout; version 3
+orders a subproblem's children as the search chose (:mod:`lpparse.exact.kbest`), not by increasing modifier,
+with the same layout. This checker reads all three; one of version 2 refuses version 3's records, which its
+order check would fail.
 """
 
 from __future__ import annotations
@@ -91,9 +95,10 @@ __all__ = [
 ]
 
 #: version of the k-best record layout (2: a child closed by its parent's bound may be closed by its tree
-#: bound, a subproblem proved without a tree by nodes bounded by the K-th score), and the versions read
-VERSION = 2
-READS = (1, 2)
+#: bound, a subproblem proved without a tree by nodes bounded by the K-th score; 3: a subproblem's children in
+#: any order), and the versions read
+VERSION = 3
+READS = (1, 2, 3)
 
 
 @dataclass
@@ -156,11 +161,14 @@ def murty_modifiers(mask: NDArray[np.bool_]) -> list[int]:
     return (np.flatnonzero(mask[:, 1:].sum(axis=0) > 1) + 1).tolist()
 
 
-def murty_child(mask: NDArray[np.bool_], heads: NDArray[np.int64], modifier: int) -> NDArray[np.bool_]:
-    """The Murty child of the subproblem ``mask`` with tree ``heads`` at ``modifier``: the heads of the
-    modifiers before it cut down to the tree's (within ``mask``), the tree's head of it dropped."""
+def murty_child(
+    mask: NDArray[np.bool_], heads: NDArray[np.int64], modifier: int, before: Sequence[int]
+) -> NDArray[np.bool_]:
+    """The Murty child of the subproblem ``mask`` with tree ``heads`` at ``modifier``, whose earlier siblings
+    are at the modifiers ``before``: their heads cut down to the tree's (within ``mask``), the tree's head of
+    ``modifier`` dropped."""
     child = mask.copy()
-    before = np.arange(1, modifier)
+    before = np.asarray(before, dtype=np.int64)
     child[:, before] = False
     child[heads[before], before] = mask[heads[before], before]
     child[heads[modifier], modifier] = False
@@ -406,8 +414,9 @@ class _PartitionCheck:
                 return ": the K-th tree's subproblem is split"
             if piece.modifier is None or not 1 <= piece.modifier < self.s.shape[0]:
                 return f": modifier {piece.modifier!r} is not a token"
-            mask = murty_child(self.masks[piece.parent], self.trees[parent.rank], piece.modifier)
-            self.kids.setdefault(piece.parent, []).append(piece.modifier)
+            siblings = self.kids.setdefault(piece.parent, [])
+            mask = murty_child(self.masks[piece.parent], self.trees[parent.rank], piece.modifier, siblings)
+            siblings.append(piece.modifier)
         self.masks.append(mask)
         return mask
 
@@ -468,13 +477,14 @@ class _PartitionCheck:
         return None
 
     def murty_problem(self, pieces: Sequence[Piece]) -> str | None:
-        """Why the split subproblems' children are not Murty's partition of their arcs (None when they are)."""
+        """Why the split subproblems' children are not Murty's partition of their arcs, in some order (None
+        when they are)."""
         for i, piece in enumerate(pieces):
             split = piece.rank is not None and not (self.full and piece.rank == self.k - 1)
-            if split and self.kids.get(i, []) != murty_modifiers(self.masks[i]):
+            if split and sorted(self.kids.get(i, [])) != murty_modifiers(self.masks[i]):
                 return (
                     f"subproblem {i}: its children's modifiers {self.kids.get(i, [])} are not Murty's "
-                    f"partition {murty_modifiers(self.masks[i])}"
+                    f"partition {murty_modifiers(self.masks[i])} in any order"
                 )
         return None
 
