@@ -26,6 +26,7 @@ __all__ = [
     "heads_to_matrix",
     "is_projective",
     "is_tree",
+    "mask_trees",
     "tree_error",
     "tree_problem",
     "tree_score",
@@ -107,6 +108,37 @@ def _tree_problem(mask: NDArray[np.bool_], single_root: bool) -> str | None:
         if sources.shape[0] != 1 or not mask[0, 1:][component == sources[0]].any():
             return "no single root child reaches every other token over the allowed arcs"
     return None
+
+
+def mask_trees(mask: NDArray[np.bool_], single_root: bool, limit: int) -> NDArray[np.int64] | None:
+    """Every tree over the arcs of ``mask`` as a (T, n+1) array of heads (column 0 is -1; T may be 0), or None
+    when the tokens' head choices (the product of their numbers of heads in ``mask``) exceed ``limit``: the
+    choices are enumerated, mixed radix, and those that make a tree (every token reaches 0 by pointer
+    jumping; one root child under ``single_root``) kept."""
+    heads_of = [np.flatnonzero(mask[:, m]) for m in range(1, mask.shape[0])]
+    counts = np.array([h.size for h in heads_of], dtype=np.int64)
+    if (counts == 0).any():
+        return np.empty((0, mask.shape[0]), np.int64)
+    total = 1
+    for c in counts.tolist():  # exact in Python ints: no overflow however many tokens
+        total *= c
+        if total > limit:
+            return None
+    size = mask.shape[0]
+    choice = np.arange(total)[:, None] // np.cumprod(np.concatenate([[1], counts[:-1]]))[None, :] % counts
+    heads = np.empty((total, size), np.int64)
+    heads[:, 0] = 0
+    for m, options in enumerate(heads_of, start=1):
+        heads[:, m] = options[choice[:, m - 1]]
+    up = heads.copy()
+    for _ in range(max(int(size - 1).bit_length(), 1)):
+        up = np.take_along_axis(up, up, axis=1)
+    keep = (up == 0).all(axis=1)
+    if single_root:
+        keep &= (heads[:, 1:] == 0).sum(axis=1) == 1
+    trees = heads[keep]
+    trees[:, 0] = -1
+    return trees
 
 
 def check_tree_exists(scores: NDArray[np.float64], single_root: bool = False) -> None:

@@ -21,7 +21,7 @@ from lpparse.families.consecutive.rows import synthetic_csib_scorer
 from lpparse.families.grandparent.family import GrandparentParts
 from lpparse.families.sibling.family import SiblingParts
 from lpparse.oracles.brute_force import enumerate_trees
-from lpparse.proofs.kbest import check_kbest_record, closing_bounds, is_kbest_record, kbest_record
+from lpparse.proofs.kbest import ENUMERATE, check_kbest_record, closing_bounds, is_kbest_record, kbest_record
 from lpparse.trees import NoTreeError
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
@@ -63,15 +63,18 @@ def _round_trip(kbest, parts: list) -> dict:
     st.booleans(),
     st.sampled_from(["grandparent", "siblings", "consecutive"]),
     st.integers(1, 5),
+    st.sampled_from([0, ENUMERATE]),
 )
-def test_k_best_equals_brute_force(n: int, seed: int, single_root: bool, kind: str, k: int) -> None:
+def test_k_best_equals_brute_force(
+    n: int, seed: int, single_root: bool, kind: str, k: int, enumerate_below: int
+) -> None:
     """The K = 1..5 best scores and trees (Gaussian scores: distinct), in order, and the proof checks; every
-    tree of a small sentence when K exceeds their number."""
+    tree of a small sentence when K exceeds their number; with small subproblems enumerated or searched."""
     rng = np.random.default_rng(seed)
     s = rng.normal(size=(n + 1, n + 1))
     parts = _parts(kind, n, rng)
     ranked = _ranked(s, parts, single_root)
-    result = k_best_search(s, parts, k, single_root)
+    result = k_best_search(s, parts, k, single_root, enumerate_below=enumerate_below)
     assert len(result.trees) == min(k, len(ranked))
     for (heads, score), (value, best) in zip(result.trees, ranked):
         assert score == pytest.approx(value, abs=1e-7)
@@ -106,6 +109,58 @@ def test_k_best_with_pruned_parts(n: int, seed: int, single_root: bool, kind: st
     assert check_kbest_record(_round_trip(result, parts), s, parts, single_root, GAP_TOL) is None
 
 
+def test_enumerated_subproblems_and_forgeries() -> None:
+    """Small subproblems proved by enumerating their trees: the K best equal brute force and the record
+    checks. Forged: a listed enumerated subproblem's tree swapped for a worse tree of it, the root (3,125 head
+    choices) claimed enumerated, an enumerated subproblem that also carries a proof or is closed by its
+    parent's bound, an unlisted one whose tree is raised above the K-th in the scores checked against, and
+    an ``enumerated`` entry that is not true."""
+    rng = np.random.default_rng(5)
+    n = 5
+    s = rng.normal(size=(n + 1, n + 1))
+    parts = _parts("grandparent", n, rng)
+    kbest = k_best_search(s, parts, 4)
+    ranked = _ranked(s, parts, False)
+    assert [h.tolist() for h, _ in kbest.trees] == [t.tolist() for _, t in ranked[:4]]
+    assert kbest.enumerated >= 2 and check_kbest(s, parts, kbest, False) is None
+    record = _round_trip(kbest, parts)
+    assert check_kbest_record(record, s, parts, False, GAP_TOL) is None
+    subs = record["kbest"]["subproblems"]
+    listed = next(i for i, e in enumerate(subs) if e.get("enumerated") and e["rank"] is not None)
+    unlisted = next(
+        sub.id for sub in kbest.subproblems if sub.enumerated and sub.rank is None and sub.enumerated[0] is not None
+    )
+
+    def check(forged: dict, scores: np.ndarray = s) -> str | None:
+        return check_kbest_record(json.loads(json.dumps(forged)), scores, parts, False, GAP_TOL)
+
+    def forged(change) -> dict:
+        out = copy.deepcopy(record)
+        change(out["kbest"])
+        return out
+
+    rank = subs[listed]["rank"]
+    mask = kbest.subproblems[listed].mask
+    worse = next(t for _, t in ranked[rank + 1 :] if mask[t[1:], np.arange(1, n + 1)].all())
+
+    def swapped(d: dict) -> None:
+        d["trees"][rank] = worse.tolist()
+
+    assert check(forged(swapped)) is not None
+    assert "more than 256" in check(forged(lambda d: d["subproblems"][0].update(enumerated=True, proof=None)))
+    assert "with a proof" in check(
+        forged(lambda d: d["subproblems"][listed].update(proof=copy.deepcopy(subs[0]["proof"])))
+    )
+    assert check(forged(lambda d: d["subproblems"][unlisted].update(closed="parent"))) is not None
+    raised = s.copy()  # the unlisted subproblem's best tree: every arc 10 more
+    tree = kbest.subproblems[unlisted].enumerated[0]
+    raised[tree[1:], np.arange(1, n + 1)] += 10.0
+    assert check(record, raised) is not None
+    for value in (1, "true", False, 1.0):
+        with pytest.raises(ValueError, match="enumerated"):
+            check(forged(lambda d, v=value: d["subproblems"][listed].update(enumerated=v)))
+
+
 def _pruned_instance() -> tuple[np.ndarray, list, list, object]:
     """n = 5, half the triples pruned: K = 4 trees whose partition holds a subproblem proved empty by a
     search that branches, and a subproblem left waiting with a tree."""
@@ -113,7 +168,7 @@ def _pruned_instance() -> tuple[np.ndarray, list, list, object]:
     n = 5
     s = rng.normal(size=(n + 1, n + 1))
     parts = [GrandparentParts(DenseTripleScorer(_scores(rng, n + 1, 0.5)))]
-    return s, parts, _ranked(s, parts, False), k_best_search(s, parts, 4, False)
+    return s, parts, _ranked(s, parts, False), k_best_search(s, parts, 4, False, enumerate_below=0)
 
 
 def test_k_best_pruned_partition_and_record() -> None:
@@ -244,7 +299,7 @@ def test_forged_k_best_records_fail() -> None:
 
     assert check(forged(scores_raised)) is None
     malformed = [
-        lambda d: d.update(kbest_version=4),
+        lambda d: d.update(kbest_version=5),
         lambda d: d["subproblems"][1].update(parent=1.0),
         lambda d: d["subproblems"][1].update(parent=5),
         lambda d: d["subproblems"][1].update(proof=[]),
@@ -350,7 +405,7 @@ def test_lazy_subproblems_closed_soundly() -> None:
     n = 6  # arcs N(0, 4), triples N(0, 0.01): trained models' scale, where most children close unsolved
     s = 2.0 * rng.normal(size=(n + 1, n + 1))
     parts = [GrandparentParts(DenseTripleScorer(0.1 * rng.normal(size=(n + 1,) * 3)))]
-    kbest = k_best_search(s, parts, 3)
+    kbest = k_best_search(s, parts, 3, enumerate_below=0)
     assert [t[1] for t in kbest.trees] == pytest.approx([v for v, _ in _ranked(s, parts, False)[:3]])
     assert kbest.closed >= 5 and kbest.solved + kbest.closed <= len(kbest.subproblems)
     kept = [sub.result for sub in kbest.subproblems if sub.result is not None]
@@ -399,7 +454,7 @@ def _lazy_instance(seed: int, n: int = 6, k: int = 3) -> tuple[np.ndarray, list,
     rng = np.random.default_rng(seed)
     s = 2.0 * rng.normal(size=(n + 1, n + 1))
     parts = [GrandparentParts(DenseTripleScorer(0.1 * rng.normal(size=(n + 1,) * 3)))]
-    return s, parts, k_best_search(s, parts, k)
+    return s, parts, k_best_search(s, parts, k, enumerate_below=0)
 
 
 @pytest.mark.parametrize("kind", ["grandparent", "siblings"])
@@ -411,7 +466,7 @@ def test_tree_bound_holds_for_any_duals(kind: str) -> None:
     n = 5
     s = rng.normal(size=(n + 1, n + 1))
     parts = _parts(kind, n, rng)
-    kbest = k_best_search(s, parts, 4)
+    kbest = k_best_search(s, parts, 4, enumerate_below=0)
     ranked = _ranked(s, parts, False)
     checked = 0
     for parent in (sub for sub in kbest.subproblems if sub.children):
@@ -459,7 +514,7 @@ def test_subproblems_bounded_by_the_kth_tree() -> None:
     assert bounded
     assert check_kbest(s, parts, kbest, False) is None
     record = _round_trip(kbest, parts)
-    assert record["kbest"]["kbest_version"] == 3
+    assert record["kbest"]["kbest_version"] == 4
     assert check_kbest_record(record, s, parts, False, GAP_TOL) is None
 
     def check(forged: dict, scores: np.ndarray = s) -> str | None:

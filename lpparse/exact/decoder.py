@@ -173,8 +173,9 @@ def exact_decode(  # long: a registered decoder's signature: its options are par
     ``ppc_options`` go to every node's parse-price-cut. Under ``time_limit`` the best tree found comes back
     with ``certified`` False and the proved bound; with no tree at all, RuntimeError. ``k_best``: also the K
     best trees, proved (:func:`lpparse.exact.kbest.k_best_search`), as ``stats["kbest"]``: (heads, score)
-    pairs, best first (and ``kbest_subproblems``, ``kbest_solved``, ``kbest_closed``: the partition's
-    subproblems, those searched, those closed unsolved by their parent's bound); a limit that stops the search
+    pairs, best first (and ``kbest_subproblems``, ``kbest_solved``, ``kbest_closed``,
+    ``kbest_enumerated``: the partition's subproblems, those searched, those closed unsolved by their parent's
+    bound, those proved by enumerating their trees); a limit that stops the search
     before K trees (while trees remain) leaves it uncertified.
     ``branching``: the search's rule and ``base`` the node LPs' arborescence program
     (:class:`lpparse.exact.search.ExactOptions`). ``proof``: the search's proof as a JSON record in
@@ -209,7 +210,10 @@ def exact_decode(  # long: a registered decoder's signature: its options are par
     if kbest is not None:  # the partition: subproblems made, searched, and closed by their parent's bound
         stats["kbest"] = kbest.trees
         stats.update(
-            kbest_subproblems=len(kbest.subproblems), kbest_solved=kbest.solved, kbest_closed=kbest.closed
+            kbest_subproblems=len(kbest.subproblems),
+            kbest_solved=kbest.solved,
+            kbest_closed=kbest.closed,
+            kbest_enumerated=kbest.enumerated,
         )
     if proof:
         stats["proof"] = proof_record(result, families) if kbest is None else kbest_record(kbest, families)

@@ -80,14 +80,22 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.exact.heuristics import move_gains
 from lpparse.exact.search import ExactOptions, RootStart, TreeCosts, _Parts, search_over, tree_costs
-from lpparse.families.base import Parts, exact_parts, tree_score
+from lpparse.families.base import Parts, exact_parts, tree_score, tree_scores
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.solution import TOL, Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.loop import _validated
-from lpparse.proofs.kbest import KBest, Piece, Subproblem, murty_child, murty_modifiers, partition_problem
+from lpparse.proofs.kbest import (
+    ENUMERATE,
+    KBest,
+    Piece,
+    Subproblem,
+    murty_child,
+    murty_modifiers,
+    partition_problem,
+)
 from lpparse.proofs.search_tree import ExactResult
-from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, tree_problem, validate_scores
+from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, mask_trees, tree_problem, validate_scores
 
 __all__ = ["check_kbest", "k_best_search"]
 
@@ -221,18 +229,24 @@ def k_best_search(
     single_root: bool = False,
     time_limit: float | None = None,
     options: ExactOptions | None = None,
+    enumerate_below: int = ENUMERATE,
 ) -> KBest:
     """The ``k`` best distinct trees under the arcs and the families ``parts``, best first, with a proof,
     solving subproblems lazily (module docstring). ``time_limit``: seconds for the whole search (each
     subproblem's exact search gets what is left); at the limit the trees listed so far are proved and
-    ``status`` says which limit. Raises NoTreeError when no tree of finite score exists."""
+    ``status`` says which limit. ``enumerate_below``: the most head choices of a subproblem proved by
+    enumerating its trees (0: every subproblem searched; at most the check's
+    :data:`lpparse.proofs.kbest.ENUMERATE`). Raises NoTreeError when no tree of finite score exists."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
+    if not 0 <= enumerate_below <= ENUMERATE:
+        raise ValueError(f"enumerate_below must be in 0..{ENUMERATE}, got {enumerate_below}")
     start = time.perf_counter()
     families = exact_parts(parts)
     s = _validated(validate_scores(arc_scores), families)
     check_tree_exists(s, single_root)
     lazy = _Lazy(_Parts(s, families, single_root), KBest(k), single_root, start, time_limit, options)
+    lazy.enumerate_below = enumerate_below
     out = lazy.run(allowed_arcs(s))
     for sub in out.subproblems:
         sub.arc_bounds = sub.columns = None
@@ -264,6 +278,8 @@ class _Lazy:
         #: the root LPs' final bases (their children's start), and the distinct trees found, by their heads
         self.bases: dict[int, LabelledBasis | None] = {}
         self.found: dict[bytes, tuple[NDArray[np.int64], float]] = {}
+        #: the most head choices of a subproblem proved by enumerating its trees
+        self.enumerate_below = ENUMERATE
 
     def add(self, mask: NDArray[np.bool_], parent: int, modifier: int | None, bound: float) -> int:
         sub = Subproblem(len(self.out.subproblems), parent, modifier, mask, bound)
@@ -319,6 +335,10 @@ class _Lazy:
         left = None if self.time_limit is None else self.time_limit - (time.perf_counter() - self.start)
         if left is not None and left <= 0:
             return Status.TIME_LIMIT
+        trees = mask_trees(sub.mask, self.single_root, self.enumerate_below) if sub.parent >= 0 else None
+        if trees is not None:
+            self.enumerate(sub, trees)
+            return Status.OPTIMAL
         columns = self.out.subproblems[sub.parent].columns if sub.parent >= 0 else None
         root = RootStart(columns, self.lower(sub.mask), basis=self.bases.get(sub.parent))
         result = search_over(self.shared.over(sub.mask), self.single_root, left, self.options, start=root)
@@ -338,14 +358,37 @@ class _Lazy:
         heapq.heappush(self.queue, (-result.objective, 0, sub.id))
         return result.status
 
+    def enumerate(self, sub: Subproblem, trees: NDArray[np.int64]) -> None:
+        """Prove a small subproblem by its ``trees``, each scored (through the shared caches): its best goes
+        back to the queue under its score, and its K best join the trees found."""
+        values = tree_scores(self.shared.s, self.shared.parts, trees, self.shared.caches)
+        top = np.argsort(-values, kind="stable")[: self.out.k]
+        top = top[np.isfinite(values[top])]
+        for t in top:
+            self.found[trees[t].tobytes()] = (trees[t], float(values[t]))
+        if not top.size:  # every tree over its arcs holds a pruned part
+            sub.enumerated, sub.empty = (None, -math.inf), True
+            return
+        sub.enumerated = (trees[top[0]].copy(), float(values[top[0]]))
+        heapq.heappush(self.queue, (-sub.enumerated[1], 0, sub.id))
+
     def take(self, sub: Subproblem) -> None:
-        """List a solved subproblem's tree (the next best) and, unless it is the K-th, make its children."""
-        assert sub.result is not None and sub.result.heads is not None and sub.arc_bounds is not None
-        out, heads = self.out, sub.result.heads
+        """List a solved subproblem's tree (the next best) and, unless it is the K-th, make its children (an
+        enumerated subproblem's under its tree's score: no LP bounds them)."""
+        if sub.enumerated is not None:
+            heads, score = sub.enumerated
+            bounds = None
+        else:
+            assert sub.result is not None and sub.result.heads is not None and sub.arc_bounds is not None
+            heads, score = sub.result.heads, float(sub.result.objective)
+            bounds, sub.arc_bounds = sub.arc_bounds, None
+        assert heads is not None
+        out = self.out
         sub.rank = len(out.trees)
-        out.trees.append((heads.copy(), float(sub.result.objective)))
+        out.trees.append((heads.copy(), score))
         self.found.update(_neighbours(self.shared, heads, NEIGHBOURS * out.k, self.single_root))
-        bounds, sub.arc_bounds = sub.arc_bounds, None
+        if bounds is None:
+            bounds = np.where(sub.mask, score, -np.inf)
         if len(out.trees) == out.k:
             return
         children = []
@@ -363,7 +406,10 @@ def check_kbest(
     and the gap tolerance given (not its proofs'): :func:`lpparse.proofs.kbest.partition_problem` on its
     trees, its partition's shape and its subproblems' searches, and each tree's score as recomputed."""
     s = validate_scores(arc_scores)
-    pieces = [Piece(sub.parent, sub.modifier, sub.rank, sub.closed) for sub in result.subproblems]
+    pieces = [
+        Piece(sub.parent, sub.modifier, sub.rank, sub.closed, sub.enumerated is not None)
+        for sub in result.subproblems
+    ]
     trees = [heads for heads, _ in result.trees]
     problem = partition_problem(
         s, parts, result.k, trees, pieces, lambda i, _: result.subproblems[i].result, single_root, gap_tol

@@ -26,6 +26,10 @@ tree's score from the scores, and proves each subproblem's claim by its own proo
   :meth:`lpparse.proofs.check.ProofProgram.proves_infeasible`), every branched node split by its children;
   when K trees are listed and the subproblem is not, its leaves may also be bounded by the K-th tree's score
   (a search that stopped at the K-th best score found so far): every tree of it scores at most the K-th;
+* one *enumerated*: every tree over its arcs, when its tokens' head choices number at most
+  :data:`ENUMERATE` (:func:`lpparse.trees.mask_trees`), each scored (:func:`lpparse.families.base.tree_scores`):
+  the best of them is its listed tree (within the tolerance), or for one left unsplit at most the K-th tree's
+  score (none of finite score, when fewer than K trees are listed);
 * one never solved, *closed by its parent's bound* (a lazy search's, :mod:`lpparse.exact.kbest`), by its
   parent's proof: every tree of the child at modifier m is a tree of the parent that uses one of the child's
   heads h of m, and the duals of the root node of the parent's proof bound the parent's trees that use h→m
@@ -39,13 +43,15 @@ The trees must be distinct trees over the candidate arcs, of finite score, best 
 subproblem's proof is its listed tree; every unsplit subproblem's best tree scores at most the K-th (within
 the tolerance); and when fewer than K trees are listed, no subproblem left unsplit holds a tree. Every
 comparison fails closed (NaN fails it). Nothing is read from a record but the trees, K, the partition's shape
-(each subproblem's parent, modifier, rank and whether it is closed by its parent's bound) and the proofs: no
+(each subproblem's parent, modifier, rank, whether it is closed by its parent's bound or enumerated) and the
+proofs: no
 score, bound or mask.
 
 **The record** (:func:`kbest_record`; ``parse`` adds the ``sent_id`` and the arcs pruning kept)::
 
     {"families": {...}, "kbest": {"kbest_version": 2, "k": K, "trees": [heads, ...], "subproblems": [
-        {"parent": p, "modifier": m, "rank": r, "proof": {...} | null[, "closed": "parent"]}, ...]}}
+        {"parent": p, "modifier": m, "rank": r, "proof": {...} | null[, "closed": "parent" | "enumerated": true]},
+        ...]}}
 
 ``families`` as in :func:`lpparse.proofs.record.proof_record`; the root first, its parent -1 and its
 modifier null, every subproblem after its parent; ``rank``: the position of the subproblem's tree in
@@ -57,8 +63,8 @@ alone has the entry ``"closed": "parent"`` (no bound is written: the check recom
 proof). A checker that does not know the entry finds a subproblem with trees and no proof, and fails
 (closed). Version 2 (tree bounds, searches stopped at the K-th best found) has version 1's layout; version 3
 orders a subproblem's children as the search chose (:mod:`lpparse.exact.kbest`), not by increasing modifier,
-with the same layout. This checker reads all three; one of version 2 refuses version 3's records, which its
-order check would fail.
+with the same layout. Version 4 adds enumerated subproblems (``"enumerated": true``, proof null), which a
+checker of version 3 would find with trees and no proof. This checker reads all four.
 """
 
 from __future__ import annotations
@@ -72,14 +78,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.colgen.family import Warm
-from lpparse.families.base import Parts, tree_score
+from lpparse.families.base import Parts, tree_score, tree_scores
 from lpparse.families.grandparent.family import GrandparentParts
 from lpparse.lp.solution import Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.proofs.check import EPS, ProofProgram, _proved, check_proof, tree_claim
 from lpparse.proofs.record import proof_record, read_proof_record
 from lpparse.proofs.search_tree import ExactResult, gap_abs
-from lpparse.trees import NoTreeError, allowed_arcs, tree_problem, validate_scores
+from lpparse.trees import NoTreeError, allowed_arcs, mask_trees, tree_problem, validate_scores
 
 __all__ = [
     "ClosingBound",
@@ -96,9 +102,12 @@ __all__ = [
 
 #: version of the k-best record layout (2: a child closed by its parent's bound may be closed by its tree
 #: bound, a subproblem proved without a tree by nodes bounded by the K-th score; 3: a subproblem's children in
-#: any order), and the versions read
-VERSION = 3
-READS = (1, 2, 3)
+#: any order; 4: enumerated subproblems), and the versions read
+VERSION = 4
+READS = (1, 2, 3, 4)
+#: the most head choices (the product of the tokens' numbers of heads) of a subproblem proved by enumerating
+#: its trees
+ENUMERATE = 256
 
 
 @dataclass
@@ -108,8 +117,10 @@ class Subproblem:
     inf); ``result``: its exact search's proof, without LPs or caches (heads None: the nodes that prove no
     tree of finite score exists; None: no tree over its arcs, closed by its parent's bound, or never solved);
     ``rank``: its tree's position in the list (None: not listed); ``children``: its children's ids once its
-    tree is listed; ``closed``: never solved, closed by its parent's bound (at most the K-th tree's score).
-    The check reads ``parent``, ``modifier``, ``rank``, ``closed`` and ``result`` only: masks, bounds and
+    tree is listed; ``closed``: never solved, closed by its parent's bound (at most the K-th tree's score);
+    ``enumerated``: its best tree, ``(heads, score)``, found by enumerating its trees (no search, ``result``
+    None; its heads None when none scores finite). The check reads ``parent``, ``modifier``, ``rank``,
+    ``closed``, whether it is ``enumerated``, and ``result`` only: masks, bounds and
     children are rebuilt."""
 
     id: int
@@ -122,6 +133,7 @@ class Subproblem:
     rank: int | None = None
     empty: bool = False  #: no tree over its arcs, or none of finite score (asked once it is at the head)
     closed: bool = False
+    enumerated: tuple[NDArray[np.int64] | None, float] | None = None
     #: a solved subproblem's root LP: each arc's bound on the trees that use it (until its children are made)
     #: and its columns (its children's start)
     arc_bounds: NDArray[np.float64] | None = field(default=None, repr=False)
@@ -154,6 +166,11 @@ class KBest:
         """Subproblems never solved, closed by their parent's bound."""
         return sum(sub.closed for sub in self.subproblems)
 
+    @property
+    def enumerated(self) -> int:
+        """Subproblems proved by enumerating their trees."""
+        return sum(sub.enumerated is not None for sub in self.subproblems)
+
 
 def murty_modifiers(mask: NDArray[np.bool_]) -> list[int]:
     """The modifiers whose column in ``mask`` holds more than one head: one Murty child each (the others are
@@ -179,12 +196,13 @@ def murty_child(
 class Piece:
     """A subproblem as the check reads it: its ``parent`` (-1: the root), the ``modifier`` of the Murty child
     it is (None: the root), the ``rank`` of its listed tree (None: not listed), and whether it was never
-    solved, ``closed`` by its parent's bound."""
+    solved, ``closed`` by its parent's bound, and whether its trees are ``enumerated`` (its proof)."""
 
     parent: int
     modifier: int | None
     rank: int | None
     closed: bool = False
+    enumerated: bool = False
 
 
 @dataclass
@@ -430,6 +448,8 @@ class _PartitionCheck:
         """Why one subproblem (its arcs ``mask``, their scores ``masked``, its proof ``result``) is not
         proved as the partition needs it (None when it is)."""
         kth, full, gap_tol = self.kth, self.full, self.gap_tol
+        if piece.enumerated:
+            return self.enumerated_problem(piece, mask, result)
         if piece.closed:
             problem = self.closed_problem(piece, mask, result)
         elif result is None:
@@ -455,6 +475,36 @@ class _PartitionCheck:
             elif not value <= kth + gap_abs(kth, gap_tol):
                 problem = f"it holds a tree scoring {value!r}, above tree {self.k} ({kth!r})"
         return problem
+
+    def enumerated_problem(
+        self, piece: Piece, mask: NDArray[np.bool_], result: ExactResult | None
+    ) -> str | None:
+        """Why an enumerated subproblem (its arcs ``mask``) is not proved by its trees, each scored (None when
+        it is): module docstring."""
+        if piece.closed or result is not None:
+            return "enumerated, yet closed by its parent's bound or with a proof of its own"
+        trees = mask_trees(mask, self.single_root, ENUMERATE)
+        if trees is None:
+            return f"enumerated, but its tokens' head choices number more than {ENUMERATE}"
+        values = tree_scores(self.s, self.parts, trees)
+        best = float(values.max(initial=-np.inf))
+        if np.isnan(values).any():
+            return "enumerated, but a tree's score is NaN"
+        if piece.rank is not None:
+            listed = (trees == self.trees[piece.rank]).all(axis=1)
+            if not listed.any():
+                return f"enumerated, but tree {piece.rank + 1} is not one of its trees"
+            value = float(values[listed][0])
+            if not best <= value + gap_abs(value, self.gap_tol):
+                return f"enumerated: a tree of it scores {best!r}, above tree {piece.rank + 1} ({value!r})"
+            return None
+        if not best > -math.inf:
+            return None
+        if not self.full:
+            return f"it holds a tree scoring {best!r}, but fewer than {self.k} trees are listed"
+        if not best <= self.kth + gap_abs(self.kth, self.gap_tol):
+            return f"it holds a tree scoring {best!r}, above tree {self.k} ({self.kth!r})"
+        return None
 
     def closed_problem(self, piece: Piece, mask: NDArray[np.bool_], result: ExactResult | None) -> str | None:
         """Why a subproblem closed by its parent's bound (its arcs ``mask``) is not proved to hold no tree
@@ -507,6 +557,7 @@ def kbest_record(kbest: KBest, parts: Sequence[Parts]) -> dict[str, Any]:
             "rank": sub.rank,
             "proof": None if sub.result is None else _proof_record(sub.result, parts),
             **({"closed": "parent"} if sub.closed else {}),
+            **({"enumerated": True} if sub.enumerated is not None else {}),
         }
         for sub in kbest.subproblems
     ]
@@ -556,6 +607,14 @@ def _optional_int(value: Any, what: str, low: int, high: int) -> int | None:
     return None if value is None else _int(value, what, low, high)
 
 
+def _enumerated(value: Any, i: int) -> bool:
+    """Whether a record's subproblem ``i`` is enumerated (its ``enumerated`` entry: absent, or true), or
+    ValueError."""
+    if value is not None and value is not True:
+        raise ValueError(f"subproblem {i}'s enumerated is {value!r}, not true")
+    return value is True
+
+
 def _closed(value: Any, i: int) -> bool:
     """Whether a record's subproblem ``i`` is closed by its parent's bound (its ``closed`` entry: absent, or
     ``"parent"``), or ValueError."""
@@ -598,6 +657,7 @@ def check_kbest_record(
             _optional_int(entry["modifier"], f"subproblem {i}'s modifier", 1, size),
             _optional_int(entry["rank"], f"subproblem {i}'s rank", 0, len(trees)),
             _closed(entry.get("closed"), i),
+            _enumerated(entry.get("enumerated"), i),
         )
         for i, entry in enumerate(entries)
     ]
