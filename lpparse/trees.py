@@ -92,12 +92,16 @@ def tree_problem(mask: NDArray[np.bool_], single_root: bool = False) -> str | No
 def _tree_problem(mask: NDArray[np.bool_], single_root: bool) -> str | None:
     """:func:`tree_problem` past its quick case (decoders ask again about the same pruned arcs: the program,
     Chu-Liu-Edmonds, the search)."""
-    graph = sp.csr_matrix(mask, dtype=np.float64)  # csgraph's own dtype: no conversion (half the time at n = 50)
+    graph = sp.csr_matrix(
+        mask, dtype=np.float64
+    )  # csgraph's own dtype: no conversion (half the time at n = 50)
     reached = csgraph.breadth_first_order(graph, 0, directed=True, return_predecessors=False)
     if reached.shape[0] < mask.shape[0]:
         seen = np.zeros(mask.shape[0], dtype=bool)
         seen[reached] = True
-        return f"tokens {np.flatnonzero(~seen).tolist()} cannot be reached from the root over the allowed arcs"
+        return (
+            f"tokens {np.flatnonzero(~seen).tolist()} cannot be reached from the root over the allowed arcs"
+        )
     if single_root:
         words = sp.csr_matrix(mask[1:, 1:], dtype=np.float64)
         _, component = csgraph.connected_components(words, directed=True, connection="strong")
@@ -189,7 +193,7 @@ def find_cycle(heads: ArrayLike) -> list[int] | None:
             path.append(v)
             v = int(h[v])
         if state[v] == 1:
-            return path[path.index(v):]
+            return path[path.index(v) :]
         for u in path:
             state[u] = 2
     return None

@@ -128,7 +128,9 @@ def test_enumerated_subproblems_and_forgeries() -> None:
     subs = record["kbest"]["subproblems"]
     listed = next(i for i, e in enumerate(subs) if e.get("enumerated") and e["rank"] is not None)
     unlisted = next(
-        sub.id for sub in kbest.subproblems if sub.enumerated and sub.rank is None and sub.enumerated[0] is not None
+        sub.id
+        for sub in kbest.subproblems
+        if sub.enumerated and sub.rank is None and sub.enumerated[0] is not None
     )
 
     def check(forged: dict, scores: np.ndarray = s) -> str | None:

@@ -95,7 +95,14 @@ from lpparse.proofs.kbest import (
     partition_problem,
 )
 from lpparse.proofs.search_tree import ExactResult
-from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, mask_trees, tree_problem, validate_scores
+from lpparse.trees import (
+    NoTreeError,
+    allowed_arcs,
+    check_tree_exists,
+    mask_trees,
+    tree_problem,
+    validate_scores,
+)
 
 __all__ = ["check_kbest", "k_best_search"]
 
