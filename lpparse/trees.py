@@ -10,9 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from scipy.sparse import csgraph
 
 from lpparse._masks import by_arc_mask
 
@@ -91,27 +89,26 @@ def tree_problem(mask: NDArray[np.bool_], single_root: bool = False) -> str | No
 @by_arc_mask
 def _tree_problem(mask: NDArray[np.bool_], single_root: bool) -> str | None:
     """:func:`tree_problem` past its quick case (decoders ask again about the same pruned arcs: the program,
-    Chu-Liu-Edmonds, the search)."""
-    graph = sp.csr_matrix(
-        mask, dtype=np.float64
-    )  # csgraph's own dtype: no conversion (half the time at n = 50)
-    reached = csgraph.breadth_first_order(graph, 0, directed=True, return_predecessors=False)
-    if reached.shape[0] < mask.shape[0]:
-        seen = np.zeros(mask.shape[0], dtype=bool)
-        seen[reached] = True
-        return (
-            f"tokens {np.flatnonzero(~seen).tolist()} cannot be reached from the root over the allowed arcs"
-        )
+    Chu-Liu-Edmonds, the search), on dense arrays: what reaches what by repeated squaring of the graph's
+    reachability (log n boolean matrix products; a sparse graph's construction cost more at these sizes)."""
+    reach = _reachability(mask)
+    if not reach[0].all():
+        return f"tokens {np.flatnonzero(~reach[0]).tolist()} cannot be reached from the root over the allowed arcs"
     if single_root:
-        words = sp.csr_matrix(mask[1:, 1:], dtype=np.float64)
-        _, component = csgraph.connected_components(words, directed=True, connection="strong")
-        src, dst = words.nonzero()
-        entered = np.zeros(component.max() + 1, dtype=bool)
-        entered[component[dst[component[src] != component[dst]]]] = True
-        sources = np.flatnonzero(~entered)
-        if sources.shape[0] != 1 or not mask[0, 1:][component == sources[0]].any():
+        words = _reachability(mask[1:, 1:])
+        if not (mask[0, 1:] & words.all(axis=1)).any():
             return "no single root child reaches every other token over the allowed arcs"
     return None
+
+
+def _reachability(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """reach[a, b]: b is reachable from a over the arcs of ``mask`` (a reaches itself)."""
+    reach = mask | np.eye(mask.shape[0], dtype=bool)
+    step = reach.astype(np.float32)
+    for _ in range(max(int(mask.shape[0]).bit_length(), 1)):
+        reach = (step @ step) > 0
+        step = reach.astype(np.float32)
+    return reach
 
 
 def mask_trees(mask: NDArray[np.bool_], single_root: bool, limit: int) -> NDArray[np.int64] | None:

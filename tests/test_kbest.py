@@ -463,7 +463,9 @@ def _lazy_instance(seed: int, n: int = 6, k: int = 3) -> tuple[np.ndarray, list,
 def test_tree_bound_holds_for_any_duals(kind: str) -> None:
     """:meth:`ClosingBound.tree` bounds every tree of each Murty child (brute force) from the parent's root
     duals, and from forged ones: scaled, negated, random, of other labels; a NaN dual gives no bound (fails
-    closed). The families beside the grandparent one count as the check counts them."""
+    closed). The families beside the grandparent one count as the check counts them. :meth:`ClosingBound.refined`
+    never proves a child's trees at most a score below its best tree's, whatever the duals and however many
+    branches it may take."""
     rng = np.random.default_rng(11)
     n = 5
     s = rng.normal(size=(n + 1, n + 1))
@@ -490,12 +492,71 @@ def test_tree_bound_holds_for_any_duals(kind: str) -> None:
                 best = max(inside, default=-np.inf)
                 assert bound.tree(child.mask) >= best - 1e-9
                 assert bound.child(child.mask, child.modifier) >= best - 1e-9
+                if np.isfinite(best):
+                    assert not bound.refined(child.mask, best - 1e-6, 10**5)
                 checked += 1
         name, (index, values) = labels[0]
         nan = {**root.duals, name: (index, np.where(np.arange(values.size) == 0, np.nan, values))}
         result = dataclasses.replace(parent.result, nodes=[dataclasses.replace(root, duals=nan)])
         assert isinstance(closing_bounds(masked, parts, result, False), str)
     assert checked >= 20
+
+
+def test_refined_bounds_close_and_prove_subproblems() -> None:
+    """At trained models' scale (arcs N(0, 4), triples N(0, 0.01)), n = 6, K = 5, no enumeration: the tree
+    bound refined by branching closes subproblems that the plain tree bound leaves open, and proves the best
+    trees of others, never searched; the K best equal brute force and the record checks. Forged: such a
+    subproblem's listed tree swapped for a worse tree of it, or for a tree not over its arcs, its arcs'
+    scores raised, and a closure under no ancestor with a proof."""
+    s, parts, kbest = _lazy_instance(1, n=6, k=5)
+    ranked = _ranked(s, parts, False)
+    assert [h.tolist() for h, _ in kbest.trees] == [t.tolist() for _, t in ranked[:5]]
+    assert kbest.bounded >= 1 and check_kbest(s, parts, kbest, False) is None
+    record = _round_trip(kbest, parts)
+    assert check_kbest_record(record, s, parts, False, GAP_TOL) is None
+    kth = kbest.trees[-1][1]
+
+    def parent_bound(i: int) -> float:  # the plain bound of subproblem i by its nearest searched ancestor
+        a = kbest.subproblems[i].parent
+        while kbest.subproblems[a].result is None:
+            a = kbest.subproblems[a].parent
+        ancestor = kbest.subproblems[a]
+        masked = np.where(ancestor.mask, s, -np.inf)
+        sub = kbest.subproblems[i]
+        return closing_bounds(masked, parts, ancestor.result, False).child(sub.mask, sub.modifier)
+
+    closed = [sub.id for sub in kbest.subproblems if sub.closed]
+    assert any(parent_bound(i) > kth + 1e-6 for i in closed)  # closed by the refined bound alone
+    root = kbest.subproblems[0].result.nodes[0]
+    brute = np.array([v for v, _ in ranked])
+    trees = np.array([t for _, t in ranked])
+    m = np.arange(1, s.shape[0])
+    for scale in (1.0, 3.0, -1.0):  # the root's duals, and forged ones: never below a subproblem's best tree
+        duals = {name: (index, scale * values) for name, (index, values) in root.duals.items()}
+        result = dataclasses.replace(kbest.subproblems[0].result, nodes=[dataclasses.replace(root, duals=duals)])
+        bound = closing_bounds(s, parts, result, False)
+        for sub in kbest.subproblems[1:]:
+            inside = brute[sub.mask[trees[:, 1:], m].all(axis=1)]
+            if inside.size:
+                assert not bound.refined(sub.mask, float(inside.max()) - 1e-6, 10**4)
+
+    def check(forged: dict, scores: np.ndarray = s) -> str | None:
+        return check_kbest_record(json.loads(json.dumps(forged)), scores, parts, False, GAP_TOL)
+
+    bounded = next(sub for sub in kbest.subproblems if sub.bounded is not None)
+    worse = next(t for v, t in ranked[5:] if bounded.mask[t[1:], m].all())
+    outside = next(t for v, t in ranked[5:] if not bounded.mask[t[1:], m].all())
+    for tree in (worse, outside):
+        forged = copy.deepcopy(record)
+        forged["kbest"]["trees"][bounded.rank] = tree.tolist()
+        assert check(forged) is not None
+    raised = s.copy()  # every arc of the bounded subproblem's modifier but its tree's: 10 more
+    raised[bounded.mask[:, bounded.modifier], bounded.modifier] += 10.0
+    raised[bounded.bounded[0][bounded.modifier], bounded.modifier] -= 10.0
+    assert check(record, raised) is not None
+    orphan = copy.deepcopy(record)  # the root's proof gone: nothing closes its descendants
+    orphan["kbest"]["subproblems"][0]["proof"] = None
+    assert check(orphan) is not None
 
 
 def test_subproblems_bounded_by_the_kth_tree() -> None:

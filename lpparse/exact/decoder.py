@@ -174,8 +174,9 @@ def exact_decode(  # long: a registered decoder's signature: its options are par
     with ``certified`` False and the proved bound; with no tree at all, RuntimeError. ``k_best``: also the K
     best trees, proved (:func:`lpparse.exact.kbest.k_best_search`), as ``stats["kbest"]``: (heads, score)
     pairs, best first (and ``kbest_subproblems``, ``kbest_solved``, ``kbest_closed``,
-    ``kbest_enumerated``: the partition's subproblems, those searched, those closed unsolved by their parent's
-    bound, those proved by enumerating their trees); a limit that stops the search
+    ``kbest_enumerated``, ``kbest_bounded``: the partition's subproblems, those searched, those closed unsolved by
+    an ancestor's bound, those proved by enumerating their trees, those whose best tree an ancestor's bound
+    proves); a limit that stops the search
     before K trees (while trees remain) leaves it uncertified.
     ``branching``: the search's rule and ``base`` the node LPs' arborescence program
     (:class:`lpparse.exact.search.ExactOptions`). ``proof``: the search's proof as a JSON record in
@@ -214,6 +215,7 @@ def exact_decode(  # long: a registered decoder's signature: its options are par
             kbest_solved=kbest.solved,
             kbest_closed=kbest.closed,
             kbest_enumerated=kbest.enumerated,
+            kbest_bounded=kbest.bounded,
         )
     if proof:
         stats["proof"] = proof_record(result, families) if kbest is None else kbest_record(kbest, families)

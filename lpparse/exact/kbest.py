@@ -15,9 +15,9 @@ trees compete. The modifiers go by the best tree one head change away from T at 
 :func:`lpparse.exact.heuristics.move_gains`, grandparent family alone; else the parent's arc bound on the
 trees that give it another head), lowest first: the modifiers whose other heads are poor come first, their
 children (few heads fixed) closed by their parent's bound, and those where the next trees lie come last,
-their children with nearly every head fixed, so small that one LP settles them. The first 30 dev sentences
-of the four treebanks, K = 5, against increasing modifiers (``benchmarks/results/kbest_cost.md``): Italian
-1,862 -> 995 subproblems, 462 -> 380 searched.
+their children with nearly every head fixed, so small that enumeration or a bound settles them. Italian
+dev, the first 30 sentences, K = 5, against increasing modifiers: 1,862 -> 995 subproblems, 462 -> 380
+searched (before the devices below).
 
 **Lazily** (Lawler 1972, "A Procedure for Computing the K Best Solutions to Discrete Optimization Problems
 and its Application to the Shortest Path Problem", Management Science 18(7): a subproblem is solved only
@@ -32,13 +32,24 @@ waiting has a key at most its score, and those never solved are *closed by their
 
 **Tree bounds.** The root LPs of trained models are dual degenerate: many arcs keep reduced cost 0, and the
 arc bound of most children is their parent's score (Italian dev: 57 of 73 subproblems searched on a
-25-token sentence). Before its search, a child popped from the queue is bounded by the same duals over its
-trees as a whole (:class:`lpparse.proofs.kbest.ClosingBound`): UB + the arborescence of largest reduced
-cost over its arcs, each arc p→c with its best triple ⟨g, p, c⟩ over the child's heads g of p (exact where
-the child fixes p's head), the absent triples' reduced costs from their scores (every candidate triple
-scored once a sentence); first, in O(n²), each token's best head alone (:class:`_Grids`). It goes back
-under the smaller key, and is searched only if popped again. (Grandparent family alone; the check
-recomputes the bound for any families.)
+25-token sentence). Before its search, a subproblem popped from the queue is bounded by the root duals of
+its nearest searched ancestor over its trees as a whole (:class:`lpparse.proofs.kbest.ClosingBound`,
+estimated by :func:`_estimate`): UB + the arborescence of largest reduced cost over its arcs, each arc p→c
+with its best triple ⟨g, p, c⟩ over the subproblem's heads g of p (exact where it fixes p's head), the
+absent triples' reduced costs from their scores (every candidate triple scored once a sentence). It goes
+back under the smaller key. Popped again, that bound is *refined* by branching on heads
+(:meth:`lpparse.proofs.kbest.ClosingBound.refined`, at most a quarter of the branches the check allows):
+the max over g lets a token's children take grandparents other than its head, and the arborescence that sets
+the bound is mostly no tree of its own value (Italian dev, the children of 6 free tokens or more that the
+bound left open: its own reduced costs 6.9 below the K-th best score at the median, the bound 0.7 above).
+Refined below the K-th best score found outside it, the subproblem waits under that score; when a tree found
+inside it (or its parent tree's best head change at its modifier, :attr:`_Lazy.moves`) scores above that,
+the refined bound at that tree's score makes it the subproblem's best, *solved by the bound*, never searched.
+Only then is it searched. (Grandparent family alone; the check recomputes the bounds for any families.)
+
+**Small subproblems are enumerated**: at most :data:`lpparse.proofs.kbest.ENUMERATE` head choices, every
+tree over its arcs scored (:func:`lpparse.trees.mask_trees`), no LP. Italian dev, the first 30 sentences, K =
+5: 89 searches (30 of them the roots) instead of 380, 66 subproblems solved by the bound, 46 enumerated.
 
 **Searches stop at the K-th best found.** A child's search need not find its best tree when that scores
 below the K-th tree: it starts with the K-th best score of the distinct trees found so far outside the child
@@ -54,7 +65,9 @@ sentence, :meth:`lpparse.exact.search._Parts.over`); a child's root LP starts fr
 columns and final basis. Of a search, a subproblem keeps its proof alone (tree, nodes with their duals or
 rays, statistics): no LP, master or cache; of a solved subproblem waiting to be listed, also its root's arc
 bounds (an (n+1, n+1) array, until its children are made); of a listed one, its root LP's columns and basis
-(its children's start); of every solved one, its tree bounds' grids (four (n+1, n+1) arrays).
+(its children's start); of every searched one that holds a tree, its tree bound's estimate (the reduced costs
+of its arcs and of every candidate triple, an (n+1)³ array: K of them listed at most, and the few solved
+subproblems never listed).
 
 A subproblem whose arcs carry trees that all hold a pruned part (scored -inf) has none of finite score: its
 search's nodes (every leaf infeasible: no tree over its arcs, or a dual ray) are its proof
@@ -63,8 +76,8 @@ search's nodes (every leaf infeasible: no tree over its arcs, or a dual ray) are
 :func:`check_kbest` re-checks a result as :func:`lpparse.proofs.kbest.check_kbest_record` checks its
 record, both through :func:`lpparse.proofs.kbest.partition_problem`: each tree's score recomputed, the
 trees distinct and best first, each subproblem's mask rebuilt from its parent's mask and tree and its proof
-checked over it, every subproblem left unsplit bounded by the K-th score, and every subproblem closed by its
-parent's bound bounded so by its parent's root duals, recomputed.
+checked over it, every subproblem left unsplit bounded by the K-th score, and every subproblem closed (or
+solved) by an ancestor's bound bounded so by that ancestor's root duals, recomputed.
 """
 
 from __future__ import annotations
@@ -73,7 +86,7 @@ import heapq
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -83,10 +96,11 @@ from lpparse.exact.search import ExactOptions, RootStart, TreeCosts, _Parts, sea
 from lpparse.families.base import Parts, exact_parts, tree_score, tree_scores
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.solution import TOL, Status
-from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.ppc.loop import _validated
 from lpparse.proofs.kbest import (
     ENUMERATE,
+    REFINE_BRANCHES,
+    ClosingBound,
     KBest,
     Piece,
     Subproblem,
@@ -94,7 +108,7 @@ from lpparse.proofs.kbest import (
     murty_modifiers,
     partition_problem,
 )
-from lpparse.proofs.search_tree import ExactResult
+from lpparse.proofs.search_tree import ExactResult, gap_abs
 from lpparse.trees import (
     NoTreeError,
     allowed_arcs,
@@ -112,70 +126,11 @@ __all__ = ["check_kbest", "k_best_search"]
 NEIGHBOURS = 3
 
 
-@dataclass
-class _Grids:
-    """A solved subproblem's :class:`lpparse.exact.search.TreeCosts` cut down to what its Murty children's
-    tree bounds need, (n+1, n+1) each: its root LP's dual objective ``ub``, each arc's reduced cost ``arcs``,
-    and per arc p→c the largest reduced cost of a triple ⟨g, p, c⟩ over its heads g of p (``every``), at
-    its tree's head of p (``own``), and over the others (``others``); 0 for p = 0 (no triple)."""
-
-    ub: float
-    arcs: NDArray[np.float64]
-    every: NDArray[np.float64]
-    own: NDArray[np.float64]
-    others: NDArray[np.float64]
-
-    @classmethod
-    def of(cls, costs: TreeCosts, mask: NDArray[np.bool_], heads: NDArray[np.int64]) -> _Grids:
-        size = mask.shape[0]
-        cube = np.where(mask[:, :, None], costs.triples, -np.inf)
-        every = cube.max(axis=0)
-        p = np.arange(1, size)
-        own = np.full((size, size), -np.inf)
-        own[1:] = cube[heads[1:], p, :]
-        cube[heads[1:], p, :] = -np.inf
-        others = cube.max(axis=0)
-        for grid in (every, own, others):
-            grid[0] = 0.0
-        return cls(costs.ub, costs.arcs, every, own, others)
-
-    def weights(self, mask: NDArray[np.bool_], modifier: int) -> NDArray[np.float64]:
-        """Each arc's reduced cost with its best triple in the Murty child with arcs ``mask`` at ``modifier``
-        (the tokens of one head keep the tree's, the modifier takes another, the others any of the
-        parent's)."""
-        fixed = mask.sum(axis=0) == 1
-        triple = np.where(fixed[:, None], self.own, self.every)
-        triple[modifier] = self.others[modifier]
-        triple[0] = 0.0
-        return np.where(mask, self.arcs + triple, -np.inf)
-
-    def bound(self, w: NDArray[np.float64], single_root: bool, tree: bool) -> tuple[float, bool]:
-        """The search's estimate of :meth:`lpparse.proofs.kbest.ClosingBound.tree` for a child of arc weights
-        ``w`` (:meth:`weights`), and whether it is that bound exactly: UB + the best head of each token, in
-        O(n²), exact when those heads make a tree; else with ``tree``, UB + the arborescence of largest
-        weight (Chu-Liu-Edmonds)."""
-        size = w.shape[0]
-        heads = np.argmax(w, axis=0)
-        value = self.ub + float(w[heads[1:], np.arange(1, size)].sum())
-        if _is_tree(heads, single_root) or not value > -math.inf:
-            return value, True
-        if not tree:
-            return value, False
-        try:
-            heads = chu_liu_edmonds(w, single_root=single_root)
-        except NoTreeError:
-            return -math.inf, True
-        return self.ub + float(w[heads[1:], np.arange(1, size)].sum()), True
-
-
-def _is_tree(heads: NDArray[np.int64], single_root: bool) -> bool:
-    """Whether a head for every token (``heads[1:]``) makes a tree rooted at 0 (pointer jumping: every token's
-    ancestors reach 0 within n steps), with one root child under ``single_root``."""
-    up = heads.copy()
-    up[0] = 0
-    for _ in range(max(int(up.size - 1).bit_length(), 1)):
-        up = up[up]
-    return bool((up == 0).all()) and (not single_root or int((heads[1:] == 0).sum()) == 1)
+def _estimate(costs: TreeCosts, arc_bounds: NDArray[np.float64], single_root: bool) -> ClosingBound:
+    """The search's estimate of the :class:`lpparse.proofs.kbest.ClosingBound` that the check recomputes from
+    a searched subproblem's root duals: its certified dual objective for R (which holds R and the columns'
+    terms besides), the reduced costs of its arcs and of every candidate triple."""
+    return ClosingBound(arc_bounds, [costs.ub], costs.arcs, [costs.triples], single_root)
 
 
 def _neighbours(
@@ -278,10 +233,12 @@ class _Lazy:
         self.start, self.time_limit, self.options = start, time_limit, options
         #: (-key, 1 for a waiting subproblem (a solved one pops first on a tie), id)
         self.queue: list[tuple[float, int, int]] = []
-        #: the solved subproblems' tree-bound grids (grandparent family alone), and how far each child waiting
-        #: under them is bounded (1: by each token's best head, 2: by the best tree)
-        self.grids: dict[int, _Grids] = {}
+        #: the searched subproblems' tree bounds (grandparent family alone), and how far each subproblem
+        #: waiting under them is bounded (1: by the tree bound, 2: refined, or solved by it)
+        self.bounds: dict[int, ClosingBound] = {}
         self.tightened: dict[int, int] = {}
+        #: per listed subproblem searched, the best tree one head change away at each modifier (heads, score)
+        self.moves: dict[int, tuple[NDArray[np.int64], NDArray[np.float64]]] = {}
         #: the root LPs' final bases (their children's start), and the distinct trees found, by their heads
         self.bases: dict[int, LabelledBasis | None] = {}
         self.found: dict[bytes, tuple[NDArray[np.int64], float]] = {}
@@ -312,21 +269,64 @@ class _Lazy:
         return out
 
     def tighten(self, sub: Subproblem) -> bool:
-        """Whether a waiting subproblem goes back to the queue under a tighter key (the tree bounds), or
-        leaves it without a search (no tree over its arcs); else it is searched next."""
+        """Whether a waiting subproblem goes back to the queue under a tighter key, or leaves it without a
+        search (no tree over its arcs); else it is searched next. By the tree bound of its nearest searched
+        ancestor's root duals, then that bound refined (:meth:`lpparse.proofs.kbest.ClosingBound.refined`):
+        below the K-th best score found outside it, it waits under that score; or, when a tree found in it
+        scores above that, at most that tree's score, which it then holds as its best (solved by the bound)."""
         stage = self.tightened.get(sub.id, 0)
-        if stage < 2 and sub.parent in self.grids:
-            assert sub.modifier is not None
-            grids = self.grids[sub.parent]
-            value, exact = grids.bound(grids.weights(sub.mask, sub.modifier), self.single_root, stage == 1)
-            self.tightened[sub.id] = 2 if exact else stage + 1
-            sub.bound = min(sub.bound, value)
-            heapq.heappush(self.queue, (-sub.bound, 1, sub.id))
+        bound = self.ancestor_bound(sub)
+        if stage < 2 and bound is not None:
+            self.tightened[sub.id] = stage + 1
+            if stage == 0:
+                sub.bound = min(sub.bound, bound.tree(sub.mask))
+            else:
+                self.refine(sub, bound)
+            if sub.bounded is None:
+                heapq.heappush(self.queue, (-sub.bound, 1, sub.id))
             return True
         if tree_problem(sub.mask, self.single_root) is not None:  # asked only once it can matter
             sub.empty = True
             return True
         return False
+
+    def refine(self, sub: Subproblem, bound: ClosingBound) -> None:
+        """The refined tree bound of a waiting subproblem (:meth:`tighten`): its key lowered to the K-th best
+        score found outside it, or its best found tree proved its best and queued as solved."""
+        gap = self.options.gap_tol if self.options is not None else TOL
+        inside = self.best_inside(sub)
+        lower = self.lower(sub.mask)
+        if inside is not None and inside[1] > lower:
+            heads, score = inside
+            if bound.refined(sub.mask, score + 0.5 * gap_abs(score, gap), REFINE_BRANCHES // 4):
+                sub.bounded = (heads.copy(), score)
+                heapq.heappush(self.queue, (-score, 0, sub.id))
+        elif lower > -math.inf and bound.refined(
+            sub.mask, lower + 0.5 * gap_abs(lower, gap), REFINE_BRANCHES // 4
+        ):
+            sub.bound = min(sub.bound, lower)
+
+    def ancestor_bound(self, sub: Subproblem) -> ClosingBound | None:
+        """The tree bound of the nearest searched ancestor of a subproblem (None: none has one)."""
+        a = sub.parent
+        while a >= 0 and a not in self.bounds:
+            a = self.out.subproblems[a].parent
+        return self.bounds.get(a)
+
+    def best_inside(self, sub: Subproblem) -> tuple[NDArray[np.int64], float] | None:
+        """The best tree found over a subproblem's arcs, or its parent tree's best head change at its modifier
+        (None: neither)."""
+        m = np.arange(1, sub.mask.shape[0])
+        found = [(h, v) for h, v in self.found.values() if sub.mask[h[1:], m].all()]
+        move = self.moves.get(sub.parent)
+        rank = self.out.subproblems[sub.parent].rank if sub.parent >= 0 else None
+        if move is not None and sub.modifier is not None and rank is not None:
+            heads, values = move
+            tree = self.out.trees[rank][0].copy()
+            tree[sub.modifier] = heads[sub.modifier]
+            if np.isfinite(values[sub.modifier]) and sub.mask[tree[1:], m].all():
+                found.append((tree, self.shared.value(tree)))
+        return max(found, key=lambda t: t[1]) if found else None
 
     def lower(self, mask: NDArray[np.bool_]) -> float:
         """The K-th best score of the distinct trees found outside the subproblem of arcs ``mask``: the K-th
@@ -360,8 +360,8 @@ class _Lazy:
         self.found[result.heads.tobytes()] = (result.heads, float(result.objective))
         sub.arc_bounds, sub.columns, self.bases[sub.id] = root.arc_bounds, root.columns, root.basis
         costs = None if result.root is None else tree_costs(result.root, sub.mask, self.shared)
-        if costs is not None:
-            self.grids[sub.id] = _Grids.of(costs, sub.mask, result.heads)
+        if costs is not None and root.arc_bounds is not None:
+            self.bounds[sub.id] = _estimate(costs, root.arc_bounds, self.single_root)
         heapq.heappush(self.queue, (-result.objective, 0, sub.id))
         return result.status
 
@@ -382,8 +382,8 @@ class _Lazy:
     def take(self, sub: Subproblem) -> None:
         """List a solved subproblem's tree (the next best) and, unless it is the K-th, make its children (an
         enumerated subproblem's under its tree's score: no LP bounds them)."""
-        if sub.enumerated is not None:
-            heads, score = sub.enumerated
+        if sub.enumerated is not None or sub.bounded is not None:
+            heads, score = sub.enumerated or sub.bounded  # type: ignore[misc]
             bounds = None
         else:
             assert sub.result is not None and sub.result.heads is not None and sub.arc_bounds is not None
@@ -398,6 +398,11 @@ class _Lazy:
             bounds = np.where(sub.mask, score, -np.inf)
         if len(out.trees) == out.k:
             return
+        cache = self.shared.climbing
+        if cache is not None:  # each Murty child's likely best tree: the best head change at its modifier
+            gain = np.where(sub.mask, move_gains(self.shared.s, cache, heads, self.single_root), -np.inf)
+            gain[heads[1:], np.arange(1, heads.size)] = -np.inf
+            self.moves[sub.id] = (np.argmax(gain, axis=0), score + gain.max(axis=0))
         children = []
         order = _murty_order(self.shared, sub.mask, heads, bounds, self.single_root)
         for i, m in enumerate(order):
@@ -414,7 +419,13 @@ def check_kbest(
     trees, its partition's shape and its subproblems' searches, and each tree's score as recomputed."""
     s = validate_scores(arc_scores)
     pieces = [
-        Piece(sub.parent, sub.modifier, sub.rank, sub.closed, sub.enumerated is not None)
+        Piece(
+            sub.parent,
+            sub.modifier,
+            sub.rank,
+            sub.closed or sub.bounded is not None,
+            sub.enumerated is not None,
+        )
         for sub in result.subproblems
     ]
     trees = [heads for heads, _ in result.trees]

@@ -30,14 +30,18 @@ tree's score from the scores, and proves each subproblem's claim by its own proo
   :data:`ENUMERATE` (:func:`lpparse.trees.mask_trees`), each scored (:func:`lpparse.families.base.tree_scores`):
   the best of them is its listed tree (within the tolerance), or for one left unsplit at most the K-th tree's
   score (none of finite score, when fewer than K trees are listed);
-* one never solved, *closed by its parent's bound* (a lazy search's, :mod:`lpparse.exact.kbest`), by its
-  parent's proof: every tree of the child at modifier m is a tree of the parent that uses one of the child's
-  heads h of m, and the duals of the root node of the parent's proof bound the parent's trees that use h→m
-  (:meth:`lpparse.proofs.check.ProofProgram.bound` over the parent's arcs, its ``with_arc``: valid for any
-  duals), so the largest of these over the child's heads of m bounds the child; so do the same duals over
-  the child's trees as a whole, by the arborescence of largest reduced cost (:class:`ClosingBound`); the
-  smaller of the two (:func:`closing_bounds`) must be at most the K-th tree's score (within the tolerance),
-  K trees must be listed, and the child must carry no proof of its own.
+* one never searched, *closed by its parent's bound* (a lazy search's, :mod:`lpparse.exact.kbest`), by the
+  proof of its nearest ancestor with one of its own (a listed subproblem searched; the record's ``"closed":
+  "parent"``): every tree of the subproblem at modifier m is a tree of that ancestor that uses one of its
+  heads h of m, and the duals of the root node of the ancestor's proof bound the ancestor's trees that use
+  h→m (:meth:`lpparse.proofs.check.ProofProgram.bound` over its arcs, its ``with_arc``: valid for any duals),
+  so the largest of these over the subproblem's heads of m bounds it; so do the same duals over its trees as
+  a whole, by the arborescence of largest reduced cost (:class:`ClosingBound`); the smaller of the two
+  (:func:`closing_bounds`), or when above, the tree bound refined by branching on heads within
+  :data:`REFINE_BRANCHES` bounds (:meth:`ClosingBound.refined`), must be at most the K-th tree's score
+  (within the tolerance), K trees must be listed, and the subproblem must carry no proof of its own. A
+  listed subproblem may be closed so too, *solved by the bound*: its listed tree is a tree over its arcs and
+  the bound is at most that tree's score (within the tolerance).
 
 The trees must be distinct trees over the candidate arcs, of finite score, best first; the tree of each listed
 subproblem's proof is its listed tree; every unsplit subproblem's best tree scores at most the K-th (within
@@ -64,7 +68,8 @@ proof). A checker that does not know the entry finds a subproblem with trees and
 (closed). Version 2 (tree bounds, searches stopped at the K-th best found) has version 1's layout; version 3
 orders a subproblem's children as the search chose (:mod:`lpparse.exact.kbest`), not by increasing modifier,
 with the same layout. Version 4 adds enumerated subproblems (``"enumerated": true``, proof null), which a
-checker of version 3 would find with trees and no proof. This checker reads all four.
+checker of version 3 would find with trees and no proof, and closures by the nearest ancestor searched,
+refined by branching, listed subproblems among them, which it would fail. This checker reads all four.
 """
 
 from __future__ import annotations
@@ -108,6 +113,9 @@ READS = (1, 2, 3, 4)
 #: the most head choices (the product of the tokens' numbers of heads) of a subproblem proved by enumerating
 #: its trees
 ENUMERATE = 256
+#: the bounds the check computes to refine one closing tree bound (:meth:`ClosingBound.refined`; the search
+#: refines within a quarter of them)
+REFINE_BRANCHES = 1024
 
 
 @dataclass
@@ -134,6 +142,7 @@ class Subproblem:
     empty: bool = False  #: no tree over its arcs, or none of finite score (asked once it is at the head)
     closed: bool = False
     enumerated: tuple[NDArray[np.int64] | None, float] | None = None
+    bounded: tuple[NDArray[np.int64], float] | None = None
     #: a solved subproblem's root LP: each arc's bound on the trees that use it (until its children are made)
     #: and its columns (its children's start)
     arc_bounds: NDArray[np.float64] | None = field(default=None, repr=False)
@@ -165,6 +174,11 @@ class KBest:
     def closed(self) -> int:
         """Subproblems never solved, closed by their parent's bound."""
         return sum(sub.closed for sub in self.subproblems)
+
+    @property
+    def bounded(self) -> int:
+        """Subproblems never searched whose best tree their nearest searched ancestor's bound proves."""
+        return sum(sub.bounded is not None for sub in self.subproblems)
 
     @property
     def enumerated(self) -> int:
@@ -208,22 +222,42 @@ class Piece:
 @dataclass
 class ClosingBound:
     """What the duals of a listed subproblem's root node bound, over the full program ``full`` of its arcs:
-    per arc, the trees that use it (``with_arc``, :meth:`lpparse.proofs.check.ProofProgram.bound`), and per
-    Murty child, its trees as a whole (:meth:`child`). Weak duality with any duals y (d = c - Aᵀy, each d_j
-    widened by its round-off bound): a tree x of the parent scores c·x <= R + d·x, R the rows' terms over the
-    parent's column bounds. Of d·x, the columns of other families and the flows are bounded as the check
-    bounds them (each family's top ``max_per_tree`` gains, each flow by its box; with R: ``terms``), while the
-    arcs and the grandparent triples are bounded over the child's trees: a tree holds one triple ⟨g, p, c⟩ per
-    arc p→c with p > 0, g the head of p, so d·x of them is at most the arborescence of largest weight under
-    w[p, c] = d[p→c] + max_g d⟨g, p, c⟩ over the child's arcs (Chu-Liu-Edmonds), which is exact for the
-    tokens whose head the child fixes. With the K-th tree's score, it closes children whose trees the
-    parent's root LP bounds above it arc by arc only (degenerate duals: many arcs of reduced cost 0)."""
+    per arc, the trees that use it (``with_arc``, :meth:`lpparse.proofs.check.ProofProgram.bound`), and the
+    trees of any subset of its arcs as a whole (:meth:`tree`, :meth:`refined`). Weak duality with any duals y
+    (d = c - Aᵀy, each d_j widened by its round-off bound): a tree x of the subproblem scores c·x <= R + d·x, R
+    the rows' terms over its column bounds. Of d·x, the columns of other families and the flows are bounded as
+    the check bounds them (each family's top ``max_per_tree`` gains, each flow by its box; with R: ``terms``),
+    while the arcs and the grandparent triples are bounded over the trees of the arc set: a tree holds one
+    triple ⟨g, p, c⟩ per arc p→c with p > 0, g the head of p, so d·x of them is at most the arborescence of
+    largest weight under w[p, c] = d[p→c] + max_g d⟨g, p, c⟩ over the set's heads g of p (Chu-Liu-Edmonds),
+    which is exact for the tokens whose head the set fixes. With the K-th tree's score, it closes children
+    whose trees the root LP bounds above it arc by arc only (degenerate duals: many arcs of reduced cost 0).
+
+    The max over g lets each child of a token p take its best grandparent whatever p's head: the arborescence
+    that sets the bound is then often no tree of its own value (Italian dev, grandparent model, the Murty
+    children of 6 free tokens or more that the bound left open: the best arborescence's own reduced costs
+    6.9 below the K-th score at the median, its bound 0.7 above). :meth:`refined` branches on the head of
+    the token where that arborescence is least consistent, each branch's children of the token taking the
+    triple of its head, until every branch's bound is at most the limit."""
 
     with_arc: NDArray[np.float64]
     terms: list[float]
     arc_d: NDArray[np.float64]
     triple_d: list[NDArray[np.float64]]
     single_root: bool
+
+    def __post_init__(self) -> None:
+        #: the arcs of the bound's own program, and per arc p→c the best triple over all its heads g of p
+        self.base = np.isfinite(self.arc_d)
+        self.every = [cube.max(axis=0) for cube in self.triple_d]
+        #: R summed exactly, its terms' absolute values, and a bound on the size of any arc's weight
+        try:
+            self._r, self._r_abs = math.fsum(self.terms), math.fsum(abs(t) for t in self.terms)
+        except (OverflowError, ValueError):
+            self._r = self._r_abs = math.nan
+        self._spread = math.fsum(
+            float(np.abs(a[np.isfinite(a)]).max(initial=0.0)) for a in (self.arc_d, *self.triple_d)
+        )
 
     def child(self, mask: NDArray[np.bool_], modifier: int) -> float:
         """A bound on every tree of the Murty child with arcs ``mask`` at ``modifier``: the smaller of the
@@ -232,30 +266,178 @@ class ClosingBound:
         arc = float(self.with_arc[heads, modifier].max()) if heads.any() else -math.inf
         return min(arc, self.tree(mask)) if arc > -math.inf else arc  # NaN fails closed
 
-    def tree(self, mask: NDArray[np.bool_]) -> float:
-        """The class docstring's bound on the trees over ``mask`` (NaN when a number is not finite)."""
+    def weights(self, mask: NDArray[np.bool_]) -> NDArray[np.float64]:
+        """w over the arcs ``mask`` (a subset of the bound's own): per arc p→c, d[p→c] plus each triple
+        family's best ⟨g, p, c⟩ over the heads g of p in ``mask``; -inf outside ``mask``."""
         w = np.where(mask, self.arc_d, -np.inf)
-        for cube in self.triple_d:  # the best triple of each arc p→c over the heads g of p within mask
-            best = np.where(mask[:, :, None], cube, -np.inf).max(axis=0)
+        cut = np.flatnonzero((mask != self.base).any(axis=0))  # tokens whose heads the set restricts
+        cut = cut[cut > 0]
+        for cube, every in zip(self.triple_d, self.every):
+            best = every.copy()
+            for p in cut.tolist():
+                heads = np.flatnonzero(mask[:, p])
+                best[p] = cube[heads, p, :].max(axis=0) if heads.size else -np.inf
             best[0] = 0.0  # the root's children have no triple
             w = w + best
+        return w
+
+    def tree(self, mask: NDArray[np.bool_]) -> float:
+        """The class docstring's bound on the trees over ``mask`` (NaN when a number is not finite)."""
+        w = self.weights(mask)
         if np.isnan(w).any():
             return math.nan
+        return self._best(w, -math.inf)[0]
+
+    def refined(self, mask: NDArray[np.bool_], limit: float, branches: int) -> bool:
+        """Whether every tree over ``mask`` scores at most ``limit`` by the tree bound refined by branching
+        (class docstring), within ``branches`` bounds computed: depth first, a branch's best arborescence is
+        checked against ``limit``; above it, unless its own reduced costs (each child of a token with the
+        triple of the token's head in it) are too, the branch splits by the heads of the token p whose
+        children's triples gain most over those of its head, and in each part p's children take the triple of
+        its one head. False when a tree's own reduced costs are above ``limit`` (no branching gets below it),
+        at the branch limit, or on a number that is not finite."""
+        w = self.weights(mask)
+        if np.isnan(w).any() or not limit < math.inf:
+            return False
+        stack, done = [w], 0
+        while stack:
+            w = stack.pop()
+            done += 1
+            if done > branches:
+                return False
+            token = self._branch_token(w, limit)
+            if token is None:
+                continue
+            if token < 0:
+                return False
+            heads_of = np.flatnonzero(np.isfinite(w[:, token]))
+            above = ~(self._fixed_bounds(w, token, heads_of) <= limit)  # NaN stays
+            stack.extend(self._fixed(w, token, h) for h in heads_of[above].tolist())
+        return True
+
+    def _branch_token(self, w: NDArray[np.float64], limit: float) -> int | None:
+        """The token a branch of weights ``w`` splits by (:meth:`refined`); None when its bound is at most
+        ``limit``, -1 when no split gets it there (a tree's own reduced costs are above it, or a number is not
+        finite). Each token's best head alone first: their heads, when inconsistent below the limit, name the
+        token without an arborescence computed."""
+        size = w.shape[0]
+        heads = np.argmax(w, axis=0)
+        value = self._total(w, heads)
+        if math.isnan(value):
+            return -1
+        if not value > limit:
+            return None
+        token, gain = self._least_consistent(w, heads)
+        if _is_tree(heads, self.single_root):
+            return token if not value - gain > limit else -1
+        if not value - gain > limit:
+            return token
         try:
             heads = chu_liu_edmonds(w, single_root=self.single_root)
         except NoTreeError:
-            return -math.inf  # no tree of finite score over mask
-        chosen = w[heads[1:], np.arange(1, heads.size)]
-        if not np.isfinite(chosen).all():
-            return -math.inf
-        terms = [*self.terms, *chosen.tolist()]
+            return None  # no tree of finite score over the arcs
+        if not np.isfinite(w[heads[1:], np.arange(1, size)]).all():
+            return None
+        value = self._total(w, heads)
+        if math.isnan(value):
+            return -1
+        if not value > limit:
+            return None
+        token, gain = self._least_consistent(w, heads)
+        return token if not value - gain > limit else -1
+
+    def _least_consistent(self, w: NDArray[np.float64], heads: NDArray[np.int64]) -> tuple[int, float]:
+        """The token whose children's triples in ``w`` gain most over the triples of its own head in the
+        arborescence ``heads``, and what all tokens' children gain so (its weight less its own value)."""
+        size = heads.size
+        m = np.arange(1, size)
+        p = heads[1:]
+        inner = p > 0
+        own = np.zeros(size - 1)
+        for cube in self.triple_d:
+            own += np.where(inner, cube[heads[np.maximum(p, 0)].clip(0), p, m], 0.0)
+        gain = np.where(inner, w[p, m] - self.arc_d[p, m] - own, 0.0)
+        per = np.bincount(p, np.nan_to_num(gain, nan=np.inf, posinf=np.inf, neginf=np.inf), size)
+        per[0] = -np.inf
+        token = int(np.argmax(per))
+        return token, float(np.sum(gain))
+
+    def _row(self, w: NDArray[np.float64], token: int, heads: NDArray[np.int64]) -> NDArray[np.float64]:
+        """The weights of ``token``'s arcs to its children in ``w`` under each of ``heads`` as its one head,
+        (len(heads), n+1): each child's triple that of that head."""
+        rows = self.arc_d[token][None, :] + sum(cube[heads, token, :] for cube in self.triple_d)
+        return np.where(np.isneginf(w[token])[None, :], -np.inf, rows)
+
+    def _fixed_bounds(
+        self, w: NDArray[np.float64], token: int, heads: NDArray[np.int64]
+    ) -> NDArray[np.float64]:
+        """For each of ``heads``, R + each token's best head alone in :meth:`_fixed` ``(w, token, head)``
+        (round-off outward), which bounds that branch's trees."""
+        others = w.copy()
+        others[token] = -np.inf
+        best = np.maximum(others.max(axis=0)[None, :], self._row(w, token, heads))
+        best[:, token] = w[heads, token]
+        best = best[:, 1:]
+        with np.errstate(invalid="ignore"):
+            total = self._r + best.sum(axis=1)
+            size = w.shape[0]
+            slack = (
+                4.0
+                * EPS
+                * (self._r_abs + size * np.abs(best).sum(axis=1) + np.abs(total) + size**2 * self._spread)
+            )
+        return np.where(np.isneginf(best).any(axis=1), -np.inf, total + slack)
+
+    def _fixed(self, w: NDArray[np.float64], token: int, head: int) -> NDArray[np.float64]:
+        """``w`` with ``head`` the only head of ``token``, whose children take the triples of that head."""
+        out = w.copy()
+        out[:, token] = -np.inf
+        out[head, token] = w[head, token]
+        out[token] = self._row(w, token, np.array([head]))[0]
+        return out
+
+    def _best(self, w: NDArray[np.float64], limit: float) -> tuple[float, NDArray[np.int64] | None]:
+        """The bound R + the best arborescence under ``w`` (round-off outward), with that arborescence;
+        first each token's best head alone, which bounds it and settles it at most ``limit`` (heads None;
+        ``limit`` -inf: always the arborescence's) or when those heads make a tree; -inf when no tree has
+        finite weight."""
+        size = w.shape[0]
+        m = np.arange(1, size)
+        heads = np.argmax(w, axis=0)
+        value = self._total(w, heads)
+        if not value > limit or _is_tree(heads, self.single_root):
+            return value, heads if value > limit else None
         try:
-            total = math.fsum(terms)
-        except OverflowError:
+            heads = chu_liu_edmonds(w, single_root=self.single_root)
+        except NoTreeError:
+            return -math.inf, None  # no tree of finite score over the arcs
+        if not np.isfinite(w[heads[1:], m]).all():
+            return -math.inf, None
+        return self._total(w, heads), heads
+
+    def _total(self, w: NDArray[np.float64], heads: NDArray[np.int64]) -> float:
+        """R plus the weights of ``heads`` under ``w``, with every rounding's bound added (R summed exactly,
+        the weights' sum within n roundings of their absolute sum, and Chu-Liu-Edmonds's contractions: at most
+        n, each n sums of weights at most ``_spread``); NaN on overflow, -inf when a chosen weight is -inf."""
+        chosen = w[heads[1:], np.arange(1, heads.size)]
+        if np.isneginf(chosen).any():
+            return -math.inf
+        total = self._r + float(chosen.sum())
+        if not math.isfinite(total):
             return math.nan
-        spread = float(np.abs(w[np.isfinite(w)]).max(initial=0.0))
-        # each term's rounding and the sum's, and Chu-Liu-Edmonds's contractions (at most n, each n sums)
-        return total + 4.0 * EPS * (math.fsum(abs(t) for t in terms) + abs(total) + heads.size**2 * spread)
+        size = heads.size
+        slack = self._r_abs + size * float(np.abs(chosen).sum()) + abs(total) + size**2 * self._spread
+        return total + 4.0 * EPS * slack
+
+
+def _is_tree(heads: NDArray[np.int64], single_root: bool) -> bool:
+    """Whether a head for every token (``heads[1:]``) makes a tree rooted at 0 (pointer jumping: every token's
+    ancestors reach 0 within n steps), with one root child under ``single_root``."""
+    up = heads.copy()
+    up[0] = 0
+    for _ in range(max(int(up.size - 1).bit_length(), 1)):
+        up = up[up]
+    return bool((up == 0).all()) and (not single_root or int((heads[1:] == 0).sum()) == 1)
 
 
 def closing_bounds(
@@ -354,20 +536,17 @@ def partition_problem(  # long: the claim (k trees), the partition, its proofs, 
         return f"{len(trees)} trees, but the ranks of the listed subproblems are {ranks}"
     if not pieces or pieces[0].parent != -1 or pieces[0].modifier is not None:
         return "the first subproblem is not the root"
-    check = _PartitionCheck(
-        arc_scores, parts, k, trees, single_root, gap_tol, values[-1] if values else -np.inf
-    )
-    closers = {p.parent for p in pieces if p.closed}
+    check = _PartitionCheck(arc_scores, parts, k, trees, single_root, gap_tol, values)
     for i, piece in enumerate(pieces):
         mask = check.mask(i, piece, pieces)
         if isinstance(mask, str):
             return f"subproblem {i}{mask}"
         masked = np.where(mask, arc_scores, -np.inf)
         result = proof(i, masked)
-        problem = check.piece_problem(piece, mask, masked, result)
+        problem = check.piece_problem(i, piece, pieces, masked, result)
         if problem is not None:
             return f"subproblem {i}: {problem}"
-        if i in closers and piece.rank is not None and result is not None:
+        if piece.rank is not None and result is not None:  # its root duals may close its descendants
             check.closing[i] = (masked, result)
     return check.murty_problem(pieces)
 
@@ -396,9 +575,9 @@ def _listed_values(
 @dataclass
 class _PartitionCheck:
     """The check of one partition's subproblems, in order (:func:`partition_problem`): the scores, families,
-    K and listed trees, the checker's root rule and gap tolerance, the K-th tree's score ``kth``; the arc
-    masks and children found so far; ``closing``: by parent, its arc scores and proof (listed subproblems
-    whose children are closed by their bound), replaced by :func:`closing_bounds` once computed."""
+    K and listed trees with their recomputed ``values``, the checker's root rule and gap tolerance; the arc
+    masks and children found so far; ``closing``: by listed subproblem searched, its arc scores and proof
+    (whose root duals may close its descendants), replaced by :func:`closing_bounds` once computed."""
 
     s: NDArray[np.float64]
     parts: Sequence[Parts]
@@ -406,10 +585,10 @@ class _PartitionCheck:
     trees: Sequence[NDArray[np.int64]]
     single_root: bool
     gap_tol: float
-    kth: float
+    values: list[float]
     masks: list[NDArray[np.bool_]] = field(default_factory=list)
     kids: dict[int, list[int]] = field(default_factory=dict)
-    closing: dict[int, tuple[NDArray[np.float64], ExactResult] | NDArray[np.float64] | str] = field(
+    closing: dict[int, tuple[NDArray[np.float64], ExactResult] | ClosingBound | str] = field(
         default_factory=dict
     )
 
@@ -417,6 +596,11 @@ class _PartitionCheck:
     def full(self) -> bool:
         """K trees are listed (else every tree must be)."""
         return len(self.trees) == self.k
+
+    @property
+    def kth(self) -> float:
+        """The last listed tree's score (-inf: none)."""
+        return self.values[-1] if self.values else -math.inf
 
     def mask(self, i: int, piece: Piece, pieces: Sequence[Piece]) -> NDArray[np.bool_] | str:
         """Subproblem i's arcs, rebuilt from its parent's (why it has none: the rest of a message)."""
@@ -440,19 +624,20 @@ class _PartitionCheck:
 
     def piece_problem(
         self,
+        i: int,
         piece: Piece,
-        mask: NDArray[np.bool_],
+        pieces: Sequence[Piece],
         masked: NDArray[np.float64],
         result: ExactResult | None,
     ) -> str | None:
-        """Why one subproblem (its arcs ``mask``, their scores ``masked``, its proof ``result``) is not
-        proved as the partition needs it (None when it is)."""
-        kth, full, gap_tol = self.kth, self.full, self.gap_tol
+        """Why subproblem ``i`` (its arc scores ``masked``, its proof ``result``) is not proved as the
+        partition needs it (None when it is)."""
+        kth, full, gap_tol, mask = self.kth, self.full, self.gap_tol, self.masks[i]
         if piece.enumerated:
             return self.enumerated_problem(piece, mask, result)
         if piece.closed:
-            problem = self.closed_problem(piece, mask, result)
-        elif result is None:
+            return self.closed_problem(i, piece, pieces, result)
+        if result is None:
             problem = (
                 None if tree_problem(mask, self.single_root) is not None else "it holds trees but no proof"
             )
@@ -506,25 +691,51 @@ class _PartitionCheck:
             return f"it holds a tree scoring {best!r}, above tree {self.k} ({self.kth!r})"
         return None
 
-    def closed_problem(self, piece: Piece, mask: NDArray[np.bool_], result: ExactResult | None) -> str | None:
-        """Why a subproblem closed by its parent's bound (its arcs ``mask``) is not proved to hold no tree
-        above the K-th score (None when it is): module docstring."""
-        if piece.rank is not None or result is not None:
-            return "closed by its parent's bound, yet listed or with a proof of its own"
-        if not self.full:
-            return "closed by its parent's bound, but fewer than K trees are listed"
-        if piece.parent not in self.closing:
+    def closed_problem(
+        self, i: int, piece: Piece, pieces: Sequence[Piece], result: ExactResult | None
+    ) -> str | None:
+        """Why subproblem ``i``, closed by the bound of its nearest ancestor searched (a listed subproblem with
+        a proof of its own), is not proved (None when it is): every tree of it at most the K-th tree's score,
+        or, listed, at most its listed tree's, which is one of its trees (module docstring)."""
+        mask = self.masks[i]
+        if result is not None or piece.enumerated:
+            return "closed by its parent's bound, yet with a proof of its own"
+        if piece.rank is None:
+            if not self.full:
+                return "closed by its parent's bound, but fewer than K trees are listed"
+            limit, what = self.kth, f"the K-th tree's score {self.kth!r}"
+        else:
+            tree = self.trees[piece.rank]
+            if not mask[tree[1:], np.arange(1, tree.size)].all():
+                return f"closed by its parent's bound under tree {piece.rank + 1}, which is not a tree of its arcs"
+            limit, what = self.values[piece.rank], f"tree {piece.rank + 1}'s score"
+        bound = self.bound_of(i, pieces)
+        if isinstance(bound, str):
+            return bound
+        assert piece.modifier is not None
+        value = bound.child(mask, piece.modifier)
+        cap = limit + gap_abs(limit, self.gap_tol)
+        if value <= cap or bound.refined(mask, cap, REFINE_BRANCHES):
+            return None
+        return (
+            f"closed by its parent's bound {value!r} on its trees (not refined below within {REFINE_BRANCHES} "
+            f"branches), above {what}"
+        )
+
+    def bound_of(self, i: int, pieces: Sequence[Piece]) -> ClosingBound | str:
+        """The :class:`ClosingBound` of the nearest ancestor of subproblem ``i`` with a proof of its own (why
+        there is none: a message)."""
+        a = pieces[i].parent
+        while a >= 0 and a not in self.closing:
+            a = pieces[a].parent
+        if a < 0:
             return "closed by the bound of a parent without a proved tree"
-        got = self.closing[piece.parent]
+        got = self.closing[a]
         if isinstance(got, tuple):
-            got = self.closing[piece.parent] = closing_bounds(got[0], self.parts, got[1], self.single_root)
+            got = self.closing[a] = closing_bounds(got[0], self.parts, got[1], self.single_root)
         if isinstance(got, str):
             return f"closed by its parent's bound, but its parent's proof gives none: {got}"
-        assert piece.modifier is not None
-        value = got.child(mask, piece.modifier)
-        if not value <= self.kth + gap_abs(self.kth, self.gap_tol):
-            return f"closed by its parent's bound {value!r} on its trees, above the K-th tree's score {self.kth!r}"
-        return None
+        return got
 
     def murty_problem(self, pieces: Sequence[Piece]) -> str | None:
         """Why the split subproblems' children are not Murty's partition of their arcs, in some order (None
@@ -556,7 +767,7 @@ def kbest_record(kbest: KBest, parts: Sequence[Parts]) -> dict[str, Any]:
             "modifier": sub.modifier,
             "rank": sub.rank,
             "proof": None if sub.result is None else _proof_record(sub.result, parts),
-            **({"closed": "parent"} if sub.closed else {}),
+            **({"closed": "parent"} if sub.closed or sub.bounded is not None else {}),
             **({"enumerated": True} if sub.enumerated is not None else {}),
         }
         for sub in kbest.subproblems
