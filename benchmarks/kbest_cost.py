@@ -65,6 +65,8 @@ def worker(spec: dict[str, Any]) -> dict[str, Any]:
                 "subproblems": stats.get("kbest_subproblems"),
                 "solved": stats.get("kbest_solved"),
                 "closed": stats.get("kbest_closed"),
+                "enumerated": stats.get("kbest_enumerated"),
+                "bounded": stats.get("kbest_bounded"),
             }
         )
     t1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -134,6 +136,8 @@ def summary(one: dict[str, Any], many: dict[str, Any], k: int) -> dict[str, Any]
         "subproblems": sum(r["subproblems"] for r in rows if r.get("subproblems") is not None)
         if solved
         else None,
+        "subproblems enumerated": sum(r.get("enumerated") or 0 for r in rows) if solved else None,
+        "subproblems solved by bound": sum(r.get("bounded") or 0 for r in rows) if solved else None,
     }
 
 
@@ -176,6 +180,8 @@ def main() -> None:
         "subproblems",
         "subproblems solved",
         "subproblems closed",
+        "subproblems enumerated",
+        "subproblems solved by bound",
     ]
     table = []
     for path in dev_files(args):
@@ -211,8 +217,9 @@ def main() -> None:
         "sentences alone; median, 90% and worst sentence ratio: of each sentence's K = "
         f"{args.k} and K = 1 CPU seconds (the worst: its position in the dev set and length); trees proved: "
         "the trees of the certified sentences; subproblems: the partition's, those searched (to their best "
-        "tree, or stopped at the K-th best score found) and those closed unsolved by their parent's bound "
-        "(the lazy search only)."
+        "tree, or stopped at the K-th best score found), those closed unsolved by an ancestor's bound (the "
+        "lazy search only), those proved by enumerating their trees, and those whose best tree an ancestor's "
+        "refined bound proves (never searched)."
     )
     lines = [
         f"# k-best cost: K = {args.k} against K = 1",

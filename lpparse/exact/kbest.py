@@ -124,6 +124,8 @@ __all__ = ["check_kbest", "k_best_search"]
 #: sought (a subproblem's searches stop at the K-th of those outside it: with K of them, the first children
 #: searched stop there too)
 NEIGHBOURS = 3
+#: refinements of one subproblem's bound, each at the score of a better tree that stopped the last
+RETRIES = 3
 
 
 def _estimate(costs: TreeCosts, arc_bounds: NDArray[np.float64], single_root: bool) -> ClosingBound:
@@ -292,19 +294,32 @@ class _Lazy:
 
     def refine(self, sub: Subproblem, bound: ClosingBound) -> None:
         """The refined tree bound of a waiting subproblem (:meth:`tighten`): its key lowered to the K-th best
-        score found outside it, or its best found tree proved its best and queued as solved."""
+        score found outside it, or its best found tree proved its best and queued as solved. A tree that
+        stops the refinement (its own reduced costs above the limit) is scored and joins the trees found;
+        when it scores above the limit, the refinement tries again at its score (:data:`RETRIES` times)."""
         gap = self.options.gap_tol if self.options is not None else TOL
-        inside = self.best_inside(sub)
         lower = self.lower(sub.mask)
-        if inside is not None and inside[1] > lower:
-            heads, score = inside
-            if bound.refined(sub.mask, score + 0.5 * gap_abs(score, gap), REFINE_BRANCHES // 4):
-                sub.bounded = (heads.copy(), score)
-                heapq.heappush(self.queue, (-score, 0, sub.id))
-        elif lower > -math.inf and bound.refined(
-            sub.mask, lower + 0.5 * gap_abs(lower, gap), REFINE_BRANCHES // 4
-        ):
-            sub.bound = min(sub.bound, lower)
+        inside = self.best_inside(sub)
+        for _ in range(RETRIES):
+            target = inside if inside is not None and inside[1] > lower else None
+            limit = lower if target is None else target[1]
+            if not limit > -math.inf:
+                return
+            done, witness = bound.refine(sub.mask, limit + 0.5 * gap_abs(limit, gap), REFINE_BRANCHES // 4)
+            if done:
+                if target is None:
+                    sub.bound = min(sub.bound, lower)
+                else:
+                    sub.bounded = (target[0].copy(), target[1])
+                    heapq.heappush(self.queue, (-target[1], 0, sub.id))
+                return
+            if witness is None:
+                return
+            value = self.shared.value(witness)
+            self.found[witness.tobytes()] = (witness, value)
+            if not value > limit:  # the duals are too weak for it: an LP's are needed
+                return
+            inside = (witness, value)
 
     def ancestor_bound(self, sub: Subproblem) -> ClosingBound | None:
         """The tree bound of the nearest searched ancestor of a subproblem (None: none has one)."""

@@ -296,55 +296,67 @@ class ClosingBound:
         children's triples gain most over those of its head, and in each part p's children take the triple of
         its one head. False when a tree's own reduced costs are above ``limit`` (no branching gets below it),
         at the branch limit, or on a number that is not finite."""
+        return self.refine(mask, limit, branches)[0]
+
+    def refine(
+        self, mask: NDArray[np.bool_], limit: float, branches: int
+    ) -> tuple[bool, NDArray[np.int64] | None]:
+        """:meth:`refined`, and when False for a tree whose own reduced costs are above ``limit``, that tree
+        (a search may score it: a tree above the limit is worth knowing)."""
         w = self.weights(mask)
         if np.isnan(w).any() or not limit < math.inf:
-            return False
+            return False, None
         stack, done = [w], 0
         while stack:
             w = stack.pop()
             done += 1
             if done > branches:
-                return False
-            token = self._branch_token(w, limit)
+                return False, None
+            token, witness = self._branch_token(w, limit)
             if token is None:
                 continue
             if token < 0:
-                return False
+                return False, witness
             heads_of = np.flatnonzero(np.isfinite(w[:, token]))
-            above = ~(self._fixed_bounds(w, token, heads_of) <= limit)  # NaN stays
-            stack.extend(self._fixed(w, token, h) for h in heads_of[above].tolist())
-        return True
+            bounds = self._fixed_bounds(w, token, heads_of)
+            above = ~(bounds <= limit)  # NaN stays
+            order = np.argsort(np.nan_to_num(bounds[above], nan=np.inf), kind="stable")  # the highest next
+            stack.extend(self._fixed(w, token, h) for h in heads_of[above][order].tolist())
+        return True, None
 
-    def _branch_token(self, w: NDArray[np.float64], limit: float) -> int | None:
+    def _branch_token(
+        self, w: NDArray[np.float64], limit: float
+    ) -> tuple[int | None, NDArray[np.int64] | None]:
         """The token a branch of weights ``w`` splits by (:meth:`refined`); None when its bound is at most
-        ``limit``, -1 when no split gets it there (a tree's own reduced costs are above it, or a number is not
-        finite). Each token's best head alone first: their heads, when inconsistent below the limit, name the
-        token without an arborescence computed."""
+        ``limit``, -1 when no split gets it there: with the tree whose own reduced costs are above it, or
+        alone when a number is not finite. Each token's best head alone first: their heads, when inconsistent
+        below the limit, name the token without an arborescence computed."""
         size = w.shape[0]
         heads = np.argmax(w, axis=0)
         value = self._total(w, heads)
         if math.isnan(value):
-            return -1
+            return -1, None
         if not value > limit:
-            return None
+            return None, None
         token, gain = self._least_consistent(w, heads)
-        if _is_tree(heads, self.single_root):
-            return token if not value - gain > limit else -1
+        tree = _is_tree(heads, self.single_root)
         if not value - gain > limit:
-            return token
-        try:
-            heads = chu_liu_edmonds(w, single_root=self.single_root)
-        except NoTreeError:
-            return None  # no tree of finite score over the arcs
-        if not np.isfinite(w[heads[1:], np.arange(1, size)]).all():
-            return None
-        value = self._total(w, heads)
-        if math.isnan(value):
-            return -1
-        if not value > limit:
-            return None
-        token, gain = self._least_consistent(w, heads)
-        return token if not value - gain > limit else -1
+            return token, None
+        if not tree:
+            try:
+                heads = chu_liu_edmonds(w, single_root=self.single_root)
+            except NoTreeError:
+                return None, None  # no tree of finite score over the arcs
+            if not np.isfinite(w[heads[1:], np.arange(1, size)]).all():
+                return None, None
+            value = self._total(w, heads)
+            if math.isnan(value):
+                return -1, None
+            if not value > limit:
+                return None, None
+            token, gain = self._least_consistent(w, heads)
+        heads[0] = -1
+        return (token, None) if not value - gain > limit else (-1, heads)
 
     def _least_consistent(self, w: NDArray[np.float64], heads: NDArray[np.int64]) -> tuple[int, float]:
         """The token whose children's triples in ``w`` gain most over the triples of its own head in the
@@ -352,12 +364,13 @@ class ClosingBound:
         size = heads.size
         m = np.arange(1, size)
         p = heads[1:]
-        inner = p > 0
-        own = np.zeros(size - 1)
+        grand = heads[p].clip(0)  # the head of each arc's head (the root's: any, masked below)
+        gain = w[p, m] - self.arc_d[p, m]
         for cube in self.triple_d:
-            own += np.where(inner, cube[heads[np.maximum(p, 0)].clip(0), p, m], 0.0)
-        gain = np.where(inner, w[p, m] - self.arc_d[p, m] - own, 0.0)
-        per = np.bincount(p, np.nan_to_num(gain, nan=np.inf, posinf=np.inf, neginf=np.inf), size)
+            gain -= cube[grand, p, m]
+        gain[p == 0] = 0.0
+        gain[np.isnan(gain)] = np.inf  # fails towards branching there
+        per = np.bincount(p, gain, size)
         per[0] = -np.inf
         token = int(np.argmax(per))
         return token, float(np.sum(gain))
@@ -365,8 +378,11 @@ class ClosingBound:
     def _row(self, w: NDArray[np.float64], token: int, heads: NDArray[np.int64]) -> NDArray[np.float64]:
         """The weights of ``token``'s arcs to its children in ``w`` under each of ``heads`` as its one head,
         (len(heads), n+1): each child's triple that of that head."""
-        rows = self.arc_d[token][None, :] + sum(cube[heads, token, :] for cube in self.triple_d)
-        return np.where(np.isneginf(w[token])[None, :], -np.inf, rows)
+        rows = np.repeat(self.arc_d[token][None, :], heads.size, axis=0)
+        for cube in self.triple_d:
+            rows += cube[heads, token, :]
+        rows[:, w[token] == -np.inf] = -np.inf
+        return rows
 
     def _fixed_bounds(
         self, w: NDArray[np.float64], token: int, heads: NDArray[np.int64]
@@ -386,7 +402,7 @@ class ClosingBound:
                 * EPS
                 * (self._r_abs + size * np.abs(best).sum(axis=1) + np.abs(total) + size**2 * self._spread)
             )
-        return np.where(np.isneginf(best).any(axis=1), -np.inf, total + slack)
+        return np.where((best == -np.inf).any(axis=1), -np.inf, total + slack)
 
     def _fixed(self, w: NDArray[np.float64], token: int, head: int) -> NDArray[np.float64]:
         """``w`` with ``head`` the only head of ``token``, whose children take the triples of that head."""
