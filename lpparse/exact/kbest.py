@@ -299,13 +299,17 @@ class _Lazy:
         when it scores above the limit, the refinement tries again at its score (:data:`RETRIES` times)."""
         gap = self.options.gap_tol if self.options is not None else TOL
         lower = self.lower(sub.mask)
-        inside = self.best_inside(sub)
+        known = self.inside(sub)
+        inside = max(known, key=lambda t: t[1]) if known else None
         for _ in range(RETRIES):
             target = inside if inside is not None and inside[1] > lower else None
             limit = lower if target is None else target[1]
             if not limit > -math.inf:
                 return
-            done, witness = bound.refine(sub.mask, limit + 0.5 * gap_abs(limit, gap), REFINE_BRANCHES // 4)
+            limit += 0.5 * gap_abs(limit, gap)
+            if any(bound.tree_value(heads) > limit for heads, _ in known):  # no refinement gets below it
+                return
+            done, witness = bound.refine(sub.mask, limit, REFINE_BRANCHES // 4)
             if done:
                 if target is None:
                     sub.bound = min(sub.bound, lower)
@@ -320,6 +324,7 @@ class _Lazy:
             if not value > limit:  # the duals are too weak for it: an LP's are needed
                 return
             inside = (witness, value)
+            known.append(inside)
 
     def ancestor_bound(self, sub: Subproblem) -> ClosingBound | None:
         """The tree bound of the nearest searched ancestor of a subproblem (None: none has one)."""
@@ -328,9 +333,9 @@ class _Lazy:
             a = self.out.subproblems[a].parent
         return self.bounds.get(a)
 
-    def best_inside(self, sub: Subproblem) -> tuple[NDArray[np.int64], float] | None:
-        """The best tree found over a subproblem's arcs, or its parent tree's best head change at its modifier
-        (None: neither)."""
+    def inside(self, sub: Subproblem) -> list[tuple[NDArray[np.int64], float]]:
+        """The trees found over a subproblem's arcs, and its parent tree's best head change at its modifier,
+        with their scores."""
         m = np.arange(1, sub.mask.shape[0])
         found = [(h, v) for h, v in self.found.values() if sub.mask[h[1:], m].all()]
         move = self.moves.get(sub.parent)
@@ -341,7 +346,7 @@ class _Lazy:
             tree[sub.modifier] = heads[sub.modifier]
             if np.isfinite(values[sub.modifier]) and sub.mask[tree[1:], m].all():
                 found.append((tree, self.shared.value(tree)))
-        return max(found, key=lambda t: t[1]) if found else None
+        return found
 
     def lower(self, mask: NDArray[np.bool_]) -> float:
         """The K-th best score of the distinct trees found outside the subproblem of arcs ``mask``: the K-th

@@ -288,6 +288,17 @@ class ClosingBound:
             return math.nan
         return self._best(w, -math.inf)[0]
 
+    def tree_value(self, heads: NDArray[np.int64]) -> float:
+        """R + the reduced costs of one tree's arcs and of its own triples: what the bound can never fall
+        below over a set of arcs that holds the tree (rounded to nearest, for a search's decisions)."""
+        m = np.arange(1, heads.size)
+        p = heads[1:]
+        value = self._r + float(self.arc_d[p, m].sum())
+        inner = p > 0
+        for cube in self.triple_d:
+            value += float(cube[heads[p[inner]], p[inner], m[inner]].sum())
+        return value
+
     def refined(self, mask: NDArray[np.bool_], limit: float, branches: int) -> bool:
         """Whether every tree over ``mask`` scores at most ``limit`` by the tree bound refined by branching
         (class docstring), within ``branches`` bounds computed: depth first, a branch's best arborescence is
