@@ -11,13 +11,18 @@ from hypothesis import strategies as st
 
 from lpparse.scores import noisy_gold_scores, random_scores
 from lpparse.trees import (
+    DENSE_REACH,
     NoTreeError,
+    _reachability,
+    _sparse_tree_problem,
+    _tree_problem,
     check_tree,
     check_tree_exists,
     find_cycle,
     heads_to_matrix,
     is_projective,
     is_tree,
+    mask_trees,
     tree_problem,
     tree_score,
     validate_scores,
@@ -120,6 +125,49 @@ def test_tree_existence_matches_enumeration(n: int, seed: int, prune: float, sin
     else:
         with pytest.raises(NoTreeError):
             check_tree_exists(s, single_root)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 5), st.integers(0, 2**32 - 1), st.floats(0.1, 0.9), st.booleans())
+def test_mask_trees_and_both_tree_questions_match_enumeration(
+    n: int, seed: int, density: float, single_root: bool
+) -> None:
+    """mask_trees lists exactly the trees over a random arc mask (every head array checked), and the dense and
+    sparse answers of whether one exists agree with it."""
+    rng = np.random.default_rng(seed)
+    mask = rng.random((n + 1, n + 1)) < density
+    mask[:, 0] = False
+    np.fill_diagonal(mask, False)
+    m = np.arange(1, n + 1)
+    expected = sorted(
+        h.tolist() for h in all_head_arrays(n) if is_tree(h, single_root) and mask[h[1:], m].all()
+    )
+    assert sorted(mask_trees(mask, single_root, 10**6).tolist()) == expected
+    assert mask_trees(mask, single_root, 0) is None or not mask.any(axis=0)[1:].all()
+    for answer in (_tree_problem, _sparse_tree_problem):
+        assert (answer(mask, single_root) is None) == bool(expected)
+
+
+def test_dense_and_sparse_tree_questions_agree_on_long_sentences() -> None:
+    """Above DENSE_REACH tokens the sparse traversals answer; both agree on sparse random masks of 40-90
+    tokens, where trees exist or not."""
+    rng = np.random.default_rng(3)
+    answers = set()
+    for _ in range(60):
+        n = int(rng.integers(40, 90))
+        mask = rng.random((n + 1, n + 1)) < rng.uniform(0.01, 0.08)
+        mask[:, 0] = False
+        np.fill_diagonal(mask, False)
+        for single_root in (False, True):
+            sparse = _sparse_tree_problem(mask, single_root) is None
+            assert (_tree_problem.__wrapped__(mask, single_root) is None) == sparse or n + 1 > DENSE_REACH
+            reach = _reachability(mask)
+            dense = bool(reach[0].all()) and (
+                not single_root or bool((mask[0, 1:] & _reachability(mask[1:, 1:]).all(axis=1)).any())
+            )
+            assert dense == sparse
+            answers.add(sparse)
+    assert answers == {False, True}
 
 
 @settings(max_examples=100, deadline=None)

@@ -327,9 +327,10 @@ class _Lazy:
             known.append(inside)
 
     def ancestor_bound(self, sub: Subproblem) -> ClosingBound | None:
-        """The tree bound of the nearest searched ancestor of a subproblem (None: none has one)."""
+        """The tree bound of the nearest searched ancestor of a subproblem, the one whose proof the check
+        closes it by (None: that one has none, or no ancestor was searched)."""
         a = sub.parent
-        while a >= 0 and a not in self.bounds:
+        while a >= 0 and self.out.subproblems[a].result is None:
             a = self.out.subproblems[a].parent
         return self.bounds.get(a)
 
