@@ -136,45 +136,68 @@ def _estimate(costs: TreeCosts, arc_bounds: NDArray[np.float64], single_root: bo
 
 
 def _neighbours(
-    shared: _Parts, heads: NDArray[np.int64], k: int, single_root: bool
-) -> dict[bytes, tuple[NDArray[np.int64], float]]:
-    """Up to ``k`` of the best trees one head change away from ``heads`` (by their move gains,
-    :func:`lpparse.exact.heuristics.move_gains`; the grandparent family alone), by their heads, with their
-    scores recomputed: trees that raise the K-th best score found early, so that the subproblems' searches
-    stop there from the start."""
-    cache = shared.climbing
-    if cache is None:
-        return {}
-    gain = move_gains(shared.s, cache, heads, single_root).ravel()
+    shared: _Parts, heads: NDArray[np.int64], gains: NDArray[np.float64], k: int
+) -> list[tuple[NDArray[np.int64], float]]:
+    """Up to ``k`` of the best trees one head change away from ``heads`` (by their move ``gains``,
+    :func:`lpparse.exact.heuristics.move_gains`), by their heads, with their scores recomputed: trees that
+    raise the K-th best score found early, so that the subproblems' searches stop there from the start."""
+    gain = gains.ravel()
     top = np.argsort(-gain)[:k]
-    out = {}
+    out = []
     for at in top[np.isfinite(gain[top])]:
         h, m = np.unravel_index(int(at), (heads.size, heads.size))
         tree = heads.copy()
         tree[m] = h
-        out[tree.tobytes()] = (tree, shared.value(tree))
+        out.append((tree, shared.value(tree)))
     return out
 
 
+class _Found:
+    """The distinct trees found in a k-best search, with their scores: stacked into arrays for the questions
+    asked of them (which lie over a subproblem's arcs) once per new tree."""
+
+    def __init__(self) -> None:
+        self._seen: set[bytes] = set()
+        self._trees: list[NDArray[np.int64]] = []
+        self._scores: list[float] = []
+        self._stacked: tuple[NDArray[np.int64], NDArray[np.float64]] | None = None
+
+    def add(self, heads: NDArray[np.int64], score: float) -> None:
+        key = heads.tobytes()
+        if key not in self._seen:
+            self._seen.add(key)
+            self._trees.append(heads.copy())
+            self._scores.append(score)
+            self._stacked = None
+
+    def over(
+        self, mask: NDArray[np.bool_], inside: bool = True
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """The trees found over the arcs ``mask`` (``inside``), or the others, and their scores."""
+        if self._stacked is None:
+            size = mask.shape[0]
+            trees = np.array(self._trees, dtype=np.int64).reshape(-1, size)
+            self._stacked = trees, np.array(self._scores, dtype=np.float64)
+        trees, scores = self._stacked
+        within = mask[trees[:, 1:], np.arange(1, mask.shape[0])].all(axis=1)
+        keep = within if inside else ~within
+        return trees[keep], scores[keep]
+
+
 def _murty_order(
-    shared: _Parts,
     mask: NDArray[np.bool_],
     heads: NDArray[np.int64],
     bounds: NDArray[np.float64],
-    single_root: bool,
+    gains: NDArray[np.float64] | None,
 ) -> list[int]:
     """The modifiers of the Murty children of the subproblem ``mask`` with tree ``heads``, in the order of the
-    module docstring: by the best move gain of a head change at each (grandparent family alone), else by
-    ``bounds`` (its root LP's arc bounds, :func:`lpparse.exact.search._arc_bounds`) over its other heads,
-    lowest first."""
+    module docstring: by the best move gain of a head change at each (``gains``: grandparent family alone),
+    else by ``bounds`` (its root LP's arc bounds, :func:`lpparse.exact.search._arc_bounds`) over its other
+    heads, lowest first."""
     modifiers = np.asarray(murty_modifiers(mask), dtype=np.int64)
     others = mask.copy()
     others[heads[1:], np.arange(1, mask.shape[0])] = False
-    cache = shared.climbing
-    if cache is None:
-        key = np.where(others, bounds, -np.inf)
-    else:
-        key = np.where(others, move_gains(shared.s, cache, heads, single_root), -np.inf)
+    key = np.where(others, bounds if gains is None else gains, -np.inf)
     return modifiers[np.argsort(key[:, modifiers].max(axis=0), kind="stable")].tolist()
 
 
@@ -243,7 +266,7 @@ class _Lazy:
         self.moves: dict[int, tuple[NDArray[np.int64], NDArray[np.float64]]] = {}
         #: the root LPs' final bases (their children's start), and the distinct trees found, by their heads
         self.bases: dict[int, LabelledBasis | None] = {}
-        self.found: dict[bytes, tuple[NDArray[np.int64], float]] = {}
+        self.found = _Found()
         #: the most head choices of a subproblem proved by enumerating its trees
         self.enumerate_below = ENUMERATE
 
@@ -280,8 +303,9 @@ class _Lazy:
         bound = self.ancestor_bound(sub)
         if stage < 2 and bound is not None:
             self.tightened[sub.id] = stage + 1
-            if stage == 0:
-                sub.bound = min(sub.bound, bound.tree(sub.mask))
+            if stage == 0:  # a key below the next one is enough to wait: each token's best head first
+                following = -self.queue[0][0] if self.queue else -math.inf
+                sub.bound = min(sub.bound, bound.tree(sub.mask, following))
             else:
                 self.refine(sub, bound)
             if sub.bounded is None:
@@ -320,7 +344,7 @@ class _Lazy:
             if witness is None:
                 return
             value = self.shared.value(witness)
-            self.found[witness.tobytes()] = (witness, value)
+            self.found.add(witness, value)
             if not value > limit:  # the duals are too weak for it: an LP's are needed
                 return
             inside = (witness, value)
@@ -338,7 +362,8 @@ class _Lazy:
         """The trees found over a subproblem's arcs, and its parent tree's best head change at its modifier,
         with their scores."""
         m = np.arange(1, sub.mask.shape[0])
-        found = [(h, v) for h, v in self.found.values() if sub.mask[h[1:], m].all()]
+        heads, scores = self.found.over(sub.mask)
+        found = list(zip(heads, scores.tolist()))
         move = self.moves.get(sub.parent)
         rank = self.out.subproblems[sub.parent].rank if sub.parent >= 0 else None
         if move is not None and sub.modifier is not None and rank is not None:
@@ -353,9 +378,9 @@ class _Lazy:
         """The K-th best score of the distinct trees found outside the subproblem of arcs ``mask``: the K-th
         tree scores at least it, and a search of the subproblem that stops there loses none of them (-inf
         before K)."""
-        m, k = np.arange(1, mask.shape[0]), self.out.k
-        outside = [score for heads, score in self.found.values() if not mask[heads[1:], m].all()]
-        return sorted(outside)[-k] if len(outside) >= k else -math.inf
+        outside = self.found.over(mask, inside=False)[1]
+        k = self.out.k
+        return float(np.partition(outside, -k)[-k]) if outside.size >= k else -math.inf
 
     def solve(self, sub: Subproblem) -> Status:
         """Search a subproblem from its parent's root LP, stopping at :meth:`lower`; a tree found goes back to
@@ -378,7 +403,7 @@ class _Lazy:
                 raise NoTreeError("every tree over the candidate arcs holds a pruned part (scored -inf)")
             sub.empty = True
             return result.status
-        self.found[result.heads.tobytes()] = (result.heads, float(result.objective))
+        self.found.add(result.heads, float(result.objective))
         sub.arc_bounds, sub.columns, self.bases[sub.id] = root.arc_bounds, root.columns, root.basis
         costs = None if result.root is None else tree_costs(result.root, sub.mask, self.shared)
         if costs is not None and root.arc_bounds is not None:
@@ -393,7 +418,7 @@ class _Lazy:
         top = np.argsort(-values, kind="stable")[: self.out.k]
         top = top[np.isfinite(values[top])]
         for t in top:
-            self.found[trees[t].tobytes()] = (trees[t], float(values[t]))
+            self.found.add(trees[t], float(values[t]))
         if not top.size:  # every tree over its arcs holds a pruned part
             sub.enumerated, sub.empty = (None, -math.inf), True
             return
@@ -414,18 +439,21 @@ class _Lazy:
         out = self.out
         sub.rank = len(out.trees)
         out.trees.append((heads.copy(), score))
-        self.found.update(_neighbours(self.shared, heads, NEIGHBOURS * out.k, self.single_root))
+        cache = self.shared.climbing
+        gains = None if cache is None else move_gains(self.shared.s, cache, heads, self.single_root)
+        if gains is not None:
+            for tree, value in _neighbours(self.shared, heads, gains, NEIGHBOURS * out.k):
+                self.found.add(tree, value)
         if bounds is None:
             bounds = np.where(sub.mask, score, -np.inf)
         if len(out.trees) == out.k:
             return
-        cache = self.shared.climbing
-        if cache is not None:  # each Murty child's likely best tree: the best head change at its modifier
-            gain = np.where(sub.mask, move_gains(self.shared.s, cache, heads, self.single_root), -np.inf)
+        if gains is not None:  # each Murty child's likely best tree: the best head change at its modifier
+            gain = np.where(sub.mask, gains, -np.inf)
             gain[heads[1:], np.arange(1, heads.size)] = -np.inf
             self.moves[sub.id] = (np.argmax(gain, axis=0), score + gain.max(axis=0))
         children = []
-        order = _murty_order(self.shared, sub.mask, heads, bounds, self.single_root)
+        order = _murty_order(sub.mask, heads, bounds, gains)
         for i, m in enumerate(order):
             mask = murty_child(sub.mask, heads, m, order[:i])
             children.append(self.add(mask, sub.id, m, float(bounds[mask[:, m], m].max())))

@@ -270,23 +270,29 @@ class ClosingBound:
         """w over the arcs ``mask`` (a subset of the bound's own): per arc p→c, d[p→c] plus each triple
         family's best ⟨g, p, c⟩ over the heads g of p in ``mask``; -inf outside ``mask``."""
         w = np.where(mask, self.arc_d, -np.inf)
-        cut = np.flatnonzero((mask != self.base).any(axis=0))  # tokens whose heads the set restricts
-        cut = cut[cut > 0]
+        cut = (mask != self.base).any(axis=0)  # tokens whose heads the set restricts
+        cut[0] = False
+        count = mask.sum(axis=0)
+        single = np.flatnonzero(cut & (count == 1))  # one head: its triples, in one look-up
+        head = np.argmax(mask[:, single], axis=0)
+        several = np.flatnonzero(cut & (count != 1)).tolist()
         for cube, every in zip(self.triple_d, self.every):
             best = every.copy()
-            for p in cut.tolist():
+            best[single] = cube[head, single, :]
+            for p in several:
                 heads = np.flatnonzero(mask[:, p])
                 best[p] = cube[heads, p, :].max(axis=0) if heads.size else -np.inf
             best[0] = 0.0  # the root's children have no triple
             w = w + best
         return w
 
-    def tree(self, mask: NDArray[np.bool_]) -> float:
-        """The class docstring's bound on the trees over ``mask`` (NaN when a number is not finite)."""
+    def tree(self, mask: NDArray[np.bool_], enough: float = -math.inf) -> float:
+        """The class docstring's bound on the trees over ``mask`` (NaN when a number is not finite); or, when
+        each token's best head alone already bounds them at most ``enough``, that weaker bound."""
         w = self.weights(mask)
         if np.isnan(w).any():
             return math.nan
-        return self._best(w, -math.inf)[0]
+        return self._best(w, enough)[0]
 
     def tree_value(self, heads: NDArray[np.int64]) -> float:
         """R + the reduced costs of one tree's arcs and of its own triples: what the bound can never fall
