@@ -61,9 +61,10 @@ nodes proving every tree of the subproblem at most that score, hence at most the
 child do not count, so none of them is lost.
 
 **What is kept.** All subproblems' searches share one score cache per family (each part scored once for the
-sentence, :meth:`lpparse.exact.search._Parts.over`); a child's root LP starts from its parent's root LP
-columns and final basis. Of a search, a subproblem keeps its proof alone (tree, nodes with their duals or
-rays, statistics): no LP, master or cache; of a solved subproblem waiting to be listed, also its root's arc
+sentence, :meth:`lpparse.exact.search._Parts.over`); a child's root LP solves on a copy of its parent's root
+master, as bound changes (:class:`lpparse.exact.search.RootStart` ``live``), or else starts from its parent's
+root LP columns and final basis. Of a search, a subproblem keeps its proof alone (tree, nodes with their duals
+or rays, statistics): no LP, master or cache; of a solved subproblem waiting to be listed, also its root's arc
 bounds (an (n+1, n+1) array, until its children are made); of a listed one, its root LP's columns and basis
 (its children's start); of every searched one that holds a tree, its tree bound's estimate (the reduced costs
 of its arcs and of every candidate triple, an (n+1)³ array: K of them listed at most, and the few solved
@@ -92,6 +93,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lpparse.exact.heuristics import move_gains
+from lpparse.exact.live import LiveMaster
 from lpparse.exact.search import ExactOptions, RootStart, TreeCosts, _Parts, search_over, tree_costs
 from lpparse.families.base import Parts, exact_parts, tree_score, tree_scores
 from lpparse.lp.basis import LabelledBasis
@@ -269,6 +271,8 @@ class _Lazy:
         self.found = _Found()
         #: the most head choices of a subproblem proved by enumerating its trees
         self.enumerate_below = ENUMERATE
+        #: the root masters of the searched subproblems that hold a tree: their children's LPs fork them
+        self.masters: dict[int, LiveMaster] = {}
 
     def add(self, mask: NDArray[np.bool_], parent: int, modifier: int | None, bound: float) -> int:
         sub = Subproblem(len(self.out.subproblems), parent, modifier, mask, bound)
@@ -393,7 +397,8 @@ class _Lazy:
             self.enumerate(sub, trees)
             return Status.OPTIMAL
         columns = self.out.subproblems[sub.parent].columns if sub.parent >= 0 else None
-        root = RootStart(columns, self.lower(sub.mask), basis=self.bases.get(sub.parent))
+        live = self.masters.get(sub.parent)
+        root = RootStart(columns, self.lower(sub.mask), basis=self.bases.get(sub.parent), live=live)
         result = search_over(self.shared.over(sub.mask), self.single_root, left, self.options, start=root)
         sub.result = _lean(result)
         if result.status is not Status.OPTIMAL:
@@ -405,6 +410,8 @@ class _Lazy:
             return result.status
         self.found.add(result.heads, float(result.objective))
         sub.arc_bounds, sub.columns, self.bases[sub.id] = root.arc_bounds, root.columns, root.basis
+        if root.live is not None and root.live is not live:  # its children's LPs: bound changes on its master
+            self.masters[sub.id] = root.live
         costs = None if result.root is None else tree_costs(result.root, sub.mask, self.shared)
         if costs is not None and root.arc_bounds is not None:
             self.bounds[sub.id] = _estimate(costs, root.arc_bounds, self.single_root)

@@ -324,6 +324,13 @@ def _split(
     return m, sets
 
 
+#: the row blocks of a master whose LPs over subsets of its arcs (k-best subproblems, :class:`RootStart`
+#: ``live``) keep their proofs when checked over the subset's arcs alone: a row over a part the subset
+#: excludes (its label then names no row, and its dual counts 0) holds at most one column the subset keeps,
+#: so that dropping its dual y moves R by y·side and that column's reduced cost by the same, never loosening
+#: the bound. A cut over several parts (GPChain, the sibling triangles) may hold two: its master is not
+#: handed on (a sibling model's proof failed so: its bound recomputed 5.14 against the tree's 4.53)
+SUBSET_ROWS = frozenset({"OneHead", "OneRoot", "NoCycle", "OneGP", "NoGP", "GPArc", "ArcGP", "PrunedGP"})
 #: triples scored a call when every candidate triple is (:func:`tree_costs`): the model's scorer holds
 #: temporaries per triple and template (Italian dev, 45-68 tokens: 72 MB more peak RSS in one call)
 SCORE_BATCH = 16_384
@@ -383,15 +390,19 @@ class RootStart:
     by label (where a later search's root LP starts: English dev, 8 sentences of 15-30 tokens, K = 5: simplex
     iterations 36k -> 19k; the first 30 dev sentences of the four treebanks: 2,179 -> 2,052 subproblems
     searched, the children's duals bounding more of theirs, CPU time -3% to -13%, placing the basis by label
-    included). (A live master over the first search's arcs, :mod:`lpparse.exact.live`, shared by the later
-    roots, was no faster on Italian dev, and its duals on rows over parts that a subproblem's arcs exclude are
-    lost when the proof is checked over those arcs.)"""
+    included); ``live``: the master of another search's root (:mod:`lpparse.exact.live`) whose copy this
+    search's root LP solves on as bound changes (a program of its own when it cannot start there), and set by
+    the search, its own root's master for the searches that go on from it, when its rows are all
+    :data:`SUBSET_ROWS` (whose duals a proof checked over a subset of the arcs may lose harmlessly). Hungarian
+    dev, the first 30 sentences, K = 5: the 72 child searches 0.89 -> 0.69 s (no program nor basis placed;
+    copying the master 2 ms). (One master shared by all later roots was no faster on Italian dev.)"""
 
     warm: dict[str, Warm] | None = None
     lower: float = -math.inf
     arc_bounds: NDArray[np.float64] | None = None
     columns: dict[str, Warm] | None = None
     basis: LabelledBasis | None = None
+    live: LiveMaster | None = None
 
 
 class _Parts:
@@ -518,6 +529,11 @@ class _Search:
         fractional sentences, 466 nodes: 14.9 s of branching against 24.3 s with parse-price-cut at every
         node.)"""
         cutoff = self.cutoff()
+        if node.parent < 0 and self.start is not None and self.start.live is not None:
+            master = self.start.live.fork()  # another search's root master: its LP as bound changes
+            result = master.solve(node.mask, time_limit, cutoff)
+            if result is not None and not self._short(result):
+                return result, master
         if node.parent in self.masters:
             master = self._master(node)
             result = master.solve(node.mask, time_limit, cutoff)
@@ -638,9 +654,12 @@ class _Search:
             if node.id == 0 and self.options.local_search:
                 self._climb(rounded, np.where(node.mask, result.arc_values(), 0.0))
         self.stats.time_heuristics += time.perf_counter() - t0
+        closed = node.closed == "integral" or self.closes(node.bound)
+        if closed and node.id == 0 and self.start is not None:  # its master, for the searches that go on
+            self.start.live = self._handed(result, master, live)
         if node.closed == "integral":
             return
-        if self.closes(node.bound):
+        if closed:
             node.closed = "bound"
             return
         if self.options.fixing:
@@ -652,9 +671,14 @@ class _Search:
         if isinstance(master, HighsModel):  # its children start from its final basis
             self.bases[node.id] = LabelledBasis.of(result.program.lp, *master.program_basis())
             if self.options.live_master and LiveMaster.supports(self.parts.parts):
+                if node.id == 0 and live is not None:  # its children change the master it was solved on
+                    LiveMaster.snapshot(result)
                 self.masters[node.id] = live or LiveMaster.adopt(
                     result, master, self.s, self.single_root, self.node_ppc
                 )
+                if node.id == 0 and self.start is not None:  # a copy: its children change the master
+                    handed = self._handed(result, master, self.masters[node.id])
+                    self.start.live = None if handed is None else handed.fork()
             if self.pseudo is not None:
                 decisive = self._strong(result, master, node.base_mask())
         modifier, parts = _split(result, node.base_mask(), self.s, self.rule, self.pseudo, decisive)
@@ -667,6 +691,21 @@ class _Search:
         if self.unsolved_children[node.id] == 0:
             self._forget(node.id)
 
+    def _handed(self, result: PPCResult, master: object, live: LiveMaster | None) -> LiveMaster | None:
+        """The master a closed root hands to the searches that go on from it (:class:`RootStart` ``live``):
+        the live master it was solved on, or one over its own program and HiGHS model (None without live
+        masters, or when its program holds rows outside :data:`SUBSET_ROWS`)."""
+        if not (self.options.live_master and LiveMaster.supports(self.parts.parts)):
+            return None
+        if not set(result.program.lp.con_blocks) <= SUBSET_ROWS:
+            return None
+        if live is not None:
+            return live
+        if not isinstance(master, HighsModel):
+            return None
+        families = list(result.families.values())
+        return LiveMaster(self.s, self.single_root, self.node_ppc, result.program, families, master)
+
     def _climb(self, rounded: NDArray[np.int64], arc_values: NDArray[np.float64]) -> None:
         """Hill climbing from the root's rounded tree, its best offered: over every head change with the move
         gains of grandparent triples when they are the only family (:func:`improve_tree`; it needs a tree
@@ -676,7 +715,12 @@ class _Search:
         cache = parts.climbing
         if cache is None:
             improved, moves = improve_along_lp(
-                self.s, parts.parts, parts.caches, rounded, arc_values, self.single_root,
+                self.s,
+                parts.parts,
+                parts.caches,
+                rounded,
+                arc_values,
+                self.single_root,
                 deadline=self.deadline,
             )
         elif parts.value(rounded) > -np.inf:
