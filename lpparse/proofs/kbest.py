@@ -411,15 +411,12 @@ class ClosingBound:
         best = np.maximum(others.max(axis=0)[None, :], self._row(w, token, heads))
         best[:, token] = w[heads, token]
         best = best[:, 1:]
-        with np.errstate(invalid="ignore"):
+        size = w.shape[0]
+        with np.errstate(invalid="ignore"):  # a branch of no head: -inf + inf, replaced below
             total = self._r + best.sum(axis=1)
-            size = w.shape[0]
-            slack = (
-                4.0
-                * EPS
-                * (self._r_abs + size * np.abs(best).sum(axis=1) + np.abs(total) + size**2 * self._spread)
-            )
-        return np.where((best == -np.inf).any(axis=1), -np.inf, total + slack)
+            slack = self._r_abs + size * np.abs(best).sum(axis=1) + np.abs(total) + size**2 * self._spread
+            bound = total + 4.0 * EPS * slack
+        return np.where((best == -np.inf).any(axis=1), -np.inf, bound)
 
     def _fixed(self, w: NDArray[np.float64], token: int, head: int) -> NDArray[np.float64]:
         """``w`` with ``head`` the only head of ``token``, whose children take the triples of that head."""
