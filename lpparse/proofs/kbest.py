@@ -335,10 +335,11 @@ class ClosingBound:
             if token < 0:
                 return False, witness
             heads_of = np.flatnonzero(np.isfinite(w[:, token]))
-            bounds = self._fixed_bounds(w, token, heads_of)
-            above = ~(bounds <= limit)  # NaN stays
-            order = np.argsort(np.nan_to_num(bounds[above], nan=np.inf), kind="stable")  # the highest next
-            stack.extend(self._fixed(w, token, h) for h in heads_of[above][order].tolist())
+            rows = self._row(w, token, heads_of)
+            bounds = self._fixed_bounds(w, token, heads_of, rows)
+            above = np.flatnonzero(~(bounds <= limit))  # NaN stays
+            above = above[np.argsort(np.nan_to_num(bounds[above], nan=np.inf), kind="stable")]  # highest next
+            stack.extend(self._fixed(w, token, int(heads_of[i]), rows[i]) for i in above.tolist())
         return True, None
 
     def _branch_token(
@@ -402,13 +403,13 @@ class ClosingBound:
         return rows
 
     def _fixed_bounds(
-        self, w: NDArray[np.float64], token: int, heads: NDArray[np.int64]
+        self, w: NDArray[np.float64], token: int, heads: NDArray[np.int64], rows: NDArray[np.float64]
     ) -> NDArray[np.float64]:
         """For each of ``heads``, R + each token's best head alone in :meth:`_fixed` ``(w, token, head)``
-        (round-off outward), which bounds that branch's trees."""
+        (its ``rows`` of :meth:`_row`; round-off outward), which bounds that branch's trees."""
         others = w.copy()
         others[token] = -np.inf
-        best = np.maximum(others.max(axis=0)[None, :], self._row(w, token, heads))
+        best = np.maximum(others.max(axis=0)[None, :], rows)
         best[:, token] = w[heads, token]
         best = best[:, 1:]
         size = w.shape[0]
@@ -418,12 +419,16 @@ class ClosingBound:
             bound = total + 4.0 * EPS * slack
         return np.where((best == -np.inf).any(axis=1), -np.inf, bound)
 
-    def _fixed(self, w: NDArray[np.float64], token: int, head: int) -> NDArray[np.float64]:
-        """``w`` with ``head`` the only head of ``token``, whose children take the triples of that head."""
+    @staticmethod
+    def _fixed(
+        w: NDArray[np.float64], token: int, head: int, row: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """``w`` with ``head`` the only head of ``token``, whose children take the triples of that head (its
+        ``row`` of :meth:`_row`)."""
         out = w.copy()
         out[:, token] = -np.inf
         out[head, token] = w[head, token]
-        out[token] = self._row(w, token, np.array([head]))[0]
+        out[token] = row
         return out
 
     def _best(self, w: NDArray[np.float64], limit: float) -> tuple[float, NDArray[np.int64] | None]:
