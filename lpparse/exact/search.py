@@ -662,6 +662,12 @@ class _Search:
         if closed:
             node.closed = "bound"
             return
+        self._branch(node, result, master, live)
+
+    def _branch(self, node: BranchNode, result: PPCResult, master: object, live: LiveMaster | None) -> None:
+        """Branch a node its LP leaves open (:meth:`expand`): fix arcs by reduced costs, keep its master for its
+        children (and a copy for the searches that go on from the root), choose the split, make the
+        children."""
         if self.options.fixing:
             node.fixed, node.fix_slack = _fixings(
                 result, node.mask, self.lower, self.parts.max_parts(node.mask.shape[0] - 1)
