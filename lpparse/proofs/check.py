@@ -101,7 +101,6 @@ __all__ = [
 EPS = float(np.finfo(np.float64).eps)
 
 
-
 def label_duals(
     lp: LinearProgram, y: NDArray[np.float64], outside: OutsideDuals | None = None
 ) -> LabelledDuals:
@@ -440,12 +439,27 @@ def check_proof(
     got = tree_claim(s, parts, result.heads, single_root)
     if isinstance(got, str):
         return got
-    limit = got + gap_abs(got, gap_tol)
+    return nodes_problem(s, parts, result, single_root, got + gap_abs(got, gap_tol), tree=result.heads)
+
+
+def nodes_problem(
+    s: NDArray[np.float64],
+    parts: Sequence[Parts],
+    result: ExactResult,
+    single_root: bool,
+    limit: float,
+    tree: NDArray[np.int64] | None = None,
+) -> str | None:
+    """Why the nodes of ``result`` do not prove every tree over the candidate arcs of ``s`` at most ``limit``
+    (None when they do): the root holds every candidate arc, and each node is proved by :func:`_proved` over
+    the full program of every candidate part (``tree``: the tree its families bind to), built once with the
+    cut rows the nodes' duals and rays name. What :func:`check_proof` asks of a search with a tree, and
+    :func:`lpparse.proofs.kbest.no_tree_problem` of one without."""
     nodes = result.nodes
     if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
         return "the root node does not hold every candidate arc"
     separated = [d for node in nodes for d in (node.duals, node.ray) if d is not None]
-    full = ProofProgram(s, parts, single_root, result.base, separated, tree=result.heads)
+    full = ProofProgram(s, parts, single_root, result.base, separated, tree=tree)
     bounds: dict[int, float] = {}
     for node in nodes:
         problem = _proved(node, nodes, full, limit, bounds)
