@@ -27,6 +27,7 @@ __all__ = [
     "is_projective",
     "is_tree",
     "mask_trees",
+    "rooted",
     "tree_error",
     "tree_problem",
     "tree_score",
@@ -162,15 +163,25 @@ def mask_trees(mask: NDArray[np.bool_], single_root: bool, limit: int) -> NDArra
     heads[:, 0] = 0
     for m, options in enumerate(heads_of, start=1):
         heads[:, m] = options[choice[:, m - 1]]
-    up = heads.copy()
-    for _ in range(max(int(size - 1).bit_length(), 1)):
-        up = np.take_along_axis(up, up, axis=1)
-    keep = (up == 0).all(axis=1)
-    if single_root:
-        keep &= (heads[:, 1:] == 0).sum(axis=1) == 1
-    trees = heads[keep]
+    trees = heads[rooted(heads, single_root)]
     trees[:, 0] = -1
     return trees
+
+
+def rooted(heads: NDArray[np.int64], single_root: bool = False) -> NDArray[np.bool_]:
+    """Whether each head array (the last axis: a head for every token, ``heads[..., 0]`` ignored) makes a tree
+    rooted at 0, with one root child under ``single_root``, vectorized: by pointer jumping every token's
+    ancestor 2^k steps up reaches 0 within n steps. A NumPy bool for one array, an array of them for a
+    (T, n+1) batch."""
+    up = heads.copy()
+    up[..., 0] = 0
+    rows = np.arange(up.shape[0])[:, None] if up.ndim == 2 else None
+    for _ in range(max(int(up.shape[-1] - 1).bit_length(), 1)):
+        up = up[up] if rows is None else up[rows, up]
+    ok = (up == 0).all(axis=-1)
+    if single_root:
+        ok &= (heads[..., 1:] == 0).sum(axis=-1) == 1
+    return ok
 
 
 def check_tree_exists(scores: NDArray[np.float64], single_root: bool = False) -> None:

@@ -87,10 +87,10 @@ from lpparse.families.base import Parts, tree_score, tree_scores
 from lpparse.families.grandparent.family import GrandparentParts
 from lpparse.lp.solution import Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
-from lpparse.proofs.check import EPS, ProofProgram, _proved, check_proof, tree_claim
+from lpparse.proofs.check import EPS, ProofProgram, check_proof, nodes_problem, tree_claim
 from lpparse.proofs.record import proof_record, read_proof_record
 from lpparse.proofs.search_tree import ExactResult, gap_abs
-from lpparse.trees import NoTreeError, allowed_arcs, mask_trees, tree_problem, validate_scores
+from lpparse.trees import NoTreeError, allowed_arcs, mask_trees, rooted, tree_problem, validate_scores
 
 __all__ = [
     "ClosingBound",
@@ -349,32 +349,25 @@ class ClosingBound:
         ``limit``, -1 when no split gets it there: with the tree whose own reduced costs are above it, or
         alone when a number is not finite. Each token's best head alone first: their heads, when inconsistent
         below the limit, name the token without an arborescence computed."""
-        size = w.shape[0]
         heads = np.argmax(w, axis=0)
-        value = self._total(w, heads)
-        if math.isnan(value):
-            return -1, None
-        if not value > limit:
-            return None, None
-        token, gain = self._least_consistent(w, heads)
-        tree = _is_tree(heads, self.single_root)
-        if not value - gain > limit:
-            return token, None
-        if not tree:
-            try:
-                heads = chu_liu_edmonds(w, single_root=self.single_root)
-            except NoTreeError:
-                return None, None  # no tree of finite score over the arcs
-            if not np.isfinite(w[heads[1:], np.arange(1, size)]).all():
-                return None, None
-            value = self._total(w, heads)
+        for exact in (False, True):
+            if exact:
+                try:
+                    heads = chu_liu_edmonds(w, single_root=self.single_root)
+                except NoTreeError:
+                    return None, None  # no tree of finite score over the arcs
+            value = self._total(w, heads)  # -inf when a chosen weight is
             if math.isnan(value):
                 return -1, None
             if not value > limit:
                 return None, None
             token, gain = self._least_consistent(w, heads)
+            if not value - gain > limit:
+                return token, None
+            if exact or rooted(heads, self.single_root):
+                break
         heads[0] = -1
-        return (token, None) if not value - gain > limit else (-1, heads)
+        return -1, heads
 
     def _least_consistent(self, w: NDArray[np.float64], heads: NDArray[np.int64]) -> tuple[int, float]:
         """The token whose children's triples in ``w`` gain most over the triples of its own head in the
@@ -440,7 +433,7 @@ class ClosingBound:
         m = np.arange(1, size)
         heads = np.argmax(w, axis=0)
         value = self._total(w, heads)
-        if not value > limit or _is_tree(heads, self.single_root):
+        if not value > limit or rooted(heads, self.single_root):
             return value, heads if value > limit else None
         try:
             heads = chu_liu_edmonds(w, single_root=self.single_root)
@@ -463,16 +456,6 @@ class ClosingBound:
         size = heads.size
         slack = self._r_abs + size * float(np.abs(chosen).sum()) + abs(total) + size**2 * self._spread
         return total + 4.0 * EPS * slack
-
-
-def _is_tree(heads: NDArray[np.int64], single_root: bool) -> bool:
-    """Whether a head for every token (``heads[1:]``) makes a tree rooted at 0 (pointer jumping: every token's
-    ancestors reach 0 within n steps), with one root child under ``single_root``."""
-    up = heads.copy()
-    up[0] = 0
-    for _ in range(max(int(up.size - 1).bit_length(), 1)):
-        up = up[up]
-    return bool((up == 0).all()) and (not single_root or int((heads[1:] == 0).sum()) == 1)
 
 
 def closing_bounds(
@@ -534,17 +517,7 @@ def no_tree_problem(
     bounded by ``limit``), a leaf infeasible (no tree over its arcs, or a dual ray that proves it) or bounded
     by ``limit``. What proves a subproblem whose search returned no tree: none of finite score, or (a lazy
     search's, given the K-th best score of the trees found so far) none above the K-th tree."""
-    nodes = result.nodes
-    if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(arc_scores)):
-        return "the root node does not hold every candidate arc"
-    separated = [d for node in nodes for d in (node.duals, node.ray) if d is not None]
-    full = ProofProgram(arc_scores, parts, single_root, result.base, separated)
-    bounds: dict[int, float] = {}
-    for node in nodes:
-        problem = _proved(node, nodes, full, limit, bounds)
-        if problem is not None:
-            return f"node {node.id}: {problem}"
-    return None
+    return nodes_problem(arc_scores, parts, result, single_root, limit)
 
 
 def partition_problem(  # long: the claim (k trees), the partition, its proofs, and the checker's problem
