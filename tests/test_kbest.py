@@ -541,16 +541,24 @@ def test_refined_bounds_close_and_prove_subproblems() -> None:
     brute = np.array([v for v, _ in ranked])
     trees = np.array([t for _, t in ranked])
     m = np.arange(1, s.shape[0])
-    for scale in (1.0, 3.0, -1.0):  # the root's duals, and forged ones: never below a subproblem's best tree
+    for scale in (1.0, 3.0, -1.0, 1e300):  # the root's duals, forged ones, huge ones: never below a best tree
         duals = {name: (index, scale * values) for name, (index, values) in root.duals.items()}
         result = dataclasses.replace(
             kbest.subproblems[0].result, nodes=[dataclasses.replace(root, duals=duals)]
         )
         bound = closing_bounds(s, parts, result, False)
+        if isinstance(bound, str):  # no bound at all (a number overflowed): fails closed
+            continue
         for sub in kbest.subproblems[1:]:
-            inside = brute[sub.mask[trees[:, 1:], m].all(axis=1)]
-            if inside.size:
-                assert not bound.refined(sub.mask, float(inside.max()) - 1e-6, 10**4)
+            inside = sub.mask[trees[:, 1:], m].all(axis=1)
+            if inside.any():
+                assert not bound.refined(sub.mask, float(brute[inside].max()) - 1e-6, 10**4)
+        if scale < 1e300:  # weak duality for each tree: its own reduced costs bound its score
+            own = np.array([bound.tree_value(t) for t in trees])
+            assert (own >= brute - 1e-6).all()
+    empty = kbest.subproblems[0].mask.copy()
+    empty[:, 2] = False  # no head for token 2: no tree, the bound -inf and every limit proved
+    assert bound.tree(empty) == -np.inf and bound.refined(empty, -1e300, 1)
 
     def check(forged: dict, scores: np.ndarray = s) -> str | None:
         return check_kbest_record(json.loads(json.dumps(forged)), scores, parts, False, GAP_TOL)

@@ -23,6 +23,7 @@ from lpparse.trees import (
     is_projective,
     is_tree,
     mask_trees,
+    rooted,
     tree_problem,
     tree_score,
     validate_scores,
@@ -146,6 +147,19 @@ def test_mask_trees_and_both_tree_questions_match_enumeration(
     assert mask_trees(mask, single_root, 0) is None or not mask.any(axis=0)[1:].all()
     for answer in (_tree_problem, _sparse_tree_problem):
         assert (answer(mask, single_root) is None) == bool(expected)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_rooted_matches_is_tree_on_every_head_array(n: int) -> None:
+    """rooted (pointer jumping, one array or a batch) against is_tree (following each token's path) on every
+    head array of n tokens, heads[0] -1 or 0, both root rules."""
+    heads = np.array(list(all_head_arrays(n)))
+    for single_root in (False, True):
+        expected = np.array([is_tree(h, single_root) for h in heads])
+        np.testing.assert_array_equal(rooted(heads, single_root), expected)
+        zeroed = heads.copy()
+        zeroed[:, 0] = 0
+        assert [bool(rooted(h, single_root)) for h in zeroed] == expected.tolist()
 
 
 def test_dense_and_sparse_tree_questions_agree_on_long_sentences() -> None:
