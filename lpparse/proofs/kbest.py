@@ -319,109 +319,114 @@ class ClosingBound:
         self, mask: NDArray[np.bool_], limit: float, branches: int
     ) -> tuple[bool, NDArray[np.int64] | None]:
         """:meth:`refined`, and when False for a tree whose own reduced costs are above ``limit``, that tree
-        (a search may score it: a tree above the limit is worth knowing)."""
+        (a search may score it: a tree above the limit is worth knowing). The branches are bounded a level at
+        a time, as one array (which branches are bounded does not depend on the order: a branch splits when
+        its bound is above the limit, each part kept when its bound is)."""
         w = self.weights(mask)
         if np.isnan(w).any() or not limit < math.inf:
             return False, None
-        stack, done = [w], 0
-        while stack:
-            w = stack.pop()
-            done += 1
+        level, done = w[None], 0
+        while level.shape[0]:
+            done += level.shape[0]
             if done > branches:
                 return False, None
-            token, witness = self._branch_token(w, limit)
-            if token is None:
-                continue
-            if token < 0:
+            tokens, witness = self._branch_tokens(level, limit)
+            if tokens is None:
                 return False, witness
-            heads_of = np.flatnonzero(np.isfinite(w[:, token]))
-            rows = self._row(w, token, heads_of)
-            bounds = self._fixed_bounds(w, token, heads_of, rows)
-            above = np.flatnonzero(~(bounds <= limit))  # NaN stays
-            above = above[np.argsort(np.nan_to_num(bounds[above], nan=np.inf), kind="stable")]  # highest next
-            stack.extend(self._fixed(w, token, int(heads_of[i]), rows[i]) for i in above.tolist())
+            split = tokens > 0
+            level = self._split(level[split], tokens[split], limit)
         return True, None
 
-    def _branch_token(
+    def _branch_tokens(
         self, w: NDArray[np.float64], limit: float
-    ) -> tuple[int | None, NDArray[np.int64] | None]:
-        """The token a branch of weights ``w`` splits by (:meth:`refined`); None when its bound is at most
-        ``limit``, -1 when no split gets it there: with the tree whose own reduced costs are above it, or
-        alone when a number is not finite. Each token's best head alone first: their heads, when inconsistent
-        below the limit, name the token without an arborescence computed."""
-        heads = np.argmax(w, axis=0)
-        for exact in (False, True):
-            if exact:
-                try:
-                    heads = chu_liu_edmonds(w, single_root=self.single_root)
-                except NoTreeError:
-                    return None, None  # no tree of finite score over the arcs
-            value = self._total(w, heads)  # -inf when a chosen weight is
-            if math.isnan(value):
-                return -1, None
-            if not value > limit:
+    ) -> tuple[NDArray[np.int64] | None, NDArray[np.int64] | None]:
+        """Per branch of weights ``w`` (B, n+1, n+1), the token it splits by (:meth:`refined`; 0: its bound is
+        at most ``limit``); None when one branch has no split that gets it there, with the tree whose own
+        reduced costs are above it (None when a number is not finite). Each token's best head alone first:
+        their heads, when inconsistent below the limit, name the token without an arborescence computed."""
+        heads = np.argmax(w, axis=1)
+        value = self._totals(w, heads)
+        token, gain = self._least_consistent(w, heads)
+        if np.isnan(value).any():
+            return None, None
+        tokens = np.where(value > limit, token, 0)
+        stuck = np.flatnonzero((value > limit) & (value - gain > limit))
+        if not stuck.size:
+            return tokens, None
+        trees = rooted(heads[stuck], self.single_root)
+        if trees.any():
+            witness = heads[stuck[np.argmax(trees)]].copy()
+            witness[0] = -1
+            return None, witness
+        for b in stuck.tolist():  # the best arborescence: each token's best heads hold a cycle
+            try:
+                best = chu_liu_edmonds(w[b], single_root=self.single_root)[None]
+            except NoTreeError:
+                tokens[b] = 0  # no tree of finite score over the arcs
+                continue
+            value = self._totals(w[b][None], best)
+            if math.isnan(value[0]):
                 return None, None
-            token, gain = self._least_consistent(w, heads)
-            if not value - gain > limit:
-                return token, None
-            if exact or rooted(heads, self.single_root):
-                break
-        heads[0] = -1
-        return -1, heads
+            exact, gain = self._least_consistent(w[b][None], best)
+            if not value[0] > limit:
+                tokens[b] = 0
+            elif value[0] - gain[0] > limit:
+                best[0, 0] = -1
+                return None, best[0]
+            else:
+                tokens[b] = exact[0]
+        return tokens, None
 
-    def _least_consistent(self, w: NDArray[np.float64], heads: NDArray[np.int64]) -> tuple[int, float]:
-        """The token whose children's triples in ``w`` gain most over the triples of its own head in the
-        arborescence ``heads``, and what all tokens' children gain so (its weight less its own value)."""
-        size = heads.size
+    def _least_consistent(
+        self, w: NDArray[np.float64], heads: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """Per branch of weights ``w`` (B, n+1, n+1) and arborescence ``heads`` (B, n+1): the token whose
+        children's triples in ``w`` gain most over the triples of its own head in it, and what all tokens'
+        children gain so (their weights less their own values)."""
+        count, size = heads.shape
         m = np.arange(1, size)
-        p = heads[1:]
-        grand = heads[p].clip(0)  # the head of each arc's head (the root's: any, masked below)
-        gain = w[p, m] - self.arc_d[p, m]
-        for cube in self.triple_d:
-            gain -= cube[grand, p, m]
+        b = np.arange(count)[:, None]
+        p = heads[:, 1:]
+        grand = np.take_along_axis(heads, p, axis=1).clip(0)  # the root's children: any, masked below
+        with np.errstate(invalid="ignore"):  # a settled branch's -inf - -inf
+            gain = w[b, p, m] - self.arc_d[p, m]
+            for cube in self.triple_d:
+                gain -= cube[grand, p, m]
         gain[p == 0] = 0.0
         gain[np.isnan(gain)] = np.inf  # fails towards branching there
-        per = np.bincount(p, gain, size)
-        per[0] = -np.inf
-        token = int(np.argmax(per))
-        return token, float(np.sum(gain))
+        per = np.bincount((b * size + p).ravel(), gain.ravel(), count * size).reshape(count, size)
+        per[:, 0] = -np.inf
+        return np.argmax(per, axis=1), gain.sum(axis=1)
 
-    def _row(self, w: NDArray[np.float64], token: int, heads: NDArray[np.int64]) -> NDArray[np.float64]:
-        """The weights of ``token``'s arcs to its children in ``w`` under each of ``heads`` as its one head,
-        (len(heads), n+1): each child's triple that of that head."""
-        rows = np.repeat(self.arc_d[token][None, :], heads.size, axis=0)
+    def _split(self, w: NDArray[np.float64], tokens: NDArray[np.int64], limit: float) -> NDArray[np.float64]:
+        """The parts of branches ``w`` (B, n+1, n+1) split by the heads of their ``tokens``: in each, the
+        token has one head h and its children take h's triples; a part is kept when R + each token's best head
+        alone in it (round-off outward) is above ``limit``."""
+        count, size = w.shape[:2]
+        node, head = np.nonzero(np.isfinite(w[np.arange(count), :, tokens]))
+        token = tokens[node]
+        rows = self.arc_d[token].copy()  # each part's token's arcs to its children, under its one head
         for cube in self.triple_d:
-            rows += cube[heads, token, :]
-        rows[:, w[token] == -np.inf] = -np.inf
-        return rows
-
-    def _fixed_bounds(
-        self, w: NDArray[np.float64], token: int, heads: NDArray[np.int64], rows: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """For each of ``heads``, R + each token's best head alone in :meth:`_fixed` ``(w, token, head)``
-        (its ``rows`` of :meth:`_row`; round-off outward), which bounds that branch's trees."""
+            rows += cube[head, token, :]
+        rows[w[node, token, :] == -np.inf] = -np.inf
         others = w.copy()
-        others[token] = -np.inf
-        best = np.maximum(others.max(axis=0)[None, :], rows)
-        best[:, token] = w[heads, token]
+        others[np.arange(count), tokens, :] = -np.inf
+        best = np.maximum(others.max(axis=1)[node], rows)
+        part = np.arange(node.size)
+        best[part, token] = w[node, head, token]
         best = best[:, 1:]
-        size = w.shape[0]
-        with np.errstate(invalid="ignore"):  # a branch of no head: -inf + inf, replaced below
+        with np.errstate(invalid="ignore"):  # a part of no head: -inf + inf, replaced below
             total = self._r + best.sum(axis=1)
             slack = self._r_abs + size * np.abs(best).sum(axis=1) + np.abs(total) + size**2 * self._spread
             bound = total + 4.0 * EPS * slack
-        return np.where((best == -np.inf).any(axis=1), -np.inf, bound)
-
-    @staticmethod
-    def _fixed(
-        w: NDArray[np.float64], token: int, head: int, row: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """``w`` with ``head`` the only head of ``token``, whose children take the triples of that head (its
-        ``row`` of :meth:`_row`)."""
-        out = w.copy()
-        out[:, token] = -np.inf
-        out[head, token] = w[head, token]
-        out[token] = row
+        bound[(best == -np.inf).any(axis=1)] = -np.inf
+        kept = np.flatnonzero(~(bound <= limit))  # NaN stays, and fails when bounded
+        out = w[node[kept]]
+        part, token, head = np.arange(kept.size), token[kept], head[kept]
+        keep = out[part, head, token]
+        out[part, :, token] = -np.inf
+        out[part, head, token] = keep
+        out[part, token, :] = rows[kept]
         return out
 
     def _best(self, w: NDArray[np.float64], limit: float) -> tuple[float, NDArray[np.int64] | None]:
@@ -432,7 +437,7 @@ class ClosingBound:
         size = w.shape[0]
         m = np.arange(1, size)
         heads = np.argmax(w, axis=0)
-        value = self._total(w, heads)
+        value = float(self._totals(w[None], heads[None])[0])
         if not value > limit or rooted(heads, self.single_root):
             return value, heads if value > limit else None
         try:
@@ -441,21 +446,21 @@ class ClosingBound:
             return -math.inf, None  # no tree of finite score over the arcs
         if not np.isfinite(w[heads[1:], m]).all():
             return -math.inf, None
-        return self._total(w, heads), heads
+        return float(self._totals(w[None], heads[None])[0]), heads
 
-    def _total(self, w: NDArray[np.float64], heads: NDArray[np.int64]) -> float:
-        """R plus the weights of ``heads`` under ``w``, with every rounding's bound added (R summed exactly,
-        the weights' sum within n roundings of their absolute sum, and Chu-Liu-Edmonds's contractions: at most
-        n, each n sums of weights at most ``_spread``); NaN on overflow, -inf when a chosen weight is -inf."""
-        chosen = w[heads[1:], np.arange(1, heads.size)]
-        if np.isneginf(chosen).any():
-            return -math.inf
-        total = self._r + float(chosen.sum())
-        if not math.isfinite(total):
-            return math.nan
-        size = heads.size
-        slack = self._r_abs + size * float(np.abs(chosen).sum()) + abs(total) + size**2 * self._spread
-        return total + 4.0 * EPS * slack
+    def _totals(self, w: NDArray[np.float64], heads: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Per branch of weights ``w`` (B, n+1, n+1) and its ``heads`` (B, n+1), R plus the weights of the heads,
+        with every rounding's bound added (R summed exactly, the weights' sum within n roundings of their
+        absolute sum, and Chu-Liu-Edmonds's contractions: at most n, each n sums of weights at most
+        ``_spread``); NaN on overflow, -inf when a chosen weight is -inf."""
+        count, size = heads.shape
+        chosen = w[np.arange(count)[:, None], heads[:, 1:], np.arange(1, size)]
+        with np.errstate(invalid="ignore", over="ignore"):
+            total = self._r + chosen.sum(axis=1)
+            slack = self._r_abs + size * np.abs(chosen).sum(axis=1) + np.abs(total) + size**2 * self._spread
+            value = np.where(np.isfinite(total), total + 4.0 * EPS * slack, np.nan)
+        value[np.isneginf(chosen).any(axis=1)] = -np.inf
+        return value
 
 
 def closing_bounds(
