@@ -326,15 +326,16 @@ class ClosingBound:
         if np.isnan(w).any() or not limit < math.inf:
             return False, None
         level, done = w[None], 0
-        while level.shape[0]:
-            done += level.shape[0]
-            if done > branches:
-                return False, None
-            tokens, witness = self._branch_tokens(level, limit)
-            if tokens is None:
-                return False, witness
-            split = tokens > 0
-            level = self._split(level[split], tokens[split], limit)
+        with np.errstate(invalid="ignore", over="ignore"):  # -inf - -inf, inf - inf: NaN, which fails closed
+            while level.shape[0]:
+                done += level.shape[0]
+                if done > branches:
+                    return False, None
+                tokens, witness = self._branch_tokens(level, limit)
+                if tokens is None:
+                    return False, witness
+                split = tokens > 0
+                level = self._split(level[split], tokens[split], limit)
         return True, None
 
     def _branch_tokens(
@@ -387,11 +388,10 @@ class ClosingBound:
         m = np.arange(1, size)
         b = np.arange(count)[:, None]
         p = heads[:, 1:]
-        grand = np.take_along_axis(heads, p, axis=1).clip(0)  # the root's children: any, masked below
-        with np.errstate(invalid="ignore"):  # a settled branch's -inf - -inf
-            gain = w[b, p, m] - self.arc_d[p, m]
-            for cube in self.triple_d:
-                gain -= cube[grand, p, m]
+        grand = heads[b, p].clip(0)  # the root's children: any, masked below
+        gain = w[b, p, m] - self.arc_d[p, m]
+        for cube in self.triple_d:
+            gain -= cube[grand, p, m]
         gain[p == 0] = 0.0
         gain[np.isnan(gain)] = np.inf  # fails towards branching there
         per = np.bincount((b * size + p).ravel(), gain.ravel(), count * size).reshape(count, size)
@@ -405,20 +405,19 @@ class ClosingBound:
         count, size = w.shape[:2]
         node, head = np.nonzero(np.isfinite(w[np.arange(count), :, tokens]))
         token = tokens[node]
-        rows = self.arc_d[token].copy()  # each part's token's arcs to its children, under its one head
-        for cube in self.triple_d:
-            rows += cube[head, token, :]
-        rows[w[node, token, :] == -np.inf] = -np.inf
+        rows = self.arc_d[token]  # each part's token's arcs to its children, under its one head: at most the
+        for cube in self.triple_d:  # branch's own (the max over its heads), and -inf where those are
+            rows = rows + cube[head, token, :]
+        rows = np.minimum(rows, w[node, token, :])
         others = w.copy()
         others[np.arange(count), tokens, :] = -np.inf
         best = np.maximum(others.max(axis=1)[node], rows)
         part = np.arange(node.size)
         best[part, token] = w[node, head, token]
         best = best[:, 1:]
-        with np.errstate(invalid="ignore"):  # a part of no head: -inf + inf, replaced below
-            total = self._r + best.sum(axis=1)
-            slack = self._r_abs + size * np.abs(best).sum(axis=1) + np.abs(total) + size**2 * self._spread
-            bound = total + 4.0 * EPS * slack
+        total = self._r + best.sum(axis=1)  # a part of no head: -inf + inf, replaced below
+        slack = self._r_abs + size * np.abs(best).sum(axis=1) + np.abs(total) + size**2 * self._spread
+        bound = total + 4.0 * EPS * slack
         bound[(best == -np.inf).any(axis=1)] = -np.inf
         kept = np.flatnonzero(~(bound <= limit))  # NaN stays, and fails when bounded
         out = w[node[kept]]
