@@ -307,12 +307,13 @@ class ClosingBound:
 
     def refined(self, mask: NDArray[np.bool_], limit: float, branches: int) -> bool:
         """Whether every tree over ``mask`` scores at most ``limit`` by the tree bound refined by branching
-        (class docstring), within ``branches`` bounds computed: depth first, a branch's best arborescence is
-        checked against ``limit``; above it, unless its own reduced costs (each child of a token with the
-        triple of the token's head in it) are too, the branch splits by the heads of the token p whose
-        children's triples gain most over those of its head, and in each part p's children take the triple of
-        its one head. False when a tree's own reduced costs are above ``limit`` (no branching gets below it),
-        at the branch limit, or on a number that is not finite."""
+        (class docstring), within ``branches`` bounds computed: a branch's best arborescence is checked
+        against ``limit``; above it, unless its own reduced costs (each child of a token with the triple of the
+        token's head in it) are too, the branch splits by the heads of the token p whose children's triples
+        gain most over those of its head, and in each part p's children take the triple of its one head; a
+        part whose bound (each token's best head alone) is at most ``limit`` is done. False when a tree's own
+        reduced costs are above ``limit`` (no branching gets below it), at the branch limit, or on a number
+        that is not finite."""
         return self.refine(mask, limit, branches)[0]
 
     def refine(
