@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lpparse.exact.kbest import check_kbest, k_best_search
+from lpparse.exact.kbest import SCORE_FREE, check_kbest, k_best_search
 from lpparse.exact.second_order import parse_exact
 from lpparse.families.base import tree_scores
 from lpparse.families.consecutive.family import ConsecutiveSiblingParts
@@ -28,6 +28,7 @@ from lpparse.proofs.kbest import (
     closing_bounds,
     is_kbest_record,
     kbest_record,
+    score_bound,
 )
 from lpparse.trees import NoTreeError
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
@@ -71,17 +72,19 @@ def _round_trip(kbest, parts: list) -> dict:
     st.sampled_from(["grandparent", "siblings", "consecutive"]),
     st.integers(1, 5),
     st.sampled_from([0, ENUMERATE]),
+    st.sampled_from([-1, SCORE_FREE]),
 )
 def test_k_best_equals_brute_force(
-    n: int, seed: int, single_root: bool, kind: str, k: int, enumerate_below: int
+    n: int, seed: int, single_root: bool, kind: str, k: int, enumerate_below: int, score_free: int
 ) -> None:
     """The K = 1..5 best scores and trees (Gaussian scores: distinct), in order, and the proof checks; every
-    tree of a small sentence when K exceeds their number; with small subproblems enumerated or searched."""
+    tree of a small sentence when K exceeds their number; with small subproblems enumerated or searched, and
+    closed by their scores' bound or not."""
     rng = np.random.default_rng(seed)
     s = rng.normal(size=(n + 1, n + 1))
     parts = _parts(kind, n, rng)
     ranked = _ranked(s, parts, single_root)
-    result = k_best_search(s, parts, k, single_root, enumerate_below=enumerate_below)
+    result = k_best_search(s, parts, k, single_root, enumerate_below=enumerate_below, score_free=score_free)
     assert len(result.trees) == min(k, len(ranked))
     for (heads, score), (value, best) in zip(result.trees, ranked):
         assert score == pytest.approx(value, abs=1e-7)
@@ -177,7 +180,12 @@ def _pruned_instance() -> tuple[np.ndarray, list, list, object]:
     n = 5
     s = rng.normal(size=(n + 1, n + 1))
     parts = [GrandparentParts(DenseTripleScorer(_scores(rng, n + 1, 0.5)))]
-    return s, parts, _ranked(s, parts, False), k_best_search(s, parts, 4, False, enumerate_below=0)
+    return (
+        s,
+        parts,
+        _ranked(s, parts, False),
+        k_best_search(s, parts, 4, False, enumerate_below=0, score_free=-1),
+    )
 
 
 def test_k_best_pruned_partition_and_record() -> None:
@@ -308,7 +316,7 @@ def test_forged_k_best_records_fail() -> None:
 
     assert check(forged(scores_raised)) is None
     malformed = [
-        lambda d: d.update(kbest_version=5),
+        lambda d: d.update(kbest_version=6),
         lambda d: d["subproblems"][1].update(parent=1.0),
         lambda d: d["subproblems"][1].update(parent=5),
         lambda d: d["subproblems"][1].update(proof=[]),
@@ -415,7 +423,7 @@ def test_lazy_subproblems_closed_soundly() -> None:
     n = 6  # arcs N(0, 4), triples N(0, 0.01): trained models' scale, where most children close unsolved
     s = 2.0 * rng.normal(size=(n + 1, n + 1))
     parts = [GrandparentParts(DenseTripleScorer(0.1 * rng.normal(size=(n + 1,) * 3)))]
-    kbest = k_best_search(s, parts, 3, enumerate_below=0)
+    kbest = k_best_search(s, parts, 3, enumerate_below=0, score_free=-1)
     assert [t[1] for t in kbest.trees] == pytest.approx([v for v, _ in _ranked(s, parts, False)[:3]])
     assert kbest.closed >= 5 and kbest.solved + kbest.closed <= len(kbest.subproblems)
     kept = [sub.result for sub in kbest.subproblems if sub.result is not None]
@@ -461,12 +469,15 @@ def test_lazy_subproblems_closed_soundly() -> None:
         check(forged(closed[0], closed="bound"))
 
 
-def _lazy_instance(seed: int, n: int = 6, k: int = 3) -> tuple[np.ndarray, list, object]:
-    """Arcs N(0, 4), triples N(0, 0.01) (trained models' scale), the lazy search's K best."""
+def _lazy_instance(
+    seed: int, n: int = 6, k: int = 3, score_free: int = -1
+) -> tuple[np.ndarray, list, object]:
+    """Arcs N(0, 4), triples N(0, 0.01) (trained models' scale), the lazy search's K best (no enumeration;
+    by default no closure by scores either: every subproblem that no ancestor's duals close is searched)."""
     rng = np.random.default_rng(seed)
     s = 2.0 * rng.normal(size=(n + 1, n + 1))
     parts = [GrandparentParts(DenseTripleScorer(0.1 * rng.normal(size=(n + 1,) * 3)))]
-    return s, parts, k_best_search(s, parts, k, enumerate_below=0)
+    return s, parts, k_best_search(s, parts, k, enumerate_below=0, score_free=score_free)
 
 
 @pytest.mark.parametrize("kind", ["grandparent", "siblings"])
@@ -480,7 +491,7 @@ def test_tree_bound_holds_for_any_duals(kind: str) -> None:
     n = 5
     s = rng.normal(size=(n + 1, n + 1))
     parts = _parts(kind, n, rng)
-    kbest = k_best_search(s, parts, 4, enumerate_below=0)
+    kbest = k_best_search(s, parts, 4, enumerate_below=0, score_free=-1)
     ranked = _ranked(s, parts, False)
     checked = 0
     for parent in (sub for sub in kbest.subproblems if sub.children):
@@ -597,7 +608,7 @@ def test_subproblems_bounded_by_the_kth_tree() -> None:
     assert bounded
     assert check_kbest(s, parts, kbest, False) is None
     record = _round_trip(kbest, parts)
-    assert record["kbest"]["kbest_version"] == 4
+    assert record["kbest"]["kbest_version"] == 5
     assert check_kbest_record(record, s, parts, False, GAP_TOL) is None
 
     def check(forged: dict, scores: np.ndarray = s) -> str | None:
@@ -616,3 +627,59 @@ def test_subproblems_bounded_by_the_kth_tree() -> None:
         record["kbest"]["subproblems"][bounded[0]]["proof"]
     )
     assert check(moved) is not None
+
+
+def test_subproblems_closed_by_their_scores() -> None:
+    """With no enumeration, subproblems of few free tokens that no ancestor's duals close are closed (or their
+    best tree proved) by the bound of their scores alone, refined by branching, with no LP; the K best equal
+    brute force and the record checks. That bound is never below a subproblem's best tree (every subproblem,
+    brute force, however many branches). Forged: a tree it proves swapped for a worse tree of it, the closed
+    arcs' scores raised (or one to 1e300), the root closed by it, such a closure with a proof of its own, K
+    raised, and the entry in a version 4 record."""
+    s, parts, kbest = _lazy_instance(2, n=6, k=5, score_free=SCORE_FREE)
+    ranked = _ranked(s, parts, False)
+    assert [h.tolist() for h, _ in kbest.trees] == [t.tolist() for _, t in ranked[:5]]
+    closed = [sub for sub in kbest.subproblems if sub.scores and sub.closed]
+    solved = [sub for sub in kbest.subproblems if sub.scores and sub.bounded is not None]
+    assert closed and solved and kbest.by_scores == len(closed) + len(solved)
+    assert check_kbest(s, parts, kbest, False) is None
+    record = _round_trip(kbest, parts)
+    assert check_kbest_record(record, s, parts, False, GAP_TOL) is None
+    assert sum(sub.get("closed") == "scores" for sub in record["kbest"]["subproblems"]) == kbest.by_scores
+    bound = score_bound(s, parts, kbest.subproblems[0].result, False)
+    values = np.array([v for v, _ in ranked])
+    trees = np.array([t for _, t in ranked])
+    m = np.arange(1, s.shape[0])
+    for sub in kbest.subproblems:
+        inside = sub.mask[trees[:, 1:], m].all(axis=1)
+        if inside.any():
+            assert not bound.refined(sub.mask, float(values[inside].max()) - 1e-6, 10**5)
+
+    def check(forged: dict, scores: np.ndarray = s) -> str | None:
+        return check_kbest_record(json.loads(json.dumps(forged)), scores, parts, False, GAP_TOL)
+
+    def forged(i: int, **entry) -> dict:
+        out = copy.deepcopy(record)
+        out["kbest"]["subproblems"][i].update(entry)
+        return out
+
+    worse = next(t for _, t in ranked[5:] if solved[0].mask[t[1:], m].all())
+    swapped = copy.deepcopy(record)
+    swapped["kbest"]["trees"][solved[0].rank] = worse.tolist()
+    assert check(swapped) is not None
+    sub = closed[0]
+    for raise_by in (10.0, 1e300):
+        raised = s.copy()
+        others = sub.mask[:, sub.modifier].copy()
+        raised[others, sub.modifier] += raise_by
+        assert check(record, raised) is not None
+    assert "root" in check(forged(0, closed="scores"))
+    root_proof = copy.deepcopy(record["kbest"]["subproblems"][0]["proof"])
+    assert "a proof of its own" in check(forged(sub.id, proof=root_proof))
+    more = copy.deepcopy(record)
+    more["kbest"]["k"] = 6
+    assert check(more) is not None
+    older = copy.deepcopy(record)
+    older["kbest"]["kbest_version"] = 4
+    with pytest.raises(ValueError, match="version 5"):
+        check(older)

@@ -353,22 +353,17 @@ class TreeCosts:
 def tree_costs(result: PPCResult, mask: NDArray[np.bool_], parts: _Parts) -> TreeCosts | None:
     """The :class:`TreeCosts` of a certified root LP over the arcs ``mask`` when the grandparent family is
     the search's only one (every candidate triple scored once, through the shared cache), else None."""
-    family = parts.parts[0] if len(parts.parts) == 1 else None
+    family = _grandparent_only(parts)
     prog = result.program
-    if type(family) is not GrandparentParts or result.row_dual is None or (mask & (prog.z_col < 0)).any():
+    if family is None or result.row_dual is None or (mask & (prog.z_col < 0)).any():
         return None
     assert result.certificate is not None
     d = result.reduced_costs()
     size = mask.shape[0]
     arcs = np.full((size, size), -np.inf)
     arcs[mask] = d[prog.z_col[mask]]
-    g, p, c = family.candidates(mask, False)
     one, no = gp_duals(prog, result.row_dual)
-    triples = np.full((size,) * 3, -np.inf)
-    cache = parts.caches[family.name]
-    for at in range(0, g.size, SCORE_BATCH):  # the scorer's temporaries grow with its batch
-        i, j, l = g[at : at + SCORE_BATCH], p[at : at + SCORE_BATCH], c[at : at + SCORE_BATCH]
-        triples[i, j, l] = cache.get(i, j, l) - one[j, l] - no[i, j]
+    triples = _triple_scores(family, mask, parts) - one[None, :, :] - no[:, :, None]
     if "GPArc" in result.outside:  # rows z[g,p] - zgp >= 0 of absent triples, duals -λ (dual tightening)
         index, values = result.outside["GPArc"]
         np.add.at(triples, tuple(np.asarray(index)[:, :3].T), values)
@@ -376,6 +371,35 @@ def tree_costs(result: PPCResult, mask: NDArray[np.bool_], parts: _Parts) -> Tre
     if g.size:
         triples[g, p, c] = d[prog.lp.cols("zgp")]
     return TreeCosts(float(result.certificate.dual_objective), arcs, triples)
+
+
+def score_costs(mask: NDArray[np.bool_], parts: _Parts) -> TreeCosts | None:
+    """The :class:`TreeCosts` of no duals over the arcs ``mask`` (y = 0: each arc and candidate triple its
+    score, ``ub`` 0) when the grandparent family is the search's only one, else None: what
+    :func:`lpparse.proofs.kbest.score_bound` recomputes."""
+    family = _grandparent_only(parts)
+    if family is None:
+        return None
+    return TreeCosts(0.0, np.where(mask, parts.s, -np.inf), _triple_scores(family, mask, parts))
+
+
+def _grandparent_only(parts: _Parts) -> GrandparentParts | None:
+    """The search's family when it is the grandparent family alone (tree bounds know no other), else None."""
+    family = parts.parts[0] if len(parts.parts) == 1 else None
+    return family if type(family) is GrandparentParts else None
+
+
+def _triple_scores(family: GrandparentParts, mask: NDArray[np.bool_], parts: _Parts) -> NDArray[np.float64]:
+    """The scores of every candidate triple over the arcs ``mask``, (n+1)³ (-inf where none), each scored
+    once a sentence through the shared cache."""
+    size = mask.shape[0]
+    g, p, c = family.candidates(mask, False)
+    triples = np.full((size,) * 3, -np.inf)
+    cache = parts.caches[family.name]
+    for at in range(0, g.size, SCORE_BATCH):  # the scorer's temporaries grow with its batch
+        i, j, l = g[at : at + SCORE_BATCH], p[at : at + SCORE_BATCH], c[at : at + SCORE_BATCH]
+        triples[i, j, l] = cache.get(i, j, l)
+    return triples
 
 
 @dataclass

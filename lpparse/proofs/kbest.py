@@ -42,19 +42,23 @@ tree's score from the scores, and proves each subproblem's claim by its own proo
   (within the tolerance), K trees must be listed, and the subproblem must carry no proof of its own. A
   listed subproblem may be closed so too, *solved by the bound*: its listed tree is a tree over its arcs and
   the bound is at most that tree's score (within the tolerance).
+* one *closed by its scores* (the record's ``"closed": "scores"``), as one closed by its parent's bound but
+  with no duals at all (:func:`score_bound`: every arc and triple bounded by its own score, refined by
+  branching on heads as above): it needs no ancestor's proof, and bounds a subproblem of few free tokens as a
+  branch-and-bound over their heads would, with no LP. A listed subproblem may be solved so too.
 
 The trees must be distinct trees over the candidate arcs, of finite score, best first; the tree of each listed
 subproblem's proof is its listed tree; every unsplit subproblem's best tree scores at most the K-th (within
 the tolerance); and when fewer than K trees are listed, no subproblem left unsplit holds a tree. Every
 comparison fails closed (NaN fails it). Nothing is read from a record but the trees, K, the partition's shape
-(each subproblem's parent, modifier, rank, whether it is closed by its parent's bound or enumerated) and the
-proofs: no
-score, bound or mask.
+(each subproblem's parent, modifier, rank, whether it is closed by its parent's bound or its scores', or
+enumerated) and the proofs: no score, bound or mask.
 
 **The record** (:func:`kbest_record`; ``parse`` adds the ``sent_id`` and the arcs pruning kept)::
 
     {"families": {...}, "kbest": {"kbest_version": 2, "k": K, "trees": [heads, ...], "subproblems": [
-        {"parent": p, "modifier": m, "rank": r, "proof": {...} | null[, "closed": "parent" | "enumerated": true]},
+        {"parent": p, "modifier": m, "rank": r, "proof": {...} | null[, "closed": "parent" | "scores"
+         | "enumerated": true]},
         ...]}}
 
 ``families`` as in :func:`lpparse.proofs.record.proof_record`; the root first, its parent -1 and its
@@ -69,7 +73,8 @@ proof). A checker that does not know the entry finds a subproblem with trees and
 orders a subproblem's children as the search chose (:mod:`lpparse.exact.kbest`), not by increasing modifier,
 with the same layout. Version 4 adds enumerated subproblems (``"enumerated": true``, proof null), which a
 checker of version 3 would find with trees and no proof, and closures by the nearest ancestor searched,
-refined by branching, listed subproblems among them, which it would fail. This checker reads all four.
+refined by branching, listed subproblems among them, which it would fail. Version 5 adds closures by the
+scores' bound (``"closed": "scores"``), which a checker of version 4 would refuse. This checker reads all five.
 """
 
 from __future__ import annotations
@@ -89,7 +94,7 @@ from lpparse.lp.solution import Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
 from lpparse.proofs.check import EPS, ProofProgram, check_proof, nodes_problem, tree_claim
 from lpparse.proofs.record import proof_record, read_proof_record
-from lpparse.proofs.search_tree import ExactResult, gap_abs
+from lpparse.proofs.search_tree import ExactResult, LabelledDuals, gap_abs
 from lpparse.trees import NoTreeError, allowed_arcs, mask_trees, rooted, tree_problem, validate_scores
 
 __all__ = [
@@ -103,13 +108,14 @@ __all__ = [
     "murty_modifiers",
     "no_tree_problem",
     "partition_problem",
+    "score_bound",
 ]
 
 #: version of the k-best record layout (2: a child closed by its parent's bound may be closed by its tree
 #: bound, a subproblem proved without a tree by nodes bounded by the K-th score; 3: a subproblem's children in
-#: any order; 4: enumerated subproblems), and the versions read
-VERSION = 4
-READS = (1, 2, 3, 4)
+#: any order; 4: enumerated subproblems; 5: subproblems closed by their scores' bound), and the versions read
+VERSION = 5
+READS = (1, 2, 3, 4, 5)
 #: the most head choices (the product of the tokens' numbers of heads) of a subproblem proved by enumerating
 #: its trees
 ENUMERATE = 256
@@ -127,9 +133,10 @@ class Subproblem:
     ``rank``: its tree's position in the list (None: not listed); ``children``: its children's ids once its
     tree is listed; ``closed``: never solved, closed by its parent's bound (at most the K-th tree's score);
     ``enumerated``: its best tree, ``(heads, score)``, found by enumerating its trees (no search, ``result``
-    None; its heads None when none scores finite). The check reads ``parent``, ``modifier``, ``rank``,
-    ``closed``, whether it is ``enumerated``, and ``result`` only: masks, bounds and
-    children are rebuilt."""
+    None; its heads None when none scores finite); ``scores``: closed (or its best tree proved, ``bounded``) by
+    the bound of its arcs' scores alone (:func:`score_bound`), not by an ancestor's duals. The check reads
+    ``parent``, ``modifier``, ``rank``, ``closed``, whether it is ``enumerated`` or closed by ``scores``, and
+    ``result`` only: masks, bounds and children are rebuilt."""
 
     id: int
     parent: int
@@ -143,6 +150,7 @@ class Subproblem:
     closed: bool = False
     enumerated: tuple[NDArray[np.int64] | None, float] | None = None
     bounded: tuple[NDArray[np.int64], float] | None = None
+    scores: bool = False
     #: a solved subproblem's root LP: each arc's bound on the trees that use it (until its children are made)
     #: and its columns (its children's start)
     arc_bounds: NDArray[np.float64] | None = field(default=None, repr=False)
@@ -185,6 +193,11 @@ class KBest:
         """Subproblems proved by enumerating their trees."""
         return sum(sub.enumerated is not None for sub in self.subproblems)
 
+    @property
+    def by_scores(self) -> int:
+        """Subproblems closed, or their best tree proved, by the bound of their arcs' scores alone."""
+        return sum(sub.scores for sub in self.subproblems)
+
 
 def murty_modifiers(mask: NDArray[np.bool_]) -> list[int]:
     """The modifiers whose column in ``mask`` holds more than one head: one Murty child each (the others are
@@ -210,13 +223,15 @@ def murty_child(
 class Piece:
     """A subproblem as the check reads it: its ``parent`` (-1: the root), the ``modifier`` of the Murty child
     it is (None: the root), the ``rank`` of its listed tree (None: not listed), and whether it was never
-    solved, ``closed`` by its parent's bound, and whether its trees are ``enumerated`` (its proof)."""
+    solved, ``closed`` by its parent's bound (or, with ``scores``, by its arcs' scores alone), and whether its
+    trees are ``enumerated`` (its proof)."""
 
     parent: int
     modifier: int | None
     rank: int | None
     closed: bool = False
     enumerated: bool = False
+    scores: bool = False
 
 
 @dataclass
@@ -476,12 +491,37 @@ def closing_bounds(
     root = result.nodes[0] if result.nodes else None
     if root is None or root.duals is None:
         return "its root node has no duals"
-    full = ProofProgram(arc_scores, parts, single_root, result.base, [root.duals], tree=result.heads)
+    return _closing_bound(arc_scores, parts, root.duals, result.base, result.heads, single_root)
+
+
+def score_bound(
+    arc_scores: NDArray[np.float64], parts: Sequence[Parts], result: ExactResult, single_root: bool
+) -> ClosingBound | str:
+    """The :class:`ClosingBound` of no duals (y = 0) over every candidate arc and part of ``arc_scores``: the
+    arcs' and triples' reduced costs are their scores, R the other families' top scores (none for the
+    grandparent family alone), so that refined by branching it bounds a subproblem by its scores alone, as a
+    branch-and-bound over heads would, with no LP; or why there is none. ``result``: the root's proof, whose
+    tree the families bind to. What closes (or solves) a subproblem of few free tokens whose ancestors' duals
+    leave it open (:mod:`lpparse.exact.kbest`)."""
+    return _closing_bound(arc_scores, parts, {}, result.base, result.heads, single_root)
+
+
+def _closing_bound(
+    arc_scores: NDArray[np.float64],
+    parts: Sequence[Parts],
+    duals: LabelledDuals,
+    base: str,
+    tree: NDArray[np.int64] | None,
+    single_root: bool,
+) -> ClosingBound | str:
+    """:func:`closing_bounds` of the labelled ``duals`` (the full program's arborescence rows ``base``, its
+    families bound to ``tree``)."""
+    full = ProofProgram(arc_scores, parts, single_root, base, [duals], tree=tree)
     mask = allowed_arcs(arc_scores)
-    got = full.bound(root.duals, mask)
+    got = full.bound(duals, mask)
     if isinstance(got, str):
         return got
-    y = full.place(root.duals)
+    y = full.place(duals)
     upper = full.node_upper(mask)
     _, d, err = full._sums(y, upper, full.lp.cost)
     dz = np.where(upper > 0, d + err, -np.inf)  # outward; a column the arcs rule out holds nothing
@@ -561,6 +601,8 @@ def partition_problem(  # long: the claim (k trees), the partition, its proofs, 
             return f"subproblem {i}: {problem}"
         if piece.rank is not None and result is not None:  # its root duals may close its descendants
             check.closing[i] = (masked, result)
+        if i == 0:
+            check.root = result
     return check.murty_problem(pieces)
 
 
@@ -604,6 +646,10 @@ class _PartitionCheck:
     closing: dict[int, tuple[NDArray[np.float64], ExactResult] | ClosingBound | str] = field(
         default_factory=dict
     )
+    #: the root's proof once checked, and the bound of the scores alone (:func:`score_bound`) once a
+    #: subproblem closed by it asks
+    root: ExactResult | None = None
+    scores: ClosingBound | str | None = None
 
     @property
     def full(self) -> bool:
@@ -708,8 +754,9 @@ class _PartitionCheck:
         self, i: int, piece: Piece, pieces: Sequence[Piece], result: ExactResult | None
     ) -> str | None:
         """Why subproblem ``i``, closed by the bound of its nearest ancestor searched (a listed subproblem with
-        a proof of its own), is not proved (None when it is): every tree of it at most the K-th tree's score,
-        or, listed, at most its listed tree's, which is one of its trees (module docstring)."""
+        a proof of its own) or by its scores alone (``piece.scores``), is not proved (None when it is): every
+        tree of it at most the K-th tree's score, or, listed, at most its listed tree's, which is one of its
+        trees (module docstring)."""
         mask = self.masks[i]
         if result is not None or piece.enumerated:
             return "closed by its parent's bound, yet with a proof of its own"
@@ -722,7 +769,7 @@ class _PartitionCheck:
             if not mask[tree[1:], np.arange(1, tree.size)].all():
                 return f"closed by its parent's bound under tree {piece.rank + 1}, which is not a tree of its arcs"
             limit, what = self.values[piece.rank], f"tree {piece.rank + 1}'s score"
-        bound = self.bound_of(i, pieces)
+        bound = self.score_bound() if piece.scores else self.bound_of(i, pieces)
         if isinstance(bound, str):
             return bound
         assert piece.modifier is not None
@@ -730,10 +777,21 @@ class _PartitionCheck:
         cap = limit + gap_abs(limit, self.gap_tol)
         if value <= cap or bound.refined(mask, cap, REFINE_BRANCHES):
             return None
+        whose = "its scores'" if piece.scores else "its parent's"
         return (
-            f"closed by its parent's bound {value!r} on its trees (not refined below within {REFINE_BRANCHES} "
+            f"closed by {whose} bound {value!r} on its trees (not refined below within {REFINE_BRANCHES} "
             f"branches), above {what}"
         )
+
+    def score_bound(self) -> ClosingBound | str:
+        """The bound of the scores alone (:func:`score_bound`, its families bound to the root's proof), once."""
+        if self.scores is None:
+            if self.root is None or self.root.heads is None:
+                return "closed by its scores' bound, but the root has no proved tree"
+            self.scores = score_bound(self.s, self.parts, self.root, self.single_root)
+        if isinstance(self.scores, str):
+            return f"closed by its scores' bound, but the scores give none: {self.scores}"
+        return self.scores
 
     def bound_of(self, i: int, pieces: Sequence[Piece]) -> ClosingBound | str:
         """The :class:`ClosingBound` of the nearest ancestor of subproblem ``i`` with a proof of its own (why
@@ -780,7 +838,11 @@ def kbest_record(kbest: KBest, parts: Sequence[Parts]) -> dict[str, Any]:
             "modifier": sub.modifier,
             "rank": sub.rank,
             "proof": None if sub.result is None else _proof_record(sub.result, parts),
-            **({"closed": "parent"} if sub.closed or sub.bounded is not None else {}),
+            **(
+                {"closed": "scores" if sub.scores else "parent"}
+                if sub.closed or sub.bounded is not None
+                else {}
+            ),
             **({"enumerated": True} if sub.enumerated is not None else {}),
         }
         for sub in kbest.subproblems
@@ -839,12 +901,12 @@ def _enumerated(value: Any, i: int) -> bool:
     return value is True
 
 
-def _closed(value: Any, i: int) -> bool:
-    """Whether a record's subproblem ``i`` is closed by its parent's bound (its ``closed`` entry: absent, or
-    ``"parent"``), or ValueError."""
-    if value not in (None, "parent"):
-        raise ValueError(f'subproblem {i}\'s closed is {value!r}, not "parent"')
-    return value == "parent"
+def _closed(value: Any, i: int) -> tuple[bool, bool]:
+    """Whether a record's subproblem ``i`` is closed by a bound, and whether by its scores' (its ``closed``
+    entry: absent, ``"parent"`` or ``"scores"``), or ValueError."""
+    if value not in (None, "parent", "scores"):
+        raise ValueError(f'subproblem {i}\'s closed is {value!r}, not "parent" or "scores"')
+    return value is not None, value == "scores"
 
 
 def check_kbest_record(
@@ -875,16 +937,21 @@ def check_kbest_record(
     entries = data["subproblems"]
     if not isinstance(entries, list):
         raise TypeError("subproblems is not a list")
-    pieces = [
-        Piece(
-            _int(entry["parent"], f"subproblem {i}'s parent", -1 if i == 0 else 0, i),
-            _optional_int(entry["modifier"], f"subproblem {i}'s modifier", 1, size),
-            _optional_int(entry["rank"], f"subproblem {i}'s rank", 0, len(trees)),
-            _closed(entry.get("closed"), i),
-            _enumerated(entry.get("enumerated"), i),
+    pieces = []
+    for i, entry in enumerate(entries):
+        closed, scores = _closed(entry.get("closed"), i)
+        if scores and data["kbest_version"] < 5:
+            raise ValueError(f'subproblem {i} is closed by "scores", which kbest_version 5 brought')
+        pieces.append(
+            Piece(
+                _int(entry["parent"], f"subproblem {i}'s parent", -1 if i == 0 else 0, i),
+                _optional_int(entry["modifier"], f"subproblem {i}'s modifier", 1, size),
+                _optional_int(entry["rank"], f"subproblem {i}'s rank", 0, len(trees)),
+                closed,
+                _enumerated(entry.get("enumerated"), i),
+                scores,
+            )
         )
-        for i, entry in enumerate(entries)
-    ]
 
     def proof(i: int, masked: NDArray[np.float64]) -> ExactResult | None:
         found = entries[i]["proof"]
