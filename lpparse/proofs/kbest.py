@@ -341,17 +341,19 @@ class ClosingBound:
         w = self.weights(mask)
         if np.isnan(w).any() or not limit < math.inf:
             return False, None
-        level, done = w[None], 0
+        level, done = w[None], 1
         with np.errstate(invalid="ignore", over="ignore"):  # -inf - -inf, inf - inf: NaN, which fails closed
             while level.shape[0]:
-                done += level.shape[0]
                 if done > branches:
                     return False, None
                 tokens, witness = self._branch_tokens(level, limit)
                 if tokens is None:
                     return False, witness
                 split = tokens > 0
-                level = self._split(level[split], tokens[split], limit)
+                level = self._split(level[split], tokens[split], limit, branches - done)
+                if level is None:  # more parts than bounds left: none is made (memory stays within the limit)
+                    return False, None
+                done += level.shape[0]
         return True, None
 
     def _branch_tokens(
@@ -414,10 +416,12 @@ class ClosingBound:
         per[:, 0] = -np.inf
         return np.argmax(per, axis=1), gain.sum(axis=1)
 
-    def _split(self, w: NDArray[np.float64], tokens: NDArray[np.int64], limit: float) -> NDArray[np.float64]:
+    def _split(
+        self, w: NDArray[np.float64], tokens: NDArray[np.int64], limit: float, most: int
+    ) -> NDArray[np.float64] | None:
         """The parts of branches ``w`` (B, n+1, n+1) split by the heads of their ``tokens``: in each, the
         token has one head h and its children take h's triples; a part is kept when R + each token's best head
-        alone in it (round-off outward) is above ``limit``."""
+        alone in it (round-off outward) is above ``limit``. None when more than ``most`` are kept."""
         count, size = w.shape[:2]
         node, head = np.nonzero(np.isfinite(w[np.arange(count), :, tokens]))
         token = tokens[node]
@@ -436,6 +440,8 @@ class ClosingBound:
         bound = total + 4.0 * EPS * slack
         bound[(best == -np.inf).any(axis=1)] = -np.inf
         kept = np.flatnonzero(~(bound <= limit))  # NaN stays, and fails when bounded
+        if kept.size > most:
+            return None
         out = w[node[kept]]
         part, token, head = np.arange(kept.size), token[kept], head[kept]
         keep = out[part, head, token]
