@@ -1,5 +1,5 @@
 """What the K best trees cost against the best tree: exact decoding with ``k_best=K`` against ``k_best=None``
-(K = 1), on the first ``--limit`` dev sentences of each treebank with its grandparent model
+(K = 1), on ``--limit`` dev sentences of each treebank from ``--start`` with its grandparent model
 ``<treebank>-2.npz`` (decoded as ``lpparse parse --decoder exact`` decodes it: unpruned, as these models were
 trained). Each (code, treebank, K) runs in a subprocess of its own, whose CPU seconds (decoding only, from
 ``resource.getrusage``) and peak RSS (``ru_maxrss``, the model's load included; ``loaded``: the RSS once model
@@ -41,7 +41,7 @@ def worker(spec: dict[str, Any]) -> dict[str, Any]:
     from lpparse.scoring.model import Model
 
     model = Model.load(spec["model"])
-    sentences = read_treebank(spec["treebank"])[: spec["limit"]]
+    sentences = read_treebank(spec["treebank"])[spec["start"] : spec["start"] + spec["limit"]]
     loaded = _rss_mb()
     k = spec["k"]
     rows = []
@@ -112,8 +112,8 @@ def fastest(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def summary(one: dict[str, Any], many: dict[str, Any], k: int) -> dict[str, Any]:
-    """The table row of K = 1 (``one``) against K = k (``many``)."""
+def summary(one: dict[str, Any], many: dict[str, Any], k: int, start: int = 0) -> dict[str, Any]:
+    """The table row of K = 1 (``one``) against K = k (``many``), over the dev sentences from ``start``."""
     if "error" in one or "error" in many:
         return {"error": one.get("error") or many.get("error")}
     rows = many["rows"]
@@ -134,7 +134,7 @@ def summary(one: dict[str, Any], many: dict[str, Any], k: int) -> dict[str, Any]
         "median sentence ratio": float(np.median(ratios)),
         "90% sentence ratio": float(np.quantile(ratios, 0.9)),
         "worst sentence ratio": float(ratios[worst]),
-        "worst sentence": f"#{worst} ({rows[worst]['n']} tokens)",
+        "worst sentence": f"#{start + worst} ({rows[worst]['n']} tokens)",
         "K=1 peak MB": one["peak_mb"],
         f"K={k} peak MB": many["peak_mb"],
         "memory ratio": many["peak_mb"] / one["peak_mb"],
@@ -163,8 +163,13 @@ def main() -> None:
         return
     parser = treebank_parser(__doc__.split("\n\n")[0], "kbest_cost")
     parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--limit", type=int, default=60, help="LIMIT dev sentences of each treebank")
     parser.add_argument(
-        "--limit", type=int, default=60, help="the first LIMIT dev sentences of each treebank"
+        "--start",
+        type=int,
+        default=0,
+        help="the position of the first (0: from the start; a later slice is "
+        "data the defaults were not tuned on)",
     )
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds a sentence")
     parser.add_argument("--before", type=Path, help="a checkout of earlier code, run too")
@@ -176,6 +181,7 @@ def main() -> None:
         **run_header("kbest_cost.py"),
         "k": args.k,
         "limit": args.limit,
+        "start": args.start,
         "treebanks": [],
     }
     codes = ([("before", args.before.resolve())] if args.before else []) + [("after", REPO)]
@@ -215,6 +221,7 @@ def main() -> None:
                 "model": str(model),
                 "treebank": str(path),
                 "limit": args.limit,
+                "start": args.start,
                 "time_limit": args.time_limit,
             }
             pairs = [
@@ -225,14 +232,15 @@ def main() -> None:
                 "treebank": name,
                 "language": LANGUAGE.get(name, name),
                 "code": label,
-                **summary(one, many, args.k),
+                **summary(one, many, args.k, args.start),
             }
             row["runs"] = {"1": one, str(args.k): many}
             result["treebanks"].append(row)
             print({key: value for key, value in row.items() if key != "runs"}, flush=True)
             table.append([row.get(key, "error" if "error" in row else None) for key in head])
     note = (
-        f"The first {args.limit} dev sentences of each treebank, grandparent model `<treebank>-2.npz`, exact "
+        f"Dev sentences {args.start}-{args.start + args.limit - 1} of each treebank (counting from 0), grandparent "
+        "model `<treebank>-2.npz`, exact "
         f"decoding (unpruned, as trained), K = 1 against K = {args.k}, one subprocess each: CPU seconds of "
         f"decoding (the least of {args.repeat} runs, K = 1 and K = {args.k} alternating, per sentence and in all: "
         "the machine is shared), peak RSS "
