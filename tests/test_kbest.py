@@ -64,6 +64,18 @@ def _round_trip(kbest, parts: list) -> dict:
     return json.loads(json.dumps(kbest_record(kbest, parts)))
 
 
+def _check_record(record: dict, scores: np.ndarray, parts: list) -> str | None:
+    """The checker's verdict on a record read back from JSON (multi-root, the tests' gap tolerance)."""
+    return check_kbest_record(json.loads(json.dumps(record)), scores, parts, False, GAP_TOL)
+
+
+def _with_entry(record: dict, i: int, **entry) -> dict:
+    """A copy of ``record`` with subproblem i's entries replaced by ``entry``."""
+    out = copy.deepcopy(record)
+    out["kbest"]["subproblems"][i].update(entry)
+    return out
+
+
 @settings(deadline=None, max_examples=12, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.integers(2, 5),
@@ -435,12 +447,10 @@ def test_lazy_subproblems_closed_soundly() -> None:
     kth = kbest.trees[-1][1]
 
     def check(forged: dict, scores: np.ndarray = s) -> str | None:
-        return check_kbest_record(json.loads(json.dumps(forged)), scores, parts, False, GAP_TOL)
+        return _check_record(forged, scores, parts)
 
     def forged(i: int, **entry) -> dict:
-        out = copy.deepcopy(record)
-        out["kbest"]["subproblems"][i].update(entry)
-        return out
+        return _with_entry(record, i, **entry)
 
     def closes(i: int) -> bool:  # what closes subproblem i at the K-th score, recomputed as the check does
         a = sub = kbest.subproblems[i]
@@ -656,12 +666,10 @@ def test_subproblems_closed_by_their_scores() -> None:
             assert not bound.refined(sub.mask, float(values[inside].max()) - 1e-6, 10**5)
 
     def check(forged: dict, scores: np.ndarray = s) -> str | None:
-        return check_kbest_record(json.loads(json.dumps(forged)), scores, parts, False, GAP_TOL)
+        return _check_record(forged, scores, parts)
 
     def forged(i: int, **entry) -> dict:
-        out = copy.deepcopy(record)
-        out["kbest"]["subproblems"][i].update(entry)
-        return out
+        return _with_entry(record, i, **entry)
 
     worse = next(t for _, t in ranked[5:] if solved[0].mask[t[1:], m].all())
     swapped = copy.deepcopy(record)
