@@ -95,6 +95,7 @@ def run(code: Path, spec: dict[str, Any]) -> dict[str, Any]:
     out = json.loads(done.stdout.strip().splitlines()[-1])
     if not out["lpparse"].startswith(str(code)):
         raise RuntimeError(f"imported {out['lpparse']}, not the code of {code}")
+    out["lpparse"] = os.path.relpath(out["lpparse"], code)  # no path of this machine in the results
     return out
 
 
