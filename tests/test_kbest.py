@@ -24,6 +24,7 @@ from lpparse.oracles.brute_force import enumerate_trees
 from lpparse.proofs.kbest import (
     ENUMERATE,
     REFINE_BRANCHES,
+    ClosingBound,
     check_kbest_record,
     closing_bounds,
     is_kbest_record,
@@ -691,3 +692,43 @@ def test_subproblems_closed_by_their_scores() -> None:
     older["kbest"]["kbest_version"] = 4
     with pytest.raises(ValueError, match="version 5"):
         check(older)
+
+
+def test_refinement_stays_within_its_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """:meth:`ClosingBound.refine` never bounds (nor builds) more branches than it may: the scores' bound of a
+    9-token sentence refined to its best tree's score (only branching gets there), for every budget the
+    branches bounded number at most the budget, the answer is False below the budget the proof needs and True
+    from it on (the parts bounded do not depend on the order)."""
+    rng = np.random.default_rng(1)
+    n = 9
+    s = 2.0 * rng.normal(size=(n + 1, n + 1))
+    parts = [GrandparentParts(DenseTripleScorer(0.1 * rng.normal(size=(n + 1,) * 3)))]
+    kbest = k_best_search(s, parts, 1, enumerate_below=0, score_free=-1)
+    bound = score_bound(s, parts, kbest.subproblems[0].result, False)
+    mask, limit = kbest.subproblems[0].mask, kbest.trees[0][1] + 1e-6
+    seen: list[int] = []  # the branches bounded, and built, a level at a time
+    built: list[int] = []
+    branch_tokens, split = ClosingBound._branch_tokens, ClosingBound._split
+
+    def bounded(self, w, limit):  # noqa: ANN001, ANN202 - the methods' own signatures
+        seen.append(w.shape[0])
+        return branch_tokens(self, w, limit)
+
+    def made(self, *args):  # noqa: ANN001, ANN002, ANN202
+        out = split(self, *args)
+        built.append(0 if out is None else out.shape[0])
+        return out
+
+    monkeypatch.setattr(ClosingBound, "_branch_tokens", bounded)
+    monkeypatch.setattr(ClosingBound, "_split", made)
+    needed = None
+    for budget in (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 10**5):
+        seen.clear()
+        built.clear()
+        done = bound.refined(mask, limit, budget)
+        assert sum(seen) <= budget and 1 + sum(built) <= budget
+        if done and needed is None:
+            needed = budget
+        assert done == (needed is not None)
+    assert needed is not None and 1 < needed <= 1024
+    assert not bound.refined(mask, kbest.trees[0][1] - 1e-6, 10**5)  # below the best tree: never
