@@ -429,9 +429,7 @@ class ClosingBound:
         for cube in self.triple_d:  # branch's own (the max over its heads), and -inf where those are
             rows = rows + cube[head, token, :]
         rows = np.minimum(rows, w[node, token, :])
-        others = w.copy()
-        others[np.arange(count), tokens, :] = -np.inf
-        best = np.maximum(others.max(axis=1)[node], rows)
+        best = np.maximum(self._others_max(w, tokens)[node], rows)
         part = np.arange(node.size)
         best[part, token] = w[node, head, token]
         best = best[:, 1:]
@@ -449,6 +447,18 @@ class ClosingBound:
         out[part, head, token] = keep
         out[part, token, :] = rows[kept]
         return out
+
+    @staticmethod
+    def _others_max(w: NDArray[np.float64], tokens: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Per branch of weights ``w`` (B, n+1, n+1), each token's best weight over the heads other than the
+        branch's token (B, n+1): the column maxima, and where the token holds one, the column without it."""
+        top, at = w.max(axis=1), w.argmax(axis=1)
+        b, c = np.nonzero(at == tokens[:, None])
+        if b.size:
+            column = w[b, :, c]
+            column[np.arange(b.size), tokens[b]] = -np.inf
+            top[b, c] = column.max(axis=1)
+        return top
 
     def _best(self, w: NDArray[np.float64], limit: float) -> tuple[float, NDArray[np.int64] | None]:
         """The bound R + the best arborescence under ``w`` (round-off outward), with that arborescence;
