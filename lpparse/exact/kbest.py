@@ -329,7 +329,7 @@ class _Lazy:
         """Whether a waiting subproblem goes back to the queue under a tighter key, or leaves it without a
         search (no tree over its arcs); else it is searched next. By the tree bound of its nearest searched
         ancestor's root duals, then that bound refined (:meth:`lpparse.proofs.kbest.ClosingBound.refined`),
-        then, with at most :data:`SCORE_FREE` free tokens, the bound of its scores alone refined
+        then, with at most ``score_free`` free tokens (:data:`SCORE_FREE`), the bound of its scores alone refined
         (:func:`lpparse.proofs.kbest.score_bound`): below the K-th best score found outside it, it waits
         under that score; or, when a tree found in it scores above that, at most that tree's score, which it
         then holds as its best (solved by the bound)."""
