@@ -732,3 +732,36 @@ def test_refinement_stays_within_its_bounds(monkeypatch: pytest.MonkeyPatch) -> 
         assert done == (needed is not None)
     assert needed is not None and 1 < needed <= 1024
     assert not bound.refined(mask, kbest.trees[0][1] - 1e-6, 10**5)  # below the best tree: never
+
+
+@pytest.mark.parametrize("huge", [0.0, 1e12, 1e300, -1e300])
+def test_score_bound_holds_for_any_scores(huge: float) -> None:
+    """:func:`score_bound` refined never proves a subproblem's trees at most a score below its best tree's
+    (brute force over every tree), for every subproblem of a partition, with one triple and one arc of its
+    scores set huge (as large as floats go, either sign): round-off or overflow makes it fail, never pass."""
+    s, parts, kbest = _lazy_instance(3, n=6, k=4, score_free=SCORE_FREE)
+    cube = parts[0].scorer.scores.copy()
+    big = s.copy()
+    best = kbest.trees[0][0]
+    p, m = int(best[2]), 2  # token 2's arc in the best tree, and a triple over it
+    if huge:
+        big[p, m] = huge
+        if p > 0:
+            cube[int(best[p]), p, m] = huge
+    changed = [GrandparentParts(DenseTripleScorer(cube))]
+    ranked = _ranked(big, changed, False)
+    bound = score_bound(big, changed, kbest.subproblems[0].result, False)
+    if isinstance(bound, str):  # the bound overflowed: none at all, so nothing is closed by it
+        assert huge and abs(huge) >= 1e300
+        return
+    values = np.array([v for v, _ in ranked])
+    trees = np.array([t for _, t in ranked])
+    at = np.arange(1, s.shape[0])
+    checked = 0
+    for sub in kbest.subproblems:
+        inside = sub.mask[trees[:, 1:], at].all(axis=1)
+        if inside.any():
+            top = float(values[inside].max())
+            assert not bound.refined(sub.mask, top - 1e-6 * (1.0 + abs(top)), 10**4)
+            checked += 1
+    assert checked >= 5
