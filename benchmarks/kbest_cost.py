@@ -240,11 +240,11 @@ def main() -> None:
             print({key: value for key, value in row.items() if key != "runs"}, flush=True)
             table.append([row.get(key, "error" if "error" in row else None) for key in head])
     note = (
-        f"Dev sentences {args.start}-{args.start + args.limit - 1} of each treebank (counting from 0), grandparent "
-        "model `<treebank>-2.npz`, exact "
+        f"Dev sentences {args.start}-{args.start + args.limit - 1} of each treebank (counting from 0), "
+        "grandparent model `<treebank>-2.npz`, exact "
         f"decoding (unpruned, as trained), K = 1 against K = {args.k}, one subprocess each: CPU seconds of "
-        f"decoding (the least of {args.repeat} runs, K = 1 and K = {args.k} alternating, per sentence and in all: "
-        "the machine is shared), peak RSS "
+        f"decoding (the least of {args.repeat} runs, K = 1 and K = {args.k} alternating, per sentence and in "
+        "all: the machine is shared), peak RSS "
         "(`ru_maxrss`, the model's load included), their ratios, and the ratio of the RSS "
         f"above the loaded model and treebank; `{MID[0]}-{MID[1]} tokens`: the time ratio over those "
         "sentences alone; median, 90% and worst sentence ratio: of each sentence's K = "

@@ -329,10 +329,10 @@ class _Lazy:
         """Whether a waiting subproblem goes back to the queue under a tighter key, or leaves it without a
         search (no tree over its arcs); else it is searched next. By the tree bound of its nearest searched
         ancestor's root duals, then that bound refined (:meth:`lpparse.proofs.kbest.ClosingBound.refined`),
-        then, with at most ``score_free`` free tokens (:data:`SCORE_FREE`), the bound of its scores alone refined
-        (:func:`lpparse.proofs.kbest.score_bound`): below the K-th best score found outside it, it waits
-        under that score; or, when a tree found in it scores above that, at most that tree's score, which it
-        then holds as its best (solved by the bound)."""
+        then, with at most ``score_free`` free tokens (:data:`SCORE_FREE`), the bound of its scores alone
+        refined (:func:`lpparse.proofs.kbest.score_bound`): below the K-th best score found outside it, it
+        waits under that score; or, when a tree found in it scores above that, at most that tree's score,
+        which it then holds as its best (solved by the bound)."""
         stage = self.tightened.get(sub.id, 0)
         bound = self.ancestor_bound(sub) if stage < 2 else None
         scores = self.score_bound(sub) if stage < 3 and bound is None else None
@@ -387,8 +387,9 @@ class _Lazy:
             known.append(inside)
 
     def score_bound(self, sub: Subproblem) -> ClosingBound | None:
-        """The bound of the scores alone (:func:`lpparse.exact.search.score_costs`, made once) for a subproblem
-        other than the root with at most ``score_free`` free tokens that no enumeration proves; else None."""
+        """The bound of the scores alone (:func:`lpparse.exact.search.score_costs`, made once) for a
+        subproblem other than the root with at most ``score_free`` free tokens that no enumeration proves;
+        else None."""
         counts = sub.mask[:, 1:].sum(axis=0)
         if sub.parent < 0 or int((counts > 1).sum()) > self.score_free or self.scores is False:
             return None

@@ -74,7 +74,8 @@ orders a subproblem's children as the search chose (:mod:`lpparse.exact.kbest`),
 with the same layout. Version 4 adds enumerated subproblems (``"enumerated": true``, proof null), which a
 checker of version 3 would find with trees and no proof, and closures by the nearest ancestor searched,
 refined by branching, listed subproblems among them, which it would fail. Version 5 adds closures by the
-scores' bound (``"closed": "scores"``), which a checker of version 4 would refuse. This checker reads all five.
+scores' bound (``"closed": "scores"``), which a checker of version 4 would refuse. This checker reads all
+five.
 """
 
 from __future__ import annotations
@@ -133,8 +134,8 @@ class Subproblem:
     ``rank``: its tree's position in the list (None: not listed); ``children``: its children's ids once its
     tree is listed; ``closed``: never solved, closed by its parent's bound (at most the K-th tree's score);
     ``enumerated``: its best tree, ``(heads, score)``, found by enumerating its trees (no search, ``result``
-    None; its heads None when none scores finite); ``scores``: closed (or its best tree proved, ``bounded``) by
-    the bound of its arcs' scores alone (:func:`score_bound`), not by an ancestor's duals. The check reads
+    None; its heads None when none scores finite); ``scores``: closed (or its best tree proved, ``bounded``)
+    by the bound of its arcs' scores alone (:func:`score_bound`), not by an ancestor's duals. The check reads
     ``parent``, ``modifier``, ``rank``, ``closed``, whether it is ``enumerated`` or closed by ``scores``, and
     ``result`` only: masks, bounds and children are rebuilt."""
 
@@ -323,12 +324,12 @@ class ClosingBound:
     def refined(self, mask: NDArray[np.bool_], limit: float, branches: int) -> bool:
         """Whether every tree over ``mask`` scores at most ``limit`` by the tree bound refined by branching
         (class docstring), within ``branches`` bounds computed: a branch's best arborescence is checked
-        against ``limit``; above it, unless its own reduced costs (each child of a token with the triple of the
-        token's head in it) are too, the branch splits by the heads of the token p whose children's triples
-        gain most over those of its head, and in each part p's children take the triple of its one head; a
-        part whose bound (each token's best head alone) is at most ``limit`` is done. False when a tree's own
-        reduced costs are above ``limit`` (no branching gets below it), at the branch limit, or on a number
-        that is not finite."""
+        against ``limit``; above it, unless its own reduced costs (each child of a token with the triple of
+        the token's head in it) are too, the branch splits by the heads of the token p whose children's
+        triples gain most over those of its head, and in each part p's children take the triple of its one
+        head; a part whose bound (each token's best head alone) is at most ``limit`` is done. False when a
+        tree's own reduced costs are above ``limit`` (no branching gets below it), at the branch limit, or on
+        a number that is not finite."""
         return self.refine(mask, limit, branches)[0]
 
     def refine(
@@ -480,9 +481,9 @@ class ClosingBound:
         return float(self._totals(w[None], heads[None])[0]), heads
 
     def _totals(self, w: NDArray[np.float64], heads: NDArray[np.int64]) -> NDArray[np.float64]:
-        """Per branch of weights ``w`` (B, n+1, n+1) and its ``heads`` (B, n+1), R plus the weights of the heads,
-        with every rounding's bound added (R summed exactly, the weights' sum within n roundings of their
-        absolute sum, and Chu-Liu-Edmonds's contractions: at most n, each n sums of weights at most
+        """Per branch of weights ``w`` (B, n+1, n+1) and its ``heads`` (B, n+1), R plus the weights of the
+        heads, with every rounding's bound added (R summed exactly, the weights' sum within n roundings of
+        their absolute sum, and Chu-Liu-Edmonds's contractions: at most n, each n sums of weights at most
         ``_spread``); NaN on overflow, -inf when a chosen weight is -inf."""
         count, size = heads.shape
         chosen = w[np.arange(count)[:, None], heads[:, 1:], np.arange(1, size)]
@@ -800,7 +801,8 @@ class _PartitionCheck:
         )
 
     def score_bound(self) -> ClosingBound | str:
-        """The bound of the scores alone (:func:`score_bound`, its families bound to the root's proof), once."""
+        """The bound of the scores alone (:func:`score_bound`, its families bound to the root's proof),
+        made once."""
         if self.scores is None:
             if self.root is None or self.root.heads is None:
                 return "closed by its scores' bound, but the root has no proved tree"
