@@ -23,6 +23,7 @@ __all__ = [
     "check_tree",
     "check_tree_exists",
     "find_cycle",
+    "head_choices",
     "heads_to_matrix",
     "is_projective",
     "is_tree",
@@ -143,6 +144,20 @@ def _reachability(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
     return reach
 
 
+def head_choices(mask: NDArray[np.bool_], limit: int) -> int | None:
+    """The tokens' head choices in ``mask`` (the product of their numbers of heads), or None when above
+    ``limit``: the subproblems :func:`mask_trees` enumerates."""
+    counts = mask[:, 1:].sum(axis=0)
+    if not counts.all():  # a token with no head: no choice at all
+        return 0 if limit >= 0 else None
+    total = 1
+    for c in counts.tolist():  # exact in Python ints: no overflow however many tokens
+        total *= c
+        if total > limit:
+            return None
+    return total
+
+
 def mask_trees(mask: NDArray[np.bool_], single_root: bool, limit: int) -> NDArray[np.int64] | None:
     """Every tree over the arcs of ``mask`` as a (T, n+1) array of heads (column 0 is -1; T may be 0), or None
     when the tokens' head choices (the product of their numbers of heads in ``mask``) exceed ``limit``: the
@@ -152,11 +167,9 @@ def mask_trees(mask: NDArray[np.bool_], single_root: bool, limit: int) -> NDArra
     counts = np.array([h.size for h in heads_of], dtype=np.int64)
     if (counts == 0).any():
         return np.empty((0, mask.shape[0]), np.int64)
-    total = 1
-    for c in counts.tolist():  # exact in Python ints: no overflow however many tokens
-        total *= c
-        if total > limit:
-            return None
+    total = head_choices(mask, limit)
+    if total is None:
+        return None
     size = mask.shape[0]
     choice = np.arange(total)[:, None] // np.cumprod(np.concatenate([[1], counts[:-1]]))[None, :] % counts
     heads = np.empty((total, size), np.int64)

@@ -19,6 +19,7 @@ from lpparse.trees import (
     check_tree,
     check_tree_exists,
     find_cycle,
+    head_choices,
     heads_to_matrix,
     is_projective,
     is_tree,
@@ -145,6 +146,9 @@ def test_mask_trees_and_both_tree_questions_match_enumeration(
     )
     assert sorted(mask_trees(mask, single_root, 10**6).tolist()) == expected
     assert mask_trees(mask, single_root, 0) is None or not mask.any(axis=0)[1:].all()
+    choices = sum(1 for h in all_head_arrays(n) if mask[h[1:], m].all())  # head arrays over the mask
+    assert head_choices(mask, 10**6) == choices
+    assert head_choices(mask, choices - 1) is None and head_choices(mask, choices) == choices
     for answer in (_tree_problem, _sparse_tree_problem):
         assert (answer(mask, single_root) is None) == bool(expected)
 

@@ -129,6 +129,7 @@ from lpparse.trees import (
     NoTreeError,
     allowed_arcs,
     check_tree_exists,
+    head_choices,
     mask_trees,
     tree_problem,
     validate_scores,
@@ -393,7 +394,7 @@ class _Lazy:
         counts = sub.mask[:, 1:].sum(axis=0)
         if sub.parent < 0 or int((counts > 1).sum()) > self.score_free or self.scores is False:
             return None
-        if float(np.prod(counts, dtype=np.float64)) <= self.enumerate_below:  # enumerated when searched
+        if head_choices(sub.mask, self.enumerate_below) is not None:  # enumerated when searched
             return None
         if self.scores is None:
             root = self.out.subproblems[0].mask
