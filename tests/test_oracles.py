@@ -164,6 +164,7 @@ def check_distribution(log_z: float, mu: np.ndarray, scores: np.ndarray, single_
 
 @settings(max_examples=500, deadline=None)
 @given(**instances, scale=st.sampled_from([1.0, 1.0, 30.0, 1000.0]), projective=st.booleans())
+@example(n=2, single_root=False, seed=272221, prune=0.0, scale=30.0, projective=False)  # a near-cycle
 def test_partition_and_marginals_match_brute_force(
     n: int, single_root: bool, seed: int, prune: float, scale: float, projective: bool
 ) -> None:
