@@ -166,13 +166,11 @@ def _neighbours(
     raise the K-th best score found early, so that the subproblems' searches stop there from the start."""
     gain = gains.ravel()
     top = np.argsort(-gain)[:k]
-    out = []
-    for at in top[np.isfinite(gain[top])]:
-        h, m = np.unravel_index(int(at), (heads.size, heads.size))
-        tree = heads.copy()
-        tree[m] = h
-        out.append((tree, shared.value(tree)))
-    return out
+    h, m = np.unravel_index(top[np.isfinite(gain[top])], gains.shape)
+    trees = np.repeat(heads[None], h.size, axis=0)
+    trees[np.arange(h.size), m] = h
+    values = tree_scores(shared.s, shared.parts, trees, shared.caches)
+    return list(zip(trees, values.tolist()))
 
 
 class _Found:
