@@ -710,13 +710,13 @@ def test_refinement_stays_within_its_bounds(monkeypatch: pytest.MonkeyPatch) -> 
     built: list[int] = []
     branch_tokens, split = ClosingBound._branch_tokens, ClosingBound._split
 
-    def bounded(self, w, limit):  # noqa: ANN001, ANN202 - the methods' own signatures
+    def bounded(self, w, *args):  # noqa: ANN001, ANN002, ANN202 - the methods' own signatures
         seen.append(w.shape[0])
-        return branch_tokens(self, w, limit)
+        return branch_tokens(self, w, *args)
 
     def made(self, *args):  # noqa: ANN001, ANN002, ANN202
-        out = split(self, *args)
-        built.append(0 if out is None else out.shape[0])
+        out = split(self, *args)  # the parts kept, with their bounds
+        built.append(0 if out is None else out[0].shape[0])
         return out
 
     monkeypatch.setattr(ClosingBound, "_branch_tokens", bounded)

@@ -274,6 +274,11 @@ class ClosingBound:
         self._spread = math.fsum(
             float(np.abs(a[np.isfinite(a)]).max(initial=0.0)) for a in (self.arc_d, *self.triple_d)
         )
+        #: whether no token has an arc to itself, nor a triple over one of +inf, as in every program: then no
+        #: branch of a refinement holds one, and a part's bound is the one its next level would find
+        self._loopless = bool((np.diagonal(self.arc_d) == -np.inf).all()) and not any(
+            (np.diagonal(cube, axis1=1, axis2=2) == np.inf).any() for cube in self.triple_d
+        )
 
     def child(self, mask: NDArray[np.bool_], modifier: int) -> float:
         """A bound on every tree of the Murty child with arcs ``mask`` at ``modifier``: the smaller of the
@@ -291,13 +296,13 @@ class ClosingBound:
         count = mask.sum(axis=0)
         single = np.flatnonzero(cut & (count == 1))  # one head: its triples, in one look-up
         head = np.argmax(mask[:, single], axis=0)
-        several = np.flatnonzero(cut & (count != 1)).tolist()
+        several = np.flatnonzero(cut & (count != 1))  # the others: a max over their heads, all at once
+        among = mask[:, several, None]
         for cube, every in zip(self.triple_d, self.every):
             best = every.copy()
             best[single] = cube[head, single, :]
-            for p in several:
-                heads = np.flatnonzero(mask[:, p])
-                best[p] = cube[heads, p, :].max(axis=0) if heads.size else -np.inf
+            if several.size:
+                best[several] = np.where(among, cube[:, several, :], -np.inf).max(axis=0)
             best[0] = 0.0  # the root's children have no triple
             w = w + best
         return w
@@ -338,39 +343,54 @@ class ClosingBound:
         """:meth:`refined`, and when False for a tree whose own reduced costs are above ``limit``, that tree
         (a search may score it: a tree above the limit is worth knowing). The branches are bounded a level at
         a time, as one array (which branches are bounded does not depend on the order: a branch splits when
-        its bound is above the limit, each part kept when its bound is)."""
+        its bound is above the limit, each part kept when its bound is). Per level, each branch's best head of
+        each token and its weight are found once, for its bound, its token and its split; a part's bound,
+        found to keep it, is its bound at the next level (``_loopless``: else found again there)."""
         w = self.weights(mask)
         if np.isnan(w).any() or not limit < math.inf:
             return False, None
-        level, done = w[None], 1
+        level, value, done = w[None], None, 1
+        columns = np.arange(w.shape[0])
         with np.errstate(invalid="ignore", over="ignore"):  # -inf - -inf, inf - inf: NaN, which fails closed
             while level.shape[0]:
                 if done > branches:
                     return False, None
-                tokens, witness = self._branch_tokens(level, limit)
+                heads = np.argmax(level, axis=1)
+                chosen = level[np.arange(level.shape[0])[:, None], heads, columns]
+                if value is None:
+                    value = self._totals(chosen[:, 1:])
+                tokens, witness = self._branch_tokens(level, heads, chosen, value, limit)
                 if tokens is None:
                     return False, witness
                 split = tokens > 0
-                level = self._split(level[split], tokens[split], limit, branches - done)
-                if level is None:  # more parts than bounds left: none is made (memory stays within the limit)
+                if not split.all():
+                    level, tokens, heads, chosen = level[split], tokens[split], heads[split], chosen[split]
+                parts = self._split(level, tokens, heads, chosen, limit, branches - done)
+                if parts is None:  # more parts than bounds left: none is made (memory stays within the limit)
                     return False, None
+                level, value = parts
                 done += level.shape[0]
         return True, None
 
     def _branch_tokens(
-        self, w: NDArray[np.float64], limit: float
+        self,
+        w: NDArray[np.float64],
+        heads: NDArray[np.int64],
+        chosen: NDArray[np.float64],
+        value: NDArray[np.float64],
+        limit: float,
     ) -> tuple[NDArray[np.int64] | None, NDArray[np.int64] | None]:
         """Per branch of weights ``w`` (B, n+1, n+1), the token it splits by (:meth:`refined`; 0: its bound is
         at most ``limit``); None when one branch has no split that gets it there, with the tree whose own
-        reduced costs are above it (None when a number is not finite). Each token's best head alone first:
-        their heads, when inconsistent below the limit, name the token without an arborescence computed."""
-        heads = np.argmax(w, axis=1)
-        value = self._totals(w, heads)
-        token, gain = self._least_consistent(w, heads)
+        reduced costs are above it (None when a number is not finite). Each token's best head alone first
+        (``heads``, their weights ``chosen``: (B, n+1); their bound ``value``, :meth:`_totals`): their heads,
+        when inconsistent below the limit, name the token without an arborescence computed."""
+        token, gain = self._least_consistent(heads, chosen[:, 1:])
         if np.isnan(value).any():
             return None, None
-        tokens = np.where(value > limit, token, 0)
-        stuck = np.flatnonzero((value > limit) & (value - gain > limit))
+        over = value > limit
+        tokens = np.where(over, token, 0)
+        stuck = np.flatnonzero(over & (value - gain > limit))
         if not stuck.size:
             return tokens, None
         trees = rooted(heads[stuck], self.single_root)
@@ -378,37 +398,39 @@ class ClosingBound:
             witness = heads[stuck[np.argmax(trees)]].copy()
             witness[0] = -1
             return None, witness
+        m = np.arange(1, w.shape[1])
         for b in stuck.tolist():  # the best arborescence: each token's best heads hold a cycle
             try:
-                best = chu_liu_edmonds(w[b], single_root=self.single_root)[None]
+                best = chu_liu_edmonds(w[b], single_root=self.single_root)
             except NoTreeError:
                 tokens[b] = 0  # no tree of finite score over the arcs
                 continue
-            value = self._totals(w[b][None], best)
-            if math.isnan(value[0]):
+            own = w[b][best[1:], m][None]
+            total = self._totals(own)[0]
+            if math.isnan(total):
                 return None, None
-            exact, gain = self._least_consistent(w[b][None], best)
-            if not value[0] > limit:
+            exact, gain = self._least_consistent(best[None], own)
+            if not total > limit:
                 tokens[b] = 0
-            elif value[0] - gain[0] > limit:
-                best[0, 0] = -1
-                return None, best[0]
+            elif total - gain[0] > limit:
+                best[0] = -1
+                return None, best
             else:
                 tokens[b] = exact[0]
         return tokens, None
 
     def _least_consistent(
-        self, w: NDArray[np.float64], heads: NDArray[np.int64]
+        self, heads: NDArray[np.int64], chosen: NDArray[np.float64]
     ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-        """Per branch of weights ``w`` (B, n+1, n+1) and arborescence ``heads`` (B, n+1): the token whose
-        children's triples in ``w`` gain most over the triples of its own head in it, and what all tokens'
-        children gain so (their weights less their own values)."""
+        """Per branch of arborescence ``heads`` (B, n+1) and its weights ``chosen`` (B, n: its tokens'
+        weights): the token whose children's triples in the weights gain most over the triples of its own head
+        in it, and what all tokens' children gain so (their weights less their own values)."""
         count, size = heads.shape
         m = np.arange(1, size)
         b = np.arange(count)[:, None]
         p = heads[:, 1:]
-        grand = heads[b, p].clip(0)  # the root's children: any, masked below
-        gain = w[b, p, m] - self.arc_d[p, m]
+        grand = np.maximum(heads[b, p], 0)  # the root's children: any, masked below
+        gain = chosen - self.arc_d[p, m]
         for cube in self.triple_d:
             gain -= cube[grand, p, m]
         gain[p == 0] = 0.0
@@ -418,43 +440,55 @@ class ClosingBound:
         return np.argmax(per, axis=1), gain.sum(axis=1)
 
     def _split(
-        self, w: NDArray[np.float64], tokens: NDArray[np.int64], limit: float, most: int
-    ) -> NDArray[np.float64] | None:
+        self,
+        w: NDArray[np.float64],
+        tokens: NDArray[np.int64],
+        heads: NDArray[np.int64],
+        chosen: NDArray[np.float64],
+        limit: float,
+        most: int,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None] | None:
         """The parts of branches ``w`` (B, n+1, n+1) split by the heads of their ``tokens``: in each, the
-        token has one head h and its children take h's triples; a part is kept when R + each token's best head
-        alone in it (round-off outward) is above ``limit``. None when more than ``most`` are kept."""
+        token has one head h and its children take h's triples; a part is kept when its bound, R + each
+        token's best head alone in it (:meth:`_totals`, of the parts' column maxima: from the branches' own,
+        ``heads`` and ``chosen``, :meth:`_others_max`), is above ``limit``. The parts kept and their bounds
+        (None unless the bound is ``_loopless``: the next level finds them); None when more than ``most`` are
+        kept."""
         count, size = w.shape[:2]
-        node, head = np.nonzero(np.isfinite(w[np.arange(count), :, tokens]))
+        branch = np.arange(count)
+        column = w[branch, :, tokens]  # each branch's token's heads
+        node, head = np.nonzero(np.isfinite(column))
         token = tokens[node]
-        rows = self.arc_d[token]  # each part's token's arcs to its children, under its one head: at most the
-        for cube in self.triple_d:  # branch's own (the max over its heads), and -inf where those are
-            rows = rows + cube[head, token, :]
-        rows = np.minimum(rows, w[node, token, :])
-        best = np.maximum(self._others_max(w, tokens)[node], rows)
-        part = np.arange(node.size)
-        best[part, token] = w[node, head, token]
-        best = best[:, 1:]
-        total = self._r + best.sum(axis=1)  # a part of no head: -inf + inf, replaced below
-        slack = self._r_abs + size * np.abs(best).sum(axis=1) + np.abs(total) + size**2 * self._spread
-        bound = total + 4.0 * EPS * slack
-        bound[(best == -np.inf).any(axis=1)] = -np.inf
-        kept = np.flatnonzero(~(bound <= limit))  # NaN stays, and fails when bounded
+        rows = self.arc_d.take(token, axis=0)  # each part's token's arcs to its children, under its one head:
+        for cube in self.triple_d:  # at most the branch's own (the max over its heads), -inf where those are
+            rows += cube.reshape(-1, size).take(head * size + token, axis=0)
+        np.minimum(rows, w[branch, tokens].take(node, axis=0), out=rows)
+        best = self._others_max(w, tokens, heads, chosen).take(node, axis=0)
+        np.maximum(best, rows, out=best)
+        best[np.arange(node.size), token] = column[node, head]
+        value = self._totals(best[:, 1:])
+        kept = np.flatnonzero(~(value <= limit))  # NaN stays, and fails when bounded
         if kept.size > most:
             return None
-        out = w[node[kept]]
+        out = w.take(node[kept], axis=0)
         part, token, head = np.arange(kept.size), token[kept], head[kept]
-        keep = out[part, head, token]
         out[part, :, token] = -np.inf
-        out[part, head, token] = keep
+        out[part, head, token] = column[node[kept], head]
         out[part, token, :] = rows[kept]
-        return out
+        return out, value[kept] if self._loopless else None
 
     @staticmethod
-    def _others_max(w: NDArray[np.float64], tokens: NDArray[np.int64]) -> NDArray[np.float64]:
-        """Per branch of weights ``w`` (B, n+1, n+1), each token's best weight over the heads other than the
-        branch's token (B, n+1): the column maxima, and where the token holds one, the column without it."""
-        top, at = w.max(axis=1), w.argmax(axis=1)
-        b, c = np.nonzero(at == tokens[:, None])
+    def _others_max(
+        w: NDArray[np.float64],
+        tokens: NDArray[np.int64],
+        heads: NDArray[np.int64],
+        chosen: NDArray[np.float64],
+    ) -> NDArray[np.float64]:
+        """Per branch of weights ``w`` (B, n+1, n+1), with each token's best head and its weight in it
+        (``heads``, ``chosen``: (B, n+1)), each token's best weight over the heads other than the branch's
+        token (B, n+1): the column maxima, and where the token holds one, the column without it."""
+        top = chosen.copy()
+        b, c = np.nonzero(heads == tokens[:, None])
         if b.size:
             column = w[b, :, c]
             column[np.arange(b.size), tokens[b]] = -np.inf
@@ -466,32 +500,33 @@ class ClosingBound:
         first each token's best head alone, which bounds it and settles it at most ``limit`` (heads None;
         ``limit`` -inf: always the arborescence's) or when those heads make a tree; -inf when no tree has
         finite weight."""
-        size = w.shape[0]
-        m = np.arange(1, size)
+        m = np.arange(1, w.shape[0])
         heads = np.argmax(w, axis=0)
-        value = float(self._totals(w[None], heads[None])[0])
+        value = float(self._totals(w[heads[1:], m][None])[0])
         if not value > limit or rooted(heads, self.single_root):
             return value, heads if value > limit else None
         try:
             heads = chu_liu_edmonds(w, single_root=self.single_root)
         except NoTreeError:
             return -math.inf, None  # no tree of finite score over the arcs
-        if not np.isfinite(w[heads[1:], m]).all():
+        chosen = w[heads[1:], m]
+        if not np.isfinite(chosen).all():
             return -math.inf, None
-        return float(self._totals(w[None], heads[None])[0]), heads
+        return float(self._totals(chosen[None])[0]), heads
 
-    def _totals(self, w: NDArray[np.float64], heads: NDArray[np.int64]) -> NDArray[np.float64]:
-        """Per branch of weights ``w`` (B, n+1, n+1) and its ``heads`` (B, n+1), R plus the weights of the
-        heads, with every rounding's bound added (R summed exactly, the weights' sum within n roundings of
-        their absolute sum, and Chu-Liu-Edmonds's contractions: at most n, each n sums of weights at most
-        ``_spread``); NaN on overflow, -inf when a chosen weight is -inf."""
-        count, size = heads.shape
-        chosen = w[np.arange(count)[:, None], heads[:, 1:], np.arange(1, size)]
+    def _totals(self, chosen: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Per branch of the weights ``chosen`` (B, n) of its tokens' heads, R plus their sum, with every
+        rounding's bound added (R summed exactly, the weights' sum within n roundings of their absolute sum,
+        and Chu-Liu-Edmonds's contractions: at most n, each n sums of weights at most ``_spread``); NaN on
+        overflow, -inf when a chosen weight is -inf."""
+        size = chosen.shape[1] + 1
         with np.errstate(invalid="ignore", over="ignore"):
             total = self._r + chosen.sum(axis=1)
             slack = self._r_abs + size * np.abs(chosen).sum(axis=1) + np.abs(total) + size**2 * self._spread
             value = np.where(np.isfinite(total), total + 4.0 * EPS * slack, np.nan)
-        value[np.isneginf(chosen).any(axis=1)] = -np.inf
+        bad = np.flatnonzero(np.isnan(value))  # a -inf weight makes the sum -inf or NaN: sought there alone
+        if bad.size:
+            value[bad[(chosen[bad] == -np.inf).any(axis=1)]] = -np.inf
         return value
 
 
