@@ -27,6 +27,8 @@ from lpparse.table import markdown_table
 
 #: the sentence lengths of the issue's "12x" (issue 57)
 MID = (15, 30)
+#: the sentence lengths of the table by length (the last open above)
+LENGTHS = ((1, 10), (11, 20), (21, 30), (31, 50), (51, None))
 
 
 def _rss_mb() -> float:
@@ -158,6 +160,36 @@ def summary(one: dict[str, Any], many: dict[str, Any], k: int, start: int = 0) -
     }
 
 
+def by_length(row: dict[str, Any], k: int) -> list[list[Any]]:
+    """The table by sentence length of one (treebank, code): per :data:`LENGTHS` range, its sentences, K = 1
+    and K = k CPU seconds over them, their ratio, and its worst sentence ratio."""
+    one, many = row["runs"]["1"], row["runs"][str(k)]
+    if "error" in one or "error" in many:
+        return []
+    lengths = np.array([r["n"] for r in many["rows"]])
+    a = np.array([r["cpu"] for r in one["rows"]])
+    b = np.array([r["cpu"] for r in many["rows"]])
+    out = []
+    for low, high in LENGTHS:
+        at = (lengths >= low) & (lengths <= (high if high is not None else lengths.max(initial=0)))
+        if at.any():
+            name = f"{low}-{high}" if high is not None else f"{low}+"
+            worst = float((b[at] / np.maximum(a[at], 1e-9)).max())
+            out.append(
+                [
+                    row["language"],
+                    row["code"],
+                    name,
+                    int(at.sum()),
+                    a[at].sum(),
+                    b[at].sum(),
+                    b[at].sum() / max(a[at].sum(), 1e-9),
+                    worst,
+                ]
+            )
+    return out
+
+
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--worker":
         print(json.dumps(worker(json.loads(sys.argv[2]))))
@@ -210,7 +242,8 @@ def main() -> None:
         "subproblems solved by bound",
         "of them by scores",
     ]
-    table = []
+    table: list[list[Any]] = []
+    lengths: list[list[Any]] = []
     for path in dev_files(args):
         name = path.parent.name
         model = args.models / f"{name}-2.npz"
@@ -239,6 +272,7 @@ def main() -> None:
             result["treebanks"].append(row)
             print({key: value for key, value in row.items() if key != "runs"}, flush=True)
             table.append([row.get(key, "error" if "error" in row else None) for key in head])
+            lengths.extend(by_length(row, args.k))
     note = (
         f"Dev sentences {args.start}-{args.start + args.limit - 1} of each treebank (counting from 0), "
         "grandparent model `<treebank>-2.npz`, exact "
@@ -263,6 +297,23 @@ def main() -> None:
         note,
         "",
         markdown_table(head, table),
+        "",
+        "By sentence length (tokens): the sentences of each range, their CPU seconds at K = 1 and K = "
+        f"{args.k}, the ratio of those, and the range's worst sentence ratio.",
+        "",
+        markdown_table(
+            [
+                "language",
+                "code",
+                "tokens",
+                "sentences",
+                "K=1 s",
+                f"K={args.k} s",
+                "time ratio",
+                "worst ratio",
+            ],
+            lengths,
+        ),
         "",
     ]
     write_results(result, args.out, "\n".join(lines))
