@@ -274,7 +274,7 @@ def main() -> None:
             table.append([row.get(key, "error" if "error" in row else None) for key in head])
             lengths.extend(by_length(row, args.k))
     note = (
-        f"Dev sentences {args.start}-{args.start + args.limit - 1} of each treebank (counting from 0), "
+        f"Dev sentences from #{args.start} of each treebank (counting from 0), at most {args.limit}, "
         "grandparent model `<treebank>-2.npz`, exact "
         f"decoding (unpruned, as trained), K = 1 against K = {args.k}, one subprocess each: CPU seconds of "
         f"decoding (the least of {args.repeat} runs, K = 1 and K = {args.k} alternating, per sentence and in "
