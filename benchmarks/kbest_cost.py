@@ -70,6 +70,7 @@ def worker(spec: dict[str, Any]) -> dict[str, Any]:
                 "enumerated": stats.get("kbest_enumerated"),
                 "bounded": stats.get("kbest_bounded"),
                 "by_scores": stats.get("kbest_by_scores"),
+                "paired": stats.get("kbest_paired"),
             }
         )
     t1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -157,6 +158,7 @@ def summary(one: dict[str, Any], many: dict[str, Any], k: int, start: int = 0) -
         "subproblems enumerated": sum(r.get("enumerated") or 0 for r in rows) if solved else None,
         "subproblems solved by bound": sum(r.get("bounded") or 0 for r in rows) if solved else None,
         "of them by scores": sum(r.get("by_scores") or 0 for r in rows) if solved else None,
+        "by duals and scores": sum(r.get("paired") or 0 for r in rows) if solved else None,
     }
 
 
@@ -241,6 +243,7 @@ def main() -> None:
         "subproblems enumerated",
         "subproblems solved by bound",
         "of them by scores",
+        "by duals and scores",
     ]
     table: list[list[Any]] = []
     lengths: list[list[Any]] = []
@@ -287,7 +290,7 @@ def main() -> None:
         "tree, or stopped at the K-th best score found), those closed unsolved by an ancestor's bound (the "
         "lazy search only), those proved by enumerating their trees, those whose best tree an ancestor's "
         "refined bound proves (never searched), and of the closed and solved by bound those bounded by their "
-        "scores alone (no duals)."
+        "scores alone (no duals) and those by an ancestor's duals and their scores together."
     )
     lines = [
         f"# k-best cost: K = {args.k} against K = 1",

@@ -24,7 +24,9 @@ from lpparse.oracles.brute_force import enumerate_trees
 from lpparse.proofs.kbest import (
     ENUMERATE,
     REFINE_BRANCHES,
+    VERSION,
     ClosingBound,
+    PairedBound,
     check_kbest_record,
     closing_bounds,
     is_kbest_record,
@@ -85,7 +87,7 @@ def _with_entry(record: dict, i: int, **entry) -> dict:
     st.sampled_from(["grandparent", "siblings", "consecutive"]),
     st.integers(1, 5),
     st.sampled_from([0, ENUMERATE]),
-    st.sampled_from([-1, SCORE_FREE]),
+    st.sampled_from([-1, 0, SCORE_FREE]),
 )
 def test_k_best_equals_brute_force(
     n: int, seed: int, single_root: bool, kind: str, k: int, enumerate_below: int, score_free: int
@@ -329,7 +331,7 @@ def test_forged_k_best_records_fail() -> None:
 
     assert check(forged(scores_raised)) is None
     malformed = [
-        lambda d: d.update(kbest_version=6),
+        lambda d: d.update(kbest_version=7),
         lambda d: d["subproblems"][1].update(parent=1.0),
         lambda d: d["subproblems"][1].update(parent=5),
         lambda d: d["subproblems"][1].update(proof=[]),
@@ -619,7 +621,7 @@ def test_subproblems_bounded_by_the_kth_tree() -> None:
     assert bounded
     assert check_kbest(s, parts, kbest, False) is None
     record = _round_trip(kbest, parts)
-    assert record["kbest"]["kbest_version"] == 5
+    assert record["kbest"]["kbest_version"] == VERSION
     assert check_kbest_record(record, s, parts, False, GAP_TOL) is None
 
     def check(forged: dict, scores: np.ndarray = s) -> str | None:
@@ -694,11 +696,68 @@ def test_subproblems_closed_by_their_scores() -> None:
         check(older)
 
 
+def test_subproblems_closed_by_duals_and_scores_together() -> None:
+    """With no enumeration and no closure by the scores alone (``score_free`` 0), subproblems that their
+    nearest searched ancestor's duals leave open are closed (or their best tree proved) by those duals and
+    their scores together, the smaller bound at every branch (:class:`PairedBound`); the K best equal brute
+    force and the record checks. That bound is never below a subproblem's best tree (every subproblem, brute
+    force, however many branches). Forged: a tree it proves swapped for a worse tree of it, the closed arcs'
+    scores raised (or one to 1e300), the root closed by it, such a closure with a proof of its own, one
+    relabelled as closed by its scores alone or by its parent's duals alone, K raised, and the entry in a
+    version 5 record."""
+    s, parts, kbest = _lazy_instance(2, n=6, k=5, score_free=0)
+    ranked = _ranked(s, parts, False)
+    assert [h.tolist() for h, _ in kbest.trees] == [t.tolist() for _, t in ranked[:5]]
+    closed = [sub for sub in kbest.subproblems if sub.paired and sub.closed]
+    solved = [sub for sub in kbest.subproblems if sub.paired and sub.bounded is not None]
+    assert closed and solved and kbest.paired == len(closed) + len(solved)
+    assert check_kbest(s, parts, kbest, False) is None
+    record = _round_trip(kbest, parts)
+    assert check_kbest_record(record, s, parts, False, GAP_TOL) is None
+    assert sum(sub.get("closed") == "paired" for sub in record["kbest"]["subproblems"]) == kbest.paired
+    scores = score_bound(s, parts, kbest.subproblems[0].result, False)
+    values, trees = np.array([v for v, _ in ranked]), np.array([t for _, t in ranked])
+    m = np.arange(1, s.shape[0])
+    root = kbest.subproblems[0]
+    duals = closing_bounds(np.where(root.mask, s, -np.inf), parts, root.result, False)  # any duals bound
+    for sub in kbest.subproblems[1:]:
+        inside = sub.mask[trees[:, 1:], m].all(axis=1)
+        if inside.any():
+            assert not PairedBound(duals, scores).refined(sub.mask, float(values[inside].max()) - 1e-6, 10**5)
+
+    def check(forged: dict, scores: np.ndarray = s) -> str | None:
+        return _check_record(forged, scores, parts)
+
+    worse = next(t for _, t in ranked[5:] if solved[0].mask[t[1:], m].all())
+    swapped = copy.deepcopy(record)
+    swapped["kbest"]["trees"][solved[0].rank] = worse.tolist()
+    assert check(swapped) is not None
+    sub = closed[0]
+    for raise_by in (10.0, 1e300):
+        raised = s.copy()
+        raised[sub.mask[:, sub.modifier], sub.modifier] += raise_by
+        assert check(record, raised) is not None
+    assert "root" in check(_with_entry(record, 0, closed="paired"))
+    root_proof = copy.deepcopy(record["kbest"]["subproblems"][0]["proof"])
+    assert "a proof of its own" in check(_with_entry(record, sub.id, proof=root_proof))
+    assert any(
+        check(_with_entry(record, c.id, closed=alone)) for c in closed for alone in ("scores", "parent")
+    )
+    more = copy.deepcopy(record)
+    more["kbest"]["k"] = 6
+    assert check(more) is not None
+    older = copy.deepcopy(record)
+    older["kbest"]["kbest_version"] = 5
+    with pytest.raises(ValueError, match="version 6"):
+        check(older)
+
+
 def test_refinement_stays_within_its_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
     """:meth:`ClosingBound.refine` never bounds (nor builds) more branches than it may: the scores' bound of a
     9-token sentence refined to its best tree's score (only branching gets there), for every budget the
     branches bounded number at most the budget, the answer is False below the budget the proof needs and True
-    from it on (the parts bounded do not depend on the order)."""
+    from it on (the parts bounded do not depend on the order); the same for :class:`PairedBound` with the
+    root's duals, its parts built counted."""
     rng = np.random.default_rng(1)
     n = 9
     s = 2.0 * rng.normal(size=(n + 1, n + 1))
@@ -732,13 +791,29 @@ def test_refinement_stays_within_its_bounds(monkeypatch: pytest.MonkeyPatch) -> 
         assert done == (needed is not None)
     assert needed is not None and 1 < needed <= 1024
     assert not bound.refined(mask, kbest.trees[0][1] - 1e-6, 10**5)  # below the best tree: never
+    root = kbest.subproblems[0]
+    paired = PairedBound(closing_bounds(np.where(mask, s, -np.inf), parts, root.result, False), bound)
+    parts_built: list[int] = []  # by both bounds: each part twice
+    build = ClosingBound._built
+
+    def building(w, made, kept):  # noqa: ANN001, ANN202
+        parts_built.append(kept.size)
+        return build(w, made, kept)
+
+    monkeypatch.setattr(ClosingBound, "_built", staticmethod(building))
+    for budget in (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024):
+        parts_built.clear()
+        paired.refined(mask, limit, budget)
+        assert 1 + sum(parts_built) // 2 <= budget
+    assert paired.refined(mask, limit, 10**5) and not paired.refined(mask, kbest.trees[0][1] - 1e-6, 10**5)
 
 
 @pytest.mark.parametrize("huge", [0.0, 1e12, 1e300, -1e300])
 def test_score_bound_holds_for_any_scores(huge: float) -> None:
     """:func:`score_bound` refined never proves a subproblem's trees at most a score below its best tree's
     (brute force over every tree), for every subproblem of a partition, with one triple and one arc of its
-    scores set huge (as large as floats go, either sign): round-off or overflow makes it fail, never pass."""
+    scores set huge (as large as floats go, either sign): round-off or overflow makes it fail, never pass; nor
+    with the root's duals beside it (:class:`PairedBound`)."""
     s, parts, kbest = _lazy_instance(3, n=6, k=4, score_free=SCORE_FREE)
     cube = parts[0].scorer.scores.copy()
     big = s.copy()
@@ -757,11 +832,15 @@ def test_score_bound_holds_for_any_scores(huge: float) -> None:
     values = np.array([v for v, _ in ranked])
     trees = np.array([t for _, t in ranked])
     at = np.arange(1, s.shape[0])
+    root = kbest.subproblems[0]
+    duals = closing_bounds(np.where(root.mask, big, -np.inf), changed, root.result, False)
+    paired = None if isinstance(duals, str) else PairedBound(duals, bound)
     checked = 0
     for sub in kbest.subproblems:
         inside = sub.mask[trees[:, 1:], at].all(axis=1)
         if inside.any():
             top = float(values[inside].max())
             assert not bound.refined(sub.mask, top - 1e-6 * (1.0 + abs(top)), 10**4)
+            assert paired is None or not paired.refined(sub.mask, top - 1e-6 * (1.0 + abs(top)), 10**4)
             checked += 1
     assert checked >= 5

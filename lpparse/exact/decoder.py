@@ -174,9 +174,10 @@ def exact_decode(  # long: a registered decoder's signature: its options are par
     with ``certified`` False and the proved bound; with no tree at all, RuntimeError. ``k_best``: also the K
     best trees, proved (:func:`lpparse.exact.kbest.k_best_search`), as ``stats["kbest"]``: (heads, score)
     pairs, best first (and ``kbest_subproblems``, ``kbest_solved``, ``kbest_closed``,
-    ``kbest_enumerated``, ``kbest_bounded``, ``kbest_by_scores``: the partition's subproblems, those searched,
-    those closed unsolved by an ancestor's bound, those proved by enumerating their trees, those whose best
-    tree an ancestor's bound proves, and of the last two kinds those bounded by their scores alone); a limit
+    ``kbest_enumerated``, ``kbest_bounded``, ``kbest_by_scores``, ``kbest_paired``: the partition's
+    subproblems, those searched, those closed unsolved by an ancestor's bound, those proved by enumerating
+    their trees, those whose best tree an ancestor's bound proves, and of the last two kinds those bounded by
+    their scores alone and those by an ancestor's duals and their scores together); a limit
     that stops the search
     before K trees (while trees remain) leaves it uncertified.
     ``branching``: the search's rule and ``base`` the node LPs' arborescence program
@@ -218,6 +219,7 @@ def exact_decode(  # long: a registered decoder's signature: its options are par
             kbest_enumerated=kbest.enumerated,
             kbest_bounded=kbest.bounded,
             kbest_by_scores=kbest.by_scores,
+            kbest_paired=kbest.paired,
         )
     if proof:
         stats["proof"] = proof_record(result, families) if kbest is None else kbest_record(kbest, families)
