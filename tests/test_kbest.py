@@ -26,6 +26,7 @@ from lpparse.proofs.kbest import (
     REFINE_BRANCHES,
     VERSION,
     ClosingBound,
+    KBest,
     PairedBound,
     check_kbest_record,
     closing_bounds,
@@ -642,88 +643,31 @@ def test_subproblems_bounded_by_the_kth_tree() -> None:
     assert check(moved) is not None
 
 
-def test_subproblems_closed_by_their_scores() -> None:
-    """With no enumeration, subproblems of few free tokens that no ancestor's duals close are closed (or their
-    best tree proved) by the bound of their scores alone, refined by branching, with no LP; the K best equal
-    brute force and the record checks. That bound is never below a subproblem's best tree (every subproblem,
-    brute force, however many branches). Forged: a tree it proves swapped for a worse tree of it, the closed
-    arcs' scores raised (or one to 1e300), the root closed by it, such a closure with a proof of its own, K
-    raised, and the entry in a version 4 record."""
-    s, parts, kbest = _lazy_instance(2, n=6, k=5, score_free=SCORE_FREE)
+def _closures_check_and_resist(
+    s: np.ndarray, parts: list, kbest: KBest, kind: str, bound: ClosingBound | PairedBound
+) -> None:
+    """The checks of :func:`test_subproblems_closed_by_their_scores` and its paired twin, for the closures of
+    ``kind`` (``"scores"`` or ``"paired"``, version 5 or 6) whose ``bound`` is given: the K best equal brute
+    force, the record checks with as many such entries, the bound never below a subproblem's best tree (every
+    subproblem, brute force), and the forgeries fail (a tree it proves swapped for a worse tree of it, the
+    closed arcs' scores raised or one to 1e300, the root closed so, such a closure with a proof of its own, K
+    raised, the entry in a record of the version before)."""
     ranked = _ranked(s, parts, False)
     assert [h.tolist() for h, _ in kbest.trees] == [t.tolist() for _, t in ranked[:5]]
-    closed = [sub for sub in kbest.subproblems if sub.scores and sub.closed]
-    solved = [sub for sub in kbest.subproblems if sub.scores and sub.bounded is not None]
-    assert closed and solved and kbest.by_scores == len(closed) + len(solved)
+    closed = [sub for sub in kbest.subproblems if getattr(sub, kind) and sub.closed]
+    solved = [sub for sub in kbest.subproblems if getattr(sub, kind) and sub.bounded is not None]
+    count = kbest.by_scores if kind == "scores" else kbest.paired
+    assert closed and solved and count == len(closed) + len(solved)
     assert check_kbest(s, parts, kbest, False) is None
     record = _round_trip(kbest, parts)
     assert check_kbest_record(record, s, parts, False, GAP_TOL) is None
-    assert sum(sub.get("closed") == "scores" for sub in record["kbest"]["subproblems"]) == kbest.by_scores
-    bound = score_bound(s, parts, kbest.subproblems[0].result, False)
-    values = np.array([v for v, _ in ranked])
-    trees = np.array([t for _, t in ranked])
+    assert sum(sub.get("closed") == kind for sub in record["kbest"]["subproblems"]) == count
+    values, trees = np.array([v for v, _ in ranked]), np.array([t for _, t in ranked])
     m = np.arange(1, s.shape[0])
     for sub in kbest.subproblems:
         inside = sub.mask[trees[:, 1:], m].all(axis=1)
         if inside.any():
             assert not bound.refined(sub.mask, float(values[inside].max()) - 1e-6, 10**5)
-
-    def check(forged: dict, scores: np.ndarray = s) -> str | None:
-        return _check_record(forged, scores, parts)
-
-    def forged(i: int, **entry) -> dict:
-        return _with_entry(record, i, **entry)
-
-    worse = next(t for _, t in ranked[5:] if solved[0].mask[t[1:], m].all())
-    swapped = copy.deepcopy(record)
-    swapped["kbest"]["trees"][solved[0].rank] = worse.tolist()
-    assert check(swapped) is not None
-    sub = closed[0]
-    for raise_by in (10.0, 1e300):
-        raised = s.copy()
-        others = sub.mask[:, sub.modifier].copy()
-        raised[others, sub.modifier] += raise_by
-        assert check(record, raised) is not None
-    assert "root" in check(forged(0, closed="scores"))
-    root_proof = copy.deepcopy(record["kbest"]["subproblems"][0]["proof"])
-    assert "a proof of its own" in check(forged(sub.id, proof=root_proof))
-    more = copy.deepcopy(record)
-    more["kbest"]["k"] = 6
-    assert check(more) is not None
-    older = copy.deepcopy(record)
-    older["kbest"]["kbest_version"] = 4
-    with pytest.raises(ValueError, match="version 5"):
-        check(older)
-
-
-def test_subproblems_closed_by_duals_and_scores_together() -> None:
-    """With no enumeration and no closure by the scores alone (``score_free`` 0), subproblems that their
-    nearest searched ancestor's duals leave open are closed (or their best tree proved) by those duals and
-    their scores together, the smaller bound at every branch (:class:`PairedBound`); the K best equal brute
-    force and the record checks. That bound is never below a subproblem's best tree (every subproblem, brute
-    force, however many branches). Forged: a tree it proves swapped for a worse tree of it, the closed arcs'
-    scores raised (or one to 1e300), the root closed by it, such a closure with a proof of its own, one
-    relabelled as closed by its scores alone or by its parent's duals alone, K raised, and the entry in a
-    version 5 record."""
-    s, parts, kbest = _lazy_instance(2, n=6, k=5, score_free=0)
-    ranked = _ranked(s, parts, False)
-    assert [h.tolist() for h, _ in kbest.trees] == [t.tolist() for _, t in ranked[:5]]
-    closed = [sub for sub in kbest.subproblems if sub.paired and sub.closed]
-    solved = [sub for sub in kbest.subproblems if sub.paired and sub.bounded is not None]
-    assert closed and solved and kbest.paired == len(closed) + len(solved)
-    assert check_kbest(s, parts, kbest, False) is None
-    record = _round_trip(kbest, parts)
-    assert check_kbest_record(record, s, parts, False, GAP_TOL) is None
-    assert sum(sub.get("closed") == "paired" for sub in record["kbest"]["subproblems"]) == kbest.paired
-    scores = score_bound(s, parts, kbest.subproblems[0].result, False)
-    values, trees = np.array([v for v, _ in ranked]), np.array([t for _, t in ranked])
-    m = np.arange(1, s.shape[0])
-    root = kbest.subproblems[0]
-    duals = closing_bounds(np.where(root.mask, s, -np.inf), parts, root.result, False)  # any duals bound
-    for sub in kbest.subproblems[1:]:
-        inside = sub.mask[trees[:, 1:], m].all(axis=1)
-        if inside.any():
-            assert not PairedBound(duals, scores).refined(sub.mask, float(values[inside].max()) - 1e-6, 10**5)
 
     def check(forged: dict, scores: np.ndarray = s) -> str | None:
         return _check_record(forged, scores, parts)
@@ -737,19 +681,45 @@ def test_subproblems_closed_by_duals_and_scores_together() -> None:
         raised = s.copy()
         raised[sub.mask[:, sub.modifier], sub.modifier] += raise_by
         assert check(record, raised) is not None
-    assert "root" in check(_with_entry(record, 0, closed="paired"))
+    assert "root" in check(_with_entry(record, 0, closed=kind))
     root_proof = copy.deepcopy(record["kbest"]["subproblems"][0]["proof"])
     assert "a proof of its own" in check(_with_entry(record, sub.id, proof=root_proof))
-    assert any(
-        check(_with_entry(record, c.id, closed=alone)) for c in closed for alone in ("scores", "parent")
-    )
     more = copy.deepcopy(record)
     more["kbest"]["k"] = 6
     assert check(more) is not None
+    version = 5 if kind == "scores" else 6
     older = copy.deepcopy(record)
-    older["kbest"]["kbest_version"] = 5
-    with pytest.raises(ValueError, match="version 6"):
+    older["kbest"]["kbest_version"] = version - 1
+    with pytest.raises(ValueError, match=f"version {version}"):
         check(older)
+
+
+def test_subproblems_closed_by_their_scores() -> None:
+    """With no enumeration, subproblems of few free tokens that no ancestor's duals close are closed (or their
+    best tree proved) by the bound of their scores alone, refined by branching, with no LP; the K best equal
+    brute force, the record checks, the bound is never below a subproblem's best tree, forgeries fail
+    (:func:`_closures_check_and_resist`)."""
+    s, parts, kbest = _lazy_instance(2, n=6, k=5, score_free=SCORE_FREE)
+    _closures_check_and_resist(
+        s, parts, kbest, "scores", score_bound(s, parts, kbest.subproblems[0].result, False)
+    )
+
+
+def test_subproblems_closed_by_duals_and_scores_together() -> None:
+    """With no enumeration and no closure by the scores alone (``score_free`` 0), subproblems that their
+    nearest searched ancestor's duals leave open are closed (or their best tree proved) by those duals and
+    their scores together, the smaller bound at every branch (:class:`PairedBound`, here with the root's
+    duals, valid for any subproblem): as :func:`test_subproblems_closed_by_their_scores`; and a paired closure
+    relabelled as closed by its scores or its parent's duals alone fails."""
+    s, parts, kbest = _lazy_instance(2, n=6, k=5, score_free=0)
+    root = kbest.subproblems[0]
+    duals = closing_bounds(np.where(root.mask, s, -np.inf), parts, root.result, False)
+    paired = PairedBound(duals, score_bound(s, parts, root.result, False))
+    _closures_check_and_resist(s, parts, kbest, "paired", paired)
+    record = _round_trip(kbest, parts)
+    closed = [sub for sub in kbest.subproblems if sub.paired and sub.closed]
+    relabelled = [_with_entry(record, c.id, closed=alone) for c in closed for alone in ("scores", "parent")]
+    assert any(_check_record(forged, s, parts) for forged in relabelled)
 
 
 def test_refinement_stays_within_its_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
