@@ -54,7 +54,7 @@ record's ``"closed": "scores"``). English dev, the first 30 sentences, K = 5: 20
 -10%; Hungarian -20%. Left open still, it is bounded by both together, the smaller at every branch of one
 refinement (:class:`lpparse.proofs.kbest.PairedBound`, ``"closed": "paired"``): the duals settle the large
 branches at once, the scores the branches that hold a tree the duals overrate. English, the same sentences:
-101 -> 42 searches, CPU time -7 to -10% (each pairing 6 ms, a search 13); Hungarian and Italian -8%. Only then
+101 -> 43 searches, CPU time -7 to -10% (each pairing 6 ms, a search 13); Hungarian and Italian -8%. Only then
 is it searched.
 
 **Small subproblems are enumerated**: at most :data:`lpparse.proofs.kbest.ENUMERATE` head choices, every
@@ -336,9 +336,9 @@ class _Lazy:
         ancestor's root duals, then that bound refined (:meth:`lpparse.proofs.kbest.ClosingBound.refined`),
         then, with at most ``score_free`` free tokens (:data:`SCORE_FREE`), the bound of its scores alone
         refined (:func:`lpparse.proofs.kbest.score_bound`), then both together
-        (:class:`lpparse.proofs.kbest.PairedBound`): below the K-th best score found outside it, it waits under
-        that score; or, when a tree found in it scores above that, at most that tree's score, which it then
-        holds as its best (solved by the bound)."""
+        (:class:`lpparse.proofs.kbest.PairedBound`): below the K-th best score found outside it, it waits
+        under that score; or, when a tree found in it scores above that, at most that tree's score, which it
+        then holds as its best (solved by the bound)."""
         stage = self.tightened.get(sub.id, 0)
         bound: ClosingBound | PairedBound | None = self.ancestor_bound(sub) if stage < 2 else None
         if bound is not None:
