@@ -341,20 +341,20 @@ class _Lazy:
         then holds as its best (solved by the bound)."""
         stage = self.tightened.get(sub.id, 0)
         bound: ClosingBound | PairedBound | None = self.ancestor_bound(sub) if stage < 2 else None
-        if bound is not None:
-            self.tightened[sub.id] = stage + 1
+        if bound is not None and stage == 0:  # a key below the next is enough to wait: best heads first
+            following = -self.queue[0][0] if self.queue else -math.inf
+            sub.bound = min(sub.bound, bound.tree(sub.mask, following))
+            self.tightened[sub.id] = 1
         else:
-            for last, ask in ((3, self.score_bound), (4, self.paired_bound)):
-                bound = ask(sub) if stage < last else None
-                if bound is not None:
-                    self.tightened[sub.id] = last
-                    break
-        if bound is not None:
-            if stage == 0 and isinstance(bound, ClosingBound) and bound is not self.scores:
-                following = -self.queue[0][0] if self.queue else -math.inf  # a key below the next is enough
-                sub.bound = min(sub.bound, bound.tree(sub.mask, following))  # to wait: best heads first
-            else:
+            last = 2  # the ancestor's bound refined, else the scores' alone, else both together
+            if bound is None and stage < 3:
+                bound, last = self.score_bound(sub), 3
+            if bound is None and stage < 4:
+                bound, last = self.paired_bound(sub), 4
+            if bound is not None:
+                self.tightened[sub.id] = last
                 self.refine(sub, bound)
+        if bound is not None:
             if sub.bounded is None:
                 heapq.heappush(self.queue, (-sub.bound, 1, sub.id))
             return True
@@ -399,22 +399,23 @@ class _Lazy:
             known.append(inside)
 
     def score_bound(self, sub: Subproblem) -> ClosingBound | None:
-        """The bound of the scores alone (:meth:`scores_bound`) for a subproblem other than the root with at
-        most ``score_free`` free tokens that no enumeration proves; else None."""
-        counts = sub.mask[:, 1:].sum(axis=0)
-        if sub.parent < 0 or int((counts > 1).sum()) > self.score_free:
-            return None
-        if head_choices(sub.mask, self.enumerate_below) is not None:  # enumerated when searched
-            return None
-        return self.scores_bound()
+        """The bound of the scores alone (:meth:`scores_bound`) for a subproblem of at most ``score_free``
+        free tokens that :meth:`scores_may_bound`; else None."""
+        free = int((sub.mask[:, 1:].sum(axis=0) > 1).sum())
+        return self.scores_bound() if free <= self.score_free and self.scores_may_bound(sub) else None
 
     def paired_bound(self, sub: Subproblem) -> PairedBound | None:
-        """Its nearest searched ancestor's tree bound and its scores' together, for a subproblem other than
-        the root that no enumeration proves (none with ``score_free`` -1); else None."""
-        if sub.parent < 0 or self.score_free < 0 or head_choices(sub.mask, self.enumerate_below) is not None:
+        """Its nearest searched ancestor's tree bound and its scores' together, for a subproblem that
+        :meth:`scores_may_bound` (none with ``score_free`` -1); else None."""
+        if self.score_free < 0 or not self.scores_may_bound(sub):
             return None
         duals, scores = self.ancestor_bound(sub), self.scores_bound()
         return None if duals is None or scores is None else PairedBound(duals, scores)
+
+    def scores_may_bound(self, sub: Subproblem) -> bool:
+        """Whether a subproblem is one the scores' bound is for: not the root, and not small enough to be
+        enumerated when searched (which proves it outright)."""
+        return sub.parent >= 0 and head_choices(sub.mask, self.enumerate_below) is None
 
     def scores_bound(self) -> ClosingBound | None:
         """The bound of the scores alone (:func:`lpparse.exact.search.score_costs`, made once; None for

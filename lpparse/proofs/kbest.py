@@ -119,7 +119,8 @@ __all__ = [
 
 #: version of the k-best record layout (2: a child closed by its parent's bound may be closed by its tree
 #: bound, a subproblem proved without a tree by nodes bounded by the K-th score; 3: a subproblem's children in
-#: any order; 4: enumerated subproblems; 5: subproblems closed by their scores' bound), and the versions read
+#: any order; 4: enumerated subproblems; 5: subproblems closed by their scores' bound; 6: by their parent's
+#: and their scores' bounds together), and the versions read
 VERSION = 6
 READS = (1, 2, 3, 4, 5, 6)
 #: the most head choices (the product of the tokens' numbers of heads) of a subproblem proved by enumerating
