@@ -191,6 +191,32 @@ def test_tree_scores_are_tree_score_of_each_tree(
     np.testing.assert_allclose(batched[np.isfinite(batched)], one_by_one[np.isfinite(one_by_one)], atol=1e-9)
 
 
+@settings(deadline=None, max_examples=30)
+@given(st.integers(1, 9), st.integers(0, 2**32 - 1), st.sampled_from([-1, 0]))
+def test_grandparent_trees_parts_are_tree_parts_tree_by_tree(n: int, seed: int, root_head: int) -> None:
+    """The grandparent family's batch of trees' triples (:meth:`GrandparentParts.trees_parts`, what
+    :func:`tree_scores` scores in one call) is each tree's :func:`tree_triples` in turn, exactly, with the
+    tree of each triple; and :func:`tree_scores` through it is bit for bit the families' fallback, tree by
+    tree (random heads, cycles included: the parts are read off the heads as given)."""
+    rng = np.random.default_rng(seed)
+    heads = np.full((int(rng.integers(0, 6)), n + 1), root_head)
+    for row in heads:  # each token under the root or a token placed before it, in a random order
+        order = rng.permutation(np.arange(1, n + 1))
+        for i, m in enumerate(order):
+            row[m] = rng.choice(np.concatenate([[0], order[:i]]))
+    parts = [GrandparentParts(DenseTripleScorer(rng.normal(size=(n + 1,) * 3)))]
+    tree, idx = parts[0].trees_parts(heads)
+    one_by_one = [tree_triples(h) for h in heads]
+    assert np.array_equal(tree, np.repeat(np.arange(len(heads)), [t[0].size for t in one_by_one]))
+    for k in range(3):
+        assert np.array_equal(idx[k], np.concatenate([t[k] for t in one_by_one] or [np.zeros(0, np.int64)]))
+    s = rng.normal(size=(n + 1, n + 1))
+    batched = tree_scores(s, parts, heads)
+    with mock.patch.object(GrandparentParts, "trees_parts", None):  # the families' fallback: tree by tree
+        looped = tree_scores(s, parts, heads)
+    assert batched.tolist() == looped.tolist()
+
+
 def _best(s: np.ndarray, parts: list, single_root: bool) -> float:
     return float(tree_scores(s, parts, all_trees(s.shape[0] - 1, single_root)).max())
 

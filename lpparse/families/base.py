@@ -72,7 +72,9 @@ class Parts(Protocol):
     when absent); ``live``, True when :meth:`bind` gives a :class:`lpparse.colgen.family.NodeFamily`, whose
     runs go on as branch-and-bound nodes on one master (:mod:`lpparse.exact.live`; absent: a program per node);
     ``probes_pay``, True when reliability branching's probes were measured to pay for themselves with this
-    family (:meth:`lpparse.exact.search.ExactOptions.rule`); ``for_exact()`` (or ``for_exact(parts)``, given the
+    family (:meth:`lpparse.exact.search.ExactOptions.rule`); ``trees_parts(heads)``, the parts of a (T, n+1)
+    batch of trees at once, as the tree of each part and their index arrays, tree by tree in the order of
+    :meth:`tree_parts` (:func:`tree_scores`); ``for_exact()`` (or ``for_exact(parts)``, given the
     search's families), the family as exact decoding
     uses it, with cuts valid for every tree that its LP decoders leave out (:func:`exact_parts`)."""
 
@@ -143,7 +145,9 @@ def named_labels(
     proof's) carry and the program holds no row of yet: what a family's ``add_named_rows`` may build. A label
     array of another width is skipped."""
     found = [np.asarray(d[name][0]) for d in duals if d is not None and name in d]
-    index = np.concatenate([f.reshape(-1, width) for f in found if f.size % width == 0] or [np.zeros((0, width))])
+    index = np.concatenate(
+        [f.reshape(-1, width) for f in found if f.size % width == 0] or [np.zeros((0, width))]
+    )
     index = np.unique(index.astype(np.int64), axis=0)
     block = prog.lp.con_blocks.get(name)
     return index[block.find(index) < 0] if block is not None and len(index) else index
@@ -166,16 +170,30 @@ def tree_scores(
     values = arc_scores[heads[:, 1:], m].sum(axis=1)
     for part in parts:
         live = np.flatnonzero(np.isfinite(values))  # a tree at -inf (a pruned arc or part) stays there
-        found = [part.tree_parts(heads[t]) for t in live]
-        owner = np.repeat(live, [f[0].size for f in found])
+        owner, idx = _trees_parts(part, heads, live)
         if owner.size:
-            idx = tuple(np.concatenate([f[k] for f in found]) for k in range(len(found[0])))
             scorer = caches[part.name].get if caches is not None else part.scorer.score
             scores = np.asarray(scorer(*idx), dtype=np.float64)
             pruned = np.isneginf(scores)
             values = values + np.bincount(owner, np.where(pruned, 0.0, scores), values.size)
             values[owner[pruned]] = -np.inf
     return values
+
+
+def _trees_parts(
+    part: Parts, heads: NDArray[np.int64], live: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], Index]:
+    """The parts of the trees ``heads[live]``, tree by tree, each in the order of ``part.tree_parts``: the tree
+    of each part and their index arrays (the family's ``trees_parts`` when it has one, all trees at once)."""
+    batch = getattr(part, "trees_parts", None)
+    if batch is not None:
+        rows, idx = batch(heads[live])
+        return live[rows], idx
+    found = [part.tree_parts(heads[t]) for t in live]
+    owner = np.repeat(live, [f[0].size for f in found])
+    if not owner.size:
+        return owner, ()
+    return owner, tuple(np.concatenate([f[k] for f in found]) for k in range(len(found[0])))
 
 
 def tree_score(
@@ -252,5 +270,3 @@ class Counted:
     @property
     def scoring_seconds(self) -> float:
         return self.cache.seconds - self._seconds0
-
-

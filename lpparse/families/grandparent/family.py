@@ -205,6 +205,14 @@ class GrandparentParts:
     def tree_parts(self, heads: NDArray[np.int64]) -> Index:
         return tree_triples(heads)
 
+    def trees_parts(self, heads: NDArray[np.int64]) -> tuple[NDArray[np.int64], Index]:
+        """:func:`tree_triples` of a (T, n+1) batch of trees at once: the tree of each triple, and the triples,
+        tree by tree (enumerated subproblems and the neighbours of listed k-best trees scored in one call)."""
+        heads = np.asarray(heads, dtype=np.int64)
+        tree, c = np.nonzero(heads > 0)
+        p = heads[tree, c]
+        return tree, (heads[tree, p], p, c)
+
     def max_per_tree(self, n: int) -> int:
         return n
 
@@ -425,5 +433,3 @@ class GrandparentFamily(Counted):
     def outside_shift(self) -> NDArray[np.float64]:
         g, p, _, lam = self.gparc
         return absent_row_shift(self.prog.lp.num_cols, self.prog.z_col, g, p, lam)
-
-
