@@ -28,6 +28,7 @@ from lpparse.proofs.kbest import (
     ClosingBound,
     KBest,
     PairedBound,
+    _Refinement,
     check_kbest_record,
     closing_bounds,
     is_kbest_record,
@@ -737,19 +738,18 @@ def test_refinement_stays_within_its_bounds(monkeypatch: pytest.MonkeyPatch) -> 
     mask, limit = kbest.subproblems[0].mask, kbest.trees[0][1] + 1e-6
     seen: list[int] = []  # the branches bounded, and built, a level at a time
     built: list[int] = []
-    branch_tokens, split = ClosingBound._branch_tokens, ClosingBound._split
+    branch_tokens, build = ClosingBound._branch_tokens, _Refinement._built
 
     def bounded(self, w, *args):  # noqa: ANN001, ANN002, ANN202 - the methods' own signatures
         seen.append(w.shape[0])
         return branch_tokens(self, w, *args)
 
-    def made(self, *args):  # noqa: ANN001, ANN002, ANN202
-        out = split(self, *args)  # the parts kept, with their bounds
-        built.append(0 if out is None else out[0].shape[0])
-        return out
+    def made(w, parts):  # noqa: ANN001, ANN202
+        built.append(parts.node.size)  # the parts kept, each built once for every bound
+        return build(w, parts)
 
     monkeypatch.setattr(ClosingBound, "_branch_tokens", bounded)
-    monkeypatch.setattr(ClosingBound, "_split", made)
+    monkeypatch.setattr(_Refinement, "_built", staticmethod(made))
     needed = None
     for budget in (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 10**5):
         seen.clear()
@@ -763,18 +763,10 @@ def test_refinement_stays_within_its_bounds(monkeypatch: pytest.MonkeyPatch) -> 
     assert not bound.refined(mask, kbest.trees[0][1] - 1e-6, 10**5)  # below the best tree: never
     root = kbest.subproblems[0]
     paired = PairedBound(closing_bounds(np.where(mask, s, -np.inf), parts, root.result, False), bound)
-    parts_built: list[int] = []  # by both bounds: each part twice
-    build = ClosingBound._built
-
-    def building(w, made, kept):  # noqa: ANN001, ANN202
-        parts_built.append(kept.size)
-        return build(w, made, kept)
-
-    monkeypatch.setattr(ClosingBound, "_built", staticmethod(building))
     for budget in (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024):
-        parts_built.clear()
+        built.clear()
         paired.refined(mask, limit, budget)
-        assert 1 + sum(parts_built) // 2 <= budget
+        assert 1 + sum(built) <= budget
     assert paired.refined(mask, limit, 10**5) and not paired.refined(mask, kbest.trees[0][1] - 1e-6, 10**5)
 
 

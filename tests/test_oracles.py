@@ -24,6 +24,7 @@ from lpparse.oracles import (
     projective_log_partition,
     projective_marginals,
 )
+from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds_valid
 from lpparse.trees import NoTreeError, is_projective, is_tree, tree_score
 
 # counts of trees, BP reading note §1: (single-root, projective) -> counts for n = 1..6
@@ -98,7 +99,9 @@ def test_brute_force_grandparent_scores() -> None:
 @settings(max_examples=300, deadline=None)
 @given(**instances)
 @example(n=6, single_root=False, seed=9205783, prune=0.6)  # networkx 3.6.1 finds no arborescence here
-def test_chu_liu_edmonds_matches_brute_force_and_networkx(n: int, single_root: bool, seed: int, prune: float) -> None:
+def test_chu_liu_edmonds_matches_brute_force_and_networkx(
+    n: int, single_root: bool, seed: int, prune: float
+) -> None:
     scores = random_scores(n, seed, prune)
     try:
         _, expected = brute_force(scores, single_root)
@@ -136,6 +139,30 @@ def test_chu_liu_edmonds_with_ties(n: int, single_root: bool, seed: int, prune: 
 
 
 @settings(max_examples=300, deadline=None)
+@given(**instances, forced=st.integers(0, 3), huge=st.booleans())
+# a contraction's weight overflows to -inf while a tree exists: the guarded run stops, the unguarded one ends
+@example(n=5, single_root=True, seed=18, prune=0.2, forced=0, huge=True)
+def test_chu_liu_edmonds_valid_is_chu_liu_edmonds(
+    n: int, single_root: bool, seed: int, prune: float, forced: int, huge: bool
+) -> None:
+    """:func:`chu_liu_edmonds_valid` (scores taken as valid, no question whether a tree exists before the run)
+    gives the heads of :func:`chu_liu_edmonds`, and NoTreeError exactly when it raises it: pruned arcs, tokens
+    whose only head is the root, ties, and weights whose contractions overflow."""
+    scores = np.round(random_scores(n, seed, prune, scale=1.5))
+    scores[1:, 1 : forced + 1] = -np.inf  # the first tokens' only head is the root (when it is one)
+    with np.errstate(over="ignore", invalid="ignore"):  # huge: the same overflows in both
+        if huge:
+            scores = np.clip(5e307 * scores, -1.7e308, 1.7e308)
+        try:
+            expected = chu_liu_edmonds(scores, single_root)
+        except NoTreeError:
+            with pytest.raises(NoTreeError):
+                chu_liu_edmonds_valid(scores, single_root)
+            return
+        assert np.array_equal(chu_liu_edmonds_valid(scores, single_root), expected)
+
+
+@settings(max_examples=300, deadline=None)
 @given(**instances)
 def test_eisner_matches_projective_brute_force(n: int, single_root: bool, seed: int, prune: float) -> None:
     scores = random_scores(n, seed, prune)
@@ -150,7 +177,9 @@ def test_eisner_matches_projective_brute_force(n: int, single_root: bool, seed: 
     assert tree_score(scores, heads) == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
-def check_distribution(log_z: float, mu: np.ndarray, scores: np.ndarray, single_root: bool, projective: bool) -> None:
+def check_distribution(
+    log_z: float, mu: np.ndarray, scores: np.ndarray, single_root: bool, projective: bool
+) -> None:
     expected_z = brute_force_log_partition(scores, single_root, projective)
     expected_mu = brute_force_marginals(scores, single_root, projective)
     assert log_z == pytest.approx(expected_z, rel=1e-9, abs=1e-9)
@@ -193,7 +222,9 @@ def test_partition_and_marginals_match_brute_force(
 def test_unit_weights_count_trees(single_root: bool) -> None:
     for n in range(1, 7):
         zeros = np.zeros((n + 1, n + 1))
-        assert np.exp(log_partition(zeros, single_root)) == pytest.approx(TREE_COUNTS[single_root, False][n - 1])
+        assert np.exp(log_partition(zeros, single_root)) == pytest.approx(
+            TREE_COUNTS[single_root, False][n - 1]
+        )
         assert np.exp(projective_log_partition(zeros, single_root)) == pytest.approx(
             TREE_COUNTS[single_root, True][n - 1]
         )

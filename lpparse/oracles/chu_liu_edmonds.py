@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.trees import check_tree_exists, validate_scores
+from lpparse.trees import NoTreeError, allowed_arcs, check_tree_exists, validate_scores
 
-__all__ = ["chu_liu_edmonds"]
+__all__ = ["chu_liu_edmonds", "chu_liu_edmonds_valid"]
 
 
 @dataclass
@@ -47,34 +47,41 @@ def _cycle_from(head: NDArray[np.int64], start: int) -> list[int] | None:
     return path if v == start else None
 
 
-def _all_cycles(head: NDArray[np.int64], alive: NDArray[np.bool_]) -> list[list[int]]:
-    """All (disjoint) cycles of the greedy graph over the alive tokens."""
-    state = np.zeros(head.shape[0], dtype=np.int8)  # 0 new, 1 on the current walk, 2 done
+def _all_cycles(head: NDArray[np.int64]) -> list[list[int]]:
+    """All (disjoint) cycles of the greedy graph ``head`` over every token (walked as Python lists: a
+    sentence's tokens are few)."""
+    heads = head.tolist()
+    state = [0] * len(heads)  # 0 new, 1 on the current walk, 2 done
     cycles = []
-    for start in np.flatnonzero(alive[1:]) + 1:
+    for start in range(1, len(heads)):
         walk = []
-        v = int(start)
+        v = start
         while v > 0 and state[v] == 0:
             state[v] = 1
             walk.append(v)
-            v = int(head[v])
+            v = heads[v]
         if v > 0 and state[v] == 1:
             cycles.append(walk[walk.index(v) :])
-        state[walk] = 2
+        for u in walk:
+            state[u] = 2
     return cycles
 
 
-def _contract(w: NDArray[np.float64], head: NDArray[np.int64], alive: NDArray[np.bool_], cycle: list[int]) -> _Contraction:
+def _contract(
+    w: NDArray[np.float64], head: NDArray[np.int64], alive: NDArray[np.bool_], cycle: list[int]
+) -> _Contraction:
     members = np.asarray(cycle, dtype=np.int64)
     rep = int(members[0])
-    cycle_heads = head[members].copy()
+    cycle_heads = head[members]
     into = w[:, members] - w[cycle_heads, members]  # gain of entering the cycle at each member
     into[members] = -np.inf
-    entry_idx = np.argmax(into, axis=1)
-    out_idx = np.argmax(w[members], axis=0)
+    entry_idx = into.argmax(axis=1)
+    out = w[members]
+    out_idx = out.argmax(axis=0)
     record = _Contraction(rep, members, cycle_heads, members[entry_idx], members[out_idx])
-    into_best = into[np.arange(w.shape[0]), entry_idx]
-    out_best = w[members, :][out_idx, np.arange(w.shape[0])]
+    every = np.arange(w.shape[0])
+    into_best = into[every, entry_idx]
+    out_best = out[out_idx, every]
     w[:, rep] = into_best
     w[rep, :] = out_best
     w[rep, members] = -np.inf
@@ -85,18 +92,22 @@ def _contract(w: NDArray[np.float64], head: NDArray[np.int64], alive: NDArray[np
     in_cycle = np.zeros(w.shape[0], dtype=bool)
     in_cycle[members] = True
     head[alive & in_cycle[np.maximum(head, 0)]] = rep
-    head[rep] = int(np.argmax(w[:, rep]))
+    head[rep] = int(w[:, rep].argmax())
     return record
 
 
 def _expand(head: NDArray[np.int64], alive: NDArray[np.bool_], record: _Contraction) -> None:
     rep = record.rep
     entering_from = int(head[rep])
-    pointing = np.flatnonzero(alive & (head == rep))
+    pointing = (alive & (head == rep)).nonzero()[0]
     head[pointing] = record.exit[pointing]
     head[record.members] = record.cycle_heads
     head[record.entry[entering_from]] = entering_from
     alive[record.members] = True
+
+
+class _Unsure(Exception):
+    """A guarded run (:func:`_arborescence`) met a best head of weight -inf (or NaN): there may be no tree."""
 
 
 def chu_liu_edmonds(scores: ArrayLike, single_root: bool = False) -> NDArray[np.int64]:
@@ -107,28 +118,65 @@ def chu_liu_edmonds(scores: ArrayLike, single_root: bool = False) -> NDArray[np.
     """
     s = validate_scores(scores)
     check_tree_exists(s, single_root)
+    return _arborescence(s, single_root)
+
+
+def chu_liu_edmonds_valid(s: NDArray[np.float64], single_root: bool = False) -> NDArray[np.int64]:
+    """:func:`chu_liu_edmonds` of scores already valid (a float64 (n+1, n+1) array with no NaN nor +inf
+    among its arcs, as :func:`lpparse.trees.validate_scores` returns them), for callers that know it (the
+    k-best bounds' refinement): the same heads, and :class:`~lpparse.trees.NoTreeError` when no tree exists
+    over the finite-score arcs, without asking first (:func:`lpparse.trees.check_tree_exists`, as costly as
+    the algorithm on a short sentence): single root, two tokens with no finite head but the root; else the
+    algorithm guarded, which meets a best head of weight -inf on the way when no tree exists (a token with
+    none, a contracted cycle none enters, a root child no word can replace), and only then asks."""
+    if single_root:
+        only_root = (s[0, 1:] > -np.inf) & ~(allowed_arcs(s)[1:, 1:]).any(axis=0)
+        if np.count_nonzero(only_root) > 1:
+            raise NoTreeError(
+                f"no single-root dependency tree exists: tokens {(np.flatnonzero(only_root) + 1).tolist()} "
+                "have no head but the root"
+            )
+    try:
+        return _arborescence(s, single_root, guarded=True)
+    except _Unsure:
+        check_tree_exists(s, single_root)  # none: NoTreeError; else a contraction's weights overflowed
+        return _arborescence(s, single_root)
+
+
+def _arborescence(s: NDArray[np.float64], single_root: bool, guarded: bool = False) -> NDArray[np.int64]:
+    """The algorithm (module docstring) over valid scores ``s`` over whose finite arcs a tree exists; or,
+    ``guarded``, over any valid scores, stopped (:class:`_Unsure`) at a best head of weight -inf or NaN (the
+    guards only read: a guarded run that ends gives the unguarded run's heads, a tree of finite arcs)."""
     size = s.shape[0]
     w = s.copy()
     w[:, 0] = -np.inf
-    np.fill_diagonal(w, -np.inf)
-    head = np.argmax(w, axis=0)
+    w.ravel()[:: size + 1] = -np.inf  # the diagonal
+    head = w.argmax(axis=0)
     head[0] = -1
+    if guarded and not (w[head[1:], np.arange(1, size)] > -np.inf).all():
+        raise _Unsure
     alive = np.ones(size, dtype=bool)
-    pending = _all_cycles(head, alive)
+    pending = _all_cycles(head)
     records = []
     while True:
         while pending:
             record = _contract(w, head, alive, pending.pop())
+            if guarded and not w[head[record.rep], record.rep] > -np.inf:
+                raise _Unsure
             records.append(record)
             cycle = _cycle_from(head, record.rep)
             if cycle is not None:
                 pending.append(cycle)
-        roots = np.flatnonzero(alive & (head == 0))
-        if not single_root or len(roots) <= 1:
+        if not single_root:
             break
-        second = np.max(w[1:, roots], axis=0)
-        drop = int(roots[np.argmin(w[0, roots] - second)])
-        head[drop] = 1 + int(np.argmax(w[1:, drop]))  # the root arc stays: a contraction may use it
+        roots = (alive & (head == 0)).nonzero()[0]
+        if len(roots) <= 1:
+            break
+        second = w[1:, roots].max(axis=0)
+        drop = int(roots[(w[0, roots] - second).argmin()])
+        head[drop] = 1 + int(w[1:, drop].argmax())  # the root arc stays: a contraction may use it
+        if guarded and not w[head[drop], drop] > -np.inf:
+            raise _Unsure
         cycle = _cycle_from(head, drop)
         if cycle is not None:
             pending.append(cycle)

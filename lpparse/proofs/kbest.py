@@ -97,7 +97,7 @@ from lpparse.colgen.family import Warm
 from lpparse.families.base import Parts, tree_score, tree_scores
 from lpparse.families.grandparent.family import GrandparentParts
 from lpparse.lp.solution import Status
-from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds
+from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds_valid
 from lpparse.proofs.check import EPS, ProofProgram, check_proof, nodes_problem, tree_claim
 from lpparse.proofs.record import proof_record, read_proof_record
 from lpparse.proofs.search_tree import ExactResult, LabelledDuals, gap_abs
@@ -129,6 +129,8 @@ ENUMERATE = 256
 #: the bounds the check computes to refine one closing tree bound (:meth:`ClosingBound.refined`; the search
 #: refines within a quarter of them)
 REFINE_BRANCHES = 1024
+#: the arc sets whose weights a bound remembers (:meth:`ClosingBound._weights`)
+ASKED = 4
 
 
 @dataclass
@@ -249,17 +251,54 @@ class Piece:
     paired: bool = False
 
 
+class _Rounding(NamedTuple):
+    """A :class:`ClosingBound`'s R summed exactly (``r``), its terms' absolute values summed (``r_abs``) and
+    a bound on the size of any arc's weight (``spread``)."""
+
+    r: float
+    r_abs: float
+    spread: float
+
+    def totals(self, chosen: NDArray[np.float64]) -> Any:
+        """Per row of the weights ``chosen`` (..., n) of its tokens' heads (a NumPy float for one row: (n,)),
+        R plus their sum, with every rounding's bound added (R summed exactly, the weights' sum within n
+        roundings of their absolute sum, and Chu-Liu-Edmonds's contractions: at most n, each n sums of weights
+        at most ``spread``); NaN on overflow, -inf when a chosen weight is -inf. Under the caller's
+        ``np.errstate`` (overflow, inf - inf)."""
+        size = chosen.shape[-1] + 1
+        total = self.r + np.add.reduce(chosen, axis=-1)
+        slack = self.r_abs + size * np.add.reduce(abs(chosen), axis=-1) + abs(total) + size**2 * self.spread
+        value = total + 4.0 * EPS * slack
+        if not np.isfinite(total).all():  # a -inf weight makes the sum -inf or NaN: sought there alone
+            value = np.where(
+                np.isfinite(total), value, np.where((chosen == -np.inf).any(axis=-1), -np.inf, np.nan)
+            )
+        return value
+
+
 class _Parts(NamedTuple):
-    """The parts of a level of a refinement, unbuilt (:meth:`ClosingBound._parts`): per part its branch
-    (``node``), the head and token it fixes, the token's row of weights under that head, the branches' columns
-    of their tokens, and its bound."""
+    """Parts of a level of a refinement, unbuilt (:meth:`_Refinement._parts`): per part its branch (``node``),
+    the head and token it fixes, and per bound (the first axis) the head's weight in the token's column
+    (``fixed``); with, per bound that bounded them so far, their bounds and the token's row of weights under
+    that head."""
 
     node: NDArray[np.int64]
     head: NDArray[np.int64]
     token: NDArray[np.int64]
-    rows: NDArray[np.float64]
-    column: NDArray[np.float64]
-    value: NDArray[np.float64]
+    fixed: NDArray[np.float64]
+    value: list[NDArray[np.float64]]
+    rows: list[NDArray[np.float64]]
+
+    def keep(self, kept: NDArray[np.int64], value: NDArray[np.float64], rows: NDArray[np.float64]) -> _Parts:
+        """The parts ``kept``, with one more bound's ``value`` and ``rows`` of every part."""
+        return _Parts(
+            self.node.take(kept),
+            self.head.take(kept),
+            self.token.take(kept),
+            self.fixed.take(kept, axis=1),
+            [x.take(kept) for x in (*self.value, value)],
+            [x.take(kept, axis=0) for x in (*self.rows, rows)],
+        )
 
 
 @dataclass
@@ -295,17 +334,21 @@ class ClosingBound:
         self.every = [cube.max(axis=0) for cube in self.triple_d]
         #: R summed exactly, its terms' absolute values, and a bound on the size of any arc's weight
         try:
-            self._r, self._r_abs = math.fsum(self.terms), math.fsum(abs(t) for t in self.terms)
+            r, r_abs = math.fsum(self.terms), math.fsum(abs(t) for t in self.terms)
         except (OverflowError, ValueError):
-            self._r = self._r_abs = math.nan
-        self._spread = math.fsum(
+            r = r_abs = math.nan
+        spread = math.fsum(
             float(np.abs(a[np.isfinite(a)]).max(initial=0.0)) for a in (self.arc_d, *self.triple_d)
         )
+        self._rounding = _Rounding(r, r_abs, spread)
         #: whether no token has an arc to itself, nor a triple over one of +inf, as in every program: then no
         #: branch of a refinement holds one, and a part's bound is the one its next level would find
         self._loopless = bool((np.diagonal(self.arc_d) == -np.inf).all()) and not any(
             (np.diagonal(cube, axis1=1, axis2=2) == np.inf).any() for cube in self.triple_d
         )
+        #: the tokens 1..n, and the weights of the last arc sets asked (:meth:`_weights`)
+        self._m = np.arange(1, self.arc_d.shape[0])
+        self._asked: dict[tuple[Any, ...], NDArray[np.float64]] = {}
 
     def child(self, mask: NDArray[np.bool_], modifier: int) -> float:
         """A bound on every tree of the Murty child with arcs ``mask`` at ``modifier``: the smaller of the
@@ -320,34 +363,48 @@ class ClosingBound:
         w = np.where(mask, self.arc_d, -np.inf)
         cut = (mask != self.base).any(axis=0)  # tokens whose heads the set restricts
         cut[0] = False
-        count = mask.sum(axis=0)
-        single = np.flatnonzero(cut & (count == 1))  # one head: its triples, in one look-up
-        head = np.argmax(mask[:, single], axis=0)
-        several = np.flatnonzero(cut & (count != 1))  # the others: a max over their heads, all at once
-        among = mask[:, several, None]
+        one = mask.sum(axis=0) == 1
+        single = (cut & one).nonzero()[0]  # one head: its triples, in one look-up
+        head = mask.take(single, axis=1).argmax(axis=0)
+        several = (cut & ~one).nonzero()[0]  # the others: a max over their heads, all at once
+        among = mask.take(several, axis=1)[:, :, None]
         for cube, every in zip(self.triple_d, self.every):
             best = every.copy()
             best[single] = cube[head, single, :]
             if several.size:
-                best[several] = np.where(among, cube[:, several, :], -np.inf).max(axis=0)
+                best[several] = np.where(among, cube.take(several, axis=1), -np.inf).max(axis=0)
             best[0] = 0.0  # the root's children have no triple
-            w = w + best
+            w += best
+        return w
+
+    def _weights(self, mask: NDArray[np.bool_]) -> NDArray[np.float64]:
+        """:meth:`weights`, read-only, remembered for the last :data:`ASKED` arc sets asked (a search bounds a
+        subproblem's trees, then refines that bound, over the same arcs)."""
+        key = (mask.shape, mask.dtype.str, mask.tobytes())
+        w = self._asked.pop(key, None)
+        if w is None:
+            w = self.weights(mask)
+            w.flags.writeable = False
+            if len(self._asked) >= ASKED:
+                del self._asked[next(iter(self._asked))]
+        self._asked[key] = w
         return w
 
     def tree(self, mask: NDArray[np.bool_], enough: float = -math.inf) -> float:
         """The class docstring's bound on the trees over ``mask`` (NaN when a number is not finite); or, when
         each token's best head alone already bounds them at most ``enough``, that weaker bound."""
-        w = self.weights(mask)
+        w = self._weights(mask)
         if np.isnan(w).any():
             return math.nan
-        return self._best(w, enough)[0]
+        with np.errstate(invalid="ignore", over="ignore"):  # overflow: NaN, which fails closed
+            return self._best(w, enough)
 
     def tree_value(self, heads: NDArray[np.int64]) -> float:
         """R + the reduced costs of one tree's arcs and of its own triples: what the bound can never fall
         below over a set of arcs that holds the tree (rounded to nearest, for a search's decisions)."""
         m = np.arange(1, heads.size)
         p = heads[1:]
-        value = self._r + float(self.arc_d[p, m].sum())
+        value = self._rounding.r + float(self.arc_d[p, m].sum())
         inner = p > 0
         for cube in self.triple_d:
             value += float(cube[heads[p[inner]], p[inner], m[inner]].sum())
@@ -369,35 +426,16 @@ class ClosingBound:
     ) -> tuple[bool, NDArray[np.int64] | None]:
         """:meth:`refined`, and when False for a tree whose own reduced costs are above ``limit``, that tree
         (a search may score it: a tree above the limit is worth knowing). The branches are bounded a level at
-        a time, as one array (which branches are bounded does not depend on the order: a branch splits when
-        its bound is above the limit, each part kept when its bound is). Per level, each branch's best head of
-        each token and its weight are found once, for its bound, its token and its split; a part's bound,
-        found to keep it, is its bound at the next level (``_loopless``: else found again there)."""
-        w = self.weights(mask)
-        if np.isnan(w).any() or not limit < math.inf:
-            return False, None
-        level, value, done = w[None], None, 1
-        columns = np.arange(w.shape[0])
-        with np.errstate(invalid="ignore", over="ignore"):  # -inf - -inf, inf - inf: NaN, which fails closed
-            while level.shape[0]:
-                if done > branches:
-                    return False, None
-                heads = np.argmax(level, axis=1)
-                chosen = level[np.arange(level.shape[0])[:, None], heads, columns]
-                if value is None:
-                    value = self._totals(chosen[:, 1:])
-                tokens, witness = self._branch_tokens(level, heads, chosen, value, limit)
-                if tokens is None:
-                    return False, witness
-                split = tokens > 0
-                if not split.all():
-                    level, tokens, heads, chosen = level[split], tokens[split], heads[split], chosen[split]
-                parts = self._split(level, tokens, heads, chosen, limit, branches - done)
-                if parts is None:  # more parts than bounds left: none is made (memory stays within the limit)
-                    return False, None
-                level, value = parts
-                done += level.shape[0]
-        return True, None
+        a time, as one array (:class:`_Refinement`; which branches are bounded does not depend on the order:
+        a branch splits when its bound is above the limit, each part kept when its bound is), each split by
+        :meth:`_branch_tokens`."""
+
+        def tokens(
+            w: NDArray[Any], heads: NDArray[Any], chosen: NDArray[Any], value: NDArray[Any], limit: float
+        ) -> tuple[NDArray[np.int64] | None, NDArray[np.int64] | None]:
+            return self._branch_tokens(w[0], heads[0], chosen[0], value[0], limit)  # the one bound's arrays
+
+        return _Refinement((self,), tokens).run(mask, limit, branches)
 
     def _branch_tokens(
         self,
@@ -407,17 +445,18 @@ class ClosingBound:
         value: NDArray[np.float64],
         limit: float,
     ) -> tuple[NDArray[np.int64] | None, NDArray[np.int64] | None]:
-        """Per branch of weights ``w`` (B, n+1, n+1), the token it splits by (:meth:`refined`; 0: its bound is
-        at most ``limit``); None when one branch has no split that gets it there, with the tree whose own
-        reduced costs are above it (None when a number is not finite). Each token's best head alone first
-        (``heads``, their weights ``chosen``: (B, n+1); their bound ``value``, :meth:`_totals`): their heads,
-        when inconsistent below the limit, name the token without an arborescence computed."""
-        token, gain = self._least_consistent(heads, chosen[:, 1:])
-        if np.isnan(value).any():
+        """Per branch of weights ``w`` (B, n+1, n+1, each transposed: :class:`_Refinement`), the token it splits
+        by (:meth:`refined`; 0: its bound is at most ``limit``); None when one branch has no split that gets it
+        there, with the tree whose own reduced costs are above it (None when a number is not finite). Each
+        token's best head alone first (``heads``, their weights ``chosen``: (B, n+1); their bound ``value``,
+        :meth:`_Rounding.totals`): their heads, when inconsistent below the limit, name the token without an
+        arborescence computed (:meth:`_arborescence_token`)."""
+        if np.count_nonzero(np.isnan(value)):
             return None, None
+        token, gain = self._least_consistent(heads, chosen[:, 1:])
         over = value > limit
         tokens = np.where(over, token, 0)
-        stuck = np.flatnonzero(over & (value - gain > limit))
+        stuck = (over & (value - gain > limit)).nonzero()[0]
         if not stuck.size:
             return tokens, None
         trees = rooted(heads[stuck], self.single_root)
@@ -425,26 +464,35 @@ class ClosingBound:
             witness = heads[stuck[np.argmax(trees)]].copy()
             witness[0] = -1
             return None, witness
-        m = np.arange(1, w.shape[1])
         for b in stuck.tolist():  # the best arborescence: each token's best heads hold a cycle
-            try:
-                best = chu_liu_edmonds(w[b], single_root=self.single_root)
-            except NoTreeError:
-                tokens[b] = 0  # no tree of finite score over the arcs
-                continue
-            own = w[b][best[1:], m][None]
-            total = self._totals(own)[0]
-            if math.isnan(total):
-                return None, None
-            exact, gain = self._least_consistent(best[None], own)
-            if not total > limit:
-                tokens[b] = 0
-            elif total - gain[0] > limit:
-                best[0] = -1
-                return None, best
-            else:
-                tokens[b] = exact[0]
+            found, witness = self._arborescence_token(w[b].T, limit)
+            if found is None:
+                return None, witness
+            tokens[b] = found
         return tokens, None
+
+    def _arborescence_token(
+        self, w: NDArray[np.float64], limit: float
+    ) -> tuple[int | None, NDArray[np.int64] | None]:
+        """The token a branch of weights ``w`` (n+1, n+1) splits by when its tokens' best heads hold a cycle:
+        by its best arborescence's own reduced costs (:meth:`_least_consistent`; 0: no tree of finite score,
+        or that arborescence's bound at most ``limit``); None, with the arborescence, when its own reduced
+        costs are above ``limit`` too (None when a number is not finite)."""
+        try:
+            best = chu_liu_edmonds_valid(w, self.single_root)
+        except NoTreeError:
+            return 0, None  # no tree of finite score over the arcs
+        own = w[best[1:], self._m]
+        total = float(self._rounding.totals(own))
+        if math.isnan(total):
+            return None, None
+        if not total > limit:
+            return 0, None
+        exact, gain = self._least_consistent(best[None], own[None])
+        if total - gain[0] > limit:
+            best[0] = -1
+            return None, best
+        return int(exact[0]), None
 
     def _least_consistent(
         self, heads: NDArray[np.int64], chosen: NDArray[np.float64]
@@ -453,36 +501,99 @@ class ClosingBound:
         weights): the token whose children's triples in the weights gain most over the triples of its own head
         in it, and what all tokens' children gain so (their weights less their own values)."""
         count, size = heads.shape
-        m = np.arange(1, size)
-        b = np.arange(count)[:, None]
         p = heads[:, 1:]
-        grand = np.maximum(heads[b, p], 0)  # the root's children: any, masked below
-        gain = chosen - self.arc_d[p, m]
+        at = p + np.arange(0, count * size, size)[:, None]  # each branch's tokens' heads, as flat places
+        grand = heads.take(at)  # the root's children: any (-1 too: the last), masked below
+        gain = chosen - self.arc_d[p, self._m]
         for cube in self.triple_d:
-            gain -= cube[grand, p, m]
+            gain -= cube[grand, p, self._m]
         gain[p == 0] = 0.0
         gain[np.isnan(gain)] = np.inf  # fails towards branching there
-        per = np.bincount((b * size + p).ravel(), gain.ravel(), count * size).reshape(count, size)
+        per = np.bincount(at.ravel(), gain.ravel(), count * size).reshape(count, size)
         per[:, 0] = -np.inf
-        return np.argmax(per, axis=1), gain.sum(axis=1)
+        return per.argmax(axis=1), np.add.reduce(gain, axis=1)
 
-    def _split(
-        self,
-        w: NDArray[np.float64],
-        tokens: NDArray[np.int64],
-        heads: NDArray[np.int64],
-        chosen: NDArray[np.float64],
-        limit: float,
-        most: int,
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None] | None:
-        """The parts of branches ``w`` (B, n+1, n+1) split by the heads of their ``tokens`` (:meth:`_parts`)
-        kept when their bound is above ``limit``, and their bounds (None unless the bound is ``_loopless``:
-        the next level finds them); None when more than ``most`` are kept."""
-        parts = self._parts(w, tokens, heads, chosen)
-        kept = np.flatnonzero(~(parts.value <= limit))  # NaN stays, and fails when bounded
-        if kept.size > most:
-            return None
-        return self._built(w, parts, kept), parts.value[kept] if self._loopless else None
+    def _best(self, w: NDArray[np.float64], limit: float) -> float:
+        """The bound R + the best arborescence under ``w`` (round-off outward); first each token's best head
+        alone, which bounds it and settles it at most ``limit`` (-inf: always the arborescence's) or when
+        those heads make a tree; -inf when no tree has finite weight."""
+        heads = w.argmax(axis=0)
+        value = float(self._rounding.totals(w[heads[1:], self._m]))
+        if not value > limit or rooted(heads, self.single_root):
+            return value
+        try:
+            heads = chu_liu_edmonds_valid(w, self.single_root)
+        except NoTreeError:
+            return -math.inf  # no tree of finite score over the arcs
+        chosen = w[heads[1:], self._m]
+        if not np.isfinite(chosen).all():
+            return -math.inf
+        return float(self._rounding.totals(chosen))
+
+
+class _Refinement:
+    """The refinement of one :class:`ClosingBound`, or of several over the same trees together
+    (:class:`PairedBound`), a level at a time: the level's branches as one array of their weights, each
+    transposed (w[p, c] at [c, p]: a token's heads along the last axis) and stacked over the bounds
+    (k, B, n+1, n+1). Per level, each branch's best head of each token and its weight are found once, for its
+    bound, its token and its split; ``tokens(level, heads, chosen, value, limit)`` names the token each branch
+    splits by (0: done; as :meth:`ClosingBound._branch_tokens`), and every bound splits it by that token's
+    heads; a part is kept when every bound's bound of it is above the limit (:meth:`_parts`). A part's bound,
+    found to keep it, is its bound at the next level (``_loopless``: else found again there)."""
+
+    def __init__(self, bounds: tuple[ClosingBound, ...], tokens: Callable[..., Any]) -> None:
+        self.bounds, self.tokens = bounds, tokens
+        self.loopless = np.array([[bound._loopless] for bound in bounds])
+        self.all_loopless = bool(self.loopless.all())
+
+    def run(
+        self, mask: NDArray[np.bool_], limit: float, branches: int
+    ) -> tuple[bool, NDArray[np.int64] | None]:
+        """Whether every tree over ``mask`` is at most ``limit`` within ``branches`` bounds, and the tree
+        that stops it when one does (:meth:`ClosingBound.refine`)."""
+        level = np.stack([bound._weights(mask).T for bound in self.bounds])[:, None]
+        if np.count_nonzero(np.isnan(level)) or not limit < math.inf:
+            return False, None
+        value, done = None, 1
+        with np.errstate(invalid="ignore", over="ignore"):  # -inf - -inf, inf - inf: NaN, which fails closed
+            while True:
+                if done > branches:
+                    return False, None
+                heads, chosen = self._heads(level)
+                if value is None or not self.all_loopless:
+                    fresh = np.array([b._rounding.totals(c[:, 1:]) for b, c in zip(self.bounds, chosen)])
+                    value = fresh if value is None else np.where(self.loopless, value, fresh)
+                tokens, witness = self.tokens(level, heads, chosen, value, limit)
+                if tokens is None:
+                    return False, witness
+                split = tokens > 0
+                if np.count_nonzero(split) < split.size:
+                    if not np.count_nonzero(split):
+                        return True, None
+                    level, tokens, heads, chosen = (
+                        level[:, split],
+                        tokens[split],
+                        heads[:, split],
+                        chosen[:, split],
+                    )
+                parts = self._parts(level, tokens, heads, chosen, limit)
+                if parts is None:  # the bounds' heads of a token differ (never over one mask): fails closed
+                    return False, None
+                if parts.node.size > branches - done:  # none is made (memory stays within the limit)
+                    return False, None
+                if not parts.node.size:
+                    return True, None
+                level, value = self._built(level, parts), np.array(parts.value)
+                done += parts.node.size
+
+    @staticmethod
+    def _heads(level: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """Per bound and branch of weights ``level`` (k, B, n+1, n+1, transposed), each token's best head and
+        its weight (k, B, n+1)."""
+        heads = level.argmax(axis=3)
+        at = np.arange(0, level.size, level.shape[3]).reshape(heads.shape)
+        at += heads
+        return heads, level.take(at)
 
     def _parts(
         self,
@@ -490,34 +601,62 @@ class ClosingBound:
         tokens: NDArray[np.int64],
         heads: NDArray[np.int64],
         chosen: NDArray[np.float64],
-    ) -> _Parts:
-        """The parts of branches ``w`` (B, n+1, n+1) split by the heads of their ``tokens``, one per finite
-        head (in row-major order of branch and head), unbuilt: in each, the token has one head h and its
-        children take h's triples; its bound R + each token's best head alone in it (:meth:`_totals`, of the
-        parts' column maxima: from the branches' own, ``heads`` and ``chosen``, :meth:`_others_max`)."""
-        count, size = w.shape[:2]
-        branch = np.arange(count)
-        column = w[branch, :, tokens]  # each branch's token's heads
-        node, head = np.nonzero(np.isfinite(column))
-        token = tokens[node]
-        rows = self.arc_d.take(token, axis=0)  # each part's token's arcs to its children, under its one head:
-        for cube in self.triple_d:  # at most the branch's own (the max over its heads), -inf where those are
-            rows += cube.reshape(-1, size).take(head * size + token, axis=0)
-        np.minimum(rows, w[branch, tokens].take(node, axis=0), out=rows)
-        best = self._others_max(w, tokens, heads, chosen).take(node, axis=0)
-        np.maximum(best, rows, out=best)
-        best[np.arange(node.size), token] = column[node, head]
-        return _Parts(node, head, token, rows, column, self._totals(best[:, 1:]))
+        limit: float,
+    ) -> _Parts | None:
+        """The parts of branches ``w`` (k, B, n+1, n+1, transposed) split by the heads of their ``tokens`` that
+        every bound bounds above ``limit`` (NaN too: it fails when bounded), one per finite head (in row-major
+        order of branch and head), unbuilt (:meth:`_bound`): each bound bounds only the parts the bounds
+        before it keep. None when the bounds' finite heads of a token differ."""
+        branch = np.arange(w.shape[1])
+        column = w[:, branch, tokens]  # (k, B, n+1): each branch's token's heads, per bound
+        finite = np.isfinite(column)
+        if len(self.bounds) > 1 and not (finite == finite[0]).all():
+            return None
+        node, head = finite[0].nonzero()
+        parts = _Parts(node, head, tokens.take(node), column[:, node, head], [], [])
+        for i, bound in enumerate(self.bounds):
+            if not parts.node.size:  # none left to bound (nor to build)
+                break
+            value, rows = self._bound(bound, w[i], heads[i], chosen[i], tokens, parts, i)
+            parts = parts.keep((~(value <= limit)).nonzero()[0], value, rows)
+        return parts
 
     @staticmethod
-    def _built(w: NDArray[np.float64], parts: _Parts, kept: NDArray[np.int64]) -> NDArray[np.float64]:
-        """The weights of the parts ``kept`` of branches ``w`` (:meth:`_parts`)."""
-        node = parts.node[kept]
-        out = w.take(node, axis=0)
-        part, token, head = np.arange(kept.size), parts.token[kept], parts.head[kept]
-        out[part, :, token] = -np.inf
-        out[part, head, token] = parts.column[node, head]
-        out[part, token, :] = parts.rows[kept]
+    def _bound(
+        bound: ClosingBound,
+        w: NDArray[np.float64],
+        heads: NDArray[np.int64],
+        chosen: NDArray[np.float64],
+        tokens: NDArray[np.int64],
+        parts: _Parts,
+        i: int,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The bound of each of ``parts`` by ``bound`` (the ``i``-th), over its branches' weights ``w``
+        (B, n+1, n+1, transposed), best heads and their weights (``heads``, ``chosen``: (B, n+1)) split by their
+        ``tokens``, and the parts' rows: in each, the token has one head h and its children take h's triples
+        (its row, at most its branch's own, the max over its heads; -inf where those are); its bound R + each
+        token's best head alone in it (:meth:`_Rounding.totals`, of the part's column maxima: its branch's
+        without the token, :meth:`_others_max`, and its row)."""
+        size = w.shape[1]
+        rows = w[np.arange(w.shape[0]), :, tokens].take(parts.node, axis=0)  # the token's row in the branch
+        own = bound.arc_d.take(parts.token, axis=0)
+        for cube in bound.triple_d:
+            own += cube.reshape(-1, size).take(parts.head * size + parts.token, axis=0)
+        np.minimum(own, rows, out=rows)
+        best = _Refinement._others_max(w, tokens, heads, chosen)[:, 1:].take(parts.node, axis=0)  # (P, n)
+        np.maximum(best, rows[:, 1:], out=best)
+        best[np.arange(parts.node.size), parts.token - 1] = parts.fixed[i]
+        return bound._rounding.totals(best), rows
+
+    @staticmethod
+    def _built(w: NDArray[np.float64], parts: _Parts) -> NDArray[np.float64]:
+        """The weights of ``parts`` of branches ``w`` (transposed, :meth:`_parts`)."""
+        out = w.take(parts.node, axis=1)
+        part = np.arange(parts.node.size)
+        out[:, part, parts.token] = -np.inf  # the token's column
+        out[:, part, parts.token, parts.head] = parts.fixed
+        for weights, rows in zip(out, parts.rows):
+            weights[part, :, parts.token] = rows  # its row
         return out
 
     @staticmethod
@@ -527,50 +666,16 @@ class ClosingBound:
         heads: NDArray[np.int64],
         chosen: NDArray[np.float64],
     ) -> NDArray[np.float64]:
-        """Per branch of weights ``w`` (B, n+1, n+1), with each token's best head and its weight in it
-        (``heads``, ``chosen``: (B, n+1)), each token's best weight over the heads other than the branch's
+        """Per branch of weights ``w`` (B, n+1, n+1, transposed), with each token's best head and its weight in
+        it (``heads``, ``chosen``: (B, n+1)), each token's best weight over the heads other than the branch's
         token (B, n+1): the column maxima, and where the token holds one, the column without it."""
         top = chosen.copy()
-        b, c = np.nonzero(heads == tokens[:, None])
+        b, c = (heads == tokens[:, None]).nonzero()
         if b.size:
-            column = w[b, :, c]
-            column[np.arange(b.size), tokens[b]] = -np.inf
-            top[b, c] = column.max(axis=1)
+            column = w[b, c]
+            column[np.arange(b.size), tokens.take(b)] = -np.inf
+            top[b, c] = np.maximum.reduce(column, axis=1)
         return top
-
-    def _best(self, w: NDArray[np.float64], limit: float) -> tuple[float, NDArray[np.int64] | None]:
-        """The bound R + the best arborescence under ``w`` (round-off outward), with that arborescence;
-        first each token's best head alone, which bounds it and settles it at most ``limit`` (heads None;
-        ``limit`` -inf: always the arborescence's) or when those heads make a tree; -inf when no tree has
-        finite weight."""
-        m = np.arange(1, w.shape[0])
-        heads = np.argmax(w, axis=0)
-        value = float(self._totals(w[heads[1:], m][None])[0])
-        if not value > limit or rooted(heads, self.single_root):
-            return value, heads if value > limit else None
-        try:
-            heads = chu_liu_edmonds(w, single_root=self.single_root)
-        except NoTreeError:
-            return -math.inf, None  # no tree of finite score over the arcs
-        chosen = w[heads[1:], m]
-        if not np.isfinite(chosen).all():
-            return -math.inf, None
-        return float(self._totals(chosen[None])[0]), heads
-
-    def _totals(self, chosen: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Per branch of the weights ``chosen`` (B, n) of its tokens' heads, R plus their sum, with every
-        rounding's bound added (R summed exactly, the weights' sum within n roundings of their absolute sum,
-        and Chu-Liu-Edmonds's contractions: at most n, each n sums of weights at most ``_spread``); NaN on
-        overflow, -inf when a chosen weight is -inf."""
-        size = chosen.shape[1] + 1
-        with np.errstate(invalid="ignore", over="ignore"):
-            total = self._r + chosen.sum(axis=1)
-            slack = self._r_abs + size * np.abs(chosen).sum(axis=1) + np.abs(total) + size**2 * self._spread
-            value = np.where(np.isfinite(total), total + 4.0 * EPS * slack, np.nan)
-        bad = np.flatnonzero(np.isnan(value))  # a -inf weight makes the sum -inf or NaN: sought there alone
-        if bad.size:
-            value[bad[(chosen[bad] == -np.inf).any(axis=1)]] = -np.inf
-        return value
 
 
 @dataclass
@@ -600,67 +705,41 @@ class PairedBound:
     def refine(
         self, mask: NDArray[np.bool_], limit: float, branches: int
     ) -> tuple[bool, NDArray[np.int64] | None]:
-        """:meth:`ClosingBound.refine` of the two bounds together: both split every branch by the same token
-        (the duals' choice, or the scores' where the duals' own tree is above ``limit``), and a branch or a
-        part is done when either bound is at most ``limit``; False when a branch is above it by both bounds
-        with neither able to split it (with the scores' tree above it, when that is why), at the branch limit,
-        or on a number that is not finite."""
-        bounds = (self.duals, self.scores)
-        levels = [bound.weights(mask)[None] for bound in bounds]
-        if any(np.isnan(level).any() for level in levels) or not limit < math.inf:
-            return False, None
-        values: list[NDArray[np.float64] | None] = [None, None]
-        columns, done = np.arange(mask.shape[0]), 1
-        with np.errstate(invalid="ignore", over="ignore"):  # -inf - -inf, inf - inf: NaN, which fails closed
-            while levels[0].shape[0]:
-                if done > branches:
-                    return False, None
-                branch = np.arange(levels[0].shape[0])[:, None]
-                heads = [np.argmax(level, axis=1) for level in levels]
-                chosen = [level[branch, h, columns] for level, h in zip(levels, heads)]
-                values = [b._totals(c[:, 1:]) if v is None else v for b, c, v in zip(bounds, chosen, values)]
-                state = list(zip(levels, heads, chosen, values))
-                tokens, witness = self._tokens(state, limit)
-                if tokens is None:
-                    return False, witness
-                split = np.flatnonzero(tokens > 0)
-                state = [tuple(x[split] for x in one) for one in state]
-                parts = [b._parts(w, tokens[split], h, c) for b, (w, h, c, _) in zip(bounds, state)]
-                if not all(
-                    np.array_equal(getattr(parts[0], f), getattr(parts[1], f)) for f in ("node", "head")
-                ):
-                    return False, None  # the two weights' heads differ (never over one mask): fails closed
-                kept = np.flatnonzero(~(parts[0].value <= limit) & ~(parts[1].value <= limit))
-                if kept.size > branches - done:
-                    return False, None
-                levels = [ClosingBound._built(w, p, kept) for (w, *_), p in zip(state, parts)]
-                values = [p.value[kept] if b._loopless else None for b, p in zip(bounds, parts)]
-                done += kept.size
-        return True, None
+        """:meth:`ClosingBound.refine` of the two bounds together (:class:`_Refinement`): both split every
+        branch by the same token (the duals' choice, or the scores' where the duals' own tree is above
+        ``limit``: :meth:`_tokens`), and a branch or a part is done when either bound is at most ``limit``;
+        False when a branch is above it by both bounds with neither able to split it (with the scores' tree
+        above it, when that is why), at the branch limit, or on a number that is not finite."""
+        return _Refinement((self.duals, self.scores), self._tokens).run(mask, limit, branches)
 
     def _tokens(
-        self, state: list[tuple[NDArray[Any], ...]], limit: float
+        self,
+        w: NDArray[np.float64],
+        heads: NDArray[np.int64],
+        chosen: NDArray[np.float64],
+        value: NDArray[np.float64],
+        limit: float,
     ) -> tuple[NDArray[np.int64] | None, NDArray[np.int64] | None]:
-        """Per branch (each bound's weights, best heads, their weights and bound: ``state``), the token both
-        bounds split it by (0: either bound is at most ``limit``): the duals' choice by their best heads, else
-        the scores', else the duals' or the scores' by the best arborescence
+        """Per branch (the two bounds' weights ``w``, best heads, their weights and bounds, stacked), the token
+        both bounds split it by (0: either bound is at most ``limit``): the duals' choice by their best heads,
+        else the scores', else the duals' or the scores' by the best arborescence
         (:meth:`ClosingBound._branch_tokens`); None when a branch has none, with the scores' tree above
         ``limit``."""
-        (wd, hd, cd, vd), (ws, hs, cs, vs) = state
-        if np.isnan(vd).any() or np.isnan(vs).any():
+        if np.isnan(value).any():
             return None, None
+        (hd, hs), (cd, cs), (vd, vs) = heads, chosen, value
         token, gain = self.duals._least_consistent(hd, cd[:, 1:])
         tokens = np.where(vd - gain > limit, -1, token)  # -1: the duals' own heads are above the limit
-        tokens[(vd <= limit) | (vs <= limit)] = 0
-        stuck = np.flatnonzero(tokens < 0)
+        tokens[(value <= limit).any(axis=0)] = 0
+        stuck = (tokens < 0).nonzero()[0]
         if stuck.size:  # the scores' choice by their best heads
             token, gain = self.scores._least_consistent(hs[stuck], cs[stuck, 1:])
             tokens[stuck] = np.where(vs[stuck] - gain > limit, -1, token)
-        for b in np.flatnonzero(tokens < 0).tolist():
+        for b in (tokens < 0).nonzero()[0].tolist():
             one = slice(b, b + 1)
-            found, _ = self.duals._branch_tokens(wd[one], hd[one], cd[one], vd[one], limit)
+            found, _ = self.duals._branch_tokens(w[0, one], hd[one], cd[one], vd[one], limit)
             if found is None:
-                found, witness = self.scores._branch_tokens(ws[one], hs[one], cs[one], vs[one], limit)
+                found, witness = self.scores._branch_tokens(w[1, one], hs[one], cs[one], vs[one], limit)
                 if found is None:
                     return None, witness
             tokens[b] = found[0]
