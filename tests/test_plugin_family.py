@@ -6,6 +6,7 @@ of the trees. Without the package, the same files are refused, naming the family
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -30,10 +31,14 @@ SENTENCES = 4  # short sample sentences: brute force enumerates their trees
 
 @pytest.fixture(scope="module")
 def plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The example package installed (pip) into a directory on the path of this process and its commands."""
+    """The example package installed (pip) into a directory on the path of this process and its commands,
+    built from a copy of its source: pip builds in the source tree, and under pytest-xdist each worker that
+    runs a test of this module installs it at the same time (one shared tree made a worker's build fail)."""
     target = tmp_path_factory.mktemp("site")
+    source = tmp_path_factory.mktemp("source") / PACKAGE.name
+    shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(PACKAGE)],
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(source)],
         capture_output=True,
         text=True,
         timeout=600,
