@@ -496,20 +496,23 @@ def _lazy_instance(
 
 
 @pytest.mark.parametrize("kind", ["grandparent", "siblings"])
-def test_tree_bound_holds_for_any_duals(kind: str) -> None:
+@pytest.mark.parametrize("single_root", [False, True])
+def test_tree_bound_holds_for_any_duals(kind: str, single_root: bool) -> None:
     """:meth:`ClosingBound.tree` bounds every tree of each Murty child (brute force) from the parent's root
-    duals, and from forged ones: scaled, negated, random, of other labels; a NaN dual gives no bound (fails
-    closed). The families beside the grandparent one count as the check counts them. :meth:`ClosingBound.refined`
-    never proves a child's trees at most a score below its best tree's, whatever the duals and however many
-    branches it may take."""
+    duals, and from forged ones: scaled, negated, random, of other labels, huge (reduced costs that overflow
+    to +-inf); a NaN dual gives no bound (fails closed). The families beside the grandparent one count as the
+    check counts them. :meth:`ClosingBound.refined` never proves a child's trees at most a score below its best
+    tree's, whatever the duals and however many branches it may take; under the single-root rule too, where
+    a branch's best arborescence may find at once that no tree exists (two tokens whose only head is the
+    root: :func:`lpparse.oracles.chu_liu_edmonds.chu_liu_edmonds_valid`)."""
     rng = np.random.default_rng(11)
     n = 5
     s = rng.normal(size=(n + 1, n + 1))
     parts = _parts(kind, n, rng)
-    kbest = k_best_search(s, parts, 4, enumerate_below=0, score_free=-1)
-    ranked = _ranked(s, parts, False)
+    kbest = k_best_search(s, parts, 4, single_root=single_root, enumerate_below=0, score_free=-1)
+    ranked = _ranked(s, parts, single_root)
     checked = 0
-    for parent in (sub for sub in kbest.subproblems if sub.children):
+    for parent in (sub for sub in kbest.subproblems if sub.children and sub.result is not None):  # searched
         masked = np.where(parent.mask, s, -np.inf)
         root = parent.result.nodes[0]
         labels = list(root.duals.items())
@@ -519,10 +522,14 @@ def test_tree_bound_holds_for_any_duals(kind: str) -> None:
             {name: (index, -values) for name, (index, values) in labels},
             {name: (index, rng.normal(size=values.shape)) for name, (index, values) in labels},
             {"OneHead": (np.arange(1, n + 1)[:, None], rng.normal(size=n))},
+            {name: (index, 1e308 * np.sign(rng.normal(size=values.shape))) for name, (index, values) in labels},
         ]
         for duals in forged:
             nodes = [dataclasses.replace(root, duals=duals), *parent.result.nodes[1:]]
-            bound = closing_bounds(masked, parts, dataclasses.replace(parent.result, nodes=nodes), False)
+            result = dataclasses.replace(parent.result, nodes=nodes)
+            bound = closing_bounds(masked, parts, result, single_root)
+            if isinstance(bound, str):  # no bound at all (a number overflowed): fails closed
+                continue
             for child in (kbest.subproblems[i] for i in parent.children):
                 inside = [v for v, t in ranked if child.mask[t[1:], np.arange(1, n + 1)].all()]
                 best = max(inside, default=-np.inf)
@@ -534,7 +541,7 @@ def test_tree_bound_holds_for_any_duals(kind: str) -> None:
         name, (index, values) = labels[0]
         nan = {**root.duals, name: (index, np.where(np.arange(values.size) == 0, np.nan, values))}
         result = dataclasses.replace(parent.result, nodes=[dataclasses.replace(root, duals=nan)])
-        assert isinstance(closing_bounds(masked, parts, result, False), str)
+        assert isinstance(closing_bounds(masked, parts, result, single_root), str)
     assert checked >= 20
 
 
