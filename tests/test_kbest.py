@@ -501,10 +501,10 @@ def test_tree_bound_holds_for_any_duals(kind: str, single_root: bool) -> None:
     """:meth:`ClosingBound.tree` bounds every tree of each Murty child (brute force) from the parent's root
     duals, and from forged ones: scaled, negated, random, of other labels, huge (reduced costs that overflow
     to +-inf); a NaN dual gives no bound (fails closed). The families beside the grandparent one count as the
-    check counts them. :meth:`ClosingBound.refined` never proves a child's trees at most a score below its best
-    tree's, whatever the duals and however many branches it may take; under the single-root rule too, where
-    a branch's best arborescence may find at once that no tree exists (two tokens whose only head is the
-    root: :func:`lpparse.oracles.chu_liu_edmonds.chu_liu_edmonds_valid`)."""
+    check counts them. :meth:`ClosingBound.refined` never proves a child's trees at most a score below its
+    best tree's, whatever the duals and however many branches it may take; under the single-root rule too,
+    where a branch's best arborescence may find at once that no tree exists (two tokens whose only head is
+    the root: :func:`lpparse.oracles.chu_liu_edmonds.chu_liu_edmonds_valid`)."""
     rng = np.random.default_rng(11)
     n = 5
     s = rng.normal(size=(n + 1, n + 1))
@@ -522,7 +522,7 @@ def test_tree_bound_holds_for_any_duals(kind: str, single_root: bool) -> None:
             {name: (index, -values) for name, (index, values) in labels},
             {name: (index, rng.normal(size=values.shape)) for name, (index, values) in labels},
             {"OneHead": (np.arange(1, n + 1)[:, None], rng.normal(size=n))},
-            {name: (index, 1e308 * np.sign(rng.normal(size=values.shape))) for name, (index, values) in labels},
+            {name: (index, 1e308 * np.sign(rng.normal(size=v.shape))) for name, (index, v) in labels},
         ]
         for duals in forged:
             nodes = [dataclasses.replace(root, duals=duals), *parent.result.nodes[1:]]

@@ -183,8 +183,9 @@ def tree_scores(
 def _trees_parts(
     part: Parts, heads: NDArray[np.int64], live: NDArray[np.int64]
 ) -> tuple[NDArray[np.int64], Index]:
-    """The parts of the trees ``heads[live]``, tree by tree, each in the order of ``part.tree_parts``: the tree
-    of each part and their index arrays (the family's ``trees_parts`` when it has one, all trees at once)."""
+    """The parts of the trees ``heads[live]``, tree by tree, each in the order of ``part.tree_parts``: the
+    tree of each part and their index arrays (the family's ``trees_parts`` when it has one, all trees at
+    once)."""
     batch = getattr(part, "trees_parts", None)
     if batch is not None:
         rows, idx = batch(heads[live])
