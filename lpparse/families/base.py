@@ -204,14 +204,17 @@ def tree_score(
     caches: Mapping[str, ScoreCache] | None = None,
 ) -> float:
     """A tree's score: its arcs and the parts of every family, scored by each family's scorer, or through
-    ``caches`` by family name (each part scored at most once)."""
+    ``caches`` by family name (each part scored at most once). The same float as :func:`tree_scores` gives
+    (each family's parts summed in order, as its ``np.bincount`` sums them): a tree found twice, by a search
+    and by an enumeration, must not score two values an ulp apart, or a k-best search's subproblems bounded
+    at the higher one outrank the tree listed at the lower (and are searched for nothing)."""
     m = np.arange(1, heads.size)
     value = float(arc_scores[heads[1:], m].sum())
     for part in parts:
         idx = part.tree_parts(heads)
         if idx[0].size:
             scores = caches[part.name].get(*idx) if caches is not None else part.scorer.score(*idx)
-            value += float(np.sum(scores))
+            value += sum(np.asarray(scores, dtype=np.float64).tolist(), 0.0)
     return value
 
 
