@@ -813,3 +813,26 @@ def test_score_bound_holds_for_any_scores(huge: float) -> None:
             assert paired is None or not paired.refined(sub.mask, top - 1e-6 * (1.0 + abs(top)), 10**4)
             checked += 1
     assert checked >= 5
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.integers(1, 40), st.integers(0, 2**32 - 1), st.sampled_from([1e-3, 1.0, 1e6, 1e12]))
+def test_rounding_bound_holds_exactly(n: int, seed: int, scale: float) -> None:
+    """The rounding-safe sum of a tree bound (:meth:`lpparse.proofs.kbest._Rounding.totals`) is never below
+    R plus the chosen weights summed exactly (rational arithmetic), for weights of the bound's own arcs and
+    triples over mixed signs and magnitudes, R of many terms: what lets the check compare a bound with a
+    score within no tolerance but the gap's."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(seed)
+    size = n + 1
+    big = lambda shape: scale * rng.normal(size=shape) * 10.0 ** rng.integers(-8, 3, size=shape)  # noqa: E731
+    arc_d, triple_d = big((size, size)), big((size,) * 3)
+    terms = big(3 * size).tolist()
+    bound = ClosingBound(np.full((size, size), np.inf), terms, arc_d, [triple_d], False)
+    w = bound.weights(np.ones((size, size), bool))  # every arc: each its best triple
+    chosen = w[rng.integers(0, size, size=(8, n)), np.arange(1, size)]
+    got = bound._rounding.totals(chosen)
+    for row, value in zip(chosen, got):
+        exact = sum((Fraction(t) for t in terms), Fraction(0)) + sum((Fraction(x) for x in row), Fraction(0))
+        assert Fraction(float(value)) >= exact

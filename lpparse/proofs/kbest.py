@@ -261,14 +261,13 @@ class _Rounding(NamedTuple):
 
     def totals(self, chosen: NDArray[np.float64]) -> Any:
         """Per row of the weights ``chosen`` (..., n) of its tokens' heads (a NumPy float for one row: (n,)),
-        R plus their sum, with every rounding's bound added (R summed exactly, the weights' sum within n
-        roundings of their absolute sum, and Chu-Liu-Edmonds's contractions: at most n, each n sums of weights
-        at most ``spread``); NaN on overflow, -inf when a chosen weight is -inf. Under the caller's
-        ``np.errstate`` (overflow, inf - inf)."""
+        R plus their sum, with every rounding's bound added (R summed exactly; the weights' sum within n
+        roundings of their absolute sum, at most n weights of size at most ``spread``; and Chu-Liu-Edmonds's
+        contractions: at most n, each n sums of such weights); NaN on overflow, -inf when a chosen weight is
+        -inf. Under the caller's ``np.errstate`` (overflow, inf - inf)."""
         size = chosen.shape[-1] + 1
         total = self.r + np.add.reduce(chosen, axis=-1)
-        slack = self.r_abs + size * np.add.reduce(abs(chosen), axis=-1) + abs(total) + size**2 * self.spread
-        value = total + 4.0 * EPS * slack
+        value = total + 4.0 * EPS * (self.r_abs + abs(total) + 2.0 * size**2 * self.spread)
         if not np.isfinite(total).all():  # a -inf weight makes the sum -inf or NaN: sought there alone
             value = np.where(
                 np.isfinite(total), value, np.where((chosen == -np.inf).any(axis=-1), -np.inf, np.nan)
