@@ -105,6 +105,7 @@ from dataclasses import replace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lpparse.exact.branching import PseudoCosts
 from lpparse.exact.heuristics import move_gains
 from lpparse.exact.live import LiveMaster
 from lpparse.exact.search import (
@@ -309,6 +310,8 @@ class _Lazy:
         self.masters: dict[int, LiveMaster] = {}
         #: the bound of the scores alone (None: not made yet; False: none for these families)
         self.scores: ClosingBound | None | bool = None
+        #: the pseudo-costs every search of the sentence learns and branches by (one sentence, one set)
+        self.pseudo = PseudoCosts(shared.s.shape[0])
 
     def add(self, mask: NDArray[np.bool_], parent: int, modifier: int | None, bound: float) -> int:
         sub = Subproblem(len(self.out.subproblems), parent, modifier, mask, bound)
@@ -478,7 +481,9 @@ class _Lazy:
         sub.scores = sub.paired = False  # searched after all: its key was the largest
         columns = self.out.subproblems[sub.parent].columns if sub.parent >= 0 else None
         live = self.masters.get(sub.parent)
-        root = RootStart(columns, self.lower(sub.mask), basis=self.bases.get(sub.parent), live=live)
+        root = RootStart(
+            columns, self.lower(sub.mask), basis=self.bases.get(sub.parent), live=live, pseudo=self.pseudo
+        )
         result = search_over(self.shared.over(sub.mask), self.single_root, left, self.options, start=root)
         sub.result = _lean(result)
         if result.status is not Status.OPTIMAL:
