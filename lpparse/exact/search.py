@@ -521,9 +521,10 @@ class _Search:
         self.rule = options.rule(parts.parts)
         #: the parse-price-cut options of the nodes below the root (ExactOptions.node_cuts)
         self.node_ppc = replace(options.ppc, cuts=options.ppc.cuts and options.node_cuts)
-        self.pseudo = None if self.rule != "pseudocost" else PseudoCosts(s.shape[0])
-        if self.pseudo is not None and start is not None and start.pseudo is not None:
-            self.pseudo = start.pseudo  # the searches that go on from each other learn them together
+        self.pseudo: PseudoCosts | None = None
+        if self.rule == "pseudocost":  # the searches that go on from each other learn them together
+            shared = None if start is None else start.pseudo
+            self.pseudo = PseudoCosts(s.shape[0]) if shared is None else shared
         self.branched: dict[int, tuple[int, int, float]] = {}
 
     def left(self) -> float | None:
