@@ -1,12 +1,17 @@
 """What the K best trees cost against the best tree: exact decoding with ``k_best=K`` against ``k_best=None``
 (K = 1), on ``--limit`` dev sentences of each treebank from ``--start`` with its grandparent model
 ``<treebank>-2.npz`` (decoded as ``lpparse parse --decoder exact`` decodes it: unpruned, as these models were
-trained). Each (code, treebank, K) runs in a subprocess of its own, whose CPU seconds (decoding only, from
-``resource.getrusage``) and peak RSS (``ru_maxrss``, the model's load included; ``loaded``: the RSS once model
-and treebank are loaded) are read. ``--before DIR`` also runs the code of another checkout (a ``git worktree``
-of an earlier commit), imported by ``PYTHONPATH``, so that one table shows both. Run on one core: ``taskset -c
-0 python benchmarks/kbest_cost.py --before ../lpparse-before``. Writes ``benchmarks/results/<out>.{json,md}``
-(default ``kbest_cost``).
+trained). Each (code, treebank) runs in a subprocess of its own that decodes every sentence at K = 1 and at K,
+one right after the other (K = 1 first on even sentences, K first on odd ones), so that a slow phase of the
+machine (it is shared) weighs on both alike: separate runs of all K = 1 and then all K = 5 decodings moved the
+ratio by 10% while the K = 1 time of the same code moved by 15%. Read per decoding: CPU seconds
+(``time.process_time``) and peak RSS (Linux's ``VmHWM``, reset before each decoding through
+``/proc/self/clear_refs``: each K's peak is the largest over its decodings, the model's load included;
+``loaded``: the RSS once model and treebank are loaded; without ``/proc``, the process's peak for both).
+``--before DIR`` also runs the code of another checkout (a ``git worktree`` of an earlier commit), imported by
+``PYTHONPATH``, so that one table shows both. Run on one core: ``taskset -c 0 python
+benchmarks/kbest_cost.py --before ../lpparse-before``. Writes ``benchmarks/results/<out>.{json,md}`` (default
+``kbest_cost``).
 """
 
 from __future__ import annotations
@@ -35,8 +40,56 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def _peak_mb() -> float:
+    """The peak RSS since the last :func:`_reset_peak` (``VmHWM``), else the process's."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return _rss_mb()
+
+
+def _reset_peak() -> None:
+    """Reset ``VmHWM`` to the current RSS (``5`` to ``/proc/self/clear_refs``); a no-op without ``/proc``."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
+            refs.write("5")
+    except OSError:
+        pass
+
+
+def _decode_row(decode: Any, sentence: Any, k: int, time_limit: float) -> dict[str, Any]:
+    """Decode one sentence at ``k`` (1: the best tree alone); its CPU seconds, peak RSS and statistics."""
+    _reset_peak()
+    before = time.process_time()
+    try:
+        result = decode(sentence, k, time_limit)
+    except Exception as err:  # noqa: BLE001 - reported, not fatal
+        return {"n": sentence.n, "cpu": time.process_time() - before, "peak": _peak_mb(), "error": repr(err)}
+    cpu, peak = time.process_time() - before, _peak_mb()
+    stats = result.stats
+    return {
+        "n": sentence.n,
+        "cpu": cpu,
+        "peak": peak,
+        "certified": bool(stats.get("certified")),
+        "trees": len(stats.get("kbest", [None])),
+        "subproblems": stats.get("kbest_subproblems"),
+        "solved": stats.get("kbest_solved"),
+        "closed": stats.get("kbest_closed"),
+        "enumerated": stats.get("kbest_enumerated"),
+        "bounded": stats.get("kbest_bounded"),
+        "by_scores": stats.get("kbest_by_scores"),
+        "paired": stats.get("kbest_paired"),
+    }
+
+
 def worker(spec: dict[str, Any]) -> dict[str, Any]:
-    """Decode one (treebank, K)'s sentences and measure (in a subprocess: its peak RSS is its own)."""
+    """Decode one treebank's sentences at K = 1 and at each K of ``spec["ks"]``, sentence by sentence,
+    alternating which goes first, and measure each decoding (in a subprocess: its memory is its own)."""
     import lpparse
     from lpparse.corpus import read_treebank
     from lpparse.parsing import decode_sentence
@@ -45,41 +98,30 @@ def worker(spec: dict[str, Any]) -> dict[str, Any]:
     model = Model.load(spec["model"])
     sentences = read_treebank(spec["treebank"])[spec["start"] : spec["start"] + spec["limit"]]
     loaded = _rss_mb()
-    k = spec["k"]
-    rows = []
-    t0 = resource.getrusage(resource.RUSAGE_SELF)
-    for sentence in sentences:
-        before = time.process_time()
-        try:
-            result = decode_sentence(
-                model, sentence, "exact", k_best=k if k > 1 else None, time_limit=spec["time_limit"]
-            )
-        except Exception as err:  # noqa: BLE001 - reported, not fatal
-            rows.append({"n": sentence.n, "cpu": time.process_time() - before, "error": repr(err)})
-            continue
-        stats = result.stats
-        rows.append(
-            {
-                "n": sentence.n,
-                "cpu": time.process_time() - before,
-                "certified": bool(stats.get("certified")),
-                "trees": len(stats.get("kbest", [None])),
-                "subproblems": stats.get("kbest_subproblems"),
-                "solved": stats.get("kbest_solved"),
-                "closed": stats.get("kbest_closed"),
-                "enumerated": stats.get("kbest_enumerated"),
-                "bounded": stats.get("kbest_bounded"),
-                "by_scores": stats.get("kbest_by_scores"),
-                "paired": stats.get("kbest_paired"),
-            }
-        )
-    t1 = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = (t1.ru_utime - t0.ru_utime) + (t1.ru_stime - t0.ru_stime)
-    return {"lpparse": lpparse.__file__, "cpu": cpu, "peak_mb": _rss_mb(), "loaded_mb": loaded, "rows": rows}
+
+    def decode(sentence: Any, k: int, time_limit: float) -> Any:
+        return decode_sentence(model, sentence, "exact", k_best=k if k > 1 else None, time_limit=time_limit)
+
+    ks = [int(k) for k in spec["ks"]]
+    rows: dict[str, list[dict[str, Any]]] = {str(k): [] for k in ks}
+    for i, sentence in enumerate(sentences):
+        for k in ks if i % 2 == 0 else ks[::-1]:
+            rows[str(k)].append(_decode_row(decode, sentence, k, spec["time_limit"]))
+    runs = {
+        k: {
+            "cpu": sum(r["cpu"] for r in got),
+            "peak_mb": max([loaded, *(r["peak"] for r in got)]),
+            "loaded_mb": loaded,
+            "rows": [{f: v for f, v in r.items() if f != "peak"} for r in got],
+        }
+        for k, got in rows.items()
+    }
+    return {"lpparse": lpparse.__file__, "runs": runs}
 
 
 def run(code: Path, spec: dict[str, Any]) -> dict[str, Any]:
-    """:func:`worker` in a subprocess importing lpparse from ``code``."""
+    """:func:`worker` in a subprocess importing lpparse from ``code``: its runs by K (as a string), or the
+    error."""
     env = {**os.environ, "PYTHONPATH": str(code)}
     done = subprocess.run(
         [sys.executable, __file__, "--worker", json.dumps(spec)],
@@ -98,8 +140,8 @@ def run(code: Path, spec: dict[str, Any]) -> dict[str, Any]:
     out = json.loads(done.stdout.strip().splitlines()[-1])
     if not out["lpparse"].startswith(str(code)):
         raise RuntimeError(f"imported {out['lpparse']}, not the code of {code}")
-    out["lpparse"] = os.path.relpath(out["lpparse"], code)  # no path of this machine in the results
-    return out
+    imported = os.path.relpath(out["lpparse"], code)  # no path of this machine in the results
+    return {k: {**one, "lpparse": imported} for k, one in out["runs"].items()}
 
 
 def fastest(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -286,10 +328,8 @@ def main() -> None:
                 "start": args.start,
                 "time_limit": args.time_limit,
             }
-            pairs = [
-                (run(code, {**spec, "k": 1}), run(code, {**spec, "k": args.k})) for _ in range(args.repeat)
-            ]
-            one, many = (fastest(list(runs)) for runs in zip(*pairs))  # K = 1 and K alternate: the same load
+            outs = [run(code, {**spec, "ks": [1, args.k]}) for _ in range(args.repeat)]
+            one, many = (fastest([out.get(k, out) for out in outs]) for k in ("1", str(args.k)))
             row = {
                 "treebank": name,
                 "language": LANGUAGE.get(name, name),
@@ -304,10 +344,11 @@ def main() -> None:
     note = (
         f"Dev sentences from #{args.start} of each treebank (counting from 0), at most {args.limit}, "
         "grandparent model `<treebank>-2.npz`, exact "
-        f"decoding (unpruned, as trained), K = 1 against K = {args.k}, one subprocess each: CPU seconds of "
-        f"decoding (the least of {args.repeat} runs, K = 1 and K = {args.k} alternating, per sentence and in "
-        "all: the machine is shared), peak RSS "
-        "(`ru_maxrss`, the model's load included), their ratios, and the ratio of the RSS "
+        f"decoding (unpruned, as trained), K = 1 against K = {args.k}, one subprocess per code and treebank "
+        f"decoding each sentence at K = 1 and at K = {args.k} one right after the other (alternating which "
+        f"first): CPU seconds of decoding (the least of {args.repeat} runs, per sentence and in all: the "
+        "machine is shared), peak RSS (`VmHWM`, reset before each decoding: each K's largest, the model's "
+        "load included), their ratios, and the ratio of the RSS "
         f"above the loaded model and treebank; `{MID[0]}-{MID[1]} tokens`: the time ratio over those "
         "sentences alone; median, 90% and worst sentence ratio: of each sentence's K = "
         f"{args.k} and K = 1 CPU seconds (the worst: its position in the dev set and length); trees proved: "
