@@ -5,9 +5,9 @@ trained). Each (code, treebank) runs in a subprocess of its own that decodes eve
 one right after the other (K = 1 first on even sentences, K first on odd ones), so that a slow phase of the
 machine (it is shared) weighs on both alike: separate runs of all K = 1 and then all K = 5 decodings moved the
 ratio by 10% while the K = 1 time of the same code moved by 15%. Read per decoding: CPU seconds
-(``time.process_time``) and peak RSS (Linux's ``VmHWM``, reset before each decoding through
-``/proc/self/clear_refs``: each K's peak is the largest over its decodings, the model's load included;
-``loaded``: the RSS once model and treebank are loaded; without ``/proc``, the process's peak for both).
+(``time.process_time``). Peak memory is read apart, from a subprocess per K that decodes the sentences at that
+K alone (``ru_maxrss``, the model's load included; ``loaded``: the RSS once model and treebank are loaded):
+in one process, the allocator keeps what one K's decodings freed for the other's.
 ``--before DIR`` also runs the code of another checkout (a ``git worktree`` of an earlier commit), imported by
 ``PYTHONPATH``, so that one table shows both. Run on one core: ``taskset -c 0 python
 benchmarks/kbest_cost.py --before ../lpparse-before``. Writes ``benchmarks/results/<out>.{json,md}`` (default
@@ -40,41 +40,18 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def _peak_mb() -> float:
-    """The peak RSS since the last :func:`_reset_peak` (``VmHWM``), else the process's."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return _rss_mb()
-
-
-def _reset_peak() -> None:
-    """Reset ``VmHWM`` to the current RSS (``5`` to ``/proc/self/clear_refs``); a no-op without ``/proc``."""
-    try:
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
-            refs.write("5")
-    except OSError:
-        pass
-
-
 def _decode_row(decode: Any, sentence: Any, k: int, time_limit: float) -> dict[str, Any]:
-    """Decode one sentence at ``k`` (1: the best tree alone); its CPU seconds, peak RSS and statistics."""
-    _reset_peak()
+    """Decode one sentence at ``k`` (1: the best tree alone); its CPU seconds and statistics."""
     before = time.process_time()
     try:
         result = decode(sentence, k, time_limit)
     except Exception as err:  # noqa: BLE001 - reported, not fatal
-        return {"n": sentence.n, "cpu": time.process_time() - before, "peak": _peak_mb(), "error": repr(err)}
-    cpu, peak = time.process_time() - before, _peak_mb()
+        return {"n": sentence.n, "cpu": time.process_time() - before, "error": repr(err)}
+    cpu = time.process_time() - before
     stats = result.stats
     return {
         "n": sentence.n,
         "cpu": cpu,
-        "peak": peak,
         "certified": bool(stats.get("certified")),
         "trees": len(stats.get("kbest", [None])),
         "subproblems": stats.get("kbest_subproblems"),
@@ -88,8 +65,9 @@ def _decode_row(decode: Any, sentence: Any, k: int, time_limit: float) -> dict[s
 
 
 def worker(spec: dict[str, Any]) -> dict[str, Any]:
-    """Decode one treebank's sentences at K = 1 and at each K of ``spec["ks"]``, sentence by sentence,
-    alternating which goes first, and measure each decoding (in a subprocess: its memory is its own)."""
+    """Decode one treebank's sentences at each K of ``spec["ks"]`` (1: the best tree alone), sentence by
+    sentence, alternating which goes first, and measure each decoding; the process's peak RSS is each K's
+    when ``ks`` holds one K (in a subprocess: its memory is its own)."""
     import lpparse
     from lpparse.corpus import read_treebank
     from lpparse.parsing import decode_sentence
@@ -108,12 +86,7 @@ def worker(spec: dict[str, Any]) -> dict[str, Any]:
         for k in ks if i % 2 == 0 else ks[::-1]:
             rows[str(k)].append(_decode_row(decode, sentence, k, spec["time_limit"]))
     runs = {
-        k: {
-            "cpu": sum(r["cpu"] for r in got),
-            "peak_mb": max([loaded, *(r["peak"] for r in got)]),
-            "loaded_mb": loaded,
-            "rows": [{f: v for f, v in r.items() if f != "peak"} for r in got],
-        }
+        k: {"cpu": sum(r["cpu"] for r in got), "peak_mb": _rss_mb(), "loaded_mb": loaded, "rows": got}
         for k, got in rows.items()
     }
     return {"lpparse": lpparse.__file__, "runs": runs}
@@ -330,6 +303,12 @@ def main() -> None:
             }
             outs = [run(code, {**spec, "ks": [1, args.k]}) for _ in range(args.repeat)]
             one, many = (fastest([out.get(k, out) for out in outs]) for k in ("1", str(args.k)))
+            for timed, k in ((one, 1), (many, args.k)):  # peak memory: a process per K, its decodings alone
+                alone = run(code, {**spec, "ks": [k]})
+                if "error" in alone:
+                    timed.update(error=alone["error"])
+                else:
+                    timed.update(peak_mb=alone[str(k)]["peak_mb"], loaded_mb=alone[str(k)]["loaded_mb"])
             row = {
                 "treebank": name,
                 "language": LANGUAGE.get(name, name),
@@ -347,8 +326,8 @@ def main() -> None:
         f"decoding (unpruned, as trained), K = 1 against K = {args.k}, one subprocess per code and treebank "
         f"decoding each sentence at K = 1 and at K = {args.k} one right after the other (alternating which "
         f"first): CPU seconds of decoding (the least of {args.repeat} runs, per sentence and in all: the "
-        "machine is shared), peak RSS (`VmHWM`, reset before each decoding: each K's largest, the model's "
-        "load included), their ratios, and the ratio of the RSS "
+        "machine is shared), peak RSS (`ru_maxrss` of a process per K decoding the sentences at that K "
+        "alone, the model's load included), their ratios, and the ratio of the RSS "
         f"above the loaded model and treebank; `{MID[0]}-{MID[1]} tokens`: the time ratio over those "
         "sentences alone; median, 90% and worst sentence ratio: of each sentence's K = "
         f"{args.k} and K = 1 CPU seconds (the worst: its position in the dev set and length); trees proved: "
