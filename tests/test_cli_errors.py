@@ -539,6 +539,13 @@ def test_exact_gp_marginals_need_short_sentences(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def _sigint_default() -> None:
+    """In a child about to run Python: SIGINT back to its default action, so that Python installs its
+    KeyboardInterrupt handler whatever the runner's own (a shell starts a background job, ``nohup`` or ``&``,
+    with SIGINT ignored, and a child inherits that: every Ctrl-C test then saw exit 0)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers die with the run on Linux")
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="--workers starts no more processes than cores")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -559,7 +566,9 @@ def test_an_interrupted_run_stops_at_once_and_keeps_its_records(tmp_path: Path, 
         "--out",
         str(out),
     ]
-    run = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    run = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_sigint_default
+    )
     deadline = time.time() + 120
     while time.time() < deadline and len(keys(out) if out.exists() else []) < 2:
         time.sleep(0.05)
@@ -728,7 +737,9 @@ def test_a_finished_command_ignores_a_late_ctrl_c() -> None:
         "    pass\n"
         "print(kept, signal.getsignal(signal.SIGINT) is signal.SIG_IGN)\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, preexec_fn=_sigint_default
+    )
     assert done.returncode == 0 and done.stdout.strip().splitlines()[-1] == "True True", done.stderr
 
 
@@ -752,6 +763,7 @@ def test_ctrl_c_during_start_up_prints_one_line(tmp_path: Path) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=_sigint_default,
         )
         assert run.stdout is not None and run.stdout.readline() == "ready\n"
         time.sleep(delay)
