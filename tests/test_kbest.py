@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import json
 
 import numpy as np
@@ -190,6 +191,7 @@ def test_enumerated_subproblems_and_forgeries() -> None:
             check(forged(lambda d, v=value: d["subproblems"][listed].update(enumerated=v)))
 
 
+@functools.cache  # two tests read it; neither changes it
 def _pruned_instance() -> tuple[np.ndarray, list, list, object]:
     """n = 5, half the triples pruned: K = 4 trees whose partition holds a subproblem proved empty by a
     search that branches (a dual ray among its nodes), and a subproblem left waiting with a tree: the first
