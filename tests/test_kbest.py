@@ -855,3 +855,20 @@ def test_rounding_bound_holds_exactly(n: int, seed: int, scale: float) -> None:
     for row, value in zip(chosen, got):
         exact = sum((Fraction(t) for t in terms), Fraction(0)) + sum((Fraction(x) for x in row), Fraction(0))
         assert Fraction(float(value)) >= exact
+
+
+@pytest.mark.parametrize("single_root", [False, True])
+def test_tree_bound_of_weights_past_the_float_range_closes_nothing(single_root: bool) -> None:
+    """Reduced costs whose largest sizes sum past the float range (forged duals of 1e308): the bound is built
+    (no OverflowError out of the checker), and neither it nor its refinement bounds any set of arcs at a
+    finite limit: it fails closed."""
+    size = 5
+    arc_d = np.full((size, size), 1e308)
+    np.fill_diagonal(arc_d, -np.inf)
+    bound = ClosingBound(
+        np.full((size, size), np.inf), [1.0], arc_d, [np.full((size,) * 3, 1e308)], single_root
+    )
+    mask = np.isfinite(arc_d)
+    assert not bound.tree(mask) <= 1e300
+    assert not bound.refined(mask, 1e300, REFINE_BRANCHES)
+    assert not bound.child(mask, 1) <= 1e300

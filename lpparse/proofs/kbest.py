@@ -336,9 +336,12 @@ class ClosingBound:
             r, r_abs = math.fsum(self.terms), math.fsum(abs(t) for t in self.terms)
         except (OverflowError, ValueError):
             r = r_abs = math.nan
-        spread = math.fsum(
-            float(np.abs(a[np.isfinite(a)]).max(initial=0.0)) for a in (self.arc_d, *self.triple_d)
-        )
+        try:
+            spread = math.fsum(
+                float(np.abs(a[np.isfinite(a)]).max(initial=0.0)) for a in (self.arc_d, *self.triple_d)
+            )
+        except OverflowError:  # weights past the float range: every bound +inf or NaN, nothing closes
+            spread = math.inf
         self._rounding = _Rounding(r, r_abs, spread)
         #: whether no token has an arc to itself, nor a triple over one of +inf, as in every program: then no
         #: branch of a refinement holds one, and a part's bound is the one its next level would find
