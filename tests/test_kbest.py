@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import itertools
 import json
 
 import numpy as np
@@ -14,9 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lpparse.exact.kbest import SCORE_FREE, check_kbest, k_best_search
+from lpparse.exact.heuristics import move_gains
+from lpparse.exact.kbest import PAIRED, SCORE_FREE, _neighbours, check_kbest, k_best_search
+from lpparse.exact.search import _Parts as _SearchParts
 from lpparse.exact.second_order import parse_exact
-from lpparse.families.base import tree_scores
+from lpparse.families.base import tree_score, tree_scores
 from lpparse.families.consecutive.family import ConsecutiveSiblingParts
 from lpparse.families.consecutive.rows import synthetic_csib_scorer
 from lpparse.families.grandparent.family import GrandparentParts
@@ -36,7 +39,7 @@ from lpparse.proofs.kbest import (
     kbest_record,
     score_bound,
 )
-from lpparse.trees import NoTreeError
+from lpparse.trees import NoTreeError, rooted
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
 GAP_TOL = 1e-6
@@ -872,3 +875,37 @@ def test_tree_bound_of_weights_past_the_float_range_closes_nothing(single_root: 
     assert not bound.tree(mask) <= 1e300
     assert not bound.refined(mask, 1e300, REFINE_BRANCHES)
     assert not bound.child(mask, 1) <= 1e300
+
+
+@pytest.mark.parametrize("single_root", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_neighbours_are_the_best_trees_one_or_two_changes_away(seed: int, single_root: bool) -> None:
+    """The trees a listed tree's neighbours seed the K-th best score with: each a tree of its recomputed
+    score, the best ``k`` of one head change (by brute force over every tree), and the trees of two of the
+    best :data:`PAIRED` changes at two tokens, every one of them that is a tree."""
+    rng = np.random.default_rng(seed)
+    n = 5
+    s = rng.normal(size=(n + 1, n + 1))
+    parts = _parts("grandparent", n, rng)
+    ranked = _ranked(s, parts, single_root)
+    heads = ranked[0][1]
+    shared = _SearchParts(s, parts, single_root)
+    gains = move_gains(s, shared.climbing, heads, single_root)
+    k = PAIRED + 2  # as k-best asks: more single changes than are paired
+    got = _neighbours(shared, heads, gains, k, single_root)
+    for tree, value in got:
+        assert rooted(tree, single_root)
+        assert value == tree_score(s, parts, tree)
+    changed = [int((tree[1:] != heads[1:]).sum()) for tree, _ in got]
+    assert set(changed) <= {1, 2}
+    ones = sorted(((v, t) for v, t in ranked if (t[1:] != heads[1:]).sum() == 1), key=lambda x: -x[0])
+    assert sorted(v for (_, v), c in zip(got, changed) if c == 1) == sorted(v for v, _ in ones[:k])
+    moves = [(int(np.flatnonzero(t[1:] != heads[1:])[0]) + 1, t) for _, t in ones[:PAIRED]]
+    pairs = set()
+    for (a, one), (b, other) in itertools.combinations(moves, 2):
+        tree = heads.copy()
+        tree[a], tree[b] = one[a], other[b]
+        if a != b and rooted(tree, single_root):
+            pairs.add(tuple(tree.tolist()))
+    assert pairs, "the instance has no pair of changes that makes a tree"
+    assert {tuple(t.tolist()) for (t, _), c in zip(got, changed) if c == 2} == pairs
