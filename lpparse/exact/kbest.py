@@ -152,7 +152,8 @@ __all__ = ["check_kbest", "k_best_search"]
 #: searched stop there too)
 NEIGHBOURS = 3
 #: the best of those head changes taken two at a time as well (Hungarian dev, every fourth sentence from #1,
-#: K = 5: 134 -> 128 subproblems searched, with pairs of the best 4 130, of the best 10 or 15 128)
+#: K = 5: 134 -> 128 subproblems searched, with pairs of the best 4 130, of the best 10 or 15 128; the whole
+#: dev sets: 2,478 -> 2,415 searches on English, 841 -> 814 on Hungarian, CPU time -1% to -4%)
 PAIRED = 6
 #: refinements of one subproblem's bound, each at the score of a better tree that stopped the last
 RETRIES = 3
