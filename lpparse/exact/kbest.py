@@ -73,6 +73,12 @@ nodes proving every tree of the subproblem at most that score, hence at most the
 (:func:`lpparse.proofs.kbest.no_tree_problem` with the K-th score as the limit). The trees found inside the
 child do not count, so none of them is lost.
 
+**Children price every triple.** The grandparent family's pricing takes at most
+:data:`lpparse.colgen.options.PER_PAIR` triples per arc a round so as to score few (partial pricing); by a
+child's search every candidate triple is scored (for the tree bounds), so its LPs price every triple of
+positive reduced cost: fewer rounds (Hungarian dev #100-#299, K = 5, interleaved A/B: CPU time -5%, the same
+lists).
+
 **What is kept.** All subproblems' searches share one score cache per family (each part scored once for the
 sentence, :meth:`lpparse.exact.search._Parts.over`); a child's root LP solves on a copy of its parent's root
 master, as bound changes (:class:`lpparse.exact.search.RootStart` ``live``), or else starts from its parent's
@@ -499,7 +505,10 @@ class _Lazy:
         root = RootStart(
             columns, self.lower(sub.mask), basis=self.bases.get(sub.parent), live=live, pseudo=self.pseudo
         )
-        result = search_over(self.shared.over(sub.mask), self.single_root, left, self.options, start=root)
+        view = self.shared.over(sub.mask)
+        if sub.parent >= 0 and self.shared.climbing is not None:  # every candidate triple scored: price all
+            view.parts = [replace(family, per_pair=None) for family in view.parts]
+        result = search_over(view, self.single_root, left, self.options, start=root)
         sub.result = _lean(result)
         if result.status is not Status.OPTIMAL:
             return result.status
