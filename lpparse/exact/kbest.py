@@ -77,7 +77,7 @@ child do not count, so none of them is lost.
 :data:`lpparse.colgen.options.PER_PAIR` triples per arc a round so as to score few (partial pricing); by a
 child's search every candidate triple is scored (for the tree bounds), so its LPs price every triple of
 positive reduced cost: fewer rounds (Hungarian dev #100-#299, K = 5, interleaved A/B: CPU time -5%, the same
-lists).
+lists; with the pairs of :data:`PAIRED`, the whole dev set's K = 5 against K = 1 3.26x -> 3.15x).
 
 **What is kept.** All subproblems' searches share one score cache per family (each part scored once for the
 sentence, :meth:`lpparse.exact.search._Parts.over`); a child's root LP solves on a copy of its parent's root
