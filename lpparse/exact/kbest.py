@@ -506,7 +506,7 @@ class _Lazy:
             columns, self.lower(sub.mask), basis=self.bases.get(sub.parent), live=live, pseudo=self.pseudo
         )
         view = self.shared.over(sub.mask)
-        if sub.parent >= 0 and self.shared.climbing is not None:  # every candidate triple scored: price all
+        if sub.parent >= 0 and 0 in self.bounds:  # the root's tree bound scored every triple: price them all
             view.parts = [replace(family, per_pair=None) for family in view.parts]
         result = search_over(view, self.single_root, left, self.options, start=root)
         sub.result = _lean(result)
