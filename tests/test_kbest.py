@@ -9,22 +9,29 @@ import dataclasses
 import functools
 import itertools
 import json
+import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lpparse.colgen import ColgenOptions
 from lpparse.exact.heuristics import move_gains
-from lpparse.exact.kbest import PAIRED, SCORE_FREE, _neighbours, check_kbest, k_best_search
+from lpparse.exact.kbest import PAIRED, SCORE_FREE, _neighbours, _OwnDuals, check_kbest, k_best_search
 from lpparse.exact.search import _Parts as _SearchParts
+from lpparse.exact.search import _triple_scores
 from lpparse.exact.second_order import parse_exact
 from lpparse.families.base import tree_score, tree_scores
 from lpparse.families.consecutive.family import ConsecutiveSiblingParts
 from lpparse.families.consecutive.rows import synthetic_csib_scorer
-from lpparse.families.grandparent.family import GrandparentParts
+from lpparse.families.grandparent.family import GrandparentFamily, GrandparentParts
 from lpparse.families.sibling.family import SiblingParts
+from lpparse.lp.solution import Status
 from lpparse.oracles.brute_force import enumerate_trees
+from lpparse.ppc.loop import solve_lp
+from lpparse.proofs.check import check_proof, label_duals, signed
 from lpparse.proofs.kbest import (
     ENUMERATE,
     REFINE_BRANCHES,
@@ -37,9 +44,11 @@ from lpparse.proofs.kbest import (
     closing_bounds,
     is_kbest_record,
     kbest_record,
+    no_tree_problem,
     score_bound,
 )
-from lpparse.trees import NoTreeError, rooted
+from lpparse.proofs.search_tree import BranchNode, ExactResult, ExactStats
+from lpparse.trees import NoTreeError, allowed_arcs, rooted
 from lpparse.triples import DenseSiblingScorer, DenseTripleScorer
 
 GAP_TOL = 1e-6
@@ -355,7 +364,7 @@ def test_forged_k_best_records_fail() -> None:
 
     assert check(forged(scores_raised)) is None
     malformed = [
-        lambda d: d.update(kbest_version=7),
+        lambda d: d.update(kbest_version=VERSION + 1),
         lambda d: d["subproblems"][1].update(parent=1.0),
         lambda d: d["subproblems"][1].update(parent=5),
         lambda d: d["subproblems"][1].update(proof=[]),
@@ -909,3 +918,117 @@ def test_neighbours_are_the_best_trees_one_or_two_changes_away(seed: int, single
             pairs.add(tuple(tree.tolist()))
     assert pairs, "the instance has no pair of changes that makes a tree"
     assert {tuple(t.tolist()) for (t, _), c in zip(got, changed) if c == 2} == pairs
+
+
+def _round_bounds(n: int, seed: int, single_root: bool) -> tuple[np.ndarray, list, list]:
+    """A random grandparent instance's parse-price-cut LP with a cutoff far above it, and per round that still
+    priced columns the search's estimate of its duals' tree bound (:class:`_OwnDuals`, each arborescence
+    exact) with those duals labelled as a node's (the run goes on to its optimum)."""
+    rng = np.random.default_rng(seed)
+    s = 2.0 * rng.normal(size=(n + 1, n + 1))
+    parts = [GrandparentParts(DenseTripleScorer(rng.normal(size=(n + 1,) * 3)))]
+    mask = allowed_arcs(s)
+    closer = _OwnDuals(mask, _triple_scores(parts[0], mask, _SearchParts(s, parts, single_root)), single_root)
+    rounds = []
+
+    def recording(state, families, enough: float) -> float:  # noqa: ANN001 - the Closer's own signature
+        lp = next(f for f in families if isinstance(f, GrandparentFamily)).prog.lp
+        outside: dict = {}
+        for family in families:
+            outside.update(family.outside_duals())
+        rounds.append((closer(state, families, -np.inf), label_duals(lp, signed(lp, state.y), outside)))
+        return np.inf
+
+    solve_lp(s, parts, "ppc", single_root, options=ColgenOptions(cutoff=1e9), closer=recording)
+    return s, parts, rounds
+
+
+def _tree_closed(s: np.ndarray, duals: dict, bound: float, single_root: bool) -> ExactResult:
+    """A search's proof of no tree: its root closed by the tree bound of ``duals``."""
+    mask = allowed_arcs(s)
+    node = BranchNode(0, -1, 0, None, None, mask, bound, closed="tree", duals=duals)
+    stats = ExactStats(s.shape[0] - 1)
+    return ExactResult(Status.CUTOFF, None, -np.inf, bound, single_root, GAP_TOL, [node], stats)
+
+
+@pytest.mark.parametrize("single_root", [False, True])
+def test_a_rounds_own_duals_bound_every_tree(single_root: bool) -> None:
+    """Before an LP converges (columns still price), the tree bound of its round's duals (what stops a Murty
+    child's search, :class:`lpparse.exact.kbest._OwnDuals`) is at least every tree's score (brute force), and
+    the check, recomputing it from the duals as a node closed by ``tree``, accepts that node at the search's
+    estimate and refuses it at any limit below the best tree; a node so closed with a NaN dual or no duals, or
+    in the proof of a search that claims a tree (:func:`check_proof`), fails."""
+    asked = 0
+    for n, seed in itertools.product((4, 5, 6), range(3)):
+        s, parts, rounds = _round_bounds(n, seed, single_root)
+        best = _ranked(s, parts, single_root)[0][0]
+        for bound, duals in rounds:
+            assert bound >= best - 1e-9
+            proof = _tree_closed(s, duals, bound, single_root)
+            assert no_tree_problem(s, parts, proof, single_root, bound + 1e-7 * (1.0 + abs(bound))) is None
+            assert "tree bound" in no_tree_problem(s, parts, proof, single_root, best - 1e-6)
+        asked += len(rounds)
+        if rounds:
+            bound, duals = rounds[0]
+            name, (index, values) = next(iter(duals.items()))
+            nan = {**duals, name: (index, np.where(np.arange(values.size) == 0, np.nan, values))}
+            assert no_tree_problem(s, parts, _tree_closed(s, nan, bound, single_root), single_root, 1e9)
+            bare = _tree_closed(s, duals, bound, single_root)
+            bare.nodes[0].duals = None
+            assert "without duals" in no_tree_problem(s, parts, bare, single_root, 1e9)
+            heads = _ranked(s, parts, single_root)[0][1]
+            claimed = dataclasses.replace(proof, status=Status.OPTIMAL, heads=heads, objective=best)
+            assert "k-best" in check_proof(s, parts, claimed, single_root=single_root, gap_tol=GAP_TOL)
+    assert asked >= 10
+
+
+def test_children_closed_by_their_own_duals() -> None:
+    """On trained-model scores (Hungarian-Szeged dev sentences dev-265, dev-327 and dev-373 of 23, 19 and 21
+    tokens, single root: ``lpparse scores export`` with the grandparent model of
+    ``benchmarks/train_treebanks.sh``, arcs and triples kept), K = 5: Murty children whose searches stop at
+    the K-th best score found by their own LP's duals before it converges (a node closed as ``tree``); the
+    lists are those of the search without that closure, the results and their records check, and forged
+    records fail: the closing node's duals zeroed, halved, doubled or made NaN (its tree bound then above the
+    K-th score, or none), the record said of version 6."""
+    data = np.load(Path(__file__).parent / "data" / "kbest_hu_dev.npz")
+    closed = 0
+    for i in range(3):
+        s, parts = data[f"arcs{i}"], [GrandparentParts(DenseTripleScorer(data[f"gp{i}"]))]
+        kbest = k_best_search(s, parts, 5, single_root=True)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_OwnDuals, "__call__", lambda self, state, families, enough: np.inf)
+            plain = k_best_search(s, parts, 5, single_root=True)
+        assert [t.tolist() for t, _ in kbest.trees] == [t.tolist() for t, _ in plain.trees]
+        assert check_kbest(s, parts, kbest, True) is None
+        record = json.loads(json.dumps(kbest_record(kbest, parts)))
+        assert check_kbest_record(record, s, parts, True, GAP_TOL) is None
+        subs = [
+            sub.id
+            for sub in kbest.subproblems
+            if sub.result is not None and any(node.closed == "tree" for node in sub.result.nodes)
+        ]
+        closed += len(subs)
+        for j in subs:
+            nodes = record["kbest"]["subproblems"][j]["proof"]["nodes"]
+            at = next(x for x, node in enumerate(nodes) if node["closed"] == "tree")
+
+            def forged(change) -> dict:  # noqa: ANN001
+                out = copy.deepcopy(record)
+                change(out["kbest"]["subproblems"][j]["proof"]["nodes"][at])
+                return out
+
+            def scaled(node: dict, by: float) -> None:
+                for entry in node["duals"].values():
+                    entry["values"] = [by * v for v in entry["values"]]
+
+            for by in (0.0, 0.5, 2.0, math.nan):  # a verdict against it, or unreadable (both exit 1)
+                change = functools.partial(scaled, by=by)
+                try:
+                    assert check_kbest_record(forged(change), s, parts, True, GAP_TOL) is not None
+                except ValueError as err:
+                    assert "not finite" in str(err)
+            older = copy.deepcopy(record)
+            older["kbest"]["kbest_version"] = 6
+            with pytest.raises(ValueError, match="version 7"):
+                check_kbest_record(older, s, parts, True, GAP_TOL)
+    assert closed >= 3

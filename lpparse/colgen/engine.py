@@ -7,7 +7,8 @@ present parts) and a live :class:`~lpparse.lp.highs_view.HighsModel`. :meth:`Eng
    basis primal feasible; warm dual simplex after cuts; a warm primal re-solve runs without bound
    perturbation, unless the master settings keep it, and once one stalls, the rest of the run re-solves
    with the dual simplex: below; with a ``cutoff``, a dual simplex solve may stop at it, with duals that
-   bound the master but no feasible primal: :meth:`~lpparse.lp.highs_view.HighsModel.set_cutoff`);
+   bound the master but no feasible primal: :meth:`~lpparse.lp.highs_view.HighsModel.set_cutoff`; and a
+   caller's :attr:`Engine.closer` may stop it there from a round's duals while columns still price);
 2. **price**: every family, in order of its ``pricing_priority`` (then as listed), reads the duals,
    tightens them (sharing arc slack through :class:`~lpparse.colgen.family.DualState`), rules parts out by
    its factorized bounds and scores the rest;
@@ -61,7 +62,7 @@ the answer carries the solver's own certificate of the last solve.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -77,7 +78,12 @@ from lpparse.lp.program import LinearProgram
 from lpparse.lp.solution import Certificate, Solution, Status
 from lpparse.lp.views import LPModel
 
-__all__ = ["Engine", "EngineResult", "FamilyRound", "FamilyTotals", "Round"]
+__all__ = ["Closer", "Engine", "EngineResult", "FamilyRound", "FamilyTotals", "Round"]
+
+#: A bound on every solution a run seeks (such as every tree over a node's arcs) from a round's duals
+#: (``state.y``, and each family's duals of its absent rows), or a weaker one when that is at most the third
+#: argument (the cutoff): :attr:`Engine.closer`
+Closer = Callable[[DualState, Sequence[PartFamily], float], float]
 
 
 @dataclass(frozen=True)
@@ -204,6 +210,9 @@ class Engine:
         self.live: LPModel | None = None
         #: columns and rows purged from an engine-built master that is not kept (:mod:`lpparse.colgen.purge`)
         self.purge: PurgeState | None = None
+        #: a bound on every solution the caller seeks from a round's duals, while columns still price (None:
+        #: the run stops at ``options.cutoff`` only by the master's own bound): :meth:`_closed`
+        self.closer: Closer | None = None
 
     def _master(self) -> LPModel:
         """Seed every family and build the HiGHS master without what they keep out."""
@@ -285,6 +294,9 @@ class Engine:
             scoring0 = self._scoring_seconds()
             duals = sol.row_dual
             state, priced, returned = self._priced(sol)
+            if self._closed(sol, state, stopped, result):
+                result.row_dual, result.status = state.y, Status.CUTOFF
+                break
             if stopped and state.entering:  # its bound is no optimum's: solve this master on, to optimality
                 model.set_cutoff(None)
                 continue
@@ -397,6 +409,25 @@ class Engine:
             and state.entering == 0
             and (stopped or sol.objective <= cutoff)
         )
+
+    def _closed(self, sol: Solution, state: DualState, stopped: bool, result: EngineResult) -> bool:
+        """Whether the run stops at ``options.cutoff`` by :attr:`closer` before its master's bound does: columns
+        still price (so that bound is no bound on the full LP yet), the master's value is at most the cutoff (or
+        its solve stopped there), and the closer's bound of the round's duals (``state.y``, with the families'
+        absent rows') is too; that bound goes in ``result.info["closer_bound"]``. The Lagrangian bound of
+        branch-and-price (Vanderbeck & Wolsey 2010, "Reformulation and Decomposition of Integer Programs", in
+        *50 Years of Integer Programming*, Springer, §4): valid for any duals, it closes a node whose master
+        has not converged."""
+        cutoff = self.options.cutoff
+        if self.closer is None or cutoff is None or not state.entering or sol.row_dual is None:
+            return False
+        if not (stopped or sol.objective <= cutoff):
+            return False
+        bound = self.closer(state, self.families, cutoff)
+        if not bound <= cutoff:
+            return False
+        result.info["closer_bound"] = bound
+        return True
 
     def _scoring_seconds(self) -> float:
         return sum(family.scoring_seconds for family in self.families)

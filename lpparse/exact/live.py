@@ -65,7 +65,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lpparse.colgen import ColgenOptions, PartFamily
-from lpparse.colgen.engine import Engine
+from lpparse.colgen.engine import Closer, Engine
 from lpparse.colgen.family import NodeFamily
 from lpparse.families.base import Parts, clean_tree
 from lpparse.families.grandparent.rows import GrandparentProgram
@@ -112,7 +112,11 @@ class LiveMaster:
 
     @classmethod
     def adopt(
-        cls, node: PPCResult, model: HighsModel, arc_scores: NDArray[np.float64], single_root: bool,
+        cls,
+        node: PPCResult,
+        model: HighsModel,
+        arc_scores: NDArray[np.float64],
+        single_root: bool,
         options: ColgenOptions,
     ) -> LiveMaster:
         """The master that goes on from a node's own restricted master (``node``'s program and families,
@@ -176,10 +180,11 @@ class LiveMaster:
         mask: NDArray[np.bool_],
         time_limit: float | None,
         cutoff: float | None = None,
+        closer: Closer | None = None,
     ) -> PPCResult | None:
         """The LP of the node whose arcs are ``mask`` (a subset of the root's), certified on the node's full
-        LP (or its bound, once at most ``cutoff``: :class:`lpparse.colgen.ColgenOptions`), its first solve
-        from the master's last basis;
+        LP (or its bound, once at most ``cutoff``: :class:`lpparse.colgen.ColgenOptions`, or ``closer``'s,
+        :attr:`lpparse.colgen.engine.Engine.closer`), its first solve from the master's last basis;
         None when the node has no tree without pruned parts to start from (solve it on its own program).
         The result's program is the live one: read what it needs before the next call, or keep a
         :meth:`snapshot`."""
@@ -187,7 +192,9 @@ class LiveMaster:
         engine = self.engine
         s = np.where(mask, self.s, -np.inf)
         try:
-            tree = clean_tree(s, self.single_root, chu_liu_edmonds(s, single_root=self.single_root), self.families)
+            tree = clean_tree(
+                s, self.single_root, chu_liu_edmonds(s, single_root=self.single_root), self.families
+            )
         except NoTreeError:
             tree = None
         if tree is None:
@@ -197,6 +204,6 @@ class LiveMaster:
         self._bound(mask, model)
         for family in self.own:
             family.include(tree, model)
-        engine.start = start
+        engine.start, engine.closer = start, closer
         engine.options = replace(self.options, time_limit=time_limit, cutoff=cutoff)
         return _result(self.prog, self.families, engine.run(), "ppc", start)

@@ -118,12 +118,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from lpparse.colgen import ColgenOptions, Warm
 from lpparse.colgen.cache import ScoreCache
+from lpparse.colgen.engine import Closer
+from lpparse.colgen.family import OutsideDuals
 from lpparse.exact.branching import PseudoCosts
 from lpparse.exact.heuristics import improve_along_lp, improve_tree
 from lpparse.exact.live import LiveMaster
 from lpparse.families.base import Parts, exact_parts, tree_score
 from lpparse.families.grandparent.family import GrandparentParts
 from lpparse.families.grandparent.pricing import gp_duals
+from lpparse.families.grandparent.rows import GrandparentProgram
 from lpparse.lp.basis import LabelledBasis
 from lpparse.lp.highs_view import HighsModel
 from lpparse.lp.solution import TOL, Status, farkas_margin
@@ -358,19 +361,40 @@ def tree_costs(result: PPCResult, mask: NDArray[np.bool_], parts: _Parts) -> Tre
     if family is None or result.row_dual is None or (mask & (prog.z_col < 0)).any():
         return None
     assert result.certificate is not None
-    d = result.reduced_costs()
+    scores = _triple_scores(family, mask, parts)
+    ub = float(result.certificate.dual_objective)
+    return dual_costs(prog, result.row_dual, result.reduced_costs(), result.outside, ub, mask, scores)
+
+
+def dual_costs(
+    prog: GrandparentProgram,
+    y: NDArray[np.float64],
+    d: NDArray[np.float64],
+    outside: OutsideDuals,
+    ub: float,
+    mask: NDArray[np.bool_],
+    scores: NDArray[np.float64],
+) -> TreeCosts:
+    """The :class:`TreeCosts` of duals ``y`` of the grandparent program ``prog`` (its columns' reduced costs
+    ``d``, the duals of its absent rows ``outside``, a dual objective ``ub`` that holds R) over the arcs
+    ``mask``: each arc's d, each triple's (its column's, else its score in ``scores``, (n+1)³, less its OneGP
+    and NoGP duals and its GPArc rows' tightened duals); -inf over arcs outside ``mask``."""
     size = mask.shape[0]
     arcs = np.full((size, size), -np.inf)
     arcs[mask] = d[prog.z_col[mask]]
-    one, no = gp_duals(prog, result.row_dual)
-    triples = _triple_scores(family, mask, parts) - one[None, :, :] - no[:, :, None]
-    if "GPArc" in result.outside:  # rows z[g,p] - zgp >= 0 of absent triples, duals -λ (dual tightening)
-        index, values = result.outside["GPArc"]
+    one, no = gp_duals(prog, y)
+    triples = scores - one[None, :, :]
+    triples -= no[:, :, None]
+    if "GPArc" in outside:  # rows z[g,p] - zgp >= 0 of absent triples, duals -λ (dual tightening)
+        index, values = outside["GPArc"]
         np.add.at(triples, tuple(np.asarray(index)[:, :3].T), values)
     g, p, c = prog.triples()
     if g.size:
         triples[g, p, c] = d[prog.lp.cols("zgp")]
-    return TreeCosts(float(result.certificate.dual_objective), arcs, triples)
+    outside_mask = ~mask  # a live master's columns over arcs outside ``mask``
+    triples[outside_mask] = -np.inf
+    triples[:, outside_mask] = -np.inf
+    return TreeCosts(ub, arcs, triples)
 
 
 def score_costs(mask: NDArray[np.bool_], parts: _Parts) -> TreeCosts | None:
@@ -423,7 +447,11 @@ class RootStart:
     ``pseudo``: the pseudo-costs the search learns and branches by
     (:class:`lpparse.exact.branching.PseudoCosts`; None: its own), which the searches of one sentence share:
     its arcs' bound changes are much the same in every subproblem (Hungarian dev, 60 sentences of 31 tokens or
-    more, K = 5: -5% CPU time, the slowest sentence -12%; no change on shorter ones)"""
+    more, K = 5: -5% CPU time, the slowest sentence -12%; no change on shorter ones). ``closer``: a bound on
+    every tree over the root's arcs from a round's duals (:attr:`lpparse.colgen.engine.Engine.closer`) that
+    may stop the root LP at ``lower`` before it ends; the root is then closed as ``tree`` (its proof: that
+    bound of its duals, recomputed, :func:`lpparse.proofs.kbest.no_tree_problem`), for a search that returns
+    no tree only."""
 
     warm: dict[str, Warm] | None = None
     lower: float = -math.inf
@@ -432,6 +460,7 @@ class RootStart:
     basis: LabelledBasis | None = None
     live: LiveMaster | None = None
     pseudo: PseudoCosts | None = None
+    closer: Closer | None = None
 
 
 class _Parts:
@@ -561,9 +590,10 @@ class _Search:
         fractional sentences, 466 nodes: 14.9 s of branching against 24.3 s with parse-price-cut at every
         node.)"""
         cutoff = self.cutoff()
+        closer = self.start.closer if node.parent < 0 and self.start is not None else None
         if node.parent < 0 and self.start is not None and self.start.live is not None:
             master = self.start.live.fork()  # another search's root master: its LP as bound changes
-            result = master.solve(node.mask, time_limit, cutoff)
+            result = master.solve(node.mask, time_limit, cutoff, closer)
             if result is not None and not self._short(result):
                 return result, master
         if node.parent in self.masters:
@@ -591,6 +621,7 @@ class _Search:
                 warm,
                 basis=self._basis(node) if self.options.warm_basis else None,
                 keep_master=self.options.warm_basis or self.options.live_master,
+                closer=closer,
             )
             if not self._short(result):
                 break
@@ -608,6 +639,8 @@ class _Search:
         certificate's tolerance is the search gap's order: rare)."""
         if result.status is not Status.CUTOFF:
             return False
+        if "closer_bound" in result.info:  # closed by RootStart.closer's bound, not its master's
+            return not self.closes(float(result.info["closer_bound"]))  # type: ignore[arg-type]
         cert = result.certificate
         return cert is None or not cert.ok or not self.closes(cert.dual_objective)
 
@@ -659,11 +692,12 @@ class _Search:
     def expand(self, node: BranchNode, result: PPCResult, live: LiveMaster | None = None) -> None:
         """Close a solved node or branch it; a branched node keeps the live master it was solved on (``live``),
         or with ExactOptions.live_master makes one of its own program's, for its children."""
-        assert result.certificate is not None
-        self._learn(node, result.certificate.dual_objective)
+        closer = result.info.get("closer_bound")  # closed by RootStart.closer's bound of its duals (_lp)
+        assert result.certificate is not None or closer is not None
+        bound = float(closer) if closer is not None else result.certificate.dual_objective  # type: ignore
+        self._learn(node, bound)
         master, result.master = result.master, None  # the result lets go of its HiGHS model either way
-        node.certificate = result.certificate
-        node.bound = result.certificate.dual_objective
+        node.certificate, node.bound = result.certificate, bound
         assert result.row_dual is not None
         node.duals = label_duals(
             result.program.lp, signed(result.program.lp, result.row_dual), result.outside
@@ -673,8 +707,8 @@ class _Search:
             self.start.arc_bounds, self.start.columns = _arc_bounds(result, node.mask, most)[0], self.warm[0]
             if isinstance(master, HighsModel) and result.status is not Status.CUTOFF:  # (cut off: no tree)
                 self.start.basis = LabelledBasis.of(result.program.lp, *master.program_basis())
-        if result.status is Status.CUTOFF:  # its certified bound closes it (_lp)
-            node.closed = "bound"
+        if result.status is Status.CUTOFF:  # its certified bound closes it, or its tree bound (_lp)
+            node.closed = "bound" if closer is None else "tree"
             return
         t0 = time.perf_counter()
         if result.heads is not None:

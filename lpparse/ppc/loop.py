@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lpparse.colgen.engine import Engine, EngineResult, Round
+from lpparse.colgen.engine import Closer, Engine, EngineResult, Round
 from lpparse.colgen.family import OutsideDuals, PartFamily, Warm
 from lpparse.colgen.options import BF_MASTER, ENGINE_FIELDS, ColgenOptions
 from lpparse.families.base import Binding, Parts, clean_tree, count_candidates
@@ -312,6 +312,7 @@ def solve_lp(  # long: the front end's independent choices; the engine's own are
     warm: Mapping[str, Warm] | None = None,
     basis: LabelledBasis | None = None,
     keep_master: bool = False,
+    closer: Closer | None = None,
 ) -> PPCResult:
     """The LP of the arcs and every part family of ``parts`` (:class:`lpparse.families.base.Parts`), by
     ``method``: ``ppc`` (parse-price-cut: the column-and-row generation engine from the parts of a tree
@@ -323,8 +324,10 @@ def solve_lp(  # long: the front end's independent choices; the engine's own are
     :func:`base_families`). ``options``: the engine's (:class:`lpparse.colgen.ColgenOptions`);
     ``warm``: per family name, the score cache and parts of an earlier run on the same sentence; ``basis``:
     an earlier run's basis by label (:class:`lpparse.lp.basis.LabelledBasis`) for the first solve to start
-    from, and ``keep_master`` returns the run's live master (``result.master``: its basis for another run). Raises ValueError (NaN scores, a scorer
-    for another n) or NoTreeError."""
+    from, and ``keep_master`` returns the run's live master (``result.master``: its basis for another run); ``closer``: a bound of a round's duals that may stop
+    the run at ``options.cutoff`` before its master's bound does (:attr:`lpparse.colgen.engine.Engine.closer`; the
+    result's ``info["closer_bound"]``). Raises ValueError (NaN scores, a scorer for another n) or
+    NoTreeError."""
     options = options or ColgenOptions()
     start = time.perf_counter()
     s = _validated(arc_scores, parts)
@@ -351,8 +354,9 @@ def solve_lp(  # long: the front end's independent choices; the engine's own are
     families += base_families(prog, warm)
     for family in families:
         family.tree = start_tree
-    run = Engine(prog.lp, families, options, start, basis=basis, keep_master=keep_master).run()
-    return _result(prog, families, run, method, start)
+    engine = Engine(prog.lp, families, options, start, basis=basis, keep_master=keep_master)
+    engine.closer = closer
+    return _result(prog, families, engine.run(), method, start)
 
 
 def base_families(prog: GrandparentProgram, warm: Mapping[str, Warm] | None = None) -> list[PartFamily]:
@@ -385,7 +389,11 @@ def _result(
         "max_reduced_cost": run.max_reduced_cost,
         "max_violation": run.max_violation,
         "stalled": run.info["stalled"],
-        **{k: run.info[k] for k in ("purged", "purged_rows", "returned", "solves_cut_off") if k in run.info},
+        **{
+            k: run.info[k]
+            for k in ("purged", "purged_rows", "returned", "solves_cut_off", "closer_bound")
+            if k in run.info
+        },
     }
     sol = run.solution
     heads = _finish(prog, sol, run.status, stats, start)
@@ -436,7 +444,9 @@ def second_order_parts(
         parts.append(SiblingParts(sibling_scorer, sibling_preset, **sibling))
     parts.extend(more)
     if not parts:
-        raise ValueError("second-order parts need a triple scorer, a sibling scorer or both (or other families)")
+        raise ValueError(
+            "second-order parts need a triple scorer, a sibling scorer or both (or other families)"
+        )
     return parts
 
 

@@ -68,7 +68,7 @@ from the problem and the recorded duals by a small program.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -99,6 +99,9 @@ __all__ = [
 
 #: Unit round-off of float64, doubled (the round-off bounds of :meth:`ProofProgram._sums` are outward)
 EPS = float(np.finfo(np.float64).eps)
+#: A bound on every tree over a node's arcs from its duals, over the full program (``nan`` fails): what proves a
+#: node closed as ``tree`` (:func:`lpparse.proofs.kbest.no_tree_problem`)
+TreeBound = Callable[["ProofProgram", BranchNode], float]
 
 
 def label_duals(
@@ -449,12 +452,14 @@ def nodes_problem(
     single_root: bool,
     limit: float,
     tree: NDArray[np.int64] | None = None,
+    tree_bound: TreeBound | None = None,
 ) -> str | None:
     """Why the nodes of ``result`` do not prove every tree over the candidate arcs of ``s`` at most ``limit``
     (None when they do): the root holds every candidate arc, and each node is proved by :func:`_proved` over
     the full program of every candidate part (``tree``: the tree its families bind to), built once with the
     cut rows the nodes' duals and rays name. What :func:`check_proof` asks of a search with a tree, and
-    :func:`lpparse.proofs.kbest.no_tree_problem` of one without."""
+    :func:`lpparse.proofs.kbest.no_tree_problem` of one without, whose nodes may be closed by the
+    ``tree_bound`` of their duals (none here: a node closed so fails)."""
     nodes = result.nodes
     if not nodes or nodes[0].parent != -1 or not np.array_equal(nodes[0].mask, allowed_arcs(s)):
         return "the root node does not hold every candidate arc"
@@ -462,7 +467,7 @@ def nodes_problem(
     full = ProofProgram(s, parts, single_root, result.base, separated, tree=tree)
     bounds: dict[int, float] = {}
     for node in nodes:
-        problem = _proved(node, nodes, full, limit, bounds)
+        problem = _proved(node, nodes, full, limit, bounds, tree_bound)
         if problem is not None:
             return f"node {node.id}: {problem}"
     return None
@@ -496,10 +501,16 @@ def tree_claim(
 
 
 def _proved(
-    node: BranchNode, nodes: list[BranchNode], full: ProofProgram, limit: float, bounds: dict[int, float]
+    node: BranchNode,
+    nodes: list[BranchNode],
+    full: ProofProgram,
+    limit: float,
+    bounds: dict[int, float],
+    tree_bound: TreeBound | None = None,
 ) -> str | None:
     """Why one node is not proved from its duals over ``full`` (None when it is); ``limit``: the tree's score
-    plus the gap tolerance; ``bounds``: the recomputed bounds of the nodes checked so far (parents first).
+    plus the gap tolerance; ``bounds``: the recomputed bounds of the nodes checked so far (parents first);
+    ``tree_bound``: what bounds the trees of a node closed as ``tree`` from its duals (None: no node may be).
     Every comparison is written so that a NaN fails."""
     if node.closed == "infeasible":
         return infeasible_problem(node, full)
@@ -518,6 +529,11 @@ def _proved(
         return got
     bound, with_arc = got
     bounds[node.id] = bound
+    if node.closed == "tree":
+        if tree_bound is None:
+            return "closed by the tree bound of its duals, which only a k-best subproblem's search may be"
+        value = tree_bound(full, node)
+        return None if value <= limit else f"its recomputed tree bound {value!r} exceeds the limit {limit!r}"
     if node.closed in ("integral", "bound"):
         return None if bound <= limit else f"its recomputed bound {bound!r} exceeds the tree's score"
     if node.closed != "branched":

@@ -25,7 +25,10 @@ tree's score from the scores, and proves each subproblem's claim by its own proo
   over its arcs, or a dual ray over the full program that proves it,
   :meth:`lpparse.proofs.check.ProofProgram.proves_infeasible`), every branched node split by its children;
   when K trees are listed and the subproblem is not, its leaves may also be bounded by the K-th tree's score
-  (a search that stopped at the K-th best score found so far): every tree of it scores at most the K-th;
+  (a search that stopped at the K-th best score found so far): every tree of it scores at most the K-th, by
+  the node's LP bound or by the tree bound of its duals (the node's ``"closed": "tree"``: the
+  :class:`ClosingBound` of its duals over its arcs, valid for any duals, so for those of a round of an LP
+  that had not converged yet);
 * one *enumerated*: every tree over its arcs, when its tokens' head choices number at most
   :data:`ENUMERATE` (:func:`lpparse.trees.mask_trees`), each scored (:func:`lpparse.families.base.tree_scores`):
   the best of them is its listed tree (within the tolerance), or for one left unsplit at most the K-th tree's
@@ -79,8 +82,9 @@ with the same layout. Version 4 adds enumerated subproblems (``"enumerated": tru
 checker of version 3 would find with trees and no proof, and closures by the nearest ancestor searched,
 refined by branching, listed subproblems among them, which it would fail. Version 5 adds closures by the
 scores' bound (``"closed": "scores"``), which a checker of version 4 would refuse; version 6, by the parent's
-and the scores' bounds together (``"closed": "paired"``), which a checker of version 5 would refuse. This
-checker reads all six.
+and the scores' bounds together (``"closed": "paired"``), which a checker of version 5 would refuse; version
+7, search nodes of a subproblem proved without a tree closed by their duals' tree bound (a node's
+``"closed": "tree"``), which a checker of version 6 would refuse. This checker reads all seven.
 """
 
 from __future__ import annotations
@@ -100,7 +104,7 @@ from lpparse.lp.solution import Status
 from lpparse.oracles.chu_liu_edmonds import chu_liu_edmonds_valid
 from lpparse.proofs.check import EPS, ProofProgram, check_proof, nodes_problem, tree_claim
 from lpparse.proofs.record import proof_record, read_proof_record
-from lpparse.proofs.search_tree import ExactResult, LabelledDuals, gap_abs
+from lpparse.proofs.search_tree import BranchNode, ExactResult, LabelledDuals, gap_abs
 from lpparse.trees import NoTreeError, allowed_arcs, mask_trees, rooted, tree_problem, validate_scores
 
 __all__ = [
@@ -120,9 +124,10 @@ __all__ = [
 #: version of the k-best record layout (2: a child closed by its parent's bound may be closed by its tree
 #: bound, a subproblem proved without a tree by nodes bounded by the K-th score; 3: a subproblem's children in
 #: any order; 4: enumerated subproblems; 5: subproblems closed by their scores' bound; 6: by their parent's
-#: and their scores' bounds together), and the versions read
-VERSION = 6
-READS = (1, 2, 3, 4, 5, 6)
+#: and their scores' bounds together; 7: search nodes closed by their own duals' tree bound), and the versions
+#: read
+VERSION = 7
+READS = (1, 2, 3, 4, 5, 6, 7)
 #: the most head choices (the product of the tokens' numbers of heads) of a subproblem proved by enumerating
 #: its trees
 ENUMERATE = 256
@@ -337,9 +342,7 @@ class ClosingBound:
         except (OverflowError, ValueError):
             r = r_abs = math.nan
         try:
-            spread = math.fsum(
-                float(np.abs(a[np.isfinite(a)]).max(initial=0.0)) for a in (self.arc_d, *self.triple_d)
-            )
+            spread = math.fsum(_finite_max_abs(a) for a in (self.arc_d, *self.triple_d))
         except OverflowError:  # weights past the float range: every bound +inf or NaN, nothing closes
             spread = math.inf
         self._rounding = _Rounding(r, r_abs, spread)
@@ -748,6 +751,13 @@ class PairedBound:
         return tokens, None
 
 
+def _finite_max_abs(a: NDArray[np.float64]) -> float:
+    """The largest absolute value of the finite entries of ``a`` (0 when none): ±inf made NaN by adding a - a
+    (NaN there, 0 elsewhere), which ``fmax`` passes over (a quarter of the time of indexing by a mask)."""
+    with np.errstate(invalid="ignore"):
+        return float(np.fmax.reduce(np.abs(a + (a - a)), axis=None, initial=0.0))
+
+
 def _smaller(a: float, b: float) -> float:
     """The smaller of two bounds, NaN when either is (fails closed)."""
     return math.nan if math.isnan(a) or math.isnan(b) else min(a, b)
@@ -766,7 +776,8 @@ def closing_bounds(
     root = result.nodes[0] if result.nodes else None
     if root is None or root.duals is None:
         return "its root node has no duals"
-    return _closing_bound(arc_scores, parts, root.duals, result.base, result.heads, single_root)
+    full = ProofProgram(arc_scores, parts, single_root, result.base, [root.duals], tree=result.heads)
+    return _closing_bound(full, root.duals, allowed_arcs(arc_scores))
 
 
 def score_bound(
@@ -778,21 +789,13 @@ def score_bound(
     branch-and-bound over heads would, with no LP; or why there is none. ``result``: the root's proof, whose
     tree the families bind to. What closes (or solves) a subproblem of few free tokens whose ancestors' duals
     leave it open (:mod:`lpparse.exact.kbest`)."""
-    return _closing_bound(arc_scores, parts, {}, result.base, result.heads, single_root)
+    full = ProofProgram(arc_scores, parts, single_root, result.base, [], tree=result.heads)
+    return _closing_bound(full, {}, allowed_arcs(arc_scores))
 
 
-def _closing_bound(
-    arc_scores: NDArray[np.float64],
-    parts: Sequence[Parts],
-    duals: LabelledDuals,
-    base: str,
-    tree: NDArray[np.int64] | None,
-    single_root: bool,
-) -> ClosingBound | str:
-    """:func:`closing_bounds` of the labelled ``duals`` (the full program's arborescence rows ``base``, its
-    families bound to ``tree``)."""
-    full = ProofProgram(arc_scores, parts, single_root, base, [duals], tree=tree)
-    mask = allowed_arcs(arc_scores)
+def _closing_bound(full: ProofProgram, duals: LabelledDuals, mask: NDArray[np.bool_]) -> ClosingBound | str:
+    """:func:`closing_bounds` of the labelled ``duals`` over the full program ``full`` (its arcs ``mask``)."""
+    parts, single_root = full.parts, full.single_root
     got = full.bound(duals, mask)
     if isinstance(got, str):
         return got
@@ -800,7 +803,7 @@ def _closing_bound(
     upper = full.node_upper(mask)
     _, d, err = full._sums(y, upper, full.lp.cost)
     dz = np.where(upper > 0, d + err, -np.inf)  # outward; a column the arcs rule out holds nothing
-    lp, size = full.lp, arc_scores.shape[0]
+    lp, size = full.lp, mask.shape[0]
     lo, hi = full.node_sides(upper)
     at = np.flatnonzero(y)
     terms = np.maximum(y[at] * lo[at], y[at] * hi[at]).tolist()
@@ -836,8 +839,19 @@ def no_tree_problem(
     candidate part, the pruned parts' rows included): a branched node split by its children (its fixed arcs
     bounded by ``limit``), a leaf infeasible (no tree over its arcs, or a dual ray that proves it) or bounded
     by ``limit``. What proves a subproblem whose search returned no tree: none of finite score, or (a lazy
-    search's, given the K-th best score of the trees found so far) none above the K-th tree."""
-    return nodes_problem(arc_scores, parts, result, single_root, limit)
+    search's, given the K-th best score of the trees found so far) none above the K-th tree. A node may also be
+    closed by its duals' tree bound (``tree``: :meth:`ClosingBound.tree` of the node's duals over its arcs, at
+    most ``limit``), which holds for duals of any LP round, optimal or not: what stops a Murty child's search
+    once its own duals bound its trees below the K-th tree (:mod:`lpparse.exact.kbest`)."""
+    return nodes_problem(arc_scores, parts, result, single_root, limit, tree_bound=_node_tree_bound)
+
+
+def _node_tree_bound(full: ProofProgram, node: BranchNode) -> float:
+    """The :class:`ClosingBound` of a node's duals on every tree over its arcs (NaN when there is none)."""
+    if node.duals is None:
+        return math.nan
+    bound = _closing_bound(full, node.duals, node.mask)
+    return math.nan if isinstance(bound, str) else bound.tree(node.mask)
 
 
 def partition_problem(  # long: the claim (k trees), the partition, its proofs, and the checker's problem
@@ -1261,8 +1275,11 @@ def check_kbest_record(
     def proof(i: int, masked: NDArray[np.float64]) -> ExactResult | None:
         found = entries[i]["proof"]
         try:
-            return None if found is None else _read_proof(found, masked, single_root, gap_tol)
+            result = None if found is None else _read_proof(found, masked, single_root, gap_tol)
         except (IndexError, AttributeError) as err:
             raise ValueError(f"subproblem {i}: not a readable proof ({err!r})") from None
+        if result is not None and data["kbest_version"] < 7 and any(n.closed == "tree" for n in result.nodes):
+            raise ValueError(f'subproblem {i}: a node closed by "tree", which kbest_version 7 brought')
+        return result
 
     return partition_problem(s, parts, k, trees, pieces, proof, single_root, gap_tol)

@@ -20,11 +20,13 @@ if TYPE_CHECKING:
 __all__ = ["CLOSED", "BranchNode", "ExactResult", "ExactStats", "child_mask", "gap_abs"]
 
 #: How a node was closed: ``integral`` (its LP optimum is a tree), ``bound`` (UB <= LB + gap tolerance),
-#: ``infeasible`` (no tree over its arcs), ``branched`` (two children), ``open`` (not closed: a limit hit).
+#: ``tree`` (its duals' tree bound, not its LP's, at most the limit: a k-best subproblem's search stopped by its
+#: own duals before its LP ended, :func:`lpparse.proofs.kbest.no_tree_problem`), ``infeasible`` (no tree over
+#: its arcs), ``branched`` (two children), ``open`` (not closed: a limit hit).
 #: Duals by row label: block name -> (index tuples (k, arity), values (k,)), nonzero values only
 LabelledDuals = dict[str, tuple[NDArray[np.int64], NDArray[np.float64]]]
 
-CLOSED = ("integral", "bound", "infeasible", "branched", "open")
+CLOSED = ("integral", "bound", "tree", "infeasible", "branched", "open")
 
 
 @dataclass
