@@ -229,7 +229,10 @@ class _OwnDuals:
     triple over all heads of p."""
 
     def __init__(self, mask: NDArray[np.bool_], scores: NDArray[np.float64], single_root: bool) -> None:
-        self.mask, self.scores, self.single_root = mask, scores, single_root
+        self.mask, self.single_root = mask, single_root
+        self.scores = scores.copy()  # the sentence's, over the mask's arcs alone
+        self.scores[~mask] = -np.inf
+        self.scores[:, ~mask] = -np.inf
         self.m = np.arange(1, mask.shape[0])
 
     def __call__(self, state: DualState, families: Sequence[PartFamily], enough: float) -> float:

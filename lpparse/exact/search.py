@@ -377,8 +377,9 @@ def dual_costs(
 ) -> TreeCosts:
     """The :class:`TreeCosts` of duals ``y`` of the grandparent program ``prog`` (its columns' reduced costs
     ``d``, the duals of its absent rows ``outside``, a dual objective ``ub`` that holds R) over the arcs
-    ``mask``: each arc's d, each triple's (its column's, else its score in ``scores``, (n+1)³, less its OneGP
-    and NoGP duals and its GPArc rows' tightened duals); -inf over arcs outside ``mask``."""
+    ``mask``: each arc's d, each triple's (its column's, else its score in ``scores``, (n+1)³ and -inf over
+    arcs outside ``mask``, less its OneGP and NoGP duals and its GPArc rows' tightened duals); -inf over arcs
+    outside ``mask`` (a live master's columns there too)."""
     size = mask.shape[0]
     arcs = np.full((size, size), -np.inf)
     arcs[mask] = d[prog.z_col[mask]]
@@ -390,10 +391,8 @@ def dual_costs(
         np.add.at(triples, tuple(np.asarray(index)[:, :3].T), values)
     g, p, c = prog.triples()
     if g.size:
-        triples[g, p, c] = d[prog.lp.cols("zgp")]
-    outside_mask = ~mask  # a live master's columns over arcs outside ``mask``
-    triples[outside_mask] = -np.inf
-    triples[:, outside_mask] = -np.inf
+        inside = mask[g, p] & mask[p, c]
+        triples[g[inside], p[inside], c[inside]] = d[prog.lp.cols("zgp")[inside]]
     return TreeCosts(ub, arcs, triples)
 
 
