@@ -415,9 +415,9 @@ class Engine:
         still price (so that bound is no bound on the full LP yet), the master's value is at most the cutoff (or
         its solve stopped there), and the closer's bound of the round's duals (``state.y``, with the families'
         absent rows') is too; that bound goes in ``result.info["closer_bound"]``. The Lagrangian bound of
-        branch-and-price (Vanderbeck & Wolsey 2010, "Reformulation and Decomposition of Integer Programs", in
-        *50 Years of Integer Programming*, Springer, §4): valid for any duals, it closes a node whose master
-        has not converged."""
+        column generation, valid for any duals, which lets a branch-and-price node stop before its master
+        converges (Lübbecke & Desrosiers 2005, "Selected Topics in Column Generation", Operations Research
+        53(6): lower bounds and early termination)."""
         cutoff = self.options.cutoff
         if self.closer is None or cutoff is None or not state.entering or sol.row_dual is None:
             return False
