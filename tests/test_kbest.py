@@ -1032,3 +1032,26 @@ def test_children_closed_by_their_own_duals() -> None:
             with pytest.raises(ValueError, match="version 7"):
                 check_kbest_record(older, s, parts, True, GAP_TOL)
     assert closed >= 3
+
+
+def test_no_pairing_after_the_duals_ran_out_of_branches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A subproblem whose ancestor's duals ran out of branches refining its bound is searched, never bounded by
+    those duals and its scores together (they run out too: module docstring of :mod:`lpparse.exact.kbest`):
+    with every refinement by duals alone out of branches, on the instance whose subproblems are otherwise paired
+    (:func:`test_subproblems_closed_by_duals_and_scores_together`), none of those refined is paired (the
+    others still are), and the K best are brute force's, proved."""
+    s, parts, kbest = _lazy_instance(2, n=6, k=5, score_free=0)
+    original, refined = ClosingBound.refine, []
+
+    def out_of_branches(self: ClosingBound, mask: np.ndarray, limit: float, branches: int) -> tuple:
+        refined.append(mask.copy())
+        return False, None
+
+    monkeypatch.setattr(ClosingBound, "refine", out_of_branches)
+    out = k_best_search(s, parts, 5, enumerate_below=0, score_free=0)
+    monkeypatch.setattr(ClosingBound, "refine", original)
+    paired = [sub.mask for sub in out.subproblems if sub.paired]
+    assert refined and paired and kbest.paired > 0
+    assert not any(np.array_equal(a, b) for a in refined for b in paired)
+    assert [h.tolist() for h, _ in out.trees] == [t.tolist() for _, t in _ranked(s, parts, False)[:5]]
+    assert check_kbest(s, parts, out, False) is None

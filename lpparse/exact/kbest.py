@@ -55,7 +55,10 @@ record's ``"closed": "scores"``). English dev, the first 30 sentences, K = 5: 20
 refinement (:class:`lpparse.proofs.kbest.PairedBound`, ``"closed": "paired"``): the duals settle the large
 branches at once, the scores the branches that hold a tree the duals overrate. English, the same sentences:
 101 -> 43 searches, CPU time -7 to -10% (each pairing 6 ms, a search 13); Hungarian and Italian -8%. Only then
-is it searched.
+is it searched. But not when the ancestor's duals alone ran out of branches (:data:`REFINE_BRANCHES` / 4):
+the pair then runs out too (Hungarian dev, every fourth sentence from #1, K = 5: of 107 such pairings 8
+closed, 0.9 s of 20), and the subproblem is searched at once (interleaved A/B: Hungarian dev #100-#299 and
+#300-#440 -3.5% and -9.7%, English #0-#399 -11.3%, the same lists).
 
 **Small subproblems are enumerated**: at most :data:`lpparse.proofs.kbest.ENUMERATE` head choices, every
 tree over its arcs scored (:func:`lpparse.trees.mask_trees`), no LP. Italian dev, the first 30 sentences, K =
@@ -391,6 +394,8 @@ class _Lazy:
         #: of every candidate triple (:meth:`triple_scores`)
         self.scores: ClosingBound | None | bool = None
         self.triples: NDArray[np.float64] | None = None
+        #: the subproblems whose ancestor's duals ran out of branches refining their bound: never paired
+        self.unpaired: set[int] = set()
         #: the pseudo-costs every search of the sentence learns and branches by (one sentence, one set)
         self.pseudo = PseudoCosts(shared.s.shape[0])
 
@@ -479,7 +484,9 @@ class _Lazy:
                     sub.bounded = (target[0].copy(), target[1])
                     heapq.heappush(self.queue, (-target[1], 0, sub.id))
                 return
-            if witness is None:
+            if witness is None:  # the branch limit (or a number not finite): no pairing with these duals
+                if bound is not self.scores and isinstance(bound, ClosingBound):
+                    self.unpaired.add(sub.id)
                 return
             value = self.shared.value(witness)
             self.found.add(witness, value)
@@ -496,8 +503,9 @@ class _Lazy:
 
     def paired_bound(self, sub: Subproblem) -> PairedBound | None:
         """Its nearest searched ancestor's tree bound and its scores' together, for a subproblem that
-        :meth:`scores_may_bound` (none with ``score_free`` -1); else None."""
-        if self.score_free < 0 or not self.scores_may_bound(sub):
+        :meth:`scores_may_bound` (none with ``score_free`` -1) and whose refinement by that bound alone did not
+        run out of branches (module docstring); else None."""
+        if self.score_free < 0 or not self.scores_may_bound(sub) or sub.id in self.unpaired:
             return None
         duals, scores = self.ancestor_bound(sub), self.scores_bound()
         return None if duals is None or scores is None else PairedBound(duals, scores)
