@@ -139,6 +139,7 @@ from lpparse.exact.search import (
     score_costs,
     search_over,
     tree_costs,
+    triples_over,
 )
 from lpparse.families.base import Parts, exact_parts, tree_score, tree_scores
 from lpparse.families.grandparent.family import GrandparentFamily
@@ -233,9 +234,7 @@ class _OwnDuals:
 
     def __init__(self, mask: NDArray[np.bool_], scores: NDArray[np.float64], single_root: bool) -> None:
         self.mask, self.single_root = mask, single_root
-        self.scores = scores.copy()  # the sentence's, over the mask's arcs alone
-        self.scores[~mask] = -np.inf
-        self.scores[:, ~mask] = -np.inf
+        self.scores = triples_over(scores, mask)  # the sentence's, over the mask's arcs alone
         self.m = np.arange(1, mask.shape[0])
 
     def __call__(self, state: DualState, families: Sequence[PartFamily], enough: float) -> float:
@@ -516,8 +515,9 @@ class _Lazy:
         return sub.parent >= 0 and head_choices(sub.mask, self.enumerate_below) is None
 
     def triple_scores(self) -> NDArray[np.float64]:
-        """The scores of every candidate triple of the sentence, (n+1)³ (-inf where none; read from the score
-        cache once: the root's tree bound scored them)."""
+        """The scores of every candidate triple of the sentence, (n+1)³ (-inf where none), scored once through
+        the shared cache: what the tree bounds of the subproblems and their searches read (grandparent family
+        alone)."""
         if self.triples is None:
             family = self.shared.parts[0]
             self.triples = _triple_scores(family, self.out.subproblems[0].mask, self.shared)  # type: ignore
@@ -528,7 +528,7 @@ class _Lazy:
         families other than the grandparent family alone)."""
         if self.scores is None:
             root = self.out.subproblems[0].mask
-            costs = score_costs(root, self.shared)
+            costs = score_costs(root, self.shared, self.triple_scores)
             no_arc_bound = np.full(root.shape, np.inf)
             self.scores = False if costs is None else _estimate(costs, no_arc_bound, self.single_root)
         return self.scores or None
@@ -598,7 +598,11 @@ class _Lazy:
         sub.arc_bounds, sub.columns, self.bases[sub.id] = root.arc_bounds, root.columns, root.basis
         if root.live is not None and root.live is not live:  # its children's LPs: bound changes on its master
             self.masters[sub.id] = root.live
-        costs = None if result.root is None else tree_costs(result.root, sub.mask, self.shared)
+        costs = (
+            None
+            if result.root is None
+            else tree_costs(result.root, sub.mask, self.shared, self.triple_scores)
+        )
         if costs is not None and root.arc_bounds is not None:
             self.bounds[sub.id] = _estimate(costs, root.arc_bounds, self.single_root)
         heapq.heappush(self.queue, (-result.objective, 0, sub.id))

@@ -110,7 +110,7 @@ import copy
 import heapq
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -353,15 +353,21 @@ class TreeCosts:
     triples: NDArray[np.float64]
 
 
-def tree_costs(result: PPCResult, mask: NDArray[np.bool_], parts: _Parts) -> TreeCosts | None:
+def tree_costs(
+    result: PPCResult,
+    mask: NDArray[np.bool_],
+    parts: _Parts,
+    sentence: Callable[[], NDArray[np.float64]] | None = None,
+) -> TreeCosts | None:
     """The :class:`TreeCosts` of a certified root LP over the arcs ``mask`` when the grandparent family is
-    the search's only one (every candidate triple scored once, through the shared cache), else None."""
+    the search's only one (every candidate triple scored once, through the shared cache; or read from the
+    sentence's ``sentence()``, :func:`triples_over`), else None."""
     family = _grandparent_only(parts)
     prog = result.program
     if family is None or result.row_dual is None or (mask & (prog.z_col < 0)).any():
         return None
     assert result.certificate is not None
-    scores = _triple_scores(family, mask, parts)
+    scores = _triple_scores(family, mask, parts) if sentence is None else triples_over(sentence(), mask)
     ub = float(result.certificate.dual_objective)
     return dual_costs(prog, result.row_dual, result.reduced_costs(), result.outside, ub, mask, scores)
 
@@ -396,20 +402,32 @@ def dual_costs(
     return TreeCosts(ub, arcs, triples)
 
 
-def score_costs(mask: NDArray[np.bool_], parts: _Parts) -> TreeCosts | None:
+def score_costs(
+    mask: NDArray[np.bool_], parts: _Parts, sentence: Callable[[], NDArray[np.float64]] | None = None
+) -> TreeCosts | None:
     """The :class:`TreeCosts` of no duals over the arcs ``mask`` (y = 0: each arc and candidate triple its
     score, ``ub`` 0) when the grandparent family is the search's only one, else None: what
-    :func:`lpparse.proofs.kbest.score_bound` recomputes."""
+    :func:`lpparse.proofs.kbest.score_bound` recomputes. ``sentence``: as :func:`tree_costs`'s."""
     family = _grandparent_only(parts)
     if family is None:
         return None
-    return TreeCosts(0.0, np.where(mask, parts.s, -np.inf), _triple_scores(family, mask, parts))
+    scores = _triple_scores(family, mask, parts) if sentence is None else triples_over(sentence(), mask)
+    return TreeCosts(0.0, np.where(mask, parts.s, -np.inf), scores)
 
 
 def _grandparent_only(parts: _Parts) -> GrandparentParts | None:
     """The search's family when it is the grandparent family alone (tree bounds know no other), else None."""
     family = parts.parts[0] if len(parts.parts) == 1 else None
     return family if type(family) is GrandparentParts else None
+
+
+def triples_over(scores: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """The scores of every candidate triple over the arcs ``mask`` (:func:`lpparse.triples.triple_mask`), from
+    ``scores``, those over a superset of its arcs: -inf where g→p or p→c is not in ``mask``."""
+    out = scores.copy()
+    out[~mask] = -np.inf
+    out[:, ~mask] = -np.inf
+    return out
 
 
 def _triple_scores(family: GrandparentParts, mask: NDArray[np.bool_], parts: _Parts) -> NDArray[np.float64]:
