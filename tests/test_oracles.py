@@ -342,3 +342,20 @@ def test_fast_marginals_fall_back_where_the_inverse_cancels(gap: float) -> None:
             fast = fast_arc_marginals(scores, single_root)
         assert elimination.called == falls_back
         np.testing.assert_allclose(fast, arc_marginals(scores, single_root), rtol=0, atol=1e-12)
+
+
+def test_single_root_never_moves_a_root_child_without_another_head() -> None:
+    """Under the single-root rule, a root child with no head but the root stays there: with weights whose
+    differences overflow (every root child's loss +inf) the algorithm once moved such a token under token 1 by
+    an arc of weight -inf (a wrong tree; when that token was 1 itself, a loop without end). Both entries give
+    the tree of finite arcs."""
+    s = np.full((4, 4), -1.7e308)
+    s[0, 1:] = 1.7e308
+    s[1:, 1] = -np.inf  # token 1: the root is its only head
+    np.fill_diagonal(s, -np.inf)
+    s[:, 0] = -np.inf
+    with np.errstate(over="ignore", invalid="ignore"):
+        for heads in (chu_liu_edmonds(s, True), chu_liu_edmonds_valid(s, True)):
+            assert is_tree(heads, True)
+            assert np.isfinite(s[heads[1:], np.arange(1, 4)]).all()
+            assert heads[1] == 0

@@ -173,10 +173,14 @@ def _arborescence(s: NDArray[np.float64], single_root: bool, guarded: bool = Fal
         if len(roots) <= 1:
             break
         second = w[1:, roots].max(axis=0)
+        movable = second > -np.inf  # a root child with no other head stays (else a loop, or a -inf arc)
+        if not movable.any():  # none can move: no tree, or weights that overflowed in the contractions
+            if guarded:
+                raise _Unsure
+            raise NoTreeError("no single-root tree found: the contractions' weights overflowed")
+        roots, second = roots[movable], second[movable]
         drop = int(roots[(w[0, roots] - second).argmin()])
         head[drop] = 1 + int(w[1:, drop].argmax())  # the root arc stays: a contraction may use it
-        if guarded and not w[head[drop], drop] > -np.inf:
-            raise _Unsure
         cycle = _cycle_from(head, drop)
         if cycle is not None:
             pending.append(cycle)
