@@ -21,7 +21,7 @@ from lpparse.colgen import ColgenOptions
 from lpparse.exact.heuristics import move_gains
 from lpparse.exact.kbest import PAIRED, SCORE_FREE, _neighbours, _OwnDuals, check_kbest, k_best_search
 from lpparse.exact.search import _Parts as _SearchParts
-from lpparse.exact.search import _triple_scores
+from lpparse.exact.search import _triple_scores, triples_over
 from lpparse.exact.second_order import parse_exact
 from lpparse.families.base import tree_score, tree_scores
 from lpparse.families.consecutive.family import ConsecutiveSiblingParts
@@ -988,8 +988,8 @@ def test_children_closed_by_their_own_duals() -> None:
     ``benchmarks/train_treebanks.sh``, arcs and triples kept), K = 5: Murty children whose searches stop at
     the K-th best score found by their own LP's duals before it converges (a node closed as ``tree``); the
     lists are those of the search without that closure, the results and their records check, and forged
-    records fail: the closing node's duals zeroed, halved, doubled or made NaN (its tree bound then above the
-    K-th score, or none), the record said of version 6."""
+    records fail: the closing node's duals zeroed, halved, doubled, negated, made huge (1e300: the bound
+    overflows) or NaN (its tree bound then above the K-th score, or none), the record said of version 6."""
     data = np.load(Path(__file__).parent / "data" / "kbest_hu_dev.npz")
     closed = 0
     for i in range(3):
@@ -1021,7 +1021,7 @@ def test_children_closed_by_their_own_duals() -> None:
                 for entry in node["duals"].values():
                     entry["values"] = [by * v for v in entry["values"]]
 
-            for by in (0.0, 0.5, 2.0, math.nan):  # a verdict against it, or unreadable (both exit 1)
+            for by in (0.0, 0.5, 2.0, -1.0, 1e300, math.nan):  # a verdict against it, or unreadable
                 change = functools.partial(scaled, by=by)
                 try:
                     assert check_kbest_record(forged(change), s, parts, True, GAP_TOL) is not None
@@ -1055,3 +1055,19 @@ def test_no_pairing_after_the_duals_ran_out_of_branches(monkeypatch: pytest.Monk
     assert not any(np.array_equal(a, b) for a in refined for b in paired)
     assert [h.tolist() for h, _ in out.trees] == [t.tolist() for _, t in _ranked(s, parts, False)[:5]]
     assert check_kbest(s, parts, out, False) is None
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.integers(2, 7), st.integers(0, 2**32 - 1), st.floats(0.0, 0.8))
+def test_sentence_triples_masked_are_the_subsets_candidates(n: int, seed: int, drop: float) -> None:
+    """The sentence's triple scores masked to a subset of its arcs (:func:`triples_over`, what the k-best tree
+    bounds read) are the candidate triples of that subset scored through the cache (``_triple_scores``):
+    -inf exactly where the subset has no candidate, the scores elsewhere."""
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=(n + 1, n + 1))
+    parts = [GrandparentParts(DenseTripleScorer(rng.normal(size=(n + 1,) * 3)))]
+    shared = _SearchParts(s, parts, False)
+    root = allowed_arcs(s)
+    subset = root & (rng.random(root.shape) >= drop)
+    whole = _triple_scores(parts[0], root, shared)
+    np.testing.assert_array_equal(triples_over(whole, subset), _triple_scores(parts[0], subset, shared))
